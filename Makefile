@@ -1,0 +1,51 @@
+# airtcp: `make demo` to see it work, `make test` to check it.
+# Works as root without a virtualenv: the package is installed editable (pip + maturin backend),
+# so Python edits take effect at once and `make develop` rebuilds the Rust extension.
+
+PYTHON ?= python3
+PIP    ?= $(PYTHON) -m pip
+CARGO  ?= cargo
+export PIP_DISABLE_PIP_VERSION_CHECK := 1
+export PIP_ROOT_USER_ACTION := ignore
+
+.PHONY: setup deps develop demo test test-rust test-python bench fmt fmt-check wheel clean
+
+## setup: install build/test tools and the package (editable, extension built in release mode)
+setup: deps develop
+
+deps:
+	$(PIP) install -q -r requirements-dev.txt
+
+## develop: (re)build the Rust extension and install the package editable, with its dependencies
+develop:
+	$(PIP) install -q --no-build-isolation -e '.[dev]'
+
+## demo: Tahoe vs Reno vs NewReno vs SACK on TCP-Jersey's Fig. 10 topology -> out/demo/
+demo: setup
+	$(PYTHON) -m airtcp demo --out out/demo
+
+## test: Rust unit/property tests, then the Python tests against a freshly built extension
+test: test-rust setup test-python
+
+test-rust:
+	$(CARGO) test --release -p airtcp
+
+test-python:
+	$(PYTHON) -m pytest -q tests/python
+
+bench:
+	$(CARGO) bench -p airtcp
+
+fmt:
+	$(CARGO) fmt --all
+	-$(PYTHON) -m ruff format python tests/python 2>/dev/null || true
+
+fmt-check:
+	$(CARGO) fmt --all -- --check
+
+## wheel: a redistributable wheel in target/wheels/
+wheel:
+	$(PYTHON) -m maturin build --release -o target/wheels
+
+clean:
+	rm -rf out target/wheels python/airtcp/_core*.so .pytest_cache .hypothesis

@@ -1,0 +1,95 @@
+//! `airtcp._core`: the thin PyO3 layer between the Rust engine and the Python package.
+//!
+//! It only converts: scenario text in, a dict of plain Python values out. Everything a user sees
+//! (DataFrames, the CLI, plots) lives in `python/airtcp/`. Simulations run with the GIL released,
+//! so Python threads (a progress bar, other work) keep running meanwhile.
+
+use pyo3::create_exception;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+create_exception!(
+    airtcp,
+    ScenarioError,
+    PyValueError,
+    "A scenario file that cannot be parsed, validated or built; the message is one line."
+);
+
+fn scenario_err(e: airtcp::ScenarioError) -> PyErr {
+    ScenarioError::new_err(e.to_string())
+}
+
+/// Converts one run's output into {"summary_json", "flow_series", "link_series"}.
+fn output_to_dict(py: Python<'_>, out: airtcp::RunOutput) -> PyResult<Py<PyDict>> {
+    let summary_json = serde_json::to_string(&out.summary)
+        .map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(format!("serializing summary: {e}")))?;
+
+    let fs = out.flow_series;
+    let flow = PyDict::new(py);
+    flow.set_item("time_s", fs.time_s)?;
+    flow.set_item("flow", fs.flow)?;
+    flow.set_item("cwnd_bytes", fs.cwnd_bytes)?;
+    flow.set_item("ssthresh_bytes", fs.ssthresh_bytes)?;
+    flow.set_item("srtt_s", fs.srtt_s)?;
+    flow.set_item("rto_s", fs.rto_s)?;
+    flow.set_item("delivered_bytes", fs.delivered_bytes)?;
+    flow.set_item("acked_bytes", fs.acked_bytes)?;
+
+    let ls = out.link_series;
+    let link = PyDict::new(py);
+    link.set_item("time_s", ls.time_s)?;
+    link.set_item("link", ls.link)?;
+    link.set_item("queue_pkts", ls.queue_pkts)?;
+    link.set_item("avg_queue_pkts", ls.avg_queue_pkts)?;
+    link.set_item("drops", ls.drops)?;
+    link.set_item("ce_marks", ls.ce_marks)?;
+
+    let d = PyDict::new(py);
+    d.set_item("summary_json", summary_json)?;
+    d.set_item("flow_series", flow)?;
+    d.set_item("link_series", link)?;
+    Ok(d.unbind())
+}
+
+/// Parses, validates and runs one scenario (TOML text). `seed` overrides the file's seed.
+#[pyfunction]
+#[pyo3(signature = (scenario_text, seed=None))]
+fn run(py: Python<'_>, scenario_text: String, seed: Option<u64>) -> PyResult<Py<PyDict>> {
+    let out = py
+        .allow_threads(|| airtcp::run_toml(&scenario_text, seed))
+        .map_err(scenario_err)?;
+    output_to_dict(py, out)
+}
+
+/// Runs many (scenario text, seed) jobs on `jobs_n` threads (0 = all cores); results keep job order.
+/// If any job fails, raises ScenarioError naming the first failing job's index.
+#[pyfunction]
+#[pyo3(signature = (jobs, jobs_n=0))]
+fn run_many(py: Python<'_>, jobs: Vec<(String, Option<u64>)>, jobs_n: usize) -> PyResult<Vec<Py<PyDict>>> {
+    let results = py.allow_threads(|| airtcp::run_many(&jobs, jobs_n));
+    let mut outs = Vec::with_capacity(results.len());
+    for (i, r) in results.into_iter().enumerate() {
+        match r {
+            Ok(out) => outs.push(out),
+            Err(e) => return Err(ScenarioError::new_err(format!("job {i}: {e}"))),
+        }
+    }
+    outs.into_iter().map(|o| output_to_dict(py, o)).collect()
+}
+
+/// Parses and validates a scenario without running it; raises ScenarioError when it is invalid.
+#[pyfunction]
+fn validate(py: Python<'_>, scenario_text: String) -> PyResult<()> {
+    py.allow_threads(|| airtcp::validate_toml(&scenario_text)).map_err(scenario_err)
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
+    m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(run_many, m)?)?;
+    m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

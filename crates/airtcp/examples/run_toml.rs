@@ -1,0 +1,24 @@
+//! Runs a scenario file and prints its summary as JSON: `cargo run --release --example run_toml -- FILE [SEED]`.
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let Some(path) = args.get(1) else {
+        eprintln!("usage: run_toml SCENARIO.toml [SEED]");
+        std::process::exit(2);
+    };
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| {
+        eprintln!("error: {path}: {e}");
+        std::process::exit(2)
+    });
+    let seed = args.get(2).and_then(|s| s.parse().ok());
+    let t0 = std::time::Instant::now();
+    match airtcp::run_toml(&text, seed) {
+        Ok(out) => {
+            println!("{}", serde_json::to_string_pretty(&out.summary).unwrap());
+            eprintln!("wall {:.3} s, {} events", t0.elapsed().as_secs_f64(), out.summary.events);
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            std::process::exit(2);
+        }
+    }
+}

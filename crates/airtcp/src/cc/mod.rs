@@ -1,0 +1,114 @@
+//! Window policies (congestion control), separate from loss recovery (`tcp::recovery`).
+//!
+//! The sender owns reliability; a [`CongestionControl`] only decides `cwnd` and `ssthresh` at the
+//! events below, in the spirit of Linux `tcp_congestion_ops` and ns-3 `TcpCongestionOps`.
+//! A new scheme is one file in this folder plus one line in [`by_name`]; it touches no engine code.
+
+pub mod reno;
+
+use crate::time::SimTime;
+
+/// The window state a policy may change. Sizes in bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Window {
+    pub cwnd: u64,
+    pub ssthresh: u64,
+    /// Sender maximum segment size (payload bytes).
+    pub mss: u64,
+}
+
+impl Window {
+    /// Slow start while cwnd < ssthresh (RFC 5681 §3.1).
+    pub fn in_slow_start(&self) -> bool {
+        self.cwnd < self.ssthresh
+    }
+}
+
+/// What the sender knows when an ACK arrives.
+#[derive(Debug, Clone, Copy)]
+pub struct AckInfo {
+    pub now: SimTime,
+    /// The cumulative acknowledgment number.
+    pub ack: u64,
+    /// Bytes newly acknowledged by this ACK (0 for a duplicate).
+    pub acked_bytes: u64,
+    /// RTT sample taken from this ACK, if any (Karn's rule or timestamps).
+    pub rtt_sample_ns: Option<u64>,
+    /// Smoothed RTT after this ACK (0 before the first sample).
+    pub srtt_ns: u64,
+    /// Smallest RTT seen so far (0 before the first sample).
+    pub min_rtt_ns: u64,
+    /// The ACK carries ECN-Echo.
+    pub ece: bool,
+    /// The receiver's TSval on this ACK (its clock when it sent the ACK), when timestamps are on.
+    pub ts_val: Option<u64>,
+    /// TSecr: the sender's TSval echoed back, when timestamps are on.
+    pub ts_ecr: Option<u64>,
+    /// Bytes outstanding (snd_max − snd_una) after this ACK.
+    pub flight_bytes: u64,
+    /// The window must not grow on this ACK: the sender is in loss recovery, or this ACK
+    /// triggered an ECN window reduction (RFC 3168 §6.1.2).
+    pub no_growth: bool,
+}
+
+/// The kind of congestion or loss signal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LossKind {
+    /// The n-th duplicate ACK (fast retransmit).
+    DupAcks,
+    /// The retransmission timer expired.
+    Timeout,
+    /// ECN-Echo outside recovery, at most once per window (RFC 3168 §6.1.2).
+    Ecn,
+}
+
+/// A loss or congestion signal handed to the policy.
+#[derive(Debug, Clone, Copy)]
+pub struct LossSignal {
+    pub now: SimTime,
+    pub kind: LossKind,
+    /// The ACK that triggered the signal carried ECN-Echo (TCP-Jersey's "marked").
+    pub marked: bool,
+    /// FlightSize (RFC 5681): bytes outstanding when the signal arrived.
+    pub flight_bytes: u64,
+}
+
+/// How the sender should proceed after a loss signal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reaction {
+    /// The policy has set ssthresh (and cwnd for a timeout); recovery proceeds as its strategy says
+    /// (e.g. Reno: cwnd = ssthresh + 3·MSS while recovering, cwnd = ssthresh after).
+    Reduce,
+    /// Retransmit and recover without cutting the window (TCP-Jersey's "explicit retransmit"):
+    /// the window the policy leaves in `cwnd` is the one restored when recovery ends.
+    KeepWindow,
+}
+
+/// A window policy. All sizes are bytes.
+pub trait CongestionControl: Send {
+    /// Short name, as written in scenario files.
+    fn name(&self) -> &'static str;
+    /// Called on every ACK that acknowledges new data (also during recovery; see `no_growth`).
+    fn on_ack(&mut self, w: &mut Window, ack: &AckInfo);
+    /// Called on every duplicate ACK.
+    fn on_dup_ack(&mut self, _w: &mut Window, _ack: &AckInfo) {}
+    /// Called on a loss or congestion signal; sets ssthresh (and cwnd for timeouts and ECN).
+    fn on_congestion(&mut self, w: &mut Window, signal: &LossSignal) -> Reaction;
+    /// Called when loss recovery ends (the recovery point is cumulatively acknowledged).
+    fn on_recovery_exit(&mut self, _w: &mut Window) {}
+    /// Named internal estimates for time series (e.g. a bandwidth estimate in bit/s).
+    fn estimates(&self) -> &[(&'static str, f64)] {
+        &[]
+    }
+}
+
+/// Names accepted in scenario files.
+pub const NAMES: &[&str] = &["reno"];
+
+/// Builds the policy named `name`, or `None` for an unknown name.
+pub fn by_name(name: &str) -> Option<Box<dyn CongestionControl>> {
+    match name {
+        "reno" => Some(Box::new(reno::Reno::default())),
+        _ => None,
+    }
+}

@@ -1,0 +1,13 @@
+//! The network: packets (in an arena), one-way links with a queue and a channel, and static routes.
+
+pub mod link;
+pub mod packet;
+pub mod queue;
+pub mod routing;
+
+pub use link::{Link, LinkStats};
+pub use packet::{Ecn, Packet, PacketArena, PacketId, PacketKind, SackBlock, TcpHeader};
+pub use routing::RoutingTable;
+
+/// Index of a node in the scenario's node list.
+pub type NodeId = u32;

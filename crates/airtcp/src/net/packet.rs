@@ -1,0 +1,164 @@
+//! Packets with explicit header sizes, the IP ECN field and the TCP header fields airtcp models.
+//!
+//! Packets live in an arena and are referred to by [`PacketId`]; freed slots are reused, so the
+//! steady state allocates nothing per packet.
+
+use super::NodeId;
+
+/// Bytes of an IPv4 header without options.
+pub const IP_HEADER_BYTES: u32 = 20;
+/// Bytes of a TCP header without options.
+pub const TCP_HEADER_BYTES: u32 = 20;
+/// Bytes of a UDP header.
+pub const UDP_HEADER_BYTES: u32 = 8;
+/// RFC 7323 timestamps option: kind, length, TSval, TSecr = 10 bytes, padded to 12 with two NOPs.
+pub const TS_OPTION_BYTES: u32 = 12;
+/// Most SACK blocks that fit in 40 option bytes: 4 without timestamps, 3 with (RFC 2018 §3).
+pub const MAX_SACK_BLOCKS: usize = 4;
+
+/// Bytes of a SACK option carrying `n` blocks: kind + length + 8 per block, padded to 4 (RFC 2018).
+pub fn sack_option_bytes(n: usize) -> u32 {
+    if n == 0 {
+        0
+    } else {
+        (2 + 8 * n as u32).div_ceil(4) * 4
+    }
+}
+
+/// Index of a packet in the [`PacketArena`].
+pub type PacketId = u32;
+
+/// The two ECN bits of the IP header (RFC 3168 §5). ECT(1) is not modelled separately.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Ecn {
+    /// Not ECN-capable transport: an AQM must drop, not mark.
+    #[default]
+    NotEct,
+    /// ECN-capable transport, codepoint ECT(0).
+    Ect,
+    /// Congestion experienced (set by a router).
+    Ce,
+}
+
+/// One SACK block: the half-open byte range [start, end) held by the receiver (RFC 2018).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SackBlock {
+    pub start: u64,
+    pub end: u64,
+}
+
+/// TCP header fields. Sequence numbers are absolute 64-bit byte offsets (no wrap-around within a run).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct TcpHeader {
+    pub seq: u64,
+    pub ack: u64,
+    /// Payload bytes.
+    pub len: u32,
+    /// ECN-Echo (RFC 3168 §6.1.3).
+    pub ece: bool,
+    /// Congestion Window Reduced (RFC 3168 §6.1.2).
+    pub cwr: bool,
+    /// TSval/TSecr present (RFC 7323).
+    pub has_ts: bool,
+    pub ts_val: u64,
+    pub ts_ecr: u64,
+    pub n_sack: u8,
+    pub sack: [SackBlock; MAX_SACK_BLOCKS],
+}
+
+/// What a packet carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PacketKind {
+    /// A TCP segment with payload, sender → receiver.
+    TcpData,
+    /// A pure TCP acknowledgment, receiver → sender.
+    TcpAck,
+    /// A UDP datagram.
+    Udp,
+}
+
+/// A packet in flight.
+#[derive(Debug, Clone, Copy)]
+pub struct Packet {
+    pub src: NodeId,
+    pub dst: NodeId,
+    /// Index of the flow this packet belongs to.
+    pub flow: u32,
+    pub kind: PacketKind,
+    /// Bytes on the wire (headers + options + payload): what serialization time is computed from.
+    pub size_bytes: u32,
+    pub ecn: Ecn,
+    pub tcp: TcpHeader,
+    /// Time the packet left its source (used for UDP delay and debugging).
+    pub sent_at: u64,
+}
+
+/// Slab of packets with a free list.
+#[derive(Debug, Default)]
+pub struct PacketArena {
+    slots: Vec<Packet>,
+    free: Vec<PacketId>,
+    live: usize,
+}
+
+impl PacketArena {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Stores `p` and returns its id, reusing a freed slot when there is one.
+    #[inline]
+    pub fn alloc(&mut self, p: Packet) -> PacketId {
+        self.live += 1;
+        if let Some(id) = self.free.pop() {
+            self.slots[id as usize] = p;
+            id
+        } else {
+            self.slots.push(p);
+            (self.slots.len() - 1) as PacketId
+        }
+    }
+
+    /// Releases a packet's slot. The id must not be used afterwards.
+    #[inline]
+    pub fn free(&mut self, id: PacketId) {
+        self.live -= 1;
+        self.free.push(id);
+    }
+
+    #[inline]
+    pub fn get(&self, id: PacketId) -> &Packet {
+        &self.slots[id as usize]
+    }
+
+    #[inline]
+    pub fn get_mut(&mut self, id: PacketId) -> &mut Packet {
+        &mut self.slots[id as usize]
+    }
+
+    /// Packets currently allocated (in queues or on links).
+    pub fn live(&self) -> usize {
+        self.live
+    }
+
+    /// Slots ever allocated: the arena's high-water mark.
+    pub fn capacity_used(&self) -> usize {
+        self.slots.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sack_option_sizes_match_rfc2018() {
+        // RFC 2018 §3: a SACK option with n blocks has 8n+2 bytes; padded to a 4-byte boundary.
+        assert_eq!(sack_option_bytes(1), 12);
+        assert_eq!(sack_option_bytes(3), 28);
+        assert_eq!(sack_option_bytes(4), 36);
+        // With timestamps (12) at most 3 blocks fit in 40 option bytes.
+        assert!(TS_OPTION_BYTES + sack_option_bytes(3) <= 40);
+        assert!(TS_OPTION_BYTES + sack_option_bytes(4) > 40);
+    }
+}

@@ -1,0 +1,84 @@
+//! Congestion warning (CW), TCP-Jersey §III-B.
+//!
+//! "We propose that the router shall mark all the packets when the average queue length exceeds a
+//! threshold (thresh)" (Fig. 4: marking probability 0 below thresh, 1 above). The average is the
+//! RED-style EWMA with a large weight: "a queue weight of 0.2 would be good enough to track and
+//! smooth the instantaneous queue length", and "setting the threshold at 1/3 of the link buffer
+//! capacity is satisfactory".
+//!
+//! Reading: the EWMA is updated on every arrival with the number of packets waiting at that
+//! moment (as RED does), marking applies at avg >= thresh ("at or above"), and only ECT packets
+//! can be marked (routers "implement the original ECN mechanism"); non-ECT packets are never
+//! dropped early. A full buffer drops. RED's idle-time decay is not applied: the paper describes
+//! only the EWMA, and with weight 0.2 the average follows the queue within a few arrivals anyway.
+
+use super::Admission;
+use crate::net::Ecn;
+
+/// State of a CW queue.
+#[derive(Debug, Clone)]
+pub struct CwState {
+    /// EWMA weight w: avg ← (1−w)·avg + w·q.
+    pub weight: f64,
+    /// Marking threshold in packets.
+    pub threshold_pkts: f64,
+    /// Current average queue length in packets.
+    pub avg: f64,
+}
+
+impl CwState {
+    pub fn new(weight: f64, threshold_pkts: f64) -> Self {
+        CwState { weight, threshold_pkts, avg: 0.0 }
+    }
+
+    /// Admission of an arrival that finds `q` packets waiting.
+    pub fn admit(&mut self, q: u32, limit: u32, ecn: Ecn) -> Admission {
+        self.avg = (1.0 - self.weight) * self.avg + self.weight * q as f64;
+        if q >= limit {
+            return Admission::OverflowDrop;
+        }
+        if self.avg >= self.threshold_pkts && ecn != Ecn::NotEct {
+            Admission::QueuedMarked
+        } else {
+            Admission::Queued
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Hand-worked EWMA with w = 0.2, threshold 2 packets, over arrivals that see
+    /// q = 0, 5, 5, 5, 0, 0, 0:
+    ///   avg = 0, 1.0, 1.8, 2.44, 1.952, 1.5616, 1.24928
+    /// so only the 4th arrival (avg 2.44 >= 2) is marked.
+    #[test]
+    fn marks_exactly_while_average_at_or_above_threshold() {
+        let mut cw = CwState::new(0.2, 2.0);
+        let qs = [0u32, 5, 5, 5, 0, 0, 0];
+        let expect_avg = [0.0, 1.0, 1.8, 2.44, 1.952, 1.5616, 1.24928];
+        let expect_mark = [false, false, false, true, false, false, false];
+        for i in 0..qs.len() {
+            let a = cw.admit(qs[i], 100, Ecn::Ect);
+            assert!((cw.avg - expect_avg[i]).abs() < 1e-12, "arrival {i}: avg {}", cw.avg);
+            assert_eq!(a == Admission::QueuedMarked, expect_mark[i], "arrival {i}");
+        }
+    }
+
+    #[test]
+    fn never_marks_non_ect_and_drops_when_full() {
+        let mut cw = CwState::new(0.2, 0.0);
+        assert_eq!(cw.admit(3, 10, Ecn::NotEct), Admission::Queued);
+        assert_eq!(cw.admit(3, 10, Ecn::Ect), Admission::QueuedMarked);
+        assert_eq!(cw.admit(10, 10, Ecn::Ect), Admission::OverflowDrop);
+    }
+
+    /// avg exactly equal to the threshold marks ("at or above").
+    #[test]
+    fn threshold_is_inclusive() {
+        let mut cw = CwState::new(1.0, 4.0);
+        assert_eq!(cw.admit(4, 10, Ecn::Ect), Admission::QueuedMarked);
+        assert_eq!(cw.admit(3, 10, Ecn::Ect), Admission::Queued);
+    }
+}

@@ -1,0 +1,143 @@
+//! What a run returns: a deterministic summary and two column-oriented time series.
+//!
+//! Everything here is a pure function of (scenario text, seed): no wall-clock time, no
+//! thread ids, so two runs can be compared byte for byte (the determinism promise).
+
+use serde::Serialize;
+
+/// The whole result of one simulation run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RunOutput {
+    /// Per-flow and per-link totals.
+    pub summary: Summary,
+    /// One row per (sample instant, TCP flow).
+    pub flow_series: FlowSeries,
+    /// One row per (sample instant, link).
+    pub link_series: LinkSeries,
+}
+
+/// Scenario-level totals. Serialized as `summary.json` by the CLI.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Summary {
+    /// The scenario's `name` field.
+    pub scenario: String,
+    /// The seed every random stream of this run was derived from.
+    pub seed: u64,
+    /// Simulated time at which the run ended (always the scenario's duration).
+    pub end_time_s: f64,
+    /// Start of the measurement window used for goodput (the scenario's `warmup`).
+    pub warmup_s: f64,
+    /// Number of events the engine processed (a speed/size indicator, deterministic).
+    pub events: u64,
+    /// Per-flow results, in scenario order.
+    pub flows: Vec<FlowSummary>,
+    /// Per one-way link results, in build order (a duplex link gives two, forward first).
+    pub links: Vec<LinkSummary>,
+    /// Jain's fairness index (Σx)²/(n·Σx²) over the goodput of all TCP flows; `None` without TCP flows.
+    pub jain_fairness_tcp: Option<f64>,
+}
+
+/// Totals of one flow (TCP or UDP CBR).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FlowSummary {
+    pub name: String,
+    /// "tcp" or "cbr".
+    pub kind: String,
+    pub src: String,
+    pub dst: String,
+    /// Window policy name (TCP only).
+    pub cc: Option<String>,
+    /// Loss-recovery strategy name (TCP only).
+    pub recovery: Option<String>,
+    /// Application bytes delivered in order at the receiver during [warmup, end], per second, in bit/s.
+    pub goodput_bps: f64,
+    /// The sender's view: bytes newly covered by cumulative ACKs during [warmup, end], in bit/s.
+    /// (TCP-Jersey §IV-A measures goodput this way.) Zero for CBR.
+    pub goodput_acked_bps: f64,
+    /// Application bytes delivered in order at the receiver over the whole run.
+    pub delivered_bytes: u64,
+    /// Bytes cumulatively acknowledged at the sender over the whole run (TCP only).
+    pub acked_bytes: u64,
+    /// Packets the source put on the wire (data segments for TCP, datagrams for CBR).
+    pub packets_sent: u64,
+    /// Packets that reached the destination node (TCP: data segments, duplicates included).
+    pub packets_received: u64,
+    /// Data segments sent more than once.
+    pub retransmissions: u64,
+    /// Retransmission timer expirations.
+    pub timeouts: u64,
+    /// Entries into fast retransmit (n-th duplicate ACK).
+    pub fast_retransmits: u64,
+    /// Window reductions caused by ECN-Echo.
+    pub ecn_reductions: u64,
+    /// Number of RTT samples taken (RFC 6298 / Karn or RFC 7323 timestamps).
+    pub rtt_samples: u64,
+    /// Mean of the RTT samples, seconds (0 when none).
+    pub mean_rtt_s: f64,
+    /// Smallest RTT sample, seconds (0 when none).
+    pub min_rtt_s: f64,
+    /// Mean of the (un-backed-off) RTO computed after each RTT sample, seconds.
+    pub mean_rto_s: f64,
+    /// cwnd at the end of the run, bytes.
+    pub final_cwnd_bytes: u64,
+}
+
+/// Totals of one one-way link.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LinkSummary {
+    /// "FROM->TO".
+    pub name: String,
+    pub from: String,
+    pub to: String,
+    pub rate_bps: u64,
+    pub delay_s: f64,
+    /// Queue discipline name: "droptail", "red" or "cw".
+    pub queue: String,
+    /// Packets that finished serialization on this link.
+    pub packets_sent: u64,
+    /// Bytes (headers included) that finished serialization.
+    pub bytes_sent: u64,
+    /// Packets dropped by the queue because it was full.
+    pub overflow_drops: u64,
+    /// Packets dropped early by an AQM decision (RED).
+    pub early_drops: u64,
+    /// Packets CE-marked by the queue (RED with ECN, CW).
+    pub ce_marks: u64,
+    /// Packets lost by the channel model after serialization.
+    pub channel_losses: u64,
+    /// Fraction of the run the transmitter was busy.
+    pub utilization: f64,
+}
+
+/// Column-oriented per-flow time series (TCP flows only), sampled every `sample_interval`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct FlowSeries {
+    pub time_s: Vec<f64>,
+    pub flow: Vec<String>,
+    pub cwnd_bytes: Vec<u64>,
+    /// ssthresh in bytes; the initial "infinite" ssthresh is reported as its configured value.
+    pub ssthresh_bytes: Vec<u64>,
+    /// Smoothed RTT (0 before the first sample).
+    pub srtt_s: Vec<f64>,
+    /// Current retransmission timeout including back-off.
+    pub rto_s: Vec<f64>,
+    /// Cumulative in-order bytes delivered to the receiving application.
+    pub delivered_bytes: Vec<u64>,
+    /// Cumulative bytes acknowledged at the sender.
+    pub acked_bytes: Vec<u64>,
+}
+
+/// Column-oriented per-link time series, sampled every `sample_interval`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct LinkSeries {
+    pub time_s: Vec<f64>,
+    pub link: Vec<String>,
+    /// Packets waiting in the queue (the one being serialized excluded).
+    pub queue_pkts: Vec<u32>,
+    /// The queue's EWMA average (RED/CW); equal to the instantaneous length for DropTail.
+    pub avg_queue_pkts: Vec<f64>,
+    /// Cumulative packets dropped (overflow + early) and lost on the channel.
+    pub drops: Vec<u64>,
+    /// Cumulative CE marks.
+    pub ce_marks: Vec<u64>,
+}

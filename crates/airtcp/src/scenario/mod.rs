@@ -1,0 +1,57 @@
+//! Scenario files: the serde model ([`model`]), parsing with field paths in errors, and the
+//! semantic checks ([`validate`]) that a type cannot express (ranges, references, routes).
+
+pub mod model;
+pub mod validate;
+
+pub use model::*;
+
+use std::fmt;
+
+/// A problem with a scenario, as one line naming the field and what is allowed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScenarioError {
+    pub message: String,
+}
+
+impl ScenarioError {
+    pub fn new(field: impl fmt::Display, msg: impl fmt::Display) -> Self {
+        ScenarioError { message: format!("{field}: {msg}") }
+    }
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+/// 1-based line of byte offset `pos` in `text`.
+fn line_of(text: &str, pos: usize) -> usize {
+    text[..pos.min(text.len())].bytes().filter(|&b| b == b'\n').count() + 1
+}
+
+/// Collapses a possibly multi-line message into one line.
+fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Parses scenario text into a [`Scenario`]; errors name the field path (e.g. `links[1].rate`).
+pub fn parse(text: &str) -> Result<Scenario, ScenarioError> {
+    let de = toml::Deserializer::new(text);
+    let scenario: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        let msg = one_line(inner.message());
+        let loc = inner.span().map(|s| format!(" (line {})", line_of(text, s.start))).unwrap_or_default();
+        if path.is_empty() || path == "." {
+            ScenarioError { message: format!("scenario{loc}: {msg}") }
+        } else {
+            ScenarioError { message: format!("{path}{loc}: {msg}") }
+        }
+    })?;
+    validate::validate(&scenario)?;
+    Ok(scenario)
+}

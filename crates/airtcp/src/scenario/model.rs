@@ -1,0 +1,274 @@
+//! The serde model of a scenario file (TOML). This is the file format's single source of truth;
+//! `docs/scenario.md` explains it for users. Every struct denies unknown keys so a typo is an error,
+//! not a silently ignored setting.
+
+use serde::Deserialize;
+
+use crate::time::{ByteSize, DataRate, SimDuration};
+
+/// A whole scenario: topology, flows, run length, seed.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// Free-form name, echoed in the summary.
+    #[serde(default = "default_name")]
+    pub name: String,
+    /// Simulated time at which the run stops.
+    pub duration: SimDuration,
+    /// Seed from which every random stream is derived (overridable per run).
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    /// Goodput is measured over [warmup, duration].
+    #[serde(default)]
+    pub warmup: SimDuration,
+    /// Period of the time series samples.
+    #[serde(default = "default_sample_interval")]
+    pub sample_interval: SimDuration,
+    /// Node names. Order is irrelevant; names must be unique.
+    pub nodes: Vec<String>,
+    #[serde(default)]
+    pub links: Vec<LinkSpec>,
+    #[serde(default)]
+    pub flows: Vec<FlowSpec>,
+}
+
+fn default_name() -> String {
+    "unnamed".to_string()
+}
+fn default_seed() -> u64 {
+    1
+}
+fn default_sample_interval() -> SimDuration {
+    SimDuration::from_millis(100)
+}
+
+/// A link between two nodes: one-way, or two one-way links when `duplex` (the default).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkSpec {
+    pub from: String,
+    pub to: String,
+    /// Serialization rate, e.g. "10Mbps".
+    pub rate: DataRate,
+    /// One-way propagation delay, e.g. "45ms".
+    pub delay: SimDuration,
+    /// Create the reverse direction too (same rate and delay).
+    #[serde(default = "yes")]
+    pub duplex: bool,
+    /// Queue of the forward direction.
+    #[serde(default)]
+    pub queue: QueueSpec,
+    /// Queue of the reverse direction; defaults to a copy of `queue`.
+    pub reverse_queue: Option<QueueSpec>,
+    /// Channel (loss model) of the forward direction; default: lossless.
+    #[serde(default)]
+    pub channel: ChannelSpec,
+    /// Channel of the reverse direction; default: lossless (not a copy: ACK-path loss is opt-in).
+    #[serde(default)]
+    pub reverse_channel: ChannelSpec,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// A queue discipline at the head of a one-way link.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
+pub enum QueueSpec {
+    /// First-in first-out, drop arriving packets when `limit_pkts` are waiting.
+    Droptail {
+        #[serde(default = "default_limit")]
+        limit_pkts: u32,
+    },
+    /// Random Early Detection (Floyd & Jacobson 1993), optionally marking ECT packets instead of dropping.
+    Red {
+        #[serde(default = "default_limit")]
+        limit_pkts: u32,
+        min_th_pkts: f64,
+        max_th_pkts: f64,
+        #[serde(default = "default_red_weight")]
+        weight: f64,
+        #[serde(default = "default_max_p")]
+        max_p: f64,
+        /// Mark ECT packets with CE instead of dropping them early.
+        #[serde(default)]
+        ecn: bool,
+        /// Gentle RED: probability rises from max_p to 1 between max_th and 2·max_th.
+        #[serde(default)]
+        gentle: bool,
+    },
+    /// Congestion warning (TCP-Jersey §III-B): CE-mark every ECT packet while the EWMA queue is at or above a threshold.
+    Cw {
+        #[serde(default = "default_limit")]
+        limit_pkts: u32,
+        /// EWMA weight; the paper's 0.2.
+        #[serde(default = "default_cw_weight")]
+        weight: f64,
+        /// Marking threshold in packets; default one third of `limit_pkts` (the paper's setting).
+        threshold_pkts: Option<f64>,
+    },
+}
+
+impl Default for QueueSpec {
+    fn default() -> Self {
+        QueueSpec::Droptail { limit_pkts: default_limit() }
+    }
+}
+
+fn default_limit() -> u32 {
+    50
+}
+fn default_red_weight() -> f64 {
+    0.002
+}
+fn default_max_p() -> f64 {
+    0.1
+}
+fn default_cw_weight() -> f64 {
+    0.2
+}
+
+/// What happens to a packet after it is serialized onto a link.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
+pub enum ChannelSpec {
+    /// Every packet arrives.
+    #[default]
+    None,
+    /// Each packet is lost independently with probability `loss`.
+    Uniform { loss: f64 },
+}
+
+/// A traffic source and its sink.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
+pub enum FlowSpec {
+    Tcp(TcpFlowSpec),
+    Cbr(CbrFlowSpec),
+}
+
+/// A bulk TCP transfer (infinite FTP unless `bytes` is set).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TcpFlowSpec {
+    pub name: Option<String>,
+    pub src: String,
+    pub dst: String,
+    #[serde(default)]
+    pub start: SimDuration,
+    /// The application stops offering data at this time (default: never).
+    pub stop: Option<SimDuration>,
+    /// Total application bytes to send (default: unlimited).
+    pub bytes: Option<ByteSize>,
+    /// Window policy, e.g. "reno".
+    #[serde(default = "default_cc")]
+    pub cc: String,
+    /// Loss recovery: "tahoe", "reno", "newreno" or "sack".
+    #[serde(default = "default_recovery")]
+    pub recovery: String,
+    /// Payload bytes per segment.
+    #[serde(default = "default_mss")]
+    pub mss_bytes: u32,
+    /// Receiver window in segments (the sender never has more than this outstanding).
+    #[serde(default = "default_rwnd")]
+    pub rwnd_pkts: u32,
+    /// Upper bound on cwnd in segments (default: no bound besides rwnd).
+    pub max_cwnd_pkts: Option<u32>,
+    /// Initial window in segments.
+    #[serde(default = "default_iw")]
+    pub initial_cwnd_pkts: u32,
+    /// Initial ssthresh in segments (default: effectively infinite).
+    pub initial_ssthresh_pkts: Option<u32>,
+    /// Duplicate ACKs that trigger fast retransmit.
+    #[serde(default = "default_dupthresh")]
+    pub dupack_threshold: u32,
+    /// Receiver advertises SACK and sender uses it (required by recovery = "sack").
+    #[serde(default)]
+    pub sack: bool,
+    /// RFC 7323 timestamps on every segment.
+    #[serde(default)]
+    pub timestamps: bool,
+    /// ECN-capable transport (RFC 3168).
+    #[serde(default)]
+    pub ecn: bool,
+    /// Receiver delays ACKs (every second full segment or after `delack_timeout`).
+    #[serde(default)]
+    pub delayed_ack: bool,
+    #[serde(default = "default_delack")]
+    pub delack_timeout: SimDuration,
+    /// RFC 6298 lower bound on RTO.
+    #[serde(default = "default_min_rto")]
+    pub min_rto: SimDuration,
+    /// Upper bound on RTO (RFC 6298 (2.5) allows 60 s).
+    #[serde(default = "default_max_rto")]
+    pub max_rto: SimDuration,
+    /// RTO before the first RTT sample (RFC 6298 (2.1): 1 s).
+    #[serde(default = "default_initial_rto")]
+    pub initial_rto: SimDuration,
+    /// Clock granularity G of RFC 6298 (2.2)/(2.3).
+    #[serde(default = "default_granularity")]
+    pub clock_granularity: SimDuration,
+}
+
+fn default_cc() -> String {
+    "reno".into()
+}
+fn default_recovery() -> String {
+    "newreno".into()
+}
+fn default_mss() -> u32 {
+    1000
+}
+fn default_rwnd() -> u32 {
+    1000
+}
+fn default_iw() -> u32 {
+    1
+}
+fn default_dupthresh() -> u32 {
+    3
+}
+fn default_delack() -> SimDuration {
+    SimDuration::from_millis(100)
+}
+fn default_min_rto() -> SimDuration {
+    SimDuration::from_millis(1000)
+}
+fn default_max_rto() -> SimDuration {
+    SimDuration::from_millis(60_000)
+}
+fn default_initial_rto() -> SimDuration {
+    SimDuration::from_millis(1000)
+}
+fn default_granularity() -> SimDuration {
+    SimDuration::from_millis(1)
+}
+
+/// A UDP constant-bit-rate source whose rate follows a piecewise-constant schedule.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CbrFlowSpec {
+    pub name: Option<String>,
+    pub src: String,
+    pub dst: String,
+    /// UDP payload bytes per datagram.
+    #[serde(default = "default_mss")]
+    pub packet_bytes: u32,
+    /// Constant rate from `start` to `stop` (use `schedule` for on/off patterns).
+    pub rate: Option<DataRate>,
+    #[serde(default)]
+    pub start: SimDuration,
+    pub stop: Option<SimDuration>,
+    /// Steps of (time, rate): from each `at` on, the source sends at `rate` ("0bps" = off).
+    #[serde(default)]
+    pub schedule: Vec<RateStep>,
+}
+
+/// One step of a CBR schedule.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RateStep {
+    pub at: SimDuration,
+    pub rate: DataRate,
+}

@@ -1,0 +1,228 @@
+//! Semantic checks of a parsed scenario: value ranges, name references, routes. Each failure is
+//! one [`ScenarioError`] naming the field path and the allowed range; nothing is clamped.
+
+use std::collections::HashMap;
+
+use super::model::*;
+use super::ScenarioError;
+use crate::net::RoutingTable;
+
+fn err<T>(field: impl std::fmt::Display, msg: impl std::fmt::Display) -> Result<T, ScenarioError> {
+    Err(ScenarioError::new(field, msg))
+}
+
+fn probability(field: String, p: f64) -> Result<(), ScenarioError> {
+    if !(0.0..=1.0).contains(&p) || p.is_nan() {
+        return err(field, format!("{p} is out of range (allowed: 0 to 1)"));
+    }
+    Ok(())
+}
+
+fn check_queue(field: &str, q: &QueueSpec) -> Result<(), ScenarioError> {
+    match q {
+        QueueSpec::Droptail { limit_pkts } => {
+            if *limit_pkts == 0 {
+                return err(format!("{field}.limit_pkts"), "must be at least 1 packet");
+            }
+        }
+        QueueSpec::Red { limit_pkts, min_th_pkts, max_th_pkts, weight, max_p, .. } => {
+            if *limit_pkts == 0 {
+                return err(format!("{field}.limit_pkts"), "must be at least 1 packet");
+            }
+            if !(*min_th_pkts >= 0.0) {
+                return err(format!("{field}.min_th_pkts"), format!("{min_th_pkts} is out of range (allowed: >= 0)"));
+            }
+            if !(*max_th_pkts > *min_th_pkts) {
+                return err(format!("{field}.max_th_pkts"), format!("{max_th_pkts} must be greater than min_th_pkts ({min_th_pkts})"));
+            }
+            if !(*weight > 0.0 && *weight <= 1.0) {
+                return err(format!("{field}.weight"), format!("{weight} is out of range (allowed: 0 < weight <= 1)"));
+            }
+            if !(*max_p > 0.0 && *max_p <= 1.0) {
+                return err(format!("{field}.max_p"), format!("{max_p} is out of range (allowed: 0 < max_p <= 1)"));
+            }
+        }
+        QueueSpec::Cw { limit_pkts, weight, threshold_pkts } => {
+            if *limit_pkts == 0 {
+                return err(format!("{field}.limit_pkts"), "must be at least 1 packet");
+            }
+            if !(*weight > 0.0 && *weight <= 1.0) {
+                return err(format!("{field}.weight"), format!("{weight} is out of range (allowed: 0 < weight <= 1)"));
+            }
+            if let Some(t) = threshold_pkts {
+                if !(*t >= 0.0 && *t <= *limit_pkts as f64) {
+                    return err(format!("{field}.threshold_pkts"), format!("{t} is out of range (allowed: 0 to limit_pkts = {limit_pkts})"));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn check_channel(field: &str, c: &ChannelSpec) -> Result<(), ScenarioError> {
+    match c {
+        ChannelSpec::None => Ok(()),
+        ChannelSpec::Uniform { loss } => probability(format!("{field}.loss"), *loss),
+    }
+}
+
+/// Name of flow `i` as reported (its `name`, or "flow<i>").
+pub fn flow_name(f: &FlowSpec, i: usize) -> String {
+    let n = match f {
+        FlowSpec::Tcp(t) => &t.name,
+        FlowSpec::Cbr(c) => &c.name,
+    };
+    n.clone().unwrap_or_else(|| format!("flow{i}"))
+}
+
+/// Checks everything a type cannot; returns the first problem found.
+pub fn validate(s: &Scenario) -> Result<(), ScenarioError> {
+    if s.duration.as_nanos() == 0 {
+        return err("duration", "must be greater than 0s");
+    }
+    if s.warmup >= s.duration {
+        return err("warmup", format!("must be less than duration ({}s)", s.duration.as_secs_f64()));
+    }
+    if s.sample_interval.as_nanos() == 0 {
+        return err("sample_interval", "must be greater than 0s");
+    }
+    if s.duration.as_nanos() / s.sample_interval.as_nanos() > 10_000_000 {
+        return err("sample_interval", "too small: more than 10^7 samples per run");
+    }
+    if s.nodes.is_empty() {
+        return err("nodes", "at least one node is required");
+    }
+    let mut ids = HashMap::new();
+    for (i, n) in s.nodes.iter().enumerate() {
+        if n.is_empty() {
+            return err(format!("nodes[{i}]"), "a node name must not be empty");
+        }
+        if ids.insert(n.as_str(), i as u32).is_some() {
+            return err(format!("nodes[{i}]"), format!("duplicate node name '{n}'"));
+        }
+    }
+    let node = |field: String, name: &str| -> Result<u32, ScenarioError> {
+        ids.get(name).copied().ok_or_else(|| ScenarioError::new(&field, format!("unknown node '{name}' (known nodes: {})", s.nodes.join(", "))))
+    };
+    let mut one_way = Vec::new();
+    let mut seen_links = HashMap::new();
+    for (i, l) in s.links.iter().enumerate() {
+        let f = node(format!("links[{i}].from"), &l.from)?;
+        let t = node(format!("links[{i}].to"), &l.to)?;
+        if f == t {
+            return err(format!("links[{i}].to"), "a link must join two different nodes");
+        }
+        if l.rate.bps() == 0 {
+            return err(format!("links[{i}].rate"), "must be greater than 0bps");
+        }
+        check_queue(&format!("links[{i}].queue"), &l.queue)?;
+        if let Some(q) = &l.reverse_queue {
+            if !l.duplex {
+                return err(format!("links[{i}].reverse_queue"), "only allowed on a duplex link");
+            }
+            check_queue(&format!("links[{i}].reverse_queue"), q)?;
+        }
+        check_channel(&format!("links[{i}].channel"), &l.channel)?;
+        check_channel(&format!("links[{i}].reverse_channel"), &l.reverse_channel)?;
+        if !l.duplex && !matches!(l.reverse_channel, ChannelSpec::None) {
+            return err(format!("links[{i}].reverse_channel"), "only allowed on a duplex link");
+        }
+        let mut dirs = vec![(f, t)];
+        if l.duplex {
+            dirs.push((t, f));
+        }
+        for (a, b) in dirs {
+            if let Some(j) = seen_links.insert((a, b), i) {
+                return err(format!("links[{i}]"), format!("duplicates the {}->{} direction of links[{j}]", s.nodes[a as usize], s.nodes[b as usize]));
+            }
+            one_way.push((a, b));
+        }
+    }
+    let routes = RoutingTable::build(s.nodes.len(), &one_way);
+    let mut names = HashMap::new();
+    for (i, fl) in s.flows.iter().enumerate() {
+        let name = flow_name(fl, i);
+        if names.insert(name.clone(), i).is_some() {
+            return err(format!("flows[{i}].name"), format!("duplicate flow name '{name}'"));
+        }
+        let (src, dst, start, stop) = match fl {
+            FlowSpec::Tcp(t) => (&t.src, &t.dst, t.start, t.stop),
+            FlowSpec::Cbr(c) => (&c.src, &c.dst, c.start, c.stop),
+        };
+        let a = node(format!("flows[{i}].src"), src)?;
+        let b = node(format!("flows[{i}].dst"), dst)?;
+        if a == b {
+            return err(format!("flows[{i}].dst"), "must differ from src");
+        }
+        if routes.next_hop(a, b).is_none() {
+            return err(format!("flows[{i}]"), format!("no route from '{src}' to '{dst}'"));
+        }
+        if let Some(stop) = stop {
+            if stop <= start {
+                return err(format!("flows[{i}].stop"), "must be later than start");
+            }
+        }
+        match fl {
+            FlowSpec::Tcp(t) => {
+                if routes.next_hop(b, a).is_none() {
+                    return err(format!("flows[{i}]"), format!("no route back from '{dst}' to '{src}' for ACKs"));
+                }
+                if crate::cc::by_name(&t.cc).is_none() {
+                    return err(format!("flows[{i}].cc"), format!("unknown window policy '{}' (allowed: {})", t.cc, crate::cc::NAMES.join(", ")));
+                }
+                if crate::tcp::recovery::by_name(&t.recovery).is_none() {
+                    return err(format!("flows[{i}].recovery"), format!("unknown recovery '{}' (allowed: {})", t.recovery, crate::tcp::recovery::NAMES.join(", ")));
+                }
+                if t.recovery == "sack" && !t.sack {
+                    return err(format!("flows[{i}].sack"), "recovery = \"sack\" needs sack = true");
+                }
+                if !(1..=65_000).contains(&t.mss_bytes) {
+                    return err(format!("flows[{i}].mss_bytes"), format!("{} is out of range (allowed: 1 to 65000)", t.mss_bytes));
+                }
+                if t.rwnd_pkts == 0 {
+                    return err(format!("flows[{i}].rwnd_pkts"), "must be at least 1");
+                }
+                if t.initial_cwnd_pkts == 0 {
+                    return err(format!("flows[{i}].initial_cwnd_pkts"), "must be at least 1");
+                }
+                if t.max_cwnd_pkts == Some(0) {
+                    return err(format!("flows[{i}].max_cwnd_pkts"), "must be at least 1");
+                }
+                if t.initial_ssthresh_pkts.is_some_and(|x| x < 2) {
+                    return err(format!("flows[{i}].initial_ssthresh_pkts"), "must be at least 2");
+                }
+                if t.dupack_threshold == 0 {
+                    return err(format!("flows[{i}].dupack_threshold"), "must be at least 1");
+                }
+                if t.bytes.is_some_and(|b| b.0 == 0) {
+                    return err(format!("flows[{i}].bytes"), "must be greater than 0B");
+                }
+                if t.min_rto > t.max_rto {
+                    return err(format!("flows[{i}].min_rto"), "must not exceed max_rto");
+                }
+                if t.max_rto.as_nanos() == 0 {
+                    return err(format!("flows[{i}].max_rto"), "must be greater than 0s");
+                }
+                if t.delayed_ack && t.delack_timeout.as_nanos() == 0 {
+                    return err(format!("flows[{i}].delack_timeout"), "must be greater than 0s when delayed_ack = true");
+                }
+            }
+            FlowSpec::Cbr(c) => {
+                if c.packet_bytes == 0 || c.packet_bytes > 65_000 {
+                    return err(format!("flows[{i}].packet_bytes"), format!("{} is out of range (allowed: 1 to 65000)", c.packet_bytes));
+                }
+                match (&c.rate, c.schedule.is_empty()) {
+                    (Some(_), false) => return err(format!("flows[{i}].schedule"), "give either rate or schedule, not both"),
+                    (None, true) => return err(format!("flows[{i}].rate"), "a CBR flow needs a rate or a schedule"),
+                    _ => {}
+                }
+                for (k, st) in c.schedule.iter().enumerate() {
+                    if k > 0 && st.at <= c.schedule[k - 1].at {
+                        return err(format!("flows[{i}].schedule[{k}].at"), "steps must be in increasing time order");
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,656 @@
+//! The simulator: builds the network from a validated scenario and runs the event loop.
+//!
+//! Hot path: events are a small `Copy` enum in a binary heap, packets live in an arena, queues are
+//! `VecDeque`s of packet ids, and per-flow timers are cancelled lazily (one pending heap entry per
+//! timer, re-armed only when it fires early) — nothing is allocated per packet in steady state.
+
+use crate::app::CbrSource;
+use crate::channel::{Channel, Fate, UniformLoss};
+use crate::engine::{Event, EventQueue, RngStream, TimerKind};
+use crate::metrics::jain_fairness;
+use crate::net::packet::{sack_option_bytes, IP_HEADER_BYTES, TCP_HEADER_BYTES, TS_OPTION_BYTES, UDP_HEADER_BYTES};
+use crate::net::queue::{Admission, Aqm, CwState, Queue, RedParams, RedState};
+use crate::net::{Ecn, Link, LinkStats, Packet, PacketArena, PacketId, PacketKind, RoutingTable, TcpHeader};
+use crate::output::{FlowSeries, FlowSummary, LinkSeries, LinkSummary, RunOutput, Summary};
+use crate::scenario::validate::flow_name;
+use crate::scenario::{ChannelSpec, FlowSpec, QueueSpec, Scenario, ScenarioError};
+use crate::tcp::{AckDecision, Receiver, ReceiverConfig, Sender, SenderConfig};
+use crate::time::{ns_to_s, SimTime};
+
+/// Per-flow TCP state: both endpoints and their timers.
+struct TcpFlow {
+    sender: Sender,
+    receiver: Receiver,
+    /// Time of the one heap entry that is valid for each timer.
+    rto_timer_at: Option<SimTime>,
+    delack_timer_at: Option<SimTime>,
+    app_bytes: Option<u64>,
+    timestamps: bool,
+    cc_name: String,
+    recovery_name: String,
+}
+
+enum FlowKind {
+    Tcp(Box<TcpFlow>),
+    Cbr(CbrSource),
+}
+
+struct Flow {
+    name: String,
+    src: u32,
+    dst: u32,
+    start: SimTime,
+    stop: Option<SimTime>,
+    kind: FlowKind,
+    /// Receiver-side delivered and sender-side acked bytes at the end of the warm-up.
+    warm_delivered: u64,
+    warm_acked: u64,
+}
+
+/// A built, runnable network.
+pub struct Simulator {
+    name: String,
+    seed: u64,
+    end: SimTime,
+    warmup: SimTime,
+    sample_ns: SimTime,
+    nodes: Vec<String>,
+    links: Vec<Link>,
+    routes: RoutingTable,
+    pkts: PacketArena,
+    queue: EventQueue,
+    flows: Vec<Flow>,
+    now: SimTime,
+    events: u64,
+    flow_series: FlowSeries,
+    link_series: LinkSeries,
+    /// Start and contiguous end of every in-order delivery, per flow, when auditing is on.
+    audit: Option<Vec<Vec<(u64, u64)>>>,
+}
+
+fn make_queue(spec: &QueueSpec, small_pkt_tx_ns: u64) -> Queue {
+    match *spec {
+        QueueSpec::Droptail { limit_pkts } => Queue::new(limit_pkts, Aqm::DropTail),
+        QueueSpec::Red { limit_pkts, min_th_pkts, max_th_pkts, weight, max_p, ecn, gentle } => Queue::new(
+            limit_pkts,
+            Aqm::Red(RedState::new(RedParams { min_th: min_th_pkts, max_th: max_th_pkts, weight, max_p, ecn, gentle, small_pkt_tx_ns })),
+        ),
+        QueueSpec::Cw { limit_pkts, weight, threshold_pkts } => {
+            // TCP-Jersey §III-B: "setting the threshold at 1/3 of the link buffer capacity".
+            let th = threshold_pkts.unwrap_or(limit_pkts as f64 / 3.0);
+            Queue::new(limit_pkts, Aqm::Cw(CwState::new(weight, th)))
+        }
+    }
+}
+
+fn make_channel(spec: &ChannelSpec, seed: u64, label: &str) -> Channel {
+    match *spec {
+        ChannelSpec::None => Channel::Perfect,
+        ChannelSpec::Uniform { loss } => Channel::Uniform(UniformLoss::new(loss, RngStream::new(seed, label))),
+    }
+}
+
+/// ns-2's RED `mean_pktsize`: the "typical small packet" of RED's idle-time rule.
+const RED_SMALL_PACKET_BYTES: u32 = 500;
+
+impl Simulator {
+    /// Builds the network of a scenario (validating it) for the given seed.
+    pub fn build(s: &Scenario, seed: u64) -> Result<Self, ScenarioError> {
+        crate::scenario::validate::validate(s)?;
+        let id = |n: &str| s.nodes.iter().position(|x| x == n).unwrap() as u32;
+        let mut links = Vec::new();
+        for l in &s.links {
+            let (f, t) = (id(&l.from), id(&l.to));
+            let small = l.rate.tx_time_ns(RED_SMALL_PACKET_BYTES);
+            let mut dirs = vec![(f, t, &l.queue, &l.channel)];
+            if l.duplex {
+                dirs.push((t, f, l.reverse_queue.as_ref().unwrap_or(&l.queue), &l.reverse_channel));
+            }
+            for (a, b, q, c) in dirs {
+                let name = format!("{}->{}", s.nodes[a as usize], s.nodes[b as usize]);
+                links.push(Link {
+                    from: a,
+                    to: b,
+                    rate: l.rate,
+                    delay_ns: l.delay.as_nanos(),
+                    queue: make_queue(q, small),
+                    channel: make_channel(c, seed, &format!("channel:{name}")),
+                    queue_rng: RngStream::new(seed, &format!("queue:{name}")),
+                    in_tx: None,
+                    stats: LinkStats::default(),
+                    name,
+                });
+            }
+        }
+        let pairs: Vec<_> = links.iter().map(|l| (l.from, l.to)).collect();
+        let routes = RoutingTable::build(s.nodes.len(), &pairs);
+        let end = s.duration.as_nanos();
+        let mut flows = Vec::new();
+        for (i, f) in s.flows.iter().enumerate() {
+            let name = flow_name(f, i);
+            let flow = match f {
+                FlowSpec::Tcp(t) => {
+                    let mss = t.mss_bytes as u64;
+                    let rwnd = t.rwnd_pkts as u64 * mss;
+                    let cfg = SenderConfig {
+                        mss: t.mss_bytes,
+                        rwnd_bytes: rwnd,
+                        max_cwnd_bytes: t.max_cwnd_pkts.map_or(u64::MAX / 4, |m| m as u64 * mss),
+                        initial_cwnd_bytes: t.initial_cwnd_pkts as u64 * mss,
+                        // RFC 5681 §3.1: initial ssthresh "arbitrarily high (e.g., the size of the
+                        // largest possible advertised window)": we use the receiver window.
+                        initial_ssthresh_bytes: t.initial_ssthresh_pkts.map_or(rwnd, |x| x as u64 * mss),
+                        dupthresh: t.dupack_threshold,
+                        sack: t.sack,
+                        timestamps: t.timestamps,
+                        ecn: t.ecn,
+                        initial_rto_ns: t.initial_rto.as_nanos(),
+                        min_rto_ns: t.min_rto.as_nanos(),
+                        max_rto_ns: t.max_rto.as_nanos(),
+                        granularity_ns: t.clock_granularity.as_nanos(),
+                    };
+                    let cc = crate::cc::by_name(&t.cc).expect("validated");
+                    let rec = crate::tcp::recovery::by_name(&t.recovery).expect("validated");
+                    let rcfg = ReceiverConfig { sack: t.sack, timestamps: t.timestamps, delayed_ack: t.delayed_ack, delack_timeout_ns: t.delack_timeout.as_nanos(), mss: t.mss_bytes };
+                    Flow {
+                        name,
+                        src: id(&t.src),
+                        dst: id(&t.dst),
+                        start: t.start.as_nanos(),
+                        stop: t.stop.map(|x| x.as_nanos()),
+                        kind: FlowKind::Tcp(Box::new(TcpFlow {
+                            sender: Sender::new(cfg, cc, rec),
+                            receiver: Receiver::new(rcfg),
+                            rto_timer_at: None,
+                            delack_timer_at: None,
+                            app_bytes: t.bytes.map(|b| b.0),
+                            timestamps: t.timestamps,
+                            cc_name: t.cc.clone(),
+                            recovery_name: t.recovery.clone(),
+                        })),
+                        warm_delivered: 0,
+                        warm_acked: 0,
+                    }
+                }
+                FlowSpec::Cbr(c) => {
+                    let start = c.start.as_nanos();
+                    let stop = c.stop.map_or(u64::MAX, |x| x.as_nanos());
+                    let steps = match c.rate {
+                        Some(r) => vec![(start, r.bps())],
+                        None => c.schedule.iter().map(|st| (st.at.as_nanos(), st.rate.bps())).collect(),
+                    };
+                    Flow {
+                        name,
+                        src: id(&c.src),
+                        dst: id(&c.dst),
+                        start,
+                        stop: c.stop.map(|x| x.as_nanos()),
+                        kind: FlowKind::Cbr(CbrSource::new(c.packet_bytes, steps, start, stop)),
+                        warm_delivered: 0,
+                        warm_acked: 0,
+                    }
+                }
+            };
+            flows.push(flow);
+        }
+        let mut queue = EventQueue::new();
+        for (i, f) in flows.iter().enumerate() {
+            if f.start <= end {
+                queue.push(f.start, Event::FlowStart { flow: i as u32 });
+            }
+            if let Some(stop) = f.stop {
+                if stop <= end {
+                    queue.push(stop, Event::FlowStop { flow: i as u32 });
+                }
+            }
+        }
+        let warmup = s.warmup.as_nanos();
+        if warmup > 0 {
+            queue.push(warmup, Event::WarmupEnd);
+        }
+        queue.push(0, Event::Sample);
+        Ok(Simulator {
+            name: s.name.clone(),
+            seed,
+            end,
+            warmup,
+            sample_ns: s.sample_interval.as_nanos(),
+            nodes: s.nodes.clone(),
+            links,
+            routes,
+            pkts: PacketArena::new(),
+            queue,
+            flows,
+            now: 0,
+            events: 0,
+            flow_series: FlowSeries::default(),
+            link_series: LinkSeries::default(),
+            audit: None,
+        })
+    }
+
+    /// Records every in-order delivery (start, end) per flow, for conservation tests.
+    pub fn enable_audit(&mut self) {
+        self.audit = Some(vec![Vec::new(); self.flows.len()]);
+    }
+
+    /// The recorded deliveries (see [`Simulator::enable_audit`]).
+    pub fn audit(&self) -> Option<&Vec<Vec<(u64, u64)>>> {
+        self.audit.as_ref()
+    }
+
+    /// Bytes the application of TCP flow `i` offered and the sender's snd_max/snd_una (for tests).
+    pub fn tcp_state(&self, i: usize) -> Option<(u64, u64, u64)> {
+        match &self.flows[i].kind {
+            FlowKind::Tcp(t) => Some((t.sender.core.app_limit, t.sender.core.snd_max, t.sender.core.snd_una)),
+            FlowKind::Cbr(_) => None,
+        }
+    }
+
+    /// Current simulated time.
+    pub fn now(&self) -> SimTime {
+        self.now
+    }
+
+    /// Packets currently in queues or on links.
+    pub fn live_packets(&self) -> usize {
+        self.pkts.live()
+    }
+
+    /// Runs to the scenario's end time and returns the results.
+    pub fn run(&mut self) -> RunOutput {
+        while let Some(t) = self.queue.peek_time() {
+            if t > self.end {
+                break;
+            }
+            let (t, ev) = self.queue.pop().unwrap();
+            self.now = t;
+            self.events += 1;
+            self.handle(ev);
+        }
+        self.now = self.end;
+        self.output()
+    }
+
+    fn handle(&mut self, ev: Event) {
+        match ev {
+            Event::TxDone { link } => self.tx_done(link as usize),
+            Event::Arrive { link, pkt } => {
+                let node = self.links[link as usize].to;
+                if self.pkts.get(pkt).dst == node {
+                    self.deliver(pkt);
+                } else {
+                    self.forward(node, pkt);
+                }
+            }
+            Event::Timer { flow, kind } => self.timer(flow as usize, kind),
+            Event::FlowStart { flow } => self.flow_start(flow as usize),
+            Event::FlowStop { flow } => {
+                if let FlowKind::Tcp(t) = &mut self.flows[flow as usize].kind {
+                    t.sender.stop();
+                }
+            }
+            Event::CbrTick { flow } => self.cbr_tick(flow as usize),
+            Event::Sample => {
+                self.sample();
+                let next = self.now + self.sample_ns;
+                if next <= self.end {
+                    self.queue.push(next, Event::Sample);
+                }
+            }
+            Event::WarmupEnd => {
+                for f in &mut self.flows {
+                    match &f.kind {
+                        FlowKind::Tcp(t) => {
+                            f.warm_delivered = t.receiver.delivered_bytes;
+                            f.warm_acked = t.sender.core.stats.acked_bytes;
+                        }
+                        FlowKind::Cbr(c) => f.warm_delivered = c.bytes_received,
+                    }
+                }
+            }
+        }
+    }
+
+    // ---- network ----
+
+    fn forward(&mut self, node: u32, pkt: PacketId) {
+        let dst = self.pkts.get(pkt).dst;
+        match self.routes.next_hop(node, dst) {
+            Some(l) => self.enqueue(l as usize, pkt),
+            // Unreachable by construction (routes are validated); drop rather than panic.
+            None => self.pkts.free(pkt),
+        }
+    }
+
+    fn enqueue(&mut self, l: usize, pkt: PacketId) {
+        let now = self.now;
+        let link = &mut self.links[l];
+        let ecn = self.pkts.get(pkt).ecn;
+        let idle = link.idle();
+        match link.queue.admit(now, ecn, idle, &mut link.queue_rng) {
+            a @ (Admission::Queued | Admission::QueuedMarked) => {
+                if a == Admission::QueuedMarked {
+                    self.pkts.get_mut(pkt).ecn = Ecn::Ce;
+                    link.stats.ce_marks += 1;
+                }
+                if idle {
+                    self.start_tx(l, pkt);
+                } else {
+                    link.queue.buf.push_back(pkt);
+                }
+            }
+            Admission::OverflowDrop => {
+                link.stats.overflow_drops += 1;
+                self.pkts.free(pkt);
+            }
+            Admission::EarlyDrop => {
+                link.stats.early_drops += 1;
+                self.pkts.free(pkt);
+            }
+        }
+    }
+
+    fn start_tx(&mut self, l: usize, pkt: PacketId) {
+        let link = &mut self.links[l];
+        let tx = link.rate.tx_time_ns(self.pkts.get(pkt).size_bytes);
+        link.in_tx = Some((pkt, self.now));
+        self.queue.push(self.now + tx, Event::TxDone { link: l as u32 });
+    }
+
+    fn tx_done(&mut self, l: usize) {
+        let now = self.now;
+        let link = &mut self.links[l];
+        let (pkt, t0) = link.in_tx.take().expect("TxDone without a packet in transmission");
+        let size = self.pkts.get(pkt).size_bytes;
+        link.stats.packets_sent += 1;
+        link.stats.bytes_sent += size as u64;
+        link.stats.busy_ns += now - t0;
+        match link.channel.fate(size) {
+            Fate::Lost => {
+                link.stats.channel_losses += 1;
+                self.pkts.free(pkt);
+            }
+            Fate::Delivered => self.queue.push(now + link.delay_ns, Event::Arrive { link: l as u32, pkt }),
+        }
+        match self.links[l].queue.buf.pop_front() {
+            Some(next) => self.start_tx(l, next),
+            None => self.links[l].queue.on_idle(now),
+        }
+    }
+
+    fn deliver(&mut self, pkt: PacketId) {
+        let p = *self.pkts.get(pkt);
+        self.pkts.free(pkt);
+        let f = p.flow as usize;
+        match p.kind {
+            PacketKind::TcpData => {
+                let FlowKind::Tcp(t) = &mut self.flows[f].kind else { return };
+                let before = t.receiver.rcv_nxt;
+                let (delivered, decision) = t.receiver.on_data(self.now, &p.tcp, p.ecn == Ecn::Ce);
+                if delivered > 0 {
+                    if let Some(a) = &mut self.audit {
+                        a[f].push((before, before + delivered));
+                    }
+                }
+                match decision {
+                    AckDecision::Now => self.send_ack(f),
+                    AckDecision::Delay => self.sync_timer(f, TimerKind::DelayedAck),
+                }
+            }
+            PacketKind::TcpAck => {
+                let FlowKind::Tcp(t) = &mut self.flows[f].kind else { return };
+                t.sender.on_ack(self.now, &p.tcp);
+                self.flush_sender(f);
+            }
+            PacketKind::Udp => {
+                if let FlowKind::Cbr(c) = &mut self.flows[f].kind {
+                    c.packets_received += 1;
+                    c.bytes_received += (p.size_bytes - IP_HEADER_BYTES - UDP_HEADER_BYTES) as u64;
+                }
+            }
+        }
+    }
+
+    // ---- TCP glue ----
+
+    fn send_ack(&mut self, f: usize) {
+        let now = self.now;
+        let flow = &mut self.flows[f];
+        let FlowKind::Tcp(t) = &mut flow.kind else { return };
+        let h = t.receiver.make_ack(now);
+        let size = IP_HEADER_BYTES + TCP_HEADER_BYTES + if h.has_ts { TS_OPTION_BYTES } else { 0 } + sack_option_bytes(h.n_sack as usize);
+        let pkt = Packet { src: flow.dst, dst: flow.src, flow: f as u32, kind: PacketKind::TcpAck, size_bytes: size, ecn: Ecn::NotEct, tcp: h, sent_at: now };
+        let node = flow.dst;
+        let id = self.pkts.alloc(pkt);
+        self.forward(node, id);
+    }
+
+    fn flush_sender(&mut self, f: usize) {
+        let now = self.now;
+        let flow = &mut self.flows[f];
+        let FlowKind::Tcp(t) = &mut flow.kind else { return };
+        let mut segs = std::mem::take(&mut t.sender.core.out);
+        let opt = if t.timestamps { TS_OPTION_BYTES } else { 0 };
+        let (src, dst) = (flow.src, flow.dst);
+        for s in segs.drain(..) {
+            let tcp = TcpHeader { seq: s.seq, len: s.len, cwr: s.cwr, has_ts: s.ts_val.is_some(), ts_val: s.ts_val.unwrap_or(0), ..TcpHeader::default() };
+            let pkt = Packet {
+                src,
+                dst,
+                flow: f as u32,
+                kind: PacketKind::TcpData,
+                size_bytes: IP_HEADER_BYTES + TCP_HEADER_BYTES + opt + s.len,
+                ecn: if s.ect { Ecn::Ect } else { Ecn::NotEct },
+                tcp,
+                sent_at: now,
+            };
+            let id = self.pkts.alloc(pkt);
+            self.forward(src, id);
+        }
+        if let FlowKind::Tcp(t) = &mut self.flows[f].kind {
+            t.sender.core.out = segs;
+        }
+        self.sync_timer(f, TimerKind::Rto);
+    }
+
+    /// Makes sure a heap entry exists no later than the timer's deadline.
+    fn sync_timer(&mut self, f: usize, kind: TimerKind) {
+        let FlowKind::Tcp(t) = &mut self.flows[f].kind else { return };
+        let (deadline, slot) = match kind {
+            TimerKind::Rto => (t.sender.core.rto_deadline, &mut t.rto_timer_at),
+            TimerKind::DelayedAck => (t.receiver.delack_deadline, &mut t.delack_timer_at),
+        };
+        if let Some(d) = deadline {
+            if slot.is_none_or(|s| s > d) {
+                *slot = Some(d);
+                self.queue.push(d, Event::Timer { flow: f as u32, kind });
+            }
+        }
+    }
+
+    fn timer(&mut self, f: usize, kind: TimerKind) {
+        let now = self.now;
+        let FlowKind::Tcp(t) = &mut self.flows[f].kind else { return };
+        let (deadline, slot) = match kind {
+            TimerKind::Rto => (t.sender.core.rto_deadline, &mut t.rto_timer_at),
+            TimerKind::DelayedAck => (t.receiver.delack_deadline, &mut t.delack_timer_at),
+        };
+        if *slot != Some(now) {
+            return; // a superseded entry
+        }
+        *slot = None;
+        match deadline {
+            Some(d) if d <= now => match kind {
+                TimerKind::Rto => {
+                    t.sender.on_timeout(now);
+                    self.flush_sender(f);
+                }
+                TimerKind::DelayedAck => self.send_ack(f),
+            },
+            Some(_) => self.sync_timer(f, kind),
+            None => {}
+        }
+    }
+
+    fn flow_start(&mut self, f: usize) {
+        let now = self.now;
+        match &mut self.flows[f].kind {
+            FlowKind::Tcp(t) => {
+                let limit = t.app_bytes.unwrap_or(u64::MAX);
+                t.sender.offer(now, limit);
+                self.flush_sender(f);
+            }
+            FlowKind::Cbr(_) => self.cbr_tick(f),
+        }
+    }
+
+    fn cbr_tick(&mut self, f: usize) {
+        let now = self.now;
+        let flow = &mut self.flows[f];
+        let FlowKind::Cbr(c) = &mut flow.kind else { return };
+        let send = c.rate_at(now) > 0;
+        let next = c.next_tick(now);
+        if send {
+            c.packets_sent += 1;
+            let size = IP_HEADER_BYTES + UDP_HEADER_BYTES + c.packet_bytes;
+            let pkt = Packet { src: flow.src, dst: flow.dst, flow: f as u32, kind: PacketKind::Udp, size_bytes: size, ecn: Ecn::NotEct, tcp: TcpHeader::default(), sent_at: now };
+            let src = flow.src;
+            let id = self.pkts.alloc(pkt);
+            self.forward(src, id);
+        }
+        if let Some(n) = next {
+            if n <= self.end {
+                self.queue.push(n, Event::CbrTick { flow: f as u32 });
+            }
+        }
+    }
+
+    // ---- metrics ----
+
+    fn sample(&mut self) {
+        let t = ns_to_s(self.now);
+        for f in &self.flows {
+            if let FlowKind::Tcp(tf) = &f.kind {
+                let c = &tf.sender.core;
+                let s = &mut self.flow_series;
+                s.time_s.push(t);
+                s.flow.push(f.name.clone());
+                s.cwnd_bytes.push(c.w.cwnd);
+                s.ssthresh_bytes.push(c.w.ssthresh);
+                s.srtt_s.push(ns_to_s(c.rtt.srtt().unwrap_or(0)));
+                s.rto_s.push(ns_to_s(c.rtt.rto()));
+                s.delivered_bytes.push(tf.receiver.delivered_bytes);
+                s.acked_bytes.push(c.stats.acked_bytes);
+            }
+        }
+        for l in &self.links {
+            let s = &mut self.link_series;
+            s.time_s.push(t);
+            s.link.push(l.name.clone());
+            s.queue_pkts.push(l.queue.len());
+            s.avg_queue_pkts.push(l.queue.avg_pkts());
+            s.drops.push(l.stats.overflow_drops + l.stats.early_drops + l.stats.channel_losses);
+            s.ce_marks.push(l.stats.ce_marks);
+        }
+    }
+
+    fn output(&self) -> RunOutput {
+        let window_s = ns_to_s(self.end - self.warmup);
+        let mut flows = Vec::new();
+        for f in &self.flows {
+            let node = |i: u32| self.nodes[i as usize].clone();
+            let fs = match &f.kind {
+                FlowKind::Tcp(t) => {
+                    let c = &t.sender.core;
+                    let st = &c.stats;
+                    let n = st.rtt_samples.max(1) as f64;
+                    FlowSummary {
+                        name: f.name.clone(),
+                        kind: "tcp".into(),
+                        src: node(f.src),
+                        dst: node(f.dst),
+                        cc: Some(t.cc_name.clone()),
+                        recovery: Some(t.recovery_name.clone()),
+                        goodput_bps: (t.receiver.delivered_bytes - f.warm_delivered) as f64 * 8.0 / window_s,
+                        goodput_acked_bps: (st.acked_bytes - f.warm_acked) as f64 * 8.0 / window_s,
+                        delivered_bytes: t.receiver.delivered_bytes,
+                        acked_bytes: st.acked_bytes,
+                        packets_sent: st.segments_sent,
+                        packets_received: t.receiver.segments_received,
+                        retransmissions: st.retransmissions,
+                        timeouts: st.timeouts,
+                        fast_retransmits: st.fast_retransmits,
+                        ecn_reductions: st.ecn_reductions,
+                        rtt_samples: st.rtt_samples,
+                        mean_rtt_s: st.rtt_sum_ns as f64 / n / 1e9,
+                        min_rtt_s: ns_to_s(c.rtt.min_rtt.unwrap_or(0)),
+                        mean_rto_s: st.rto_sum_ns as f64 / n / 1e9,
+                        final_cwnd_bytes: c.w.cwnd,
+                    }
+                }
+                FlowKind::Cbr(c) => FlowSummary {
+                    name: f.name.clone(),
+                    kind: "cbr".into(),
+                    src: node(f.src),
+                    dst: node(f.dst),
+                    cc: None,
+                    recovery: None,
+                    goodput_bps: (c.bytes_received - f.warm_delivered) as f64 * 8.0 / window_s,
+                    goodput_acked_bps: 0.0,
+                    delivered_bytes: c.bytes_received,
+                    acked_bytes: 0,
+                    packets_sent: c.packets_sent,
+                    packets_received: c.packets_received,
+                    retransmissions: 0,
+                    timeouts: 0,
+                    fast_retransmits: 0,
+                    ecn_reductions: 0,
+                    rtt_samples: 0,
+                    mean_rtt_s: 0.0,
+                    min_rtt_s: 0.0,
+                    mean_rto_s: 0.0,
+                    final_cwnd_bytes: 0,
+                },
+            };
+            flows.push(fs);
+        }
+        let links = self
+            .links
+            .iter()
+            .map(|l| {
+                let busy = l.stats.busy_ns + l.in_tx.map_or(0, |(_, t0)| self.end - t0);
+                LinkSummary {
+                    name: l.name.clone(),
+                    from: self.nodes[l.from as usize].clone(),
+                    to: self.nodes[l.to as usize].clone(),
+                    rate_bps: l.rate.bps(),
+                    delay_s: ns_to_s(l.delay_ns),
+                    queue: l.queue.kind_name().into(),
+                    packets_sent: l.stats.packets_sent,
+                    bytes_sent: l.stats.bytes_sent,
+                    overflow_drops: l.stats.overflow_drops,
+                    early_drops: l.stats.early_drops,
+                    ce_marks: l.stats.ce_marks,
+                    channel_losses: l.stats.channel_losses,
+                    utilization: busy as f64 / self.end as f64,
+                }
+            })
+            .collect();
+        let tcp_goodputs: Vec<f64> = flows.iter().filter(|f| f.kind == "tcp").map(|f| f.goodput_bps).collect();
+        RunOutput {
+            summary: Summary {
+                scenario: self.name.clone(),
+                seed: self.seed,
+                end_time_s: ns_to_s(self.end),
+                warmup_s: ns_to_s(self.warmup),
+                events: self.events,
+                flows,
+                links,
+                jain_fairness_tcp: jain_fairness(&tcp_goodputs),
+            },
+            flow_series: self.flow_series.clone(),
+            link_series: self.link_series.clone(),
+        }
+    }
+}

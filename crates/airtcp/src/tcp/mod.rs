@@ -1,0 +1,10 @@
+//! TCP: sender, receiver, RTO estimation, SACK scoreboard and loss-recovery strategies.
+
+pub mod receiver;
+pub mod recovery;
+pub mod rto;
+pub mod scoreboard;
+pub mod sender;
+
+pub use receiver::{AckDecision, Receiver, ReceiverConfig};
+pub use sender::{OutSegment, Sender, SenderConfig};

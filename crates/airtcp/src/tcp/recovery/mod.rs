@@ -1,0 +1,47 @@
+//! Loss-recovery strategies, separate from the window policy (`cc`), as ns-3 separates
+//! `TcpRecoveryOps` from `TcpCongestionOps`. Each strategy decides what happens from the n-th
+//! duplicate ACK until the loss is repaired; timeouts are handled by the sender for all of them.
+
+pub mod newreno;
+pub mod reno;
+pub mod sack;
+pub mod tahoe;
+
+use crate::cc::Reaction;
+use crate::tcp::sender::SenderCore;
+use crate::time::SimTime;
+
+/// A loss-recovery strategy.
+pub trait LossRecovery: Send {
+    /// Name as written in scenario files.
+    fn name(&self) -> &'static str;
+    /// Whether a new fast retransmit may start now (the "recover" guard of RFC 6582 §3.2 step 2).
+    fn may_enter(&self, s: &SenderCore) -> bool {
+        s.ack_covers_recover_or_heuristic()
+    }
+    /// The n-th duplicate ACK arrived outside recovery; the policy already reacted with `reaction`.
+    fn enter(&mut self, s: &mut SenderCore, now: SimTime, reaction: Reaction);
+    /// A duplicate ACK arrived during recovery.
+    fn on_dup_ack(&mut self, s: &mut SenderCore, now: SimTime);
+    /// A cumulative ACK advanced snd_una by `acked` bytes during recovery. Returns true when
+    /// recovery ends.
+    fn on_ack(&mut self, s: &mut SenderCore, now: SimTime, acked: u64) -> bool;
+    /// Sends what the window allows.
+    fn send(&mut self, s: &mut SenderCore, now: SimTime) {
+        s.send_window_limited(now);
+    }
+}
+
+/// Names accepted in scenario files.
+pub const NAMES: &[&str] = &["tahoe", "reno", "newreno", "sack"];
+
+/// Builds the strategy named `name`.
+pub fn by_name(name: &str) -> Option<Box<dyn LossRecovery>> {
+    match name {
+        "tahoe" => Some(Box::new(tahoe::Tahoe)),
+        "reno" => Some(Box::new(reno::Reno)),
+        "newreno" => Some(Box::new(newreno::NewReno::default())),
+        "sack" => Some(Box::new(sack::Sack)),
+        _ => None,
+    }
+}

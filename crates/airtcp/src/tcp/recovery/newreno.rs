@@ -1,0 +1,58 @@
+//! NewReno, RFC 6582 §3.2.
+//!
+//! Step 3: on the third duplicate ACK record recover = HighData, retransmit, cwnd = ssthresh +
+//! 3*SMSS. Step 4: inflate by SMSS per further duplicate ACK. Step 5 (partial ACK): retransmit the
+//! first unacknowledged segment, deflate cwnd by the amount newly acknowledged and add back one
+//! SMSS if that amount was at least SMSS; reset the retransmit timer on the first partial ACK only
+//! (the "Impatient" variant, RFC 6582 §4). Step 6 (full ACK): cwnd = min(ssthresh,
+//! max(FlightSize, SMSS) + SMSS) — option (1) of the RFC, which avoids a burst — and exit.
+
+use super::LossRecovery;
+use crate::cc::Reaction;
+use crate::tcp::sender::SenderCore;
+use crate::time::SimTime;
+
+#[derive(Debug, Default)]
+pub struct NewReno {
+    partial_acks: u32,
+}
+
+impl LossRecovery for NewReno {
+    fn name(&self) -> &'static str {
+        "newreno"
+    }
+
+    fn enter(&mut self, s: &mut SenderCore, now: SimTime, reaction: Reaction) {
+        self.partial_acks = 0;
+        s.begin_recovery(reaction);
+        s.retransmit(now, s.snd_una);
+        s.w.cwnd = s.recovery_base + s.dupthresh as u64 * s.w.mss;
+    }
+
+    fn on_dup_ack(&mut self, s: &mut SenderCore, _now: SimTime) {
+        s.w.cwnd += s.w.mss;
+    }
+
+    fn on_ack(&mut self, s: &mut SenderCore, now: SimTime, acked: u64) -> bool {
+        let recover = s.recover.unwrap_or(0);
+        if s.snd_una >= recover {
+            // Full acknowledgment.
+            s.w.cwnd = if s.reaction == Reaction::Reduce {
+                s.recovery_base.min(s.flight().max(s.w.mss) + s.w.mss)
+            } else {
+                s.recovery_base
+            };
+            return true;
+        }
+        // Partial acknowledgment.
+        self.partial_acks += 1;
+        s.retransmit(now, s.snd_una);
+        s.w.cwnd = s.w.cwnd.saturating_sub(acked);
+        if acked >= s.w.mss {
+            s.w.cwnd += s.w.mss;
+        }
+        s.w.cwnd = s.w.cwnd.max(s.w.mss);
+        s.restart_timer_on_ack = self.partial_acks == 1;
+        false
+    }
+}

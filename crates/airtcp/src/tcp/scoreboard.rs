@@ -1,0 +1,77 @@
+//! Per-segment sender scoreboard: which outstanding segments the receiver has SACKed and which
+//! were retransmitted. airtcp senders always cut the byte stream at multiples of the MSS, so the
+//! segment holding byte `seq` is `(seq − snd_una) / mss` places after the first unacked one.
+
+use std::collections::VecDeque;
+
+/// State of one outstanding segment.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SegMeta {
+    /// The receiver reported it in a SACK block (RFC 2018).
+    pub sacked: bool,
+    /// It was sent more than once.
+    pub retransmitted: bool,
+}
+
+/// Segments in [snd_una, snd_max), front = the segment starting at snd_una.
+#[derive(Debug, Clone, Default)]
+pub struct Scoreboard {
+    segs: VecDeque<SegMeta>,
+    /// One past the highest SACKed byte (0 when nothing is SACKed).
+    pub high_sacked: u64,
+}
+
+impl Scoreboard {
+    pub fn len(&self) -> usize {
+        self.segs.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.segs.is_empty()
+    }
+
+    /// Makes room for segment index `i` (new segments start un-SACKed).
+    #[inline]
+    pub fn ensure(&mut self, i: usize) {
+        while self.segs.len() <= i {
+            self.segs.push_back(SegMeta::default());
+        }
+    }
+
+    /// Drops the first `n` segments (cumulatively acknowledged).
+    #[inline]
+    pub fn advance(&mut self, n: usize) {
+        let n = n.min(self.segs.len());
+        self.segs.drain(..n);
+    }
+
+    #[inline]
+    pub fn get(&self, i: usize) -> SegMeta {
+        self.segs.get(i).copied().unwrap_or_default()
+    }
+
+    #[inline]
+    pub fn get_mut(&mut self, i: usize) -> &mut SegMeta {
+        self.ensure(i);
+        &mut self.segs[i]
+    }
+
+    /// Marks segments [first, last) as SACKed.
+    pub fn mark_sacked(&mut self, first: usize, last: usize) {
+        for i in first..last.min(self.segs.len()) {
+            self.segs[i].sacked = true;
+        }
+    }
+
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = &SegMeta> + ExactSizeIterator {
+        self.segs.iter()
+    }
+
+    /// Forgets all SACK information (e.g. when SACK is off).
+    pub fn clear_sacks(&mut self) {
+        for s in self.segs.iter_mut() {
+            s.sacked = false;
+        }
+        self.high_sacked = 0;
+    }
+}

@@ -1,0 +1,495 @@
+//! The TCP sender: sequence space, retransmission timer (RFC 6298), RTT sampling (Karn or RFC
+//! 7323 timestamps), duplicate-ACK counting, SACK scoreboard and ECN (RFC 3168). The window policy
+//! ([`crate::cc`]) and the loss-recovery strategy ([`crate::tcp::recovery`]) are plugged in.
+//!
+//! There is no connection handshake: the flow starts in ESTABLISHED at its start time with the
+//! options of its configuration (as ns-2's one-way TCP agents do). Sequence numbers are absolute
+//! byte offsets starting at 0, and segments are cut at multiples of the MSS.
+
+use crate::cc::{AckInfo, CongestionControl, LossKind, LossSignal, Reaction, Window};
+use crate::net::TcpHeader;
+use crate::tcp::recovery::LossRecovery;
+use crate::tcp::rto::RttEstimator;
+use crate::tcp::scoreboard::Scoreboard;
+use crate::time::SimTime;
+
+/// Sender settings (from the scenario's flow).
+#[derive(Debug, Clone)]
+pub struct SenderConfig {
+    pub mss: u32,
+    pub rwnd_bytes: u64,
+    pub max_cwnd_bytes: u64,
+    pub initial_cwnd_bytes: u64,
+    pub initial_ssthresh_bytes: u64,
+    pub dupthresh: u32,
+    pub sack: bool,
+    pub timestamps: bool,
+    pub ecn: bool,
+    pub initial_rto_ns: u64,
+    pub min_rto_ns: u64,
+    pub max_rto_ns: u64,
+    pub granularity_ns: u64,
+}
+
+/// A segment the sender asks the network to carry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OutSegment {
+    pub seq: u64,
+    pub len: u32,
+    pub retransmission: bool,
+    /// Send with ECT (RFC 3168 §6.1.5: never on retransmissions).
+    pub ect: bool,
+    pub cwr: bool,
+    /// TSval (the sender's clock), when timestamps are on.
+    pub ts_val: Option<u64>,
+}
+
+/// Counters of one sender.
+#[derive(Debug, Clone, Default)]
+pub struct SenderStats {
+    pub segments_sent: u64,
+    pub retransmissions: u64,
+    pub timeouts: u64,
+    pub fast_retransmits: u64,
+    pub ecn_reductions: u64,
+    pub rtt_samples: u64,
+    pub rtt_sum_ns: u128,
+    pub rto_sum_ns: u128,
+    pub acked_bytes: u64,
+}
+
+/// The sender state shared by all recovery strategies.
+pub struct SenderCore {
+    pub cfg: SenderConfig,
+    pub w: Window,
+    pub cc: Box<dyn CongestionControl>,
+    pub rtt: RttEstimator,
+    /// Oldest unacknowledged byte (SND.UNA, RFC 6675 HighACK).
+    pub snd_una: u64,
+    /// Next byte to send; below snd_max while going back after a timeout.
+    pub snd_nxt: u64,
+    /// One past the highest byte ever sent (RFC 6675 HighData + 1).
+    pub snd_max: u64,
+    /// The application has offered bytes [0, app_limit).
+    pub app_limit: u64,
+    pub dupacks: u32,
+    pub dupthresh: u32,
+    pub in_recovery: bool,
+    /// snd_max when recovery or the last timeout began (RFC 6582 "recover", exclusive end).
+    pub recover: Option<u64>,
+    /// snd_una before the latest cumulative ACK advance (RFC 6582 prev_highest_ack).
+    pub prev_highest_ack: u64,
+    /// How the policy reacted to the loss that started the current recovery.
+    pub reaction: Reaction,
+    /// cwnd restored when recovery ends (ssthresh, or the kept window).
+    pub recovery_base: u64,
+    /// One past the highest byte retransmitted in this recovery (RFC 6675 HighRxt).
+    pub high_rxt: u64,
+    pub board: Scoreboard,
+    /// Karn: the byte whose ACK ends the RTT measurement in progress, and when it was sent.
+    timing: Option<(u64, SimTime)>,
+    /// No ECN reaction until snd_una passes this (once per window, RFC 3168 §6.1.2).
+    ecn_recover: Option<u64>,
+    cwr_pending: bool,
+    /// Restart the timer on this ACK of new data (NewReno turns it off after the first partial ACK).
+    pub restart_timer_on_ack: bool,
+    /// Deadline of the retransmission timer.
+    pub rto_deadline: Option<SimTime>,
+    pub out: Vec<OutSegment>,
+    pub stats: SenderStats,
+}
+
+impl SenderCore {
+    /// Bytes outstanding: FlightSize of RFC 5681.
+    #[inline]
+    pub fn flight(&self) -> u64 {
+        self.snd_max - self.snd_una
+    }
+
+    /// Length of the segment starting at `seq`.
+    #[inline]
+    pub fn seg_len(&self, seq: u64) -> u64 {
+        (self.cfg.mss as u64).min(self.app_limit.max(self.snd_max) - seq)
+    }
+
+    #[inline]
+    fn seg_index(&self, seq: u64) -> usize {
+        ((seq - self.snd_una) / self.cfg.mss as u64) as usize
+    }
+
+    /// Whether a fast retransmit may start (RFC 6582 §3.2 step 2): the cumulative ACK covers more
+    /// than `recover`, or the ACK heuristic says the duplicate ACKs are from a new loss
+    /// (cwnd > SMSS and the last advance of the cumulative ACK was at most 4·SMSS).
+    pub fn ack_covers_recover_or_heuristic(&self) -> bool {
+        match self.recover {
+            None => true,
+            Some(r) => self.snd_una > r || (self.w.cwnd > self.w.mss && self.snd_una - self.prev_highest_ack <= 4 * self.w.mss),
+        }
+    }
+
+    /// Records the start of a recovery episode.
+    pub fn begin_recovery(&mut self, reaction: Reaction) {
+        self.in_recovery = true;
+        self.recover = Some(self.snd_max);
+        self.reaction = reaction;
+        self.recovery_base = match reaction {
+            Reaction::Reduce => self.w.ssthresh,
+            Reaction::KeepWindow => self.w.cwnd,
+        };
+        self.high_rxt = self.snd_una;
+    }
+
+    fn emit(&mut self, now: SimTime, seq: u64, retransmission: bool) {
+        let len = self.seg_len(seq);
+        debug_assert!(len > 0 && seq < self.app_limit.max(self.snd_max));
+        let i = self.seg_index(seq);
+        self.board.get_mut(i).retransmitted |= retransmission;
+        let cwr = !retransmission && std::mem::take(&mut self.cwr_pending);
+        self.out.push(OutSegment {
+            seq,
+            len: len as u32,
+            retransmission,
+            ect: self.cfg.ecn && !retransmission,
+            cwr,
+            ts_val: self.cfg.timestamps.then_some(now),
+        });
+        self.stats.segments_sent += 1;
+        if retransmission {
+            self.stats.retransmissions += 1;
+            // Karn (and BSD): a retransmission voids the measurement in progress.
+            self.timing = None;
+        } else if self.timing.is_none() && !self.cfg.timestamps {
+            self.timing = Some((seq + len, now));
+        }
+        if seq + len > self.snd_max {
+            self.snd_max = seq + len;
+        }
+        // RFC 6298 (5.1): start the timer when data is sent and it is not running.
+        if self.rto_deadline.is_none() {
+            self.rto_deadline = Some(now + self.rtt.rto());
+        }
+    }
+
+    /// Retransmits the segment starting at `seq`.
+    pub fn retransmit(&mut self, now: SimTime, seq: u64) {
+        if seq < self.snd_max {
+            self.emit(now, seq, true);
+        }
+    }
+
+    /// Sends the next new segment at snd_max.
+    pub fn send_new(&mut self, now: SimTime) {
+        let seq = self.snd_max;
+        self.emit(now, seq, false);
+        self.snd_nxt = self.snd_max;
+    }
+
+    /// Sends from snd_nxt while the window min(cwnd, rwnd) allows: new data, or after a timeout
+    /// the go-back-N retransmissions (skipping SACKed segments).
+    pub fn send_window_limited(&mut self, now: SimTime) {
+        let win = self.w.cwnd.min(self.cfg.rwnd_bytes);
+        loop {
+            while self.snd_nxt < self.snd_max && self.board.get(self.seg_index(self.snd_nxt)).sacked {
+                self.snd_nxt += self.seg_len(self.snd_nxt);
+            }
+            if self.snd_nxt >= self.app_limit.max(self.snd_max) {
+                break;
+            }
+            let len = self.seg_len(self.snd_nxt);
+            if self.snd_nxt + len - self.snd_una > win {
+                break;
+            }
+            let seq = self.snd_nxt;
+            self.emit(now, seq, seq < self.snd_max);
+            self.snd_nxt = seq + len;
+        }
+    }
+
+    /// RFC 6675 IsLost for every outstanding segment, computed in one backward pass: a segment is
+    /// lost when at least DupThresh SACKed segments lie above it (with MSS-aligned segments this is
+    /// equivalent to the byte rule (DupThresh − 1)·SMSS + 1).
+    fn lost_flags(&self) -> impl Iterator<Item = (usize, bool, bool)> + '_ {
+        let mut sacked_above = 0u32;
+        let n = self.board.len();
+        self.board.iter().rev().enumerate().map(move |(k, m)| {
+            let i = n - 1 - k;
+            let lost = !m.sacked && sacked_above >= self.dupthresh;
+            if m.sacked {
+                sacked_above += 1;
+            }
+            (i, m.sacked, lost)
+        })
+    }
+
+    /// RFC 6675 §4 SetPipe: octets not SACKed and not lost, plus octets retransmitted in this
+    /// recovery (below HighRxt) that are not SACKed.
+    pub fn pipe(&self) -> u64 {
+        let mut pipe = 0;
+        for (i, sacked, lost) in self.lost_flags() {
+            if sacked {
+                continue;
+            }
+            let seq = self.snd_una + i as u64 * self.cfg.mss as u64;
+            let len = self.seg_len(seq);
+            if !lost {
+                pipe += len;
+            }
+            if seq + len <= self.high_rxt {
+                pipe += len;
+            }
+        }
+        pipe
+    }
+
+    /// RFC 6675 §4 NextSeg(): (seq, is_retransmission), or None when nothing may be sent.
+    pub fn next_seg(&self) -> Option<(u64, bool)> {
+        let mss = self.cfg.mss as u64;
+        let seq_of = |i: usize| self.snd_una + i as u64 * mss;
+        // Rule (1): lowest unSACKed segment above HighRxt that is lost.
+        let mut rule1 = None;
+        for (i, _, lost) in self.lost_flags() {
+            if lost && seq_of(i) >= self.high_rxt {
+                rule1 = Some(seq_of(i));
+            }
+        }
+        if let Some(s) = rule1 {
+            return Some((s, true));
+        }
+        // Rule (2): new data, within the receiver's window.
+        if self.snd_max < self.app_limit {
+            let len = self.seg_len(self.snd_max);
+            if self.snd_max + len - self.snd_una <= self.cfg.rwnd_bytes {
+                return Some((self.snd_max, false));
+            }
+        }
+        // Rule (3): lowest unSACKed segment above HighRxt below the highest SACKed byte.
+        for (i, m) in self.board.iter().enumerate() {
+            let s = seq_of(i);
+            if s >= self.board.high_sacked {
+                break;
+            }
+            if !m.sacked && s >= self.high_rxt {
+                return Some((s, true));
+            }
+        }
+        None
+    }
+}
+
+/// A sender: the core plus its recovery strategy.
+pub struct Sender {
+    pub core: SenderCore,
+    pub recovery: Box<dyn LossRecovery>,
+}
+
+impl Sender {
+    pub fn new(cfg: SenderConfig, cc: Box<dyn CongestionControl>, recovery: Box<dyn LossRecovery>) -> Self {
+        let w = Window { cwnd: cfg.initial_cwnd_bytes, ssthresh: cfg.initial_ssthresh_bytes, mss: cfg.mss as u64 };
+        let rtt = RttEstimator::new(cfg.initial_rto_ns, cfg.min_rto_ns, cfg.max_rto_ns, cfg.granularity_ns);
+        let dupthresh = cfg.dupthresh;
+        Sender {
+            core: SenderCore {
+                cfg,
+                w,
+                cc,
+                rtt,
+                snd_una: 0,
+                snd_nxt: 0,
+                snd_max: 0,
+                app_limit: 0,
+                dupacks: 0,
+                dupthresh,
+                in_recovery: false,
+                recover: None,
+                prev_highest_ack: 0,
+                reaction: Reaction::Reduce,
+                recovery_base: 0,
+                high_rxt: 0,
+                board: Scoreboard::default(),
+                timing: None,
+                ecn_recover: None,
+                cwr_pending: false,
+                restart_timer_on_ack: true,
+                rto_deadline: None,
+                out: Vec::with_capacity(16),
+                stats: SenderStats::default(),
+            },
+            recovery,
+        }
+    }
+
+    /// The application offers data up to byte `limit` (u64::MAX for an infinite source).
+    pub fn offer(&mut self, now: SimTime, limit: u64) {
+        self.core.app_limit = limit;
+        self.recovery.send(&mut self.core, now);
+    }
+
+    /// The application stops offering new data: what was already sent is still made reliable.
+    pub fn stop(&mut self) {
+        self.core.app_limit = self.core.snd_max;
+    }
+
+    fn clamp(&mut self) {
+        let max = self.core.cfg.max_cwnd_bytes;
+        if self.core.w.cwnd > max {
+            self.core.w.cwnd = max;
+        }
+        self.core.w.cwnd = self.core.w.cwnd.max(1);
+    }
+
+    /// Processes an ACK.
+    pub fn on_ack(&mut self, now: SimTime, h: &TcpHeader) {
+        let s = &mut self.core;
+        if h.ack > s.snd_max {
+            return; // acknowledges data never sent: ignore (RFC 793)
+        }
+        // SACK scoreboard update (RFC 6675 §5 step (A)/(B) "update the scoreboard").
+        if s.cfg.sack {
+            let mss = s.cfg.mss as u64;
+            for b in &h.sack[..h.n_sack as usize] {
+                let start = b.start.max(h.ack).max(s.snd_una);
+                let end = b.end.min(s.snd_max);
+                if start >= end {
+                    continue;
+                }
+                let first = (start - s.snd_una).div_ceil(mss) as usize;
+                // A segment counts as SACKed when the block covers all of it.
+                let mut last = ((end - s.snd_una) / mss) as usize;
+                if end == s.snd_max {
+                    last = s.board.len();
+                }
+                s.board.mark_sacked(first, last);
+                s.board.high_sacked = s.board.high_sacked.max(end);
+            }
+        }
+        let ts_val = h.has_ts.then_some(h.ts_val);
+        let ts_ecr = h.has_ts.then_some(h.ts_ecr);
+        if h.ack > s.snd_una {
+            let acked = h.ack - s.snd_una;
+            // RTT sample: RFC 7323 §4.1 from TSecr, else Karn's timed segment.
+            let mut sample = None;
+            if s.cfg.timestamps && h.has_ts && h.ts_ecr <= now {
+                sample = Some(now - h.ts_ecr);
+            } else if let Some((end, t0)) = s.timing {
+                if h.ack >= end {
+                    sample = Some(now - t0);
+                    s.timing = None;
+                }
+            }
+            if let Some(r) = sample {
+                s.rtt.sample(r);
+                s.stats.rtt_samples += 1;
+                s.stats.rtt_sum_ns += r as u128;
+                s.stats.rto_sum_ns += s.rtt.base_rto() as u128;
+            }
+            // Segments are MSS-aligned except a finite transfer's last one, which ends at snd_max.
+            let advance = if h.ack == s.snd_max { s.board.len() } else { s.seg_index(h.ack) };
+            s.board.advance(advance);
+            s.prev_highest_ack = s.snd_una;
+            s.snd_una = h.ack;
+            if s.snd_nxt < s.snd_una {
+                s.snd_nxt = s.snd_una;
+            }
+            s.stats.acked_bytes += acked;
+            s.dupacks = 0;
+            let was_in_recovery = s.in_recovery;
+            if was_in_recovery && self.recovery.on_ack(s, now, acked) {
+                s.in_recovery = false;
+                s.cc.on_recovery_exit(&mut s.w);
+            }
+            // RFC 3168 §6.1.2: react to ECE at most once per window of data, not during recovery.
+            let ecn_reduce = s.cfg.ecn && h.ece && !was_in_recovery && s.ecn_recover.is_none_or(|r| s.snd_una > r);
+            if ecn_reduce {
+                let sig = LossSignal { now, kind: LossKind::Ecn, marked: true, flight_bytes: s.flight() + acked };
+                s.cc.on_congestion(&mut s.w, &sig);
+                s.ecn_recover = Some(s.snd_max);
+                s.cwr_pending = true;
+                s.stats.ecn_reductions += 1;
+            }
+            let info = AckInfo {
+                now,
+                ack: h.ack,
+                acked_bytes: acked,
+                rtt_sample_ns: sample,
+                srtt_ns: s.rtt.srtt().unwrap_or(0),
+                min_rtt_ns: s.rtt.min_rtt.unwrap_or(0),
+                ece: h.ece,
+                ts_val,
+                ts_ecr,
+                flight_bytes: s.flight(),
+                no_growth: was_in_recovery || ecn_reduce,
+            };
+            s.cc.on_ack(&mut s.w, &info);
+            // RFC 6298 (5.2)/(5.3): stop the timer when all is acknowledged, else restart it.
+            if s.snd_una == s.snd_max {
+                s.rto_deadline = None;
+            } else if s.restart_timer_on_ack {
+                s.rto_deadline = Some(now + s.rtt.rto());
+            }
+            s.restart_timer_on_ack = true;
+            self.clamp();
+        } else if h.ack == self.core.snd_una && self.core.snd_max > self.core.snd_una {
+            // A duplicate ACK (RFC 5681 §2: same ACK number, outstanding data).
+            let s = &mut self.core;
+            s.dupacks += 1;
+            let info = AckInfo {
+                now,
+                ack: h.ack,
+                acked_bytes: 0,
+                rtt_sample_ns: None,
+                srtt_ns: s.rtt.srtt().unwrap_or(0),
+                min_rtt_ns: s.rtt.min_rtt.unwrap_or(0),
+                ece: h.ece,
+                ts_val,
+                ts_ecr,
+                flight_bytes: s.flight(),
+                no_growth: true,
+            };
+            s.cc.on_dup_ack(&mut s.w, &info);
+            if s.in_recovery {
+                self.recovery.on_dup_ack(s, now);
+            } else if s.dupacks == s.dupthresh && self.recovery.may_enter(s) {
+                s.stats.fast_retransmits += 1;
+                let sig = LossSignal { now, kind: LossKind::DupAcks, marked: h.ece, flight_bytes: s.flight() };
+                let reaction = s.cc.on_congestion(&mut s.w, &sig);
+                if s.cfg.ecn {
+                    // This reduction answers any congestion echoed in the same window.
+                    s.ecn_recover = Some(s.snd_max);
+                    s.cwr_pending = true;
+                }
+                self.recovery.enter(s, now, reaction);
+            }
+            self.clamp();
+        }
+        self.recovery.send(&mut self.core, now);
+    }
+
+    /// The retransmission timer fired at `now` (the caller checked the deadline).
+    pub fn on_timeout(&mut self, now: SimTime) {
+        let s = &mut self.core;
+        s.rto_deadline = None;
+        if s.snd_una == s.snd_max {
+            return;
+        }
+        s.stats.timeouts += 1;
+        let sig = LossSignal { now, kind: LossKind::Timeout, marked: false, flight_bytes: s.flight() };
+        s.cc.on_congestion(&mut s.w, &sig);
+        if s.cfg.ecn {
+            s.cwr_pending = true;
+            s.ecn_recover = Some(s.snd_max);
+        }
+        // RFC 6582 §3.2 step 1 / RFC 6675 §5.1: after a timeout, recover = HighData.
+        s.recover = Some(s.snd_max);
+        s.in_recovery = false;
+        s.dupacks = 0;
+        s.high_rxt = s.snd_una;
+        s.timing = None;
+        // (5.5) back off, (5.4) retransmit from snd_una (go-back-N), (5.6) restart the timer.
+        s.rtt.on_timeout();
+        s.snd_nxt = s.snd_una;
+        self.clamp();
+        let s = &mut self.core;
+        s.send_window_limited(now);
+        s.rto_deadline = Some(now + s.rtt.rto());
+    }
+}

@@ -1,0 +1,202 @@
+//! Units: integer nanoseconds for time, bits per second for rates, bytes for sizes.
+//!
+//! Scenario files write these as strings with a unit ("45ms", "10Mbps", "64KB"). Parsing is exact
+//! decimal arithmetic (no floating point), so "1.5Mbps" is exactly 1 500 000 bit/s, and a
+//! wrong or missing unit is an error that lists the units allowed.
+
+use serde::de::{self, Deserializer, Visitor};
+use serde::Deserialize;
+use std::fmt;
+
+/// An instant of simulated time, nanoseconds since the start of the run.
+pub type SimTime = u64;
+
+/// Nanoseconds per second.
+pub const NS_PER_S: u64 = 1_000_000_000;
+
+/// Converts nanoseconds to seconds for reporting only (never used in the event queue).
+#[inline]
+pub fn ns_to_s(ns: u64) -> f64 {
+    ns as f64 / NS_PER_S as f64
+}
+
+/// A non-negative span of simulated time in nanoseconds.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct SimDuration(pub u64);
+
+impl SimDuration {
+    pub const fn from_nanos(ns: u64) -> Self {
+        SimDuration(ns)
+    }
+    pub const fn from_millis(ms: u64) -> Self {
+        SimDuration(ms * 1_000_000)
+    }
+    pub const fn from_secs(s: u64) -> Self {
+        SimDuration(s * NS_PER_S)
+    }
+    pub const fn as_nanos(self) -> u64 {
+        self.0
+    }
+    pub fn as_secs_f64(self) -> f64 {
+        ns_to_s(self.0)
+    }
+}
+
+/// A data rate in bits per second.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct DataRate(pub u64);
+
+impl DataRate {
+    pub const fn bps(self) -> u64 {
+        self.0
+    }
+    /// Time to serialize `bytes` at this rate, rounded up to the next nanosecond.
+    /// Caller guarantees a non-zero rate.
+    #[inline]
+    pub fn tx_time_ns(self, bytes: u32) -> u64 {
+        let bits = bytes as u128 * 8 * NS_PER_S as u128;
+        bits.div_ceil(self.0 as u128) as u64
+    }
+}
+
+/// A size in bytes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ByteSize(pub u64);
+
+/// Parses "<decimal><unit>" exactly, scaling by the unit's multiplier given as a power of ten
+/// (time, rate) or an integer (bytes). Returns the integer value or a message naming the units.
+fn parse_scaled(text: &str, units: &[(&str, u64)], what: &str) -> Result<u64, String> {
+    let s = text.trim();
+    let allowed = units.iter().map(|(u, _)| *u).collect::<Vec<_>>().join(", ");
+    if s.starts_with('-') {
+        return Err(format!("{what} '{text}' must not be negative"));
+    }
+    let split = s
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .ok_or_else(|| format!("{what} '{text}' has no unit (allowed units: {allowed})"))?;
+    let (num, unit) = s.split_at(split);
+    let unit = unit.trim();
+    let mult = units
+        .iter()
+        .find(|(u, _)| *u == unit)
+        .map(|(_, m)| *m)
+        .ok_or_else(|| format!("{what} '{text}' has unknown unit '{unit}' (allowed units: {allowed})"))?;
+    let (int_part, frac_part) = match num.split_once('.') {
+        Some((i, f)) => (i, f),
+        None => (num, ""),
+    };
+    if int_part.is_empty() && frac_part.is_empty() || frac_part.contains('.') {
+        return Err(format!("{what} '{text}' is not a number followed by a unit (allowed units: {allowed})"));
+    }
+    let overflow = || format!("{what} '{text}' is too large");
+    let int_val: u128 = if int_part.is_empty() { 0 } else { int_part.parse().map_err(|_| overflow())? };
+    let mut value = int_val.checked_mul(mult as u128).ok_or_else(overflow)?;
+    // Fraction: value += frac * mult / 10^len, which must be an integer.
+    if !frac_part.is_empty() {
+        let frac_val: u128 = frac_part.parse().map_err(|_| overflow())?;
+        let denom = 10u128.checked_pow(frac_part.len() as u32).ok_or_else(overflow)?;
+        let scaled = frac_val.checked_mul(mult as u128).ok_or_else(overflow)?;
+        if scaled % denom != 0 {
+            return Err(format!("{what} '{text}' is finer than the unit resolution (1 {})", units.last().map(|u| u.0).unwrap_or("")));
+        }
+        value += scaled / denom;
+    }
+    u64::try_from(value).map_err(|_| overflow())
+}
+
+const TIME_UNITS: &[(&str, u64)] = &[("s", NS_PER_S), ("ms", 1_000_000), ("us", 1_000), ("ns", 1)];
+const RATE_UNITS: &[(&str, u64)] = &[("Gbps", 1_000_000_000), ("Mbps", 1_000_000), ("kbps", 1_000), ("bps", 1)];
+const SIZE_UNITS: &[(&str, u64)] = &[("GB", 1_000_000_000), ("MB", 1_000_000), ("KB", 1_000), ("B", 1)];
+
+impl std::str::FromStr for SimDuration {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        parse_scaled(s, TIME_UNITS, "duration").map(SimDuration)
+    }
+}
+impl std::str::FromStr for DataRate {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        parse_scaled(s, RATE_UNITS, "rate").map(DataRate)
+    }
+}
+impl std::str::FromStr for ByteSize {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        parse_scaled(s, SIZE_UNITS, "size").map(ByteSize)
+    }
+}
+
+/// Deserializes a unit-bearing string; a bare number is refused because its unit would be a guess.
+struct UnitVisitor<T>(&'static str, std::marker::PhantomData<T>);
+
+impl<'de, T: std::str::FromStr<Err = String>> Visitor<'de> for UnitVisitor<T> {
+    type Value = T;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "a {} string with a unit", self.0)
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<T, E> {
+        v.parse().map_err(E::custom)
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<T, E> {
+        Err(E::custom(format!("{} {v} needs a unit, written as a string (e.g. \"{v}{}\")", self.0, example_unit(self.0))))
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<T, E> {
+        self.visit_i64(v as i64)
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<T, E> {
+        Err(E::custom(format!("{} {v} needs a unit, written as a string (e.g. \"{v}{}\")", self.0, example_unit(self.0))))
+    }
+}
+
+fn example_unit(what: &str) -> &'static str {
+    match what {
+        "duration" => "ms",
+        "rate" => "Mbps",
+        _ => "B",
+    }
+}
+
+macro_rules! unit_deserialize {
+    ($t:ty, $what:expr) => {
+        impl<'de> Deserialize<'de> for $t {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                d.deserialize_any(UnitVisitor::<$t>($what, std::marker::PhantomData))
+            }
+        }
+    };
+}
+unit_deserialize!(SimDuration, "duration");
+unit_deserialize!(DataRate, "rate");
+unit_deserialize!(ByteSize, "size");
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_exact_decimals() {
+        assert_eq!("45ms".parse::<SimDuration>().unwrap().0, 45_000_000);
+        assert_eq!("1.5Mbps".parse::<DataRate>().unwrap().0, 1_500_000);
+        assert_eq!("0.1s".parse::<SimDuration>().unwrap().0, 100_000_000);
+        assert_eq!("64KB".parse::<ByteSize>().unwrap().0, 64_000);
+        assert_eq!("10 Mbps".parse::<DataRate>().unwrap().0, 10_000_000);
+    }
+
+    #[test]
+    fn rejects_bad_units_and_signs() {
+        let e = "10Mbit".parse::<DataRate>().unwrap_err();
+        assert!(e.contains("unknown unit 'Mbit'") && e.contains("Mbps"), "{e}");
+        assert!("-5ms".parse::<SimDuration>().unwrap_err().contains("negative"));
+        assert!("5".parse::<SimDuration>().unwrap_err().contains("no unit"));
+        assert!("0.5ns".parse::<SimDuration>().unwrap_err().contains("resolution"));
+    }
+
+    #[test]
+    fn tx_time_rounds_up() {
+        // 1040 B at 2 Mb/s = 8320 bits / 2e6 = 4.16 ms exactly.
+        assert_eq!(DataRate(2_000_000).tx_time_ns(1040), 4_160_000);
+        // 1 B at 3 bit/s = 8/3 s, rounded up.
+        assert_eq!(DataRate(3).tx_time_ns(1), 2_666_666_667);
+    }
+}

@@ -1,0 +1,170 @@
+"""The Python API: run scenarios, get the summary and time series as polars DataFrames."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+import polars as pl
+
+from . import _core
+from .scenario import ScenarioLike, to_text
+
+ScenarioError = _core.ScenarioError
+
+__all__ = ["RunResult", "ScenarioError", "run", "run_many", "validate", "jain_fairness", "FLOW_SCHEMA", "LINK_SCHEMA"]
+
+#: Column types of ``RunResult.flow_series`` (one row per sample instant and TCP flow).
+FLOW_SCHEMA: dict[str, pl.DataType] = {
+    "time_s": pl.Float64,
+    "flow": pl.String,
+    "cwnd_bytes": pl.UInt64,
+    "ssthresh_bytes": pl.UInt64,
+    "srtt_s": pl.Float64,
+    "rto_s": pl.Float64,
+    "delivered_bytes": pl.UInt64,
+    "acked_bytes": pl.UInt64,
+}
+
+#: Column types of ``RunResult.link_series`` (one row per sample instant and one-way link).
+LINK_SCHEMA: dict[str, pl.DataType] = {
+    "time_s": pl.Float64,
+    "link": pl.String,
+    "queue_pkts": pl.UInt32,
+    "avg_queue_pkts": pl.Float64,
+    "drops": pl.UInt64,
+    "ce_marks": pl.UInt64,
+}
+
+
+def _frame(columns: dict[str, list], schema: dict[str, pl.DataType]) -> pl.DataFrame:
+    return pl.DataFrame({name: columns.get(name, []) for name in schema}, schema=schema)
+
+
+class RunResult:
+    """The result of one run: ``summary`` (dict), ``flows``/``links`` (per-flow / per-link totals as
+    DataFrames), ``flow_series``/``link_series`` (time series DataFrames)."""
+
+    def __init__(self, raw: dict[str, Any]):
+        #: The engine's summary exactly as it serialized it (byte-identical for equal inputs).
+        self.summary_json: str = raw["summary_json"]
+        self.summary: dict[str, Any] = json.loads(self.summary_json)
+        self.flow_series: pl.DataFrame = _frame(raw["flow_series"], FLOW_SCHEMA)
+        self.link_series: pl.DataFrame = _frame(raw["link_series"], LINK_SCHEMA)
+
+    @property
+    def flows(self) -> pl.DataFrame:
+        """Per-flow totals (goodput_bps, retransmissions, timeouts, ...), one row per flow."""
+        return pl.DataFrame(self.summary["flows"], infer_schema_length=None)
+
+    @property
+    def links(self) -> pl.DataFrame:
+        """Per one-way link totals (drops, marks, channel losses, utilization), one row per link."""
+        return pl.DataFrame(self.summary["links"], infer_schema_length=None)
+
+    @property
+    def scenario(self) -> str:
+        return self.summary["scenario"]
+
+    @property
+    def seed(self) -> int:
+        return self.summary["seed"]
+
+    def to_json(self, indent: int | None = 2) -> str:
+        """The summary as JSON text (pretty-printed unless ``indent`` is None)."""
+        if indent is None:
+            return self.summary_json
+        return json.dumps(self.summary, indent=indent) + "\n"
+
+    def write(self, out_dir: str | os.PathLike) -> dict[str, str]:
+        """Writes summary.json, flow_series.parquet and link_series.parquet; returns their paths."""
+        os.makedirs(out_dir, exist_ok=True)
+        paths = {
+            "summary": os.path.join(out_dir, "summary.json"),
+            "flow_series": os.path.join(out_dir, "flow_series.parquet"),
+            "link_series": os.path.join(out_dir, "link_series.parquet"),
+        }
+        with open(paths["summary"], "w", encoding="utf-8") as f:
+            f.write(self.to_json())
+        self.flow_series.write_parquet(paths["flow_series"])
+        self.link_series.write_parquet(paths["link_series"])
+        return paths
+
+    def __repr__(self) -> str:
+        return (
+            f"RunResult(scenario={self.scenario!r}, seed={self.seed}, flows={len(self.summary['flows'])}, "
+            f"links={len(self.summary['links'])}, samples={self.flow_series.height})"
+        )
+
+
+def run(scenario: ScenarioLike, seed: int | None = None) -> RunResult:
+    """Runs one scenario: TOML text, a path to a .toml file, or a dict. ``seed`` overrides the
+    scenario's own seed. Raises ScenarioError (one-line message) when the scenario is invalid."""
+    return RunResult(_core.run(to_text(scenario), seed))
+
+
+def validate(scenario: ScenarioLike) -> None:
+    """Parses and validates a scenario without running it; raises ScenarioError when invalid."""
+    _core.validate(to_text(scenario))
+
+
+def run_many(
+    scenarios: Iterable[ScenarioLike],
+    jobs: int | None = None,
+    seeds: Sequence[int | None] | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> list[RunResult]:
+    """Runs many scenarios in parallel on ``jobs`` threads (default: all cores); results keep the
+    order of ``scenarios``. ``seeds`` (same length) overrides each scenario's seed.
+
+    Results equal those of running each scenario alone with ``run``. If ``progress`` is given, the
+    jobs are submitted in batches of ``jobs`` and ``progress(done, total)`` is called after each.
+    If a job fails, ScenarioError names its index.
+    """
+    texts = [to_text(s) for s in scenarios]
+    if seeds is None:
+        seeds = [None] * len(texts)
+    seeds = list(seeds)
+    if len(seeds) != len(texts):
+        raise ValueError(f"run_many: {len(texts)} scenarios but {len(seeds)} seeds")
+    threads = jobs if jobs and jobs > 0 else (os.cpu_count() or 1)
+    work = list(zip(texts, seeds))
+    if progress is None:
+        return [RunResult(r) for r in _core.run_many(work, threads)]
+    results: list[RunResult] = []
+    progress(0, len(work))
+    for start in range(0, len(work), threads):
+        batch = work[start : start + threads]
+        try:
+            raw = _core.run_many(batch, threads)
+        except ScenarioError as e:
+            raise ScenarioError(_renumber(str(e), start)) from None
+        results.extend(RunResult(r) for r in raw)
+        progress(len(results), len(work))
+    return results
+
+
+def _renumber(message: str, offset: int) -> str:
+    """Turns 'job 1: ...' of a batch into the job's index in the whole list."""
+    if message.startswith("job "):
+        head, sep, rest = message[4:].partition(":")
+        if sep and head.isdigit():
+            return f"job {int(head) + offset}:{rest}"
+    return message
+
+
+def jain_fairness(values: Iterable[float]) -> float:
+    """Jain's fairness index (Σx)² / (n·Σx²) of non-negative allocations: 1 when all are equal,
+    1/n when one takes everything. All-zero allocations are equal, so they give 1."""
+    xs = [float(v) for v in values]
+    if not xs:
+        raise ValueError("jain_fairness of no values")
+    if any(x < 0 for x in xs):
+        raise ValueError("jain_fairness needs non-negative values")
+    top = max(xs)
+    if top == 0:
+        return 1.0
+    xs = [x / top for x in xs]  # scale to [0, 1] so tiny or huge values neither underflow nor overflow
+    return sum(xs) ** 2 / (len(xs) * sum(x * x for x in xs))

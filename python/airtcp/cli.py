@@ -1,0 +1,367 @@
+"""The ``airtcp`` command: run, validate, demo.
+
+Every expected failure (invalid scenario, missing file, bad ``--set``, TOML syntax error, an output
+that cannot be written) prints exactly one line ``error: <message>`` on stderr and exits with 2.
+Anything unexpected prints one ``error: internal error: ...`` line and exits with 1; set
+``AIRTCP_DEBUG=1`` to see the traceback instead.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import json
+import os
+import re
+import sys
+from importlib import resources
+from pathlib import Path
+from typing import Annotated, Any, Callable, Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from . import api
+from .scenario import (
+    OverrideError,
+    ScenarioFileError,
+    apply_overrides,
+    dumps,
+    loads,
+    parse_duration_s,
+    read_text,
+)
+
+def _click_exceptions() -> Any:
+    """The click exception module Typer uses (recent Typer vendors click as ``typer._click``)."""
+    try:
+        from typer._click import exceptions
+    except ImportError:  # older Typer on top of click
+        from click import exceptions  # type: ignore[no-redef]
+    return exceptions
+
+
+class _App(typer.Typer):
+    """A Typer app whose usage errors (missing argument, bad option value) are one stderr line too."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if "standalone_mode" in kwargs:
+            return super().__call__(*args, **kwargs)
+        ex = _click_exceptions()
+        no_args = getattr(ex, "NoArgsIsHelpError", ())
+        try:
+            rv = super().__call__(*args, standalone_mode=False, **kwargs)
+        except no_args as e:  # `airtcp` alone: show the help
+            sys.stdout.write(e.format_message() + "\n")
+            sys.exit(0)
+        except ex.ClickException as e:
+            hint = ""
+            ctx = getattr(e, "ctx", None)
+            if isinstance(e, ex.UsageError) and ctx is not None:
+                hint = f" (see: {ctx.command_path} --help)"
+            sys.stderr.write(f"error: {_one_line(e.format_message())}{hint}\n")
+            sys.exit(e.exit_code)
+        except (typer.Abort, getattr(ex, "Abort", typer.Abort)):
+            sys.stderr.write("error: aborted\n")
+            sys.exit(1)
+        sys.exit(rv if isinstance(rv, int) else 0)
+
+
+app = _App(
+    name="airtcp",
+    help="Deterministic packet-level TCP simulator.",
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+)
+
+console = Console()
+
+DEMO_VARIANTS = ("tahoe", "reno", "newreno", "sack")
+
+
+class CliError(Exception):
+    """An expected failure, reported as one line with exit code 2."""
+
+
+def _one_line(message: object) -> str:
+    return " ".join(part.strip() for part in str(message).splitlines() if part.strip()) or "unknown error"
+
+
+def _fail(message: object, code: int) -> None:
+    sys.stdout.flush()
+    sys.stderr.write(f"error: {_one_line(message)}\n")
+    sys.stderr.flush()
+    raise typer.Exit(code)
+
+
+def _cli_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Turns every failure of a command into one stderr line and an exit code (never a traceback)."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except (typer.Exit, typer.Abort):
+            raise
+        except (api.ScenarioError, ScenarioFileError, OverrideError, CliError) as e:
+            _fail(e, 2)
+        except OSError as e:
+            where = f"{e.filename}: " if getattr(e, "filename", None) else ""
+            _fail(f"{where}{e.strerror or e}", 2)
+        except KeyboardInterrupt:
+            _fail("interrupted", 130)
+        except Exception as e:  # noqa: BLE001 - the promise is: no traceback
+            if os.environ.get("AIRTCP_DEBUG"):
+                raise
+            _fail(f"internal error: {type(e).__name__}: {e} (set AIRTCP_DEBUG=1 for a traceback)", 1)
+
+    return wrapper
+
+
+def _prepare(path: Path, sets: list[str] | None) -> tuple[str, dict[str, Any]]:
+    """Reads a scenario file, checks its TOML syntax and applies ``--set`` overrides.
+
+    Returns (text for the engine, parsed document). Without overrides the engine gets the file's
+    text unchanged.
+    """
+    text = read_text(path)
+    doc = loads(text, source=str(path))
+    if sets:
+        apply_overrides(doc, sets)
+        text = dumps(doc)
+    return text, doc
+
+
+def _safe_name(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._") or "scenario"
+
+
+def _mss_by_flow(summary: dict[str, Any], doc: dict[str, Any]) -> dict[str, int]:
+    """Segment size of each flow, by summary name (summary flows are in scenario order)."""
+    specs = doc.get("flows") or []
+    out: dict[str, int] = {}
+    for i, f in enumerate(summary.get("flows", [])):
+        spec = specs[i] if i < len(specs) and isinstance(specs[i], dict) else {}
+        size = spec.get("mss_bytes", spec.get("packet_bytes", 1000))
+        out[f["name"]] = size if isinstance(size, int) and size > 0 else 1000
+    return out
+
+
+def _mbps(bps: float) -> str:
+    return f"{bps / 1e6:.3f}"
+
+
+def flows_table(summary: dict[str, Any], title: str = "flows") -> Table:
+    t = Table(title=title, title_justify="left")
+    t.add_column("flow", no_wrap=True)
+    t.add_column("cc/recovery", no_wrap=True)
+    t.add_column("goodput Mb/s", justify="right")
+    t.add_column("retrans.", justify="right")
+    t.add_column("timeouts", justify="right")
+    t.add_column("fast retr.", justify="right")
+    for f in summary["flows"]:
+        kind = f"{f.get('cc') or '-'}/{f.get('recovery') or '-'}" if f["kind"] == "tcp" else f["kind"]
+        t.add_row(
+            f["name"],
+            kind,
+            _mbps(f["goodput_bps"]),
+            str(f["retransmissions"]),
+            str(f["timeouts"]),
+            str(f["fast_retransmits"]),
+        )
+    return t
+
+
+def links_table(summary: dict[str, Any], title: str = "links") -> Table:
+    t = Table(title=title, title_justify="left")
+    t.add_column("link", no_wrap=True)
+    t.add_column("Mb/s", justify="right")
+    t.add_column("queue")
+    t.add_column("q. drops", justify="right")
+    t.add_column("CE marks", justify="right")
+    t.add_column("ch. losses", justify="right")
+    t.add_column("util.", justify="right")
+    for link in summary["links"]:
+        t.add_row(
+            link["name"],
+            _mbps(link["rate_bps"]),
+            link["queue"],
+            str(link["overflow_drops"] + link["early_drops"]),
+            str(link["ce_marks"]),
+            str(link["channel_losses"]),
+            f"{100 * link['utilization']:.1f} %",
+        )
+    return t
+
+
+SetOption = Annotated[
+    Optional[list[str]],
+    typer.Option(
+        "--set",
+        "-s",
+        metavar="KEY=VALUE",
+        help="Override a scenario value by dotted path, e.g. flows.0.recovery=sack (repeatable).",
+    ),
+]
+
+
+@app.command()
+@_cli_errors
+def run(
+    scenario: Annotated[Path, typer.Argument(metavar="SCENARIO.toml", help="Scenario file (TOML).", show_default=False)],
+    seed: Annotated[Optional[int], typer.Option(help="Seed (overrides the scenario's seed).")] = None,
+    out: Annotated[Optional[Path], typer.Option(help="Output directory [default: out/<scenario name>].")] = None,
+    sets: SetOption = None,
+    write: Annotated[bool, typer.Option("--write/--no-write", help="Write summary, series and plot.")] = True,
+) -> None:
+    """Run one scenario, print a summary table and write summary.json, parquet series and plot.png."""
+    text, doc = _prepare(scenario, sets)
+    if seed is not None and seed < 0:
+        raise CliError(f"--seed {seed}: must be a non-negative integer")
+    result = api.run(text, seed)
+    s = result.summary
+    console.print(f"[bold]{s['scenario']}[/bold]  seed {s['seed']}  simulated {s['end_time_s']:g} s "
+                  f"(goodput measured after {s['warmup_s']:g} s), {s['events']} events")
+    console.print(flows_table(s))
+    console.print(links_table(s))
+    if s.get("jain_fairness_tcp") is not None and sum(f["kind"] == "tcp" for f in s["flows"]) > 1:
+        console.print(f"Jain fairness (TCP goodput): {s['jain_fairness_tcp']:.4f}")
+    if not write:
+        return
+    out_dir = out if out is not None else Path("out") / _safe_name(str(doc.get("name") or scenario.stem))
+    result.write(out_dir)
+    from .plots import plot_run
+
+    plot_run(result, out_dir / "plot.png", _mss_by_flow(s, doc))
+    console.print(f"wrote {out_dir}/summary.json, flow_series.parquet, link_series.parquet, plot.png")
+
+
+@app.command()
+@_cli_errors
+def validate(
+    scenario: Annotated[Path, typer.Argument(metavar="SCENARIO.toml", help="Scenario file (TOML).", show_default=False)],
+    sets: SetOption = None,
+) -> None:
+    """Check a scenario file without running it."""
+    text, doc = _prepare(scenario, sets)
+    api.validate(text)
+    console.print(
+        f"ok: {scenario} ({len(doc.get('nodes') or [])} nodes, {len(doc.get('links') or [])} links, "
+        f"{len(doc.get('flows') or [])} flows)"
+    )
+
+
+def demo_scenario_text() -> str:
+    """The TCP-Jersey Fig. 10 scenario shipped with the package (a copy of examples/jersey_fig10.toml)."""
+    return resources.files("airtcp").joinpath("data/jersey_fig10.toml").read_text(encoding="utf-8")
+
+
+def demo_variants(doc: dict[str, Any], duration: str | None = None) -> list[tuple[str, dict[str, Any]]]:
+    """The demo's four runs of one scenario: every TCP flow with recovery tahoe, reno, newreno, sack."""
+    base = copy.deepcopy(doc)
+    if duration is not None:
+        dur_s = parse_duration_s(duration)
+        if dur_s <= 0:
+            raise CliError(f"--duration {duration}: must be positive")
+        base["duration"] = duration
+        warmup = base.get("warmup")
+        if warmup is not None and parse_duration_s(warmup) >= dur_s:
+            base["warmup"] = "0s"
+    variants = []
+    for rec in DEMO_VARIANTS:
+        d = copy.deepcopy(base)
+        d["name"] = f"{base.get('name', 'demo')}-{rec}"
+        for f in d.get("flows", []):
+            if f.get("kind", "tcp") == "tcp":
+                f["recovery"] = rec
+                if rec == "sack":
+                    f["sack"] = True
+        variants.append((rec, d))
+    return variants
+
+
+@app.command()
+@_cli_errors
+def demo(
+    out: Annotated[Path, typer.Option(help="Output directory.")] = Path("out/demo"),
+    seed: Annotated[Optional[int], typer.Option(help="Seed (overrides the scenario's seed).")] = None,
+    duration: Annotated[
+        Optional[str], typer.Option(help="Simulated duration, e.g. 20s [default: the scenario's 100s].")
+    ] = None,
+    jobs: Annotated[int, typer.Option(help="Parallel runs [default: all cores].")] = 0,
+) -> None:
+    """Compare Tahoe, Reno, NewReno and SACK recovery on TCP-Jersey's Fig. 10 topology (1 % loss)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    if duration is not None:
+        try:
+            parse_duration_s(duration)
+        except ValueError as e:
+            raise CliError(f"--duration: {e}") from None
+    if seed is not None and seed < 0:
+        raise CliError(f"--seed {seed}: must be a non-negative integer")
+    doc = loads(demo_scenario_text(), source="jersey_fig10.toml")
+    variants = demo_variants(doc, duration)
+    labels = [rec for rec, _ in variants]
+    texts = [dumps(d) for _, d in variants]
+    threads = jobs if jobs > 0 else (os.cpu_count() or 1)
+    with Progress(
+        SpinnerColumn(),
+        TextColumn("[progress.description]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=False,
+    ) as progress:
+        task = progress.add_task(f"simulating {len(texts)} runs on {threads} threads", total=len(texts))
+        results = api.run_many(
+            texts,
+            jobs=threads,
+            seeds=[seed] * len(texts),
+            progress=lambda done, total: progress.update(task, completed=done),
+        )
+
+    base_gp = sum(f["goodput_bps"] for f in results[0].summary["flows"] if f["kind"] == "tcp")
+    t = Table(title=f"{doc.get('name', 'demo')}: loss recovery compared (seed {results[0].seed}, "
+                    f"{results[0].summary['end_time_s']:g} s)", title_justify="left")
+    for col, right in [("recovery", False), ("goodput Mb/s", True), ("vs tahoe", True), ("retrans.", True),
+                       ("timeouts", True), ("fast retr.", True)]:
+        t.add_column(col, justify="right" if right else "left")
+    rows = []
+    for label, r in zip(labels, results):
+        tcp = [f for f in r.summary["flows"] if f["kind"] == "tcp"]
+        gp = sum(f["goodput_bps"] for f in tcp)
+        rel = f"{100 * (gp / base_gp - 1):+.1f} %" if base_gp > 0 else "-"
+        rtx, to, fr = (sum(f[k] for f in tcp) for k in ("retransmissions", "timeouts", "fast_retransmits"))
+        t.add_row(label, _mbps(gp), rel, str(rtx), str(to), str(fr))
+        rows.append({"recovery": label, "goodput_bps": gp, "retransmissions": rtx, "timeouts": to,
+                     "fast_retransmits": fr, "summary": r.summary})
+    console.print(t)
+
+    os.makedirs(out, exist_ok=True)
+    report = {
+        "scenario": doc.get("name", "demo"),
+        "seed": results[0].seed,
+        "duration": variants[0][1].get("duration"),
+        "variants": rows,
+    }
+    with open(out / "demo.json", "w", encoding="utf-8") as f:
+        json.dump(report, f, indent=2)
+        f.write("\n")
+    from .plots import plot_demo
+
+    mss = next((f.get("mss_bytes", 1000) for f in doc.get("flows", []) if f.get("kind", "tcp") == "tcp"), 1000)
+    plot_demo(labels, results, out / "demo.png", mss_bytes=mss,
+              title=f"{doc.get('name', 'demo')}: Tahoe vs Reno vs NewReno vs SACK")
+    console.print(f"wrote {out}/demo.json, {out}/demo.png")
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

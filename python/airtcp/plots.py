@@ -1,0 +1,105 @@
+"""Figures of a run (cwnd and goodput over time) and of the recovery demo. Headless (Agg)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+
+import polars as pl
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+from .api import RunResult
+
+__all__ = ["goodput_series", "plot_run", "plot_demo"]
+
+
+def goodput_series(flow_series: pl.DataFrame) -> pl.DataFrame:
+    """Goodput per sample interval, from the cumulative ``delivered_bytes`` of each flow.
+
+    Returns (time_s, flow, goodput_mbps): the bytes delivered since the previous sample (or since
+    t = 0 for the first), times 8, over the time since then, in Mb/s.
+    """
+    if flow_series.height == 0:
+        return pl.DataFrame(schema={"time_s": pl.Float64, "flow": pl.String, "goodput_mbps": pl.Float64})
+    fs = flow_series.with_row_index("_row").sort(["flow", "time_s", "_row"])
+    fs = fs.with_columns(
+        pl.col("time_s").diff().over("flow").fill_null(pl.col("time_s")).alias("_dt"),
+        pl.col("delivered_bytes").cast(pl.Float64).diff().over("flow").fill_null(pl.col("delivered_bytes").cast(pl.Float64)).alias("_db"),
+    )
+    fs = fs.filter(pl.col("_dt") > 0).with_columns((pl.col("_db") * 8.0 / pl.col("_dt") / 1e6).alias("goodput_mbps"))
+    return fs.sort("_row").select("time_s", "flow", "goodput_mbps")
+
+
+def _save(fig: Figure, path: str | os.PathLike) -> None:
+    d = os.path.dirname(os.fspath(path))
+    if d:
+        os.makedirs(d, exist_ok=True)
+    FigureCanvasAgg(fig)
+    fig.savefig(path, dpi=110)
+
+
+def _flow_names(fs: pl.DataFrame) -> list[str]:
+    """Flow names in order of first appearance."""
+    return fs.get_column("flow").unique(maintain_order=True).to_list() if fs.height else []
+
+
+def plot_run(result: RunResult, path: str | os.PathLike, mss_bytes: Mapping[str, int] | None = None) -> None:
+    """Two panels: cwnd (segments) vs time per flow, and goodput (Mb/s per sample interval) vs time.
+
+    ``mss_bytes`` maps flow name → segment size used to express cwnd in segments (default 1000).
+    """
+    mss_bytes = mss_bytes or {}
+    fs = result.flow_series
+    gp = goodput_series(fs)
+    fig = Figure(figsize=(9, 6.5), layout="constrained")
+    ax_c, ax_g = fig.subplots(2, 1, sharex=True)
+    for name in _flow_names(fs):
+        f = fs.filter(pl.col("flow") == name)
+        mss = mss_bytes.get(name, 1000) or 1000
+        ax_c.plot(f["time_s"].to_list(), (f["cwnd_bytes"].cast(pl.Float64) / mss).to_list(), lw=0.9, label=name)
+        g = gp.filter(pl.col("flow") == name)
+        ax_g.plot(g["time_s"].to_list(), g["goodput_mbps"].to_list(), lw=0.9, label=name)
+    ax_c.set_ylabel("cwnd (segments)")
+    ax_g.set_ylabel("goodput (Mb/s per sample)")
+    ax_g.set_xlabel("time (s)")
+    ax_c.set_title(f"{result.scenario} — seed {result.seed}")
+    for ax in (ax_c, ax_g):
+        ax.grid(True, alpha=0.3)
+        if fs.height:
+            ax.legend(loc="upper right", fontsize="small")
+    _save(fig, path)
+
+
+def plot_demo(
+    labels: Sequence[str],
+    results: Sequence[RunResult],
+    path: str | os.PathLike,
+    mss_bytes: int = 1000,
+    title: str = "",
+) -> None:
+    """Side by side: mean goodput per variant (bars) and the first flow's cwnd trace per variant."""
+    fig = Figure(figsize=(12, 4.8), layout="constrained")
+    ax_b, ax_c = fig.subplots(1, 2, width_ratios=[1, 2])
+    goodputs = [sum(f["goodput_bps"] for f in r.summary["flows"] if f["kind"] == "tcp") / 1e6 for r in results]
+    colors = [f"C{i}" for i in range(len(labels))]
+    bars = ax_b.bar(list(labels), goodputs, color=colors)
+    ax_b.bar_label(bars, fmt="%.3f", fontsize="small")
+    ax_b.set_ylabel("goodput (Mb/s)")
+    ax_b.set_title("goodput after warm-up")
+    ax_b.grid(True, axis="y", alpha=0.3)
+    for label, r, c in zip(labels, results, colors):
+        fs = r.flow_series
+        names = _flow_names(fs)
+        if not names:
+            continue
+        f = fs.filter(pl.col("flow") == names[0])
+        ax_c.plot(f["time_s"].to_list(), (f["cwnd_bytes"].cast(pl.Float64) / mss_bytes).to_list(), lw=0.8, color=c, label=label)
+    ax_c.set_xlabel("time (s)")
+    ax_c.set_ylabel("cwnd (segments)")
+    ax_c.set_title("congestion window")
+    ax_c.grid(True, alpha=0.3)
+    ax_c.legend(loc="upper right", fontsize="small")
+    if title:
+        fig.suptitle(title)
+    _save(fig, path)

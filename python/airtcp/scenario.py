@@ -1,0 +1,183 @@
+"""Scenario files as Python data: load, override (``--set a.b.0.c=v``), dump back to TOML text.
+
+The Rust engine is the only judge of what a scenario *means* (``airtcp.validate``); this module only
+moves TOML around. Scenario values with units are strings ("45ms", "10Mbps", "64KB").
+"""
+
+from __future__ import annotations
+
+import os
+import re
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python < 3.11
+    import tomli as tomllib  # type: ignore[no-redef]
+from pathlib import Path
+from typing import Any, Union
+
+import tomli_w
+
+__all__ = [
+    "OverrideError",
+    "ScenarioFileError",
+    "load",
+    "loads",
+    "dumps",
+    "apply_overrides",
+    "parse_value",
+    "parse_duration_s",
+    "to_text",
+    "ScenarioLike",
+]
+
+ScenarioLike = Union[str, os.PathLike, dict]
+
+
+class ScenarioFileError(ValueError):
+    """A scenario file that is missing, unreadable or not valid TOML (one-line message)."""
+
+
+class OverrideError(ValueError):
+    """A ``--set KEY=VALUE`` override that cannot be applied (one-line message)."""
+
+
+def _one_line(text: str) -> str:
+    return " ".join(part.strip() for part in str(text).splitlines() if part.strip())
+
+
+def read_text(path: str | os.PathLike) -> str:
+    """Reads a scenario file's text; a missing or unreadable file raises ScenarioFileError."""
+    p = Path(path)
+    try:
+        return p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ScenarioFileError(f"{p}: no such file") from None
+    except IsADirectoryError:
+        raise ScenarioFileError(f"{p}: is a directory, not a scenario file") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise ScenarioFileError(f"{p}: cannot read: {_one_line(e)}") from None
+
+
+def loads(text: str, source: str = "<scenario>") -> dict[str, Any]:
+    """Parses TOML text into a dict; a syntax error raises ScenarioFileError naming line and column."""
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ScenarioFileError(f"{source}: invalid TOML: {_one_line(e)}") from None
+
+
+def load(path: str | os.PathLike) -> dict[str, Any]:
+    """Loads a scenario file into a dict (no semantic validation: see ``airtcp.validate``)."""
+    return loads(read_text(path), source=str(path))
+
+
+def dumps(doc: dict[str, Any]) -> str:
+    """Dumps a scenario dict back to TOML text."""
+    return tomli_w.dumps(doc)
+
+
+def parse_value(text: str) -> Any:
+    """Parses an override value as a TOML value (``3``, ``0.01``, ``true``, ``"x"``, ``[1, 2]``,
+    ``{kind = "uniform", loss = 0.01}``); anything that is not valid TOML is kept as a string, so
+    ``sack``, ``20s`` and ``10Mbps`` need no quotes."""
+    try:
+        return tomllib.loads(f"v = {text}")["v"]
+    except tomllib.TOMLDecodeError:
+        return text
+
+
+_INDEX = re.compile(r"^-?\d+$")
+
+
+def _step(node: Any, key: str, walked: str) -> Any:
+    """Returns node[key] (key an int for arrays), raising OverrideError when it does not exist."""
+    if isinstance(node, list):
+        if not _INDEX.match(key):
+            raise OverrideError(f"'{walked}' is an array: index it with an integer, not '{key}'")
+        i = int(key)
+        if not -len(node) <= i < len(node):
+            raise OverrideError(f"'{walked}' has {len(node)} entries: no index {i}")
+        return node[i]
+    if isinstance(node, dict):
+        return node[key]
+    raise OverrideError(f"'{walked}' is a value ({_type_name(node)}), not a table or array")
+
+
+def _type_name(v: Any) -> str:
+    return {bool: "boolean", int: "integer", float: "float", str: "string"}.get(type(v), type(v).__name__)
+
+
+def apply_override(doc: dict[str, Any], assignment: str) -> None:
+    """Applies one ``dotted.path=value`` assignment to ``doc`` in place.
+
+    Path parts index tables by key and arrays (of tables) by integer (negative counts from the end).
+    Missing tables along the way are created; a missing array index is an error.
+    """
+    if "=" not in assignment:
+        raise OverrideError(f"--set '{assignment}': expected KEY=VALUE, e.g. flows.0.recovery=sack")
+    key, raw = assignment.split("=", 1)
+    key = key.strip()
+    parts = key.split(".")
+    if not key or any(not p for p in parts):
+        raise OverrideError(f"--set '{assignment}': empty key or empty part in '{key}'")
+    value = parse_value(raw.strip())
+    node: Any = doc
+    walked: list[str] = []
+    try:
+        for part in parts[:-1]:
+            if isinstance(node, dict) and part not in node:
+                node[part] = {}
+            node = _step(node, part, ".".join(walked) or "<root>")
+            walked.append(part)
+        last = parts[-1]
+        where = ".".join(walked) or "<root>"
+        if isinstance(node, list):
+            _step(node, last, where)  # validates the index
+            node[int(last)] = value
+        elif isinstance(node, dict):
+            node[last] = value
+        else:
+            raise OverrideError(f"'{where}' is a value ({_type_name(node)}), not a table or array")
+    except OverrideError as e:
+        raise OverrideError(f"--set '{assignment}': {e}") from None
+
+
+def apply_overrides(doc: dict[str, Any], sets: list[str] | tuple[str, ...]) -> dict[str, Any]:
+    """Applies ``--set`` style overrides in order and returns ``doc`` (modified in place).
+
+    >>> apply_overrides({"flows": [{"recovery": "reno"}]}, ["flows.0.recovery=sack", "duration=20s"])
+    {'flows': [{'recovery': 'sack'}], 'duration': '20s'}
+    """
+    for s in sets:
+        apply_override(doc, s)
+    return doc
+
+
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*(s|ms|us|ns)\s*$")
+_DURATION_SCALE = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}
+
+
+def parse_duration_s(text: str) -> float:
+    """Parses a scenario duration string ("20s", "100ms") into seconds (for display and checks;
+    the engine parses durations exactly itself)."""
+    m = _DURATION.match(str(text))
+    if not m:
+        raise ValueError(f"duration '{text}' is not a number followed by one of s, ms, us, ns")
+    return float(m.group(1)) * _DURATION_SCALE[m.group(2)]
+
+
+def _looks_like_path(s: str) -> bool:
+    if "\n" in s or "=" in s:
+        return False
+    return s.endswith(".toml") or os.path.exists(s)
+
+
+def to_text(scenario: ScenarioLike) -> str:
+    """Turns TOML text, a path to a ``.toml`` file, or a dict into TOML text for the engine."""
+    if isinstance(scenario, dict):
+        return dumps(scenario)
+    if isinstance(scenario, os.PathLike):
+        return read_text(scenario)
+    if isinstance(scenario, str):
+        return read_text(scenario) if _looks_like_path(scenario) else scenario
+    raise TypeError(f"a scenario is TOML text, a path or a dict, not {type(scenario).__name__}")

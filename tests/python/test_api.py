@@ -1,0 +1,123 @@
+"""The Python API: RunResult shape and types, errors, jain_fairness."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import polars as pl
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import airtcp
+from airtcp import _core
+
+from conftest import EXAMPLE, GOOD
+
+
+@pytest.fixture(scope="module")
+def result() -> airtcp.RunResult:
+    return airtcp.run(GOOD, seed=5)
+
+
+def test_summary_shape(result):
+    s = result.summary
+    assert s["scenario"] == "small-lossy"
+    assert s["seed"] == 5
+    assert s["end_time_s"] == pytest.approx(10.0)
+    assert s["warmup_s"] == pytest.approx(1.0)
+    assert [f["name"] for f in s["flows"]] == ["a", "b"]
+    assert [f["recovery"] for f in s["flows"]] == ["newreno", "sack"]
+    assert {link["name"] for link in s["links"]} >= {"S->BS", "BS->D"}
+    assert json.loads(result.to_json()) == s
+    assert result.to_json(indent=None) == result.summary_json
+
+
+def test_frames(result):
+    assert result.flows.height == 2
+    assert {"name", "goodput_bps", "retransmissions", "timeouts", "fast_retransmits"} <= set(result.flows.columns)
+    assert result.links.height == len(result.summary["links"])
+    assert result.flow_series.schema == pl.Schema(airtcp.FLOW_SCHEMA)
+    assert result.link_series.schema == pl.Schema(airtcp.LINK_SCHEMA)
+    assert set(result.flow_series["flow"].unique()) == {"a", "b"}
+    # cumulative counters never decrease
+    for name in ["a", "b"]:
+        d = result.flow_series.filter(pl.col("flow") == name)["delivered_bytes"]
+        assert (d.diff().drop_nulls() >= 0).all()
+    delivered = {f["name"]: f["delivered_bytes"] for f in result.summary["flows"]}
+    assert delivered["a"] > 0
+    assert "RunResult(scenario='small-lossy'" in repr(result)
+
+
+def test_goodput_series_matches_delivered_bytes(result):
+    from airtcp.plots import goodput_series
+
+    gp = goodput_series(result.flow_series)
+    fs = result.flow_series.filter(pl.col("flow") == "a")
+    g = gp.filter(pl.col("flow") == "a")
+    # integrating per-interval goodput gives back the last cumulative count
+    t = fs["time_s"].to_list()
+    spans = [t1 - t0 for t0, t1 in zip([0.0] + t[:-1], t) if t1 > t0]
+    assert len(spans) == g.height
+    total_bits = sum(x * 1e6 * dt for x, dt in zip(g["goodput_mbps"].to_list(), spans))
+    assert total_bits / 8 == pytest.approx(fs["delivered_bytes"][-1], rel=1e-9)
+
+
+def test_write(result, tmp_path):
+    paths = result.write(tmp_path / "o")
+    assert json.loads(open(paths["summary"]).read()) == result.summary
+    assert pl.read_parquet(paths["flow_series"]).equals(result.flow_series)
+    assert pl.read_parquet(paths["link_series"]).equals(result.link_series)
+
+
+def test_scenario_error_is_a_value_error():
+    assert issubclass(airtcp.ScenarioError, ValueError)
+    assert airtcp.ScenarioError is _core.ScenarioError
+    with pytest.raises(airtcp.ScenarioError):
+        airtcp.run('duration = "1s"\nnodes = ["A"]\nlinks = [{from = "A", to = "A", rate = "10Mbit", delay = "1ms"}]\n')
+    with pytest.raises(airtcp.ScenarioError):
+        airtcp.validate('duration = "1s"')
+
+
+def test_validate_accepts_the_example():
+    airtcp.validate(EXAMPLE)
+
+
+def test_run_many_names_the_failing_job(good_text):
+    bad = good_text.replace('rate = "2Mbps"', 'rate = "2Mbit"')
+    with pytest.raises(airtcp.ScenarioError, match=r"^job 2: "):
+        airtcp.run_many([good_text, good_text, bad], jobs=2)
+    with pytest.raises(airtcp.ScenarioError, match=r"^job 2: "):
+        airtcp.run_many([good_text, good_text, bad], jobs=2, progress=lambda d, t: None)
+    with pytest.raises(ValueError, match="seeds"):
+        airtcp.run_many([good_text], seeds=[1, 2])
+
+
+def test_core_run_many_raw():
+    text = GOOD.read_text()
+    raw = _core.run_many([(text, 1), (text, None)], 2)
+    assert len(raw) == 2 and set(raw[0]) == {"summary_json", "flow_series", "link_series"}
+    assert raw[0]["summary_json"] == _core.run(text, 1)["summary_json"]
+
+
+def test_jain_fairness():
+    assert airtcp.jain_fairness([1, 1, 1, 1]) == pytest.approx(1.0)
+    assert airtcp.jain_fairness([1, 0, 0, 0]) == pytest.approx(0.25)
+    assert airtcp.jain_fairness([0, 0]) == 1.0
+    assert airtcp.jain_fairness([3, 1]) == pytest.approx(16 / 20)
+    with pytest.raises(ValueError):
+        airtcp.jain_fairness([])
+    with pytest.raises(ValueError):
+        airtcp.jain_fairness([1, -1])
+
+
+@given(st.lists(st.floats(min_value=0, max_value=1e12, allow_nan=False), min_size=1, max_size=50))
+def test_jain_fairness_bounds(xs):
+    j = airtcp.jain_fairness(xs)
+    assert 1 / len(xs) - 1e-9 <= j <= 1 + 1e-9 or math.isclose(j, 1.0)
+
+
+def test_engine_jain_matches_python(result):
+    goodputs = [f["goodput_bps"] for f in result.summary["flows"] if f["kind"] == "tcp"]
+    assert result.summary["jain_fairness_tcp"] == pytest.approx(airtcp.jain_fairness(goodputs))

@@ -1,0 +1,163 @@
+"""The `airtcp` command line: run, validate, demo, and its one-line errors."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from importlib import resources
+
+import polars as pl
+
+from conftest import EXAMPLE, GOOD, REPO, run_cli
+
+
+def test_packaged_demo_scenario_is_a_copy_of_the_example():
+    packaged = resources.files("airtcp").joinpath("data/jersey_fig10.toml").read_bytes()
+    assert packaged == EXAMPLE.read_bytes(), "run: cp examples/jersey_fig10.toml python/airtcp/data/"
+    assert (REPO / "python" / "airtcp" / "data" / "jersey_fig10.toml").read_bytes() == EXAMPLE.read_bytes()
+
+
+def test_run_writes_outputs(tmp_path):
+    out = tmp_path / "o"
+    r = run_cli("run", str(GOOD), "--seed", "3", "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    assert r.stderr == ""
+    for name in ["summary.json", "flow_series.parquet", "link_series.parquet", "plot.png"]:
+        assert (out / name).is_file() and (out / name).stat().st_size > 0, name
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["seed"] == 3 and summary["scenario"] == "small-lossy"
+    fs = pl.read_parquet(out / "flow_series.parquet")
+    assert set(fs["flow"].unique()) == {"a", "b"}
+    assert (out / "plot.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    # the table names every flow and link
+    for word in ["a", "b", "newreno", "sack", "S->BS", "BS->D", "goodput"]:
+        assert word in r.stdout
+
+
+def test_run_default_out_dir_is_named_after_the_scenario(tmp_path):
+    r = run_cli("run", str(GOOD), cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "out" / "small-lossy" / "summary.json").is_file()
+
+
+def test_run_no_write(tmp_path):
+    r = run_cli("run", str(GOOD), "--no-write", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_set_overrides(tmp_path):
+    out = tmp_path / "o"
+    r = run_cli(
+        "run", str(GOOD), "--out", str(out),
+        "--set", "flows.0.recovery=sack", "--set", "flows.0.sack=true",
+        "-s", "duration=5s", "--set", "name=overridden", "--set", "seed=99",
+    )
+    assert r.returncode == 0, r.stderr
+    s = json.loads((out / "summary.json").read_text())
+    assert s["flows"][0]["recovery"] == "sack"
+    assert s["end_time_s"] == 5.0
+    assert s["scenario"] == "overridden"
+    assert s["seed"] == 99
+    # --seed beats the (overridden) file seed
+    r = run_cli("run", str(GOOD), "--out", str(out), "--set", "seed=99", "--seed", "4")
+    assert json.loads((out / "summary.json").read_text())["seed"] == 4
+
+
+def test_cli_output_equals_api(tmp_path):
+    import airtcp
+
+    out = tmp_path / "o"
+    assert run_cli("run", str(GOOD), "--seed", "8", "--out", str(out)).returncode == 0
+    api = airtcp.run(GOOD, seed=8)
+    assert json.loads((out / "summary.json").read_text()) == api.summary
+    assert pl.read_parquet(out / "flow_series.parquet").equals(api.flow_series)
+
+
+def test_validate_ok():
+    r = run_cli("validate", str(EXAMPLE))
+    assert r.returncode == 0, r.stderr
+    assert "ok" in r.stdout
+
+
+def one_error_line(r) -> str:
+    assert r.returncode == 2, (r.returncode, r.stdout, r.stderr)
+    lines = r.stderr.splitlines()
+    assert len(lines) == 1, r.stderr
+    assert lines[0].startswith("error: ")
+    assert "Traceback" not in r.stderr
+    return lines[0]
+
+
+def test_missing_file(tmp_path):
+    line = one_error_line(run_cli("run", str(tmp_path / "nope.toml")))
+    assert "nope.toml" in line and "no such file" in line
+    line = one_error_line(run_cli("validate", str(tmp_path)))
+    assert "directory" in line
+
+
+def test_bad_set():
+    line = one_error_line(run_cli("run", str(GOOD), "--set", "flows.7.cc=reno"))
+    assert "flows.7.cc" in line and "no index 7" in line
+    line = one_error_line(run_cli("run", str(GOOD), "--set", "flows.0.recovery"))
+    assert "KEY=VALUE" in line
+    # a well-formed override to an invalid value is the engine's error
+    line = one_error_line(run_cli("validate", str(GOOD), "--set", "links.1.rate=2Mbit"))
+    assert "rate" in line and "Mbit" in line
+    line = one_error_line(run_cli("validate", str(GOOD), "--set", "flows.0.colour=red"))
+    assert "colour" in line
+
+
+def test_toml_syntax_error(tmp_path):
+    p = tmp_path / "s.toml"
+    p.write_text('name = "x"\nduration = 10s\n')
+    line = one_error_line(run_cli("run", str(p)))
+    assert "line 2" in line
+
+
+def test_unwritable_out_dir(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    line = one_error_line(run_cli("run", str(GOOD), "--out", str(blocker / "sub")))
+    assert "file" in line
+
+
+def test_demo_runs_four_variants(tmp_path):
+    out = tmp_path / "demo"
+    r = run_cli("demo", "--duration", "5s", "--seed", "2", "--jobs", "2", "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    for word in ["tahoe", "reno", "newreno", "sack"]:
+        assert word in r.stdout
+    report = json.loads((out / "demo.json").read_text())
+    assert [v["recovery"] for v in report["variants"]] == ["tahoe", "reno", "newreno", "sack"]
+    assert [v["summary"]["flows"][0]["recovery"] for v in report["variants"]] == ["tahoe", "reno", "newreno", "sack"]
+    assert all(v["summary"]["end_time_s"] == 5.0 for v in report["variants"])
+    assert report["seed"] == 2
+    assert (out / "demo.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_demo_bad_duration(tmp_path):
+    line = one_error_line(run_cli("demo", "--duration", "5", "--out", str(tmp_path)))
+    assert "duration" in line
+
+
+def test_console_script_is_installed():
+    exe = shutil.which("airtcp")
+    if exe is None:  # e.g. PYTHONPATH-only use; `make setup` installs it
+        import pytest
+
+        pytest.skip("airtcp console script not on PATH")
+    import subprocess
+
+    r = subprocess.run([exe, "--help"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and "demo" in r.stdout
+
+
+def test_usage_errors_are_one_line_too():
+    for args in (["run"], ["run", str(GOOD), "--seed", "abc"], ["run", str(GOOD), "--set"], ["bogus"]):
+        one_error_line(run_cli(*args))
+
+
+def test_no_arguments_shows_help():
+    r = run_cli()
+    assert r.returncode == 0 and "demo" in r.stdout
