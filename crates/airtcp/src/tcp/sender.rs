@@ -493,3 +493,168 @@ impl Sender {
         s.rto_deadline = Some(now + s.rtt.rto());
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::SackBlock;
+
+    const MS: u64 = 1_000_000;
+
+    fn cfg(sack: bool, iw: u64) -> SenderConfig {
+        SenderConfig {
+            mss: 1000,
+            rwnd_bytes: 1_000_000,
+            max_cwnd_bytes: u64::MAX / 4,
+            initial_cwnd_bytes: iw * 1000,
+            initial_ssthresh_bytes: 1_000_000,
+            dupthresh: 3,
+            sack,
+            timestamps: false,
+            ecn: false,
+            initial_rto_ns: 1000 * MS,
+            min_rto_ns: 200 * MS,
+            max_rto_ns: 60_000 * MS,
+            granularity_ns: MS,
+        }
+    }
+
+    fn sender(recovery: &str, sack: bool, iw: u64) -> Sender {
+        Sender::new(cfg(sack, iw), crate::cc::by_name("reno").unwrap(), crate::tcp::recovery::by_name(recovery).unwrap())
+    }
+
+    fn ack(n: u64) -> TcpHeader {
+        TcpHeader { ack: n, ..TcpHeader::default() }
+    }
+
+    fn sent(s: &mut Sender) -> Vec<(u64, bool)> {
+        s.core.out.drain(..).map(|o| (o.seq, o.retransmission)).collect()
+    }
+
+    /// RFC 6582 worked by hand: 10 segments in flight, segments 2 and 5 lost.
+    #[test]
+    fn newreno_partial_and_full_ack() {
+        let mut s = sender("newreno", false, 10);
+        s.offer(0, u64::MAX);
+        assert_eq!(sent(&mut s).len(), 10);
+        s.on_ack(100 * MS, &ack(1000)); // slow start: cwnd 11000, sends 10 and 11
+        s.on_ack(101 * MS, &ack(2000)); // cwnd 12000, sends 12 and 13
+        assert_eq!(sent(&mut s), vec![(10_000, false), (11_000, false), (12_000, false), (13_000, false)]);
+        assert_eq!(s.core.snd_max, 14_000);
+        // Segment 2 lost: three duplicate ACKs → fast retransmit.
+        for k in 0..3 {
+            s.on_ack((102 + k) * MS, &ack(2000));
+        }
+        // Step 3: ssthresh = max(FlightSize/2, 2 SMSS) = 12000/2; cwnd = ssthresh + 3 SMSS.
+        assert_eq!(s.core.w.ssthresh, 6000);
+        assert_eq!(s.core.w.cwnd, 9000);
+        assert_eq!(s.core.recover, Some(14_000));
+        assert_eq!(sent(&mut s), vec![(2000, true)]);
+        // Step 4: 8 more duplicates (segments 6..13) inflate cwnd to 17000 → new data up to 19000.
+        for k in 0..8 {
+            s.on_ack((105 + k) * MS, &ack(2000));
+        }
+        assert_eq!(s.core.w.cwnd, 17_000);
+        assert_eq!(sent(&mut s).iter().map(|x| x.0).collect::<Vec<_>>(), vec![14_000, 15_000, 16_000, 17_000, 18_000]);
+        // Step 5: partial ACK for 5000 (3000 newly acked): retransmit 5000,
+        // cwnd = 17000 − 3000 + 1000 = 15000, which allows one more new segment.
+        s.on_ack(200 * MS, &ack(5000));
+        assert!(s.core.in_recovery);
+        assert_eq!(s.core.w.cwnd, 15_000);
+        assert_eq!(sent(&mut s), vec![(5000, true), (19_000, false)]);
+        // Step 6: full ACK → cwnd = min(ssthresh, max(FlightSize, SMSS) + SMSS) = min(6000, 1000 + 1000).
+        s.on_ack(300 * MS, &ack(20_000));
+        assert!(!s.core.in_recovery);
+        assert_eq!(s.core.w.cwnd, 2000);
+        assert_eq!(s.core.stats.fast_retransmits, 1);
+        assert_eq!(s.core.stats.retransmissions, 2);
+    }
+
+    /// Reno (RFC 5681) leaves recovery on the first new ACK even when it is partial.
+    #[test]
+    fn reno_exits_on_partial_ack() {
+        let mut s = sender("reno", false, 8);
+        s.offer(0, u64::MAX);
+        sent(&mut s);
+        for k in 0..3 {
+            s.on_ack(k * MS, &ack(0));
+        }
+        assert!(s.core.in_recovery);
+        assert_eq!((s.core.w.ssthresh, s.core.w.cwnd), (4000, 7000));
+        s.on_ack(10 * MS, &ack(3000)); // partial
+        assert!(!s.core.in_recovery);
+        assert_eq!(s.core.w.cwnd, 4000);
+    }
+
+    /// RFC 6675 SetPipe and NextSeg worked by hand: segments 0..9 outstanding, 4, 5, 6 and 8
+    /// SACKed, 0 and 1 already retransmitted (HighRxt = 2000), DupThresh 3.
+    /// IsLost: segments 0–3 have 4 SACKed above → lost; 7 has 1, 9 has 0 → not lost.
+    /// pipe = seg 0 (lost, retransmitted: +1) + seg 1 (+1) + 2, 3 (lost, not retransmitted: 0)
+    ///      + seg 7 (not lost: +1) + seg 9 (+1) = 4 segments.
+    /// NextSeg rule (1): the first lost unSACKed segment at or above HighRxt = segment 2.
+    #[test]
+    fn rfc6675_pipe_and_nextseg_by_hand() {
+        let mut s = sender("sack", true, 10);
+        s.offer(0, u64::MAX);
+        sent(&mut s);
+        let mut h = ack(0);
+        h.n_sack = 2;
+        h.sack[0] = SackBlock { start: 8000, end: 9000 };
+        h.sack[1] = SackBlock { start: 4000, end: 7000 };
+        s.on_ack(MS, &h);
+        let c = &mut s.core;
+        assert_eq!(c.board.iter().filter(|m| m.sacked).count(), 4);
+        c.high_rxt = 2000;
+        assert_eq!(c.pipe(), 4000);
+        assert_eq!(c.next_seg(), Some((2000, true)));
+        c.high_rxt = 4000; // segments 2 and 3 retransmitted as well
+        assert_eq!(c.pipe(), 6000);
+        // No more lost segments above HighRxt: rule (2) new data.
+        assert_eq!(c.next_seg(), Some((10_000, false)));
+    }
+
+    /// Entering SACK recovery: cwnd = ssthresh = FlightSize/2, first unSACKed segment resent,
+    /// then nothing more while pipe ≥ cwnd.
+    #[test]
+    fn sack_recovery_entry() {
+        let mut s = sender("sack", true, 10);
+        s.offer(0, u64::MAX);
+        sent(&mut s);
+        for k in 0..3u64 {
+            let mut h = ack(0);
+            h.n_sack = 1;
+            h.sack[0] = SackBlock { start: 1000, end: 2000 + k * 1000 };
+            s.on_ack((k + 1) * MS, &h);
+        }
+        assert!(s.core.in_recovery);
+        assert_eq!((s.core.w.ssthresh, s.core.w.cwnd), (5000, 5000));
+        // pipe: seg 0 lost & retransmitted (1) + segs 4..9 not lost (6) = 7000 ≥ cwnd.
+        assert_eq!(s.core.pipe(), 7000);
+        assert_eq!(sent(&mut s), vec![(0, true)]);
+    }
+
+    /// Karn's rule: no RTT sample from an ACK of a retransmitted segment; the backed-off RTO is
+    /// kept until a segment sent once is acknowledged.
+    #[test]
+    fn karn_rule_and_backoff() {
+        let mut s = sender("newreno", false, 1);
+        s.offer(0, u64::MAX);
+        assert_eq!(sent(&mut s), vec![(0, false)]);
+        assert_eq!(s.core.rto_deadline, Some(1000 * MS));
+        s.on_timeout(1000 * MS);
+        assert_eq!(sent(&mut s), vec![(0, true)]);
+        assert_eq!(s.core.rtt.rto(), 2000 * MS);
+        assert_eq!(s.core.rto_deadline, Some(3000 * MS));
+        // The ACK of the retransmission (ambiguous) gives no sample and keeps the back-off.
+        s.on_ack(1100 * MS, &ack(1000));
+        assert_eq!(s.core.stats.rtt_samples, 0);
+        assert_eq!(s.core.rtt.rto(), 2000 * MS);
+        // Segment 1000 was sent once (at 1100 ms): its ACK is a valid sample of 80 ms.
+        assert_eq!(sent(&mut s).first(), Some(&(1000, false)));
+        s.on_ack(1180 * MS, &ack(2000));
+        assert_eq!(s.core.stats.rtt_samples, 1);
+        assert_eq!(s.core.rtt.srtt(), Some(80 * MS));
+        // RFC 6298 (2.2): SRTT 80, RTTVAR 40 → RTO = 80 + 4·40 = 240 ms, back-off cleared.
+        assert_eq!(s.core.rtt.rto(), 240 * MS);
+    }
+}

@@ -1,0 +1,50 @@
+//! Shared scenario builders for the integration tests.
+#![allow(dead_code)]
+
+/// The TCP-Jersey Fig. 10 topology: S –10 Mb/s, 45 ms– BS –2 Mb/s, 1 ms, uniform loss– D,
+/// one bulk TCP flow with 1000-byte segments. `extra` is appended to the flow's table.
+pub fn fig10(loss: f64, recovery: &str, buffer_pkts: u32, duration_s: u32, extra: &str) -> String {
+    let sack = if recovery == "sack" { "sack = true" } else { "" };
+    format!(
+        r#"
+name = "fig10"
+duration = "{duration_s}s"
+warmup = "10s"
+nodes = ["S", "BS", "D"]
+
+[[links]]
+from = "S"
+to = "BS"
+rate = "10Mbps"
+delay = "45ms"
+queue = {{ kind = "droptail", limit_pkts = {buffer_pkts} }}
+
+[[links]]
+from = "BS"
+to = "D"
+rate = "2Mbps"
+delay = "1ms"
+queue = {{ kind = "droptail", limit_pkts = {buffer_pkts} }}
+channel = {{ kind = "uniform", loss = {loss} }}
+
+[[flows]]
+kind = "tcp"
+name = "ftp"
+src = "S"
+dst = "D"
+recovery = "{recovery}"
+mss_bytes = 1000
+min_rto = "200ms"
+{sack}
+{extra}
+"#
+    )
+}
+
+/// Mean and sample standard deviation.
+pub fn mean_sd(xs: &[f64]) -> (f64, f64) {
+    let n = xs.len() as f64;
+    let m = xs.iter().sum::<f64>() / n;
+    let v = xs.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (n - 1.0).max(1.0);
+    (m, v.sqrt())
+}
