@@ -13,7 +13,7 @@ use crate::net::queue::{Admission, Aqm, CwState, Queue, RedParams, RedState};
 use crate::net::{Ecn, Link, LinkStats, Packet, PacketArena, PacketId, PacketKind, RoutingTable, TcpHeader};
 use crate::output::{FlowSeries, FlowSummary, LinkSeries, LinkSummary, RunOutput, Summary};
 use crate::scenario::validate::flow_name;
-use crate::scenario::{ChannelSpec, FlowSpec, QueueSpec, Scenario, ScenarioError};
+use crate::scenario::{ChannelSpec, CwSpec, DropTailSpec, FlowSpec, QueueSpec, RedSpec, Scenario, ScenarioError, UniformSpec};
 use crate::tcp::{AckDecision, Receiver, ReceiverConfig, Sender, SenderConfig};
 use crate::time::{ns_to_s, SimTime};
 
@@ -70,12 +70,12 @@ pub struct Simulator {
 
 fn make_queue(spec: &QueueSpec, small_pkt_tx_ns: u64) -> Queue {
     match *spec {
-        QueueSpec::Droptail { limit_pkts } => Queue::new(limit_pkts, Aqm::DropTail),
-        QueueSpec::Red { limit_pkts, min_th_pkts, max_th_pkts, weight, max_p, ecn, gentle } => Queue::new(
+        QueueSpec::Droptail(DropTailSpec { limit_pkts }) => Queue::new(limit_pkts, Aqm::DropTail),
+        QueueSpec::Red(RedSpec { limit_pkts, min_th_pkts, max_th_pkts, weight, max_p, ecn, gentle }) => Queue::new(
             limit_pkts,
             Aqm::Red(RedState::new(RedParams { min_th: min_th_pkts, max_th: max_th_pkts, weight, max_p, ecn, gentle, small_pkt_tx_ns })),
         ),
-        QueueSpec::Cw { limit_pkts, weight, threshold_pkts } => {
+        QueueSpec::Cw(CwSpec { limit_pkts, weight, threshold_pkts }) => {
             // TCP-Jersey §III-B: "setting the threshold at 1/3 of the link buffer capacity".
             let th = threshold_pkts.unwrap_or(limit_pkts as f64 / 3.0);
             Queue::new(limit_pkts, Aqm::Cw(CwState::new(weight, th)))
@@ -86,7 +86,7 @@ fn make_queue(spec: &QueueSpec, small_pkt_tx_ns: u64) -> Queue {
 fn make_channel(spec: &ChannelSpec, seed: u64, label: &str) -> Channel {
     match *spec {
         ChannelSpec::None => Channel::Perfect,
-        ChannelSpec::Uniform { loss } => Channel::Uniform(UniformLoss::new(loss, RngStream::new(seed, label))),
+        ChannelSpec::Uniform(UniformSpec { loss }) => Channel::Uniform(UniformLoss::new(loss, RngStream::new(seed, label))),
     }
 }
 

@@ -44,8 +44,16 @@ pub fn parse(text: &str) -> Result<Scenario, ScenarioError> {
     let scenario: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
         let path = e.path().to_string();
         let inner = e.into_inner();
-        let msg = one_line(inner.message());
+        let mut msg = one_line(inner.message());
         let loc = inner.span().map(|s| format!(" (line {})", line_of(text, s.start))).unwrap_or_default();
+        // An error inside a `kind`-tagged table carries its own inner path: append it.
+        let mut path = path;
+        if let Some(rest) = msg.strip_prefix(model::INNER_PATH_MARK) {
+            if let Some((inner_path, m)) = rest.split_once(": ") {
+                path = if path.is_empty() || path == "." { inner_path.to_string() } else { format!("{path}.{inner_path}") };
+                msg = m.to_string();
+            }
+        }
         if path.is_empty() || path == "." {
             ScenarioError { message: format!("scenario{loc}: {msg}") }
         } else {

@@ -6,6 +6,41 @@ use serde::Deserialize;
 
 use crate::time::{ByteSize, DataRate, SimDuration};
 
+/// Marks a field path inside a `kind`-tagged table so [`super::parse`] can append it to the
+/// outer path (serde loses paths inside tagged tables otherwise).
+pub(crate) const INNER_PATH_MARK: char = '\u{1}';
+
+/// Deserializes a table tagged by `kind` into the variant's own struct, keeping the inner field
+/// path in error messages ("flows[0].mss_bytes", not just "flows[0]").
+macro_rules! tagged_enum {
+    ($enum:ident, $what:expr, { $($tag:expr => $build:expr),+ $(,)? }) => {
+        impl<'de> Deserialize<'de> for $enum {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                use serde::de::Error;
+                let mut table = toml::Table::deserialize(d)?;
+                let allowed = [$($tag),+].join(", ");
+                let kind = match table.remove("kind") {
+                    Some(toml::Value::String(k)) => k,
+                    Some(_) => return Err(D::Error::custom(format!("{}kind: must be a string (allowed: {allowed})", INNER_PATH_MARK))),
+                    None => return Err(D::Error::custom(format!("missing field `kind` of this {} (allowed: {allowed})", $what))),
+                };
+                let value = toml::Value::Table(table);
+                let wrap = |e: serde_path_to_error::Error<toml::de::Error>| {
+                    let path = e.path().to_string();
+                    let msg = e.into_inner().message().to_string();
+                    if path.is_empty() || path == "." { D::Error::custom(msg) } else { D::Error::custom(format!("{}{path}: {msg}", INNER_PATH_MARK)) }
+                };
+                $(
+                    if kind == $tag {
+                        return serde_path_to_error::deserialize(value).map($build).map_err(wrap);
+                    }
+                )+
+                Err(D::Error::custom(format!("{}kind: unknown {} kind '{kind}' (allowed: {allowed})", INNER_PATH_MARK, $what)))
+            }
+        }
+    };
+}
+
 /// A whole scenario: topology, flows, run length, seed.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -72,47 +107,63 @@ fn yes() -> bool {
     true
 }
 
-/// A queue discipline at the head of a one-way link.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
+/// A queue discipline at the head of a one-way link, chosen by `kind`.
+#[derive(Debug, Clone)]
 pub enum QueueSpec {
-    /// First-in first-out, drop arriving packets when `limit_pkts` are waiting.
-    Droptail {
-        #[serde(default = "default_limit")]
-        limit_pkts: u32,
-    },
-    /// Random Early Detection (Floyd & Jacobson 1993), optionally marking ECT packets instead of dropping.
-    Red {
-        #[serde(default = "default_limit")]
-        limit_pkts: u32,
-        min_th_pkts: f64,
-        max_th_pkts: f64,
-        #[serde(default = "default_red_weight")]
-        weight: f64,
-        #[serde(default = "default_max_p")]
-        max_p: f64,
-        /// Mark ECT packets with CE instead of dropping them early.
-        #[serde(default)]
-        ecn: bool,
-        /// Gentle RED: probability rises from max_p to 1 between max_th and 2·max_th.
-        #[serde(default)]
-        gentle: bool,
-    },
-    /// Congestion warning (TCP-Jersey §III-B): CE-mark every ECT packet while the EWMA queue is at or above a threshold.
-    Cw {
-        #[serde(default = "default_limit")]
-        limit_pkts: u32,
-        /// EWMA weight; the paper's 0.2.
-        #[serde(default = "default_cw_weight")]
-        weight: f64,
-        /// Marking threshold in packets; default one third of `limit_pkts` (the paper's setting).
-        threshold_pkts: Option<f64>,
-    },
+    /// `kind = "droptail"`
+    Droptail(DropTailSpec),
+    /// `kind = "red"`
+    Red(RedSpec),
+    /// `kind = "cw"`
+    Cw(CwSpec),
 }
+
+/// First-in first-out, drop arriving packets when `limit_pkts` are waiting.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DropTailSpec {
+    #[serde(default = "default_limit")]
+    pub limit_pkts: u32,
+}
+
+/// Random Early Detection (Floyd & Jacobson 1993), optionally marking ECT packets instead of dropping.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RedSpec {
+    #[serde(default = "default_limit")]
+    pub limit_pkts: u32,
+    pub min_th_pkts: f64,
+    pub max_th_pkts: f64,
+    #[serde(default = "default_red_weight")]
+    pub weight: f64,
+    #[serde(default = "default_max_p")]
+    pub max_p: f64,
+    /// Mark ECT packets with CE instead of dropping them early.
+    #[serde(default)]
+    pub ecn: bool,
+    /// Gentle RED: probability rises from max_p to 1 between max_th and 2·max_th.
+    #[serde(default)]
+    pub gentle: bool,
+}
+
+/// Congestion warning (TCP-Jersey §III-B): CE-mark every ECT packet while the EWMA queue is at or above a threshold.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CwSpec {
+    #[serde(default = "default_limit")]
+    pub limit_pkts: u32,
+    /// EWMA weight; the paper's 0.2.
+    #[serde(default = "default_cw_weight")]
+    pub weight: f64,
+    /// Marking threshold in packets; default one third of `limit_pkts` (the paper's setting).
+    pub threshold_pkts: Option<f64>,
+}
+
+tagged_enum!(QueueSpec, "queue", { "droptail" => QueueSpec::Droptail, "red" => QueueSpec::Red, "cw" => QueueSpec::Cw });
 
 impl Default for QueueSpec {
     fn default() -> Self {
-        QueueSpec::Droptail { limit_pkts: default_limit() }
+        QueueSpec::Droptail(DropTailSpec { limit_pkts: default_limit() })
     }
 }
 
@@ -129,24 +180,40 @@ fn default_cw_weight() -> f64 {
     0.2
 }
 
-/// What happens to a packet after it is serialized onto a link.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
+/// What happens to a packet after it is serialized onto a link, chosen by `kind`.
+#[derive(Debug, Clone, Default)]
 pub enum ChannelSpec {
-    /// Every packet arrives.
+    /// `kind = "none"`: every packet arrives.
     #[default]
     None,
-    /// Each packet is lost independently with probability `loss`.
-    Uniform { loss: f64 },
+    /// `kind = "uniform"`
+    Uniform(UniformSpec),
 }
 
-/// A traffic source and its sink.
+/// `kind = "none"` takes no other keys.
 #[derive(Debug, Clone, Deserialize)]
-#[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
+#[serde(deny_unknown_fields)]
+pub struct NoChannelSpec {}
+
+/// Each packet is lost independently with probability `loss`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UniformSpec {
+    pub loss: f64,
+}
+
+tagged_enum!(ChannelSpec, "channel", { "none" => |_x: NoChannelSpec| ChannelSpec::None, "uniform" => ChannelSpec::Uniform });
+
+/// A traffic source and its sink, chosen by `kind`.
+#[derive(Debug, Clone)]
 pub enum FlowSpec {
+    /// `kind = "tcp"`
     Tcp(TcpFlowSpec),
+    /// `kind = "cbr"`
     Cbr(CbrFlowSpec),
 }
+
+tagged_enum!(FlowSpec, "flow", { "tcp" => FlowSpec::Tcp, "cbr" => FlowSpec::Cbr });
 
 /// A bulk TCP transfer (infinite FTP unless `bytes` is set).
 #[derive(Debug, Clone, Deserialize)]

@@ -20,12 +20,12 @@ fn probability(field: String, p: f64) -> Result<(), ScenarioError> {
 
 fn check_queue(field: &str, q: &QueueSpec) -> Result<(), ScenarioError> {
     match q {
-        QueueSpec::Droptail { limit_pkts } => {
+        QueueSpec::Droptail(DropTailSpec { limit_pkts }) => {
             if *limit_pkts == 0 {
                 return err(format!("{field}.limit_pkts"), "must be at least 1 packet");
             }
         }
-        QueueSpec::Red { limit_pkts, min_th_pkts, max_th_pkts, weight, max_p, .. } => {
+        QueueSpec::Red(RedSpec { limit_pkts, min_th_pkts, max_th_pkts, weight, max_p, .. }) => {
             if *limit_pkts == 0 {
                 return err(format!("{field}.limit_pkts"), "must be at least 1 packet");
             }
@@ -42,7 +42,7 @@ fn check_queue(field: &str, q: &QueueSpec) -> Result<(), ScenarioError> {
                 return err(format!("{field}.max_p"), format!("{max_p} is out of range (allowed: 0 < max_p <= 1)"));
             }
         }
-        QueueSpec::Cw { limit_pkts, weight, threshold_pkts } => {
+        QueueSpec::Cw(CwSpec { limit_pkts, weight, threshold_pkts }) => {
             if *limit_pkts == 0 {
                 return err(format!("{field}.limit_pkts"), "must be at least 1 packet");
             }
@@ -62,7 +62,7 @@ fn check_queue(field: &str, q: &QueueSpec) -> Result<(), ScenarioError> {
 fn check_channel(field: &str, c: &ChannelSpec) -> Result<(), ScenarioError> {
     match c {
         ChannelSpec::None => Ok(()),
-        ChannelSpec::Uniform { loss } => probability(format!("{field}.loss"), *loss),
+        ChannelSpec::Uniform(UniformSpec { loss }) => probability(format!("{field}.loss"), *loss),
     }
 }
 

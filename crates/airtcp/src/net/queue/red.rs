@@ -51,6 +51,11 @@ impl RedState {
         RedState { p, avg: 0.0, count: -1, idle_since: None }
     }
 
+    #[cfg(test)]
+    fn on_idle_for_test(&mut self, now: SimTime) {
+        self.idle_since = Some(now);
+    }
+
     /// p_b for the current average (before count spacing).
     pub fn base_probability(&self) -> f64 {
         let p = &self.p;
@@ -76,10 +81,13 @@ impl RedState {
     }
 
     fn update_avg(&mut self, now: SimTime, q: u32, link_idle: bool) {
-        match self.idle_since.take() {
+        match self.idle_since {
             Some(since) if q == 0 && link_idle => {
                 let m = (now - since) as f64 / self.p.small_pkt_tx_ns.max(1) as f64;
                 self.avg *= (1.0 - self.p.weight).powf(m);
+                // The idle period goes on if this arrival is dropped: restart q_time here so the
+                // next arrival decays only over the time since this one.
+                self.idle_since = Some(now);
             }
             _ => self.avg = (1.0 - self.p.weight) * self.avg + self.p.weight * q as f64,
         }
@@ -179,6 +187,22 @@ mod tests {
         }
         let rate = drops as f64 / n as f64;
         assert!((rate - 0.1).abs() < 0.003, "mark rate {rate}");
+    }
+
+    /// Regression: a packet dropped on arrival at an idle link must not end the idle period,
+    /// or avg stays above max_th and every later arrival is dropped forever.
+    #[test]
+    fn idle_decay_continues_after_a_dropped_arrival() {
+        let mut st = RedState::new(RedParams { weight: 0.5, ..params() });
+        let mut rng = RngStream::new(1, "t");
+        st.avg = 40.0;
+        st.on_idle_for_test(0);
+        // m = 1: avg 20 ≥ max_th → forced drop; the link stays idle.
+        assert_eq!(st.admit(1000, 0, true, 100, Ecn::NotEct, &mut rng), Admission::EarlyDrop);
+        assert!((st.avg - 20.0).abs() < 1e-12);
+        // m = 3 more small-packet times: avg = 20 · 0.5³ = 2.5 (not 20 · 0.5⁴ nor a plain EWMA step).
+        assert_eq!(st.admit(4000, 0, true, 100, Ecn::NotEct, &mut rng), Admission::Queued);
+        assert!((st.avg - 2.5).abs() < 1e-12);
     }
 
     #[test]

@@ -1,0 +1,41 @@
+//! Bad scenarios give one-line errors that name the field and what is allowed; never a panic.
+
+const BASE: &str = include_str!("../../../examples/jersey_fig10.toml");
+
+fn error_of(from: &str, to: &str) -> String {
+    assert!(BASE.contains(from), "fixture text {from:?} not in the base scenario");
+    let text = BASE.replacen(from, to, 1);
+    airtcp::validate_toml(&text).expect_err(&format!("{from} -> {to} should fail")).to_string()
+}
+
+#[test]
+fn each_mistake_names_its_field() {
+    let cases = [
+        ("rate = \"10Mbps\"", "rate = \"10Mbit\"", "links[0].rate", "Mbps"),
+        ("loss = 0.01", "loss = 1.5", "links[1].channel.loss", "0 to 1"),
+        ("delay = \"45ms\"", "delay = \"-5ms\"", "links[0].delay", "negative"),
+        ("to = \"BS\"", "to = \"XX\"", "links[0].to", "unknown node 'XX'"),
+        ("seed = 1", "sed = 1", "sed", "unknown field"),
+        ("cc = \"reno\"", "cc = \"cubic\"", "flows[0].cc", "allowed: reno"),
+        ("recovery = \"newreno\"", "recovery = \"sack\"", "flows[0].sack", "sack = true"),
+        ("recovery = \"newreno\"", "recovery = \"vegas\"", "flows[0].recovery", "tahoe, reno, newreno, sack"),
+        ("duration = \"100s\"", "", "scenario", "missing field `duration`"),
+        ("rate = \"10Mbps\"", "rate = 10", "links[0].rate", "needs a unit"),
+        ("kind = \"droptail\", limit_pkts = 50 }", "kind = \"fifo\" }", "links[0].queue.kind", "droptail, red, cw"),
+        ("mss_bytes = 1000", "mss_bytes = -3", "flows[0].mss_bytes", "u32"),
+        ("mss_bytes = 1000", "mss_bytes = 0", "flows[0].mss_bytes", "1 to 65000"),
+        ("nodes = [\"S\", \"BS\", \"D\"]", "nodes = [\"S\", \"BS\", \"D\", \"S\"]", "nodes[3]", "duplicate node name"),
+        ("nodes = [\"S\", \"BS\", \"D\"]", "nodes = [\"S\", \"BS\", \"D\", \"X\"]\n[[flows]]\nkind = \"cbr\"\nsrc = \"S\"\ndst = \"X\"\nrate = \"1Mbps\"", "flows[0]", "no route"),
+        ("rate = \"2Mbps\"", "rate = \"0bps\"", "links[1].rate", "greater than 0"),
+        ("warmup = \"10s\"", "warmup = \"200s\"", "warmup", "less than duration"),
+        ("limit_pkts = 50 }", "limit_pkts = 0 }", "links[0].queue.limit_pkts", "at least 1"),
+        ("[[flows]]", "[[flows]", "line", "table header"),
+        ("min_rto = \"200ms\"", "min_rto = \"200ms\"\nmax_rto = \"100ms\"", "flows[0].min_rto", "max_rto"),
+    ];
+    for (from, to, field, allowed) in cases {
+        let e = error_of(from, to);
+        assert!(!e.contains('\n'), "multi-line error: {e}");
+        assert!(e.starts_with(field) || e.contains(&format!("{field} ")) || e.contains(field), "{e:?} does not name {field}");
+        assert!(e.contains(allowed), "{e:?} does not say {allowed:?}");
+    }
+}
