@@ -99,10 +99,18 @@ class RunResult:
         )
 
 
+def _check_seed(seed: int | None) -> int | None:
+    if seed is None:
+        return None
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64:
+        raise ValueError(f"seed {seed!r}: must be an integer from 0 to 2**64 - 1, or None")
+    return seed
+
+
 def run(scenario: ScenarioLike, seed: int | None = None) -> RunResult:
     """Runs one scenario: TOML text, a path to a .toml file, or a dict. ``seed`` overrides the
     scenario's own seed. Raises ScenarioError (one-line message) when the scenario is invalid."""
-    return RunResult(_core.run(to_text(scenario), seed))
+    return RunResult(_core.run(to_text(scenario), _check_seed(seed)))
 
 
 def validate(scenario: ScenarioLike) -> None:
@@ -126,7 +134,7 @@ def run_many(
     texts = [to_text(s) for s in scenarios]
     if seeds is None:
         seeds = [None] * len(texts)
-    seeds = list(seeds)
+    seeds = [_check_seed(s) for s in seeds]
     if len(seeds) != len(texts):
         raise ValueError(f"run_many: {len(texts)} scenarios but {len(seeds)} seeds")
     threads = jobs if jobs and jobs > 0 else (os.cpu_count() or 1)

@@ -44,6 +44,14 @@ def _flow_names(fs: pl.DataFrame) -> list[str]:
     return fs.get_column("flow").unique(maintain_order=True).to_list() if fs.height else []
 
 
+def _samples_per_second(g: pl.DataFrame) -> int:
+    """Number of samples in one second of a per-flow series (for a 1 s moving average)."""
+    if g.height < 2:
+        return 1
+    dt = g["time_s"].diff().drop_nulls().median()
+    return max(1, int(round(1.0 / dt))) if dt and dt > 0 else 1
+
+
 def plot_run(result: RunResult, path: str | os.PathLike, mss_bytes: Mapping[str, int] | None = None) -> None:
     """Two panels: cwnd (segments) vs time per flow, and goodput (Mb/s per sample interval) vs time.
 
@@ -59,9 +67,16 @@ def plot_run(result: RunResult, path: str | os.PathLike, mss_bytes: Mapping[str,
         mss = mss_bytes.get(name, 1000) or 1000
         ax_c.plot(f["time_s"].to_list(), (f["cwnd_bytes"].cast(pl.Float64) / mss).to_list(), lw=0.9, label=name)
         g = gp.filter(pl.col("flow") == name)
-        ax_g.plot(g["time_s"].to_list(), g["goodput_mbps"].to_list(), lw=0.9, label=name)
+        line, = ax_g.plot(g["time_s"].to_list(), g["goodput_mbps"].to_list(), lw=0.6, alpha=0.45)
+        window = _samples_per_second(g)
+        if window > 1:
+            smooth = g["goodput_mbps"].rolling_mean(window_size=window, min_samples=1)
+            ax_g.plot(g["time_s"].to_list(), smooth.to_list(), lw=1.4, color=line.get_color(), label=name)
+        else:  # samples a second or more apart: the raw series is the only one
+            line.set(label=name, lw=1.2, alpha=1.0)
+
     ax_c.set_ylabel("cwnd (segments)")
-    ax_g.set_ylabel("goodput (Mb/s per sample)")
+    ax_g.set_ylabel("goodput (Mb/s)\nthin: per sample, bold: 1 s mean", fontsize="small")
     ax_g.set_xlabel("time (s)")
     ax_c.set_title(f"{result.scenario} — seed {result.seed}")
     for ax in (ax_c, ax_g):
@@ -78,9 +93,11 @@ def plot_demo(
     mss_bytes: int = 1000,
     title: str = "",
 ) -> None:
-    """Side by side: mean goodput per variant (bars) and the first flow's cwnd trace per variant."""
-    fig = Figure(figsize=(12, 4.8), layout="constrained")
-    ax_b, ax_c = fig.subplots(1, 2, width_ratios=[1, 2])
+    """Side by side: goodput per variant (bars) and, per variant, the first flow's cwnd trace."""
+    n = max(1, len(results))
+    fig = Figure(figsize=(12, 1.2 + 1.5 * n), layout="constrained")
+    grid = fig.add_gridspec(n, 2, width_ratios=[1, 2.2])
+    ax_b = fig.add_subplot(grid[:, 0])
     goodputs = [sum(f["goodput_bps"] for f in r.summary["flows"] if f["kind"] == "tcp") / 1e6 for r in results]
     colors = [f"C{i}" for i in range(len(labels))]
     bars = ax_b.bar(list(labels), goodputs, color=colors)
@@ -88,18 +105,25 @@ def plot_demo(
     ax_b.set_ylabel("goodput (Mb/s)")
     ax_b.set_title("goodput after warm-up")
     ax_b.grid(True, axis="y", alpha=0.3)
-    for label, r, c in zip(labels, results, colors):
+    first = None
+    for i, (label, r, c) in enumerate(zip(labels, results, colors)):
+        ax = fig.add_subplot(grid[i, 1], sharex=first, sharey=first)
+        first = first or ax
         fs = r.flow_series
         names = _flow_names(fs)
-        if not names:
-            continue
-        f = fs.filter(pl.col("flow") == names[0])
-        ax_c.plot(f["time_s"].to_list(), (f["cwnd_bytes"].cast(pl.Float64) / mss_bytes).to_list(), lw=0.8, color=c, label=label)
-    ax_c.set_xlabel("time (s)")
-    ax_c.set_ylabel("cwnd (segments)")
-    ax_c.set_title("congestion window")
-    ax_c.grid(True, alpha=0.3)
-    ax_c.legend(loc="upper right", fontsize="small")
+        if names:
+            f = fs.filter(pl.col("flow") == names[0])
+            ax.plot(f["time_s"].to_list(), (f["cwnd_bytes"].cast(pl.Float64) / mss_bytes).to_list(), lw=0.7, color=c)
+        ax.text(0.995, 0.92, label, transform=ax.transAxes, ha="right", va="top", fontsize="small",
+                bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.8})
+        ax.set_ylabel("cwnd (seg)")
+        ax.grid(True, alpha=0.3)
+        if i == 0:
+            ax.set_title("congestion window")
+        if i < n - 1:
+            ax.tick_params(labelbottom=False)
+        else:
+            ax.set_xlabel("time (s)")
     if title:
         fig.suptitle(title)
     _save(fig, path)

@@ -80,6 +80,15 @@ def test_scenario_error_is_a_value_error():
         airtcp.validate('duration = "1s"')
 
 
+def test_bad_seeds_are_value_errors(good_text):
+    for seed in (-1, 2**64, 1.5, True):
+        with pytest.raises(ValueError, match="seed"):
+            airtcp.run(good_text, seed=seed)
+    with pytest.raises(ValueError, match="seed"):
+        airtcp.run_many([good_text], seeds=[-3])
+    assert airtcp.run(good_text, seed=2**64 - 1).seed == 2**64 - 1
+
+
 def test_validate_accepts_the_example():
     airtcp.validate(EXAMPLE)
 

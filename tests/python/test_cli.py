@@ -142,14 +142,20 @@ def test_demo_bad_duration(tmp_path):
 
 
 def test_console_script_is_installed():
-    exe = shutil.which("airtcp")
-    if exe is None:  # e.g. PYTHONPATH-only use; `make setup` installs it
-        import pytest
-
-        pytest.skip("airtcp console script not on PATH")
     import subprocess
+    import sysconfig
+    from pathlib import Path
 
-    r = subprocess.run([exe, "--help"], capture_output=True, text=True, timeout=60)
+    import pytest
+
+    # the script installed for *this* interpreter (a virtualenv's bin/ need not be on PATH)
+    exe = Path(sysconfig.get_path("scripts")) / "airtcp"
+    if not exe.exists():
+        if shutil.which("airtcp") is None:  # e.g. PYTHONPATH-only use; `make setup` installs it
+            pytest.skip("airtcp console script not installed")
+        exe = Path(shutil.which("airtcp"))
+
+    r = subprocess.run([str(exe), "--help"], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0 and "demo" in r.stdout
 
 
