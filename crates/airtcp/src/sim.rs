@@ -1,8 +1,9 @@
 //! The simulator: builds the network from a validated scenario and runs the event loop.
 //!
-//! Hot path: events are a small `Copy` enum in a binary heap, packets live in an arena, queues are
-//! `VecDeque`s of packet ids, and per-flow timers are cancelled lazily (one pending heap entry per
-//! timer, re-armed only when it fires early) — nothing is allocated per packet in steady state.
+//! Hot path: events are a small `Copy` enum in a binary heap, packets live in an arena, a link
+//! schedules only each packet's arrival (its serialization interval is known at admission, see
+//! `net::link`), and per-flow timers are cancelled lazily (one pending heap entry per timer,
+//! re-armed only when it fires early) — nothing is allocated per packet in steady state.
 
 use crate::app::CbrSource;
 use crate::channel::{Channel, Fate, UniformLoss};
@@ -10,6 +11,7 @@ use crate::engine::{Event, EventQueue, RngStream, TimerKind};
 use crate::metrics::jain_fairness;
 use crate::net::packet::{sack_option_bytes, IP_HEADER_BYTES, TCP_HEADER_BYTES, TS_OPTION_BYTES, UDP_HEADER_BYTES};
 use crate::net::queue::{Admission, Aqm, CwState, Queue, RedParams, RedState};
+use crate::net::link::PendingTx;
 use crate::net::{Ecn, Link, LinkStats, Packet, PacketArena, PacketId, PacketKind, RoutingTable, TcpHeader};
 use crate::output::{FlowSeries, FlowSummary, LinkSeries, LinkSummary, RunOutput, Summary};
 use crate::scenario::validate::flow_name;
@@ -116,7 +118,9 @@ impl Simulator {
                     queue: make_queue(q, small),
                     channel: make_channel(c, seed, &format!("channel:{name}")),
                     queue_rng: RngStream::new(seed, &format!("queue:{name}")),
-                    in_tx: None,
+                    busy_until: 0,
+                    pending: std::collections::VecDeque::new(),
+                    in_flight: std::collections::VecDeque::new(),
                     stats: LinkStats::default(),
                     name,
                 });
@@ -274,9 +278,13 @@ impl Simulator {
 
     fn handle(&mut self, ev: Event) {
         match ev {
-            Event::TxDone { link } => self.tx_done(link as usize),
-            Event::Arrive { link, pkt } => {
-                let node = self.links[link as usize].to;
+            Event::Arrive { link } => {
+                let l = &mut self.links[link as usize];
+                let (_, pkt) = l.in_flight.pop_front().expect("arrival without a packet in flight");
+                if let Some(&(next, _)) = l.in_flight.front() {
+                    self.queue.push(next, Event::Arrive { link });
+                }
+                let node = l.to;
                 if self.pkts.get(pkt).dst == node {
                     self.deliver(pkt);
                 } else {
@@ -323,21 +331,41 @@ impl Simulator {
         }
     }
 
+    /// Offers `pkt` to link `l`: admission by the queue, then (if admitted) its serialization
+    /// interval, its channel fate and, unless lost, its arrival at the far end.
     fn enqueue(&mut self, l: usize, pkt: PacketId) {
         let now = self.now;
         let link = &mut self.links[l];
-        let ecn = self.pkts.get(pkt).ecn;
-        let idle = link.idle();
-        match link.queue.admit(now, ecn, idle, &mut link.queue_rng) {
+        link.purge(now);
+        let q = link.waiting(now);
+        let idle_since = (q == 0 && link.busy_until <= now).then_some(link.busy_until);
+        let p = self.pkts.get_mut(pkt);
+        match link.queue.admit(now, q, idle_since, p.ecn, &mut link.queue_rng) {
             a @ (Admission::Queued | Admission::QueuedMarked) => {
                 if a == Admission::QueuedMarked {
-                    self.pkts.get_mut(pkt).ecn = Ecn::Ce;
+                    p.ecn = Ecn::Ce;
                     link.stats.ce_marks += 1;
                 }
-                if idle {
-                    self.start_tx(l, pkt);
+                let bytes = p.size_bytes;
+                let start = now.max(link.busy_until);
+                let end = start + link.rate.tx_time_ns(bytes);
+                link.busy_until = end;
+                link.stats.packets_sent += 1;
+                link.stats.bytes_sent += bytes as u64;
+                link.stats.busy_ns += end - start;
+                let lost = link.channel.fate(bytes) == Fate::Lost;
+                link.pending.push_back(PendingTx { start, end, bytes, lost });
+                if lost {
+                    link.stats.channel_losses += 1;
+                    self.pkts.free(pkt);
                 } else {
-                    link.queue.buf.push_back(pkt);
+                    // Arrivals on one link are in time order (FIFO, constant delay): only the
+                    // earliest is in the event heap, which stays as small as the number of links.
+                    let at = end + link.delay_ns;
+                    if link.in_flight.is_empty() {
+                        self.queue.push(at, Event::Arrive { link: l as u32 });
+                    }
+                    link.in_flight.push_back((at, pkt));
                 }
             }
             Admission::OverflowDrop => {
@@ -348,34 +376,6 @@ impl Simulator {
                 link.stats.early_drops += 1;
                 self.pkts.free(pkt);
             }
-        }
-    }
-
-    fn start_tx(&mut self, l: usize, pkt: PacketId) {
-        let link = &mut self.links[l];
-        let tx = link.rate.tx_time_ns(self.pkts.get(pkt).size_bytes);
-        link.in_tx = Some((pkt, self.now));
-        self.queue.push(self.now + tx, Event::TxDone { link: l as u32 });
-    }
-
-    fn tx_done(&mut self, l: usize) {
-        let now = self.now;
-        let link = &mut self.links[l];
-        let (pkt, t0) = link.in_tx.take().expect("TxDone without a packet in transmission");
-        let size = self.pkts.get(pkt).size_bytes;
-        link.stats.packets_sent += 1;
-        link.stats.bytes_sent += size as u64;
-        link.stats.busy_ns += now - t0;
-        match link.channel.fate(size) {
-            Fate::Lost => {
-                link.stats.channel_losses += 1;
-                self.pkts.free(pkt);
-            }
-            Fate::Delivered => self.queue.push(now + link.delay_ns, Event::Arrive { link: l as u32, pkt }),
-        }
-        match self.links[l].queue.buf.pop_front() {
-            Some(next) => self.start_tx(l, next),
-            None => self.links[l].queue.on_idle(now),
         }
     }
 
@@ -544,12 +544,14 @@ impl Simulator {
                 s.acked_bytes.push(c.stats.acked_bytes);
             }
         }
-        for l in &self.links {
+        for l in &mut self.links {
+            l.purge(self.now);
+            let q = l.waiting(self.now);
             let s = &mut self.link_series;
             s.time_s.push(t);
             s.link.push(l.name.clone());
-            s.queue_pkts.push(l.queue.len());
-            s.avg_queue_pkts.push(l.queue.avg_pkts());
+            s.queue_pkts.push(q);
+            s.avg_queue_pkts.push(l.queue.avg_pkts(q));
             s.drops.push(l.stats.overflow_drops + l.stats.early_drops + l.stats.channel_losses);
             s.ce_marks.push(l.stats.ce_marks);
         }
@@ -619,7 +621,7 @@ impl Simulator {
             .links
             .iter()
             .map(|l| {
-                let busy = l.stats.busy_ns + l.in_tx.map_or(0, |(_, t0)| self.end - t0);
+                let st = l.stats_at(self.end);
                 LinkSummary {
                     name: l.name.clone(),
                     from: self.nodes[l.from as usize].clone(),
@@ -627,13 +629,13 @@ impl Simulator {
                     rate_bps: l.rate.bps(),
                     delay_s: ns_to_s(l.delay_ns),
                     queue: l.queue.kind_name().into(),
-                    packets_sent: l.stats.packets_sent,
-                    bytes_sent: l.stats.bytes_sent,
-                    overflow_drops: l.stats.overflow_drops,
-                    early_drops: l.stats.early_drops,
-                    ce_marks: l.stats.ce_marks,
-                    channel_losses: l.stats.channel_losses,
-                    utilization: busy as f64 / self.end as f64,
+                    packets_sent: st.packets_sent,
+                    bytes_sent: st.bytes_sent,
+                    overflow_drops: st.overflow_drops,
+                    early_drops: st.early_drops,
+                    ce_marks: st.ce_marks,
+                    channel_losses: st.channel_losses,
+                    utilization: st.busy_ns as f64 / self.end as f64,
                 }
             })
             .collect();

@@ -6,7 +6,6 @@
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
-use crate::net::PacketId;
 use crate::time::SimTime;
 
 /// Which per-flow timer fired.
@@ -21,10 +20,8 @@ pub enum TimerKind {
 /// Everything that can happen. Small and `Copy`, so the heap stores events inline.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Event {
-    /// A link's transmitter finished serializing its current packet.
-    TxDone { link: u32 },
-    /// A packet reaches the far end of a link after the propagation delay.
-    Arrive { link: u32, pkt: PacketId },
+    /// The earliest packet in flight on a link reaches its far end.
+    Arrive { link: u32 },
     /// A TCP flow's timer (lazily cancelled: the flow checks its own deadline).
     Timer { flow: u32, kind: TimerKind },
     /// A flow's application starts.

@@ -1,5 +1,15 @@
 //! A one-way link: a transmitter fed by a queue, serialization at `rate`, propagation `delay`,
 //! then a channel model that decides whether the packet arrives. A duplex link is two of these.
+//!
+//! The transmitter is a work-conserving FIFO at a constant rate, so a packet's serialization
+//! interval is known the moment it is admitted: it starts when everything ahead of it has left
+//! (`busy_until`) and lasts size/rate. The engine therefore schedules only the arrival at the far
+//! end, with no per-hop "transmission done" event, and keeps the admitted-but-unfinished packets'
+//! intervals to know the queue length at any instant. The channel's fate is drawn at admission:
+//! packets cross the link in admission order, so each channel sees the same sequence of draws as
+//! it would at the end of serialization.
+
+use std::collections::VecDeque;
 
 use super::queue::Queue;
 use super::{NodeId, PacketId};
@@ -32,15 +42,54 @@ pub struct Link {
     pub channel: Channel,
     /// Stream for the queue's random decisions (RED).
     pub queue_rng: RngStream,
-    /// The packet being serialized and the time serialization started.
-    pub in_tx: Option<(PacketId, u64)>,
+    /// When the transmitter finishes everything admitted so far.
+    pub busy_until: u64,
+    /// Admitted packets whose serialization has not finished, in FIFO order.
+    pub pending: VecDeque<PendingTx>,
+    /// Packets on their way to the far end, with their arrival times (non-decreasing).
+    pub in_flight: VecDeque<(u64, PacketId)>,
     pub stats: LinkStats,
 }
 
+/// The serialization interval of an admitted packet (and whether the channel will lose it).
+#[derive(Debug, Clone, Copy)]
+pub struct PendingTx {
+    pub start: u64,
+    pub end: u64,
+    pub bytes: u32,
+    pub lost: bool,
+}
+
 impl Link {
-    /// Whether the transmitter is idle.
+    /// Forgets packets whose serialization finished by `now`.
     #[inline]
-    pub fn idle(&self) -> bool {
-        self.in_tx.is_none()
+    pub fn purge(&mut self, now: u64) {
+        while self.pending.front().is_some_and(|p| p.end <= now) {
+            self.pending.pop_front();
+        }
+    }
+
+    /// Packets waiting at `now` (the one being serialized excluded). Call after [`Link::purge`].
+    #[inline]
+    pub fn waiting(&self, now: u64) -> u32 {
+        let n = self.pending.len() as u32;
+        match self.pending.front() {
+            Some(p) if p.start <= now => n - 1,
+            _ => n,
+        }
+    }
+
+    /// Counters as of `end`: packets admitted but still unserialized at `end` are taken back out.
+    pub fn stats_at(&self, end: u64) -> LinkStats {
+        let mut st = self.stats.clone();
+        for p in self.pending.iter().filter(|p| p.end > end) {
+            st.packets_sent -= 1;
+            st.bytes_sent -= p.bytes as u64;
+            st.busy_ns -= p.end - p.start.max(end);
+            if p.lost {
+                st.channel_losses -= 1;
+            }
+        }
+        st
     }
 }

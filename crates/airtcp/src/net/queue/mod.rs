@@ -1,15 +1,13 @@
 //! Queue disciplines at the head of a link: DropTail, RED (with optional ECN marking) and
-//! TCP-Jersey's congestion warning (CW). All share one FIFO buffer; they differ in the admission
-//! decision and in marking.
+//! TCP-Jersey's congestion warning (CW). All feed one FIFO transmitter (see `net::link`); they
+//! differ in the admission decision and in marking.
 
 pub mod cw;
 pub mod droptail;
 pub mod red;
 
-use std::collections::VecDeque;
-
 use crate::engine::RngStream;
-use crate::net::{Ecn, PacketId};
+use crate::net::Ecn;
 use crate::time::SimTime;
 
 pub use cw::CwState;
@@ -36,52 +34,34 @@ pub enum Admission {
     EarlyDrop,
 }
 
-/// A FIFO of waiting packets with a packet-count limit and an admission policy.
+/// The buffer limit and admission policy of a link's FIFO.
 #[derive(Debug, Clone)]
 pub struct Queue {
-    pub buf: VecDeque<PacketId>,
     pub limit_pkts: u32,
     pub aqm: Aqm,
 }
 
 impl Queue {
     pub fn new(limit_pkts: u32, aqm: Aqm) -> Self {
-        Queue { buf: VecDeque::with_capacity(limit_pkts.min(4096) as usize), limit_pkts, aqm }
+        Queue { limit_pkts, aqm }
     }
 
-    /// Packets waiting (the one being serialized is not counted).
+    /// The admission decision for a packet with ECN field `ecn` arriving when `q` packets wait.
+    /// `idle_since` is when the transmitter went idle, if it is idle with nothing waiting (RED's
+    /// idle-period rule needs it).
     #[inline]
-    pub fn len(&self) -> u32 {
-        self.buf.len() as u32
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.buf.is_empty()
-    }
-
-    /// The admission decision for an arriving packet with ECN field `ecn`; does not enqueue.
-    /// `link_idle` says whether the transmitter is idle (RED's idle-period rule needs it).
-    pub fn admit(&mut self, now: SimTime, ecn: Ecn, link_idle: bool, rng: &mut RngStream) -> Admission {
-        let q = self.len();
-        let decision = match &mut self.aqm {
+    pub fn admit(&mut self, now: SimTime, q: u32, idle_since: Option<SimTime>, ecn: Ecn, rng: &mut RngStream) -> Admission {
+        match &mut self.aqm {
             Aqm::DropTail => droptail::admit(q, self.limit_pkts),
-            Aqm::Red(st) => st.admit(now, q, link_idle, self.limit_pkts, ecn, rng),
+            Aqm::Red(st) => st.admit(now, q, idle_since, self.limit_pkts, ecn, rng),
             Aqm::Cw(st) => st.admit(q, self.limit_pkts, ecn),
-        };
-        decision
-    }
-
-    /// Called when the transmitter becomes idle with nothing waiting (starts RED's idle clock).
-    pub fn on_idle(&mut self, now: SimTime) {
-        if let Aqm::Red(st) = &mut self.aqm {
-            st.idle_since = Some(now);
         }
     }
 
-    /// The EWMA average queue (RED, CW) or the instantaneous length (DropTail).
-    pub fn avg_pkts(&self) -> f64 {
+    /// The EWMA average queue (RED, CW) or the instantaneous length `q` (DropTail).
+    pub fn avg_pkts(&self, q: u32) -> f64 {
         match &self.aqm {
-            Aqm::DropTail => self.len() as f64,
+            Aqm::DropTail => q as f64,
             Aqm::Red(st) => st.avg,
             Aqm::Cw(st) => st.avg,
         }

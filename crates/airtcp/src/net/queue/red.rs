@@ -42,18 +42,14 @@ pub struct RedState {
     pub avg: f64,
     /// Packets since the last mark (−1 after leaving the marking region).
     pub count: i64,
-    /// Start of the current idle period (q_time), when the link is idle with nothing waiting.
-    pub idle_since: Option<SimTime>,
+    /// The average has been decayed for idle time up to here (so arrivals dropped during one
+    /// idle period do not decay it twice).
+    decayed_to: SimTime,
 }
 
 impl RedState {
     pub fn new(p: RedParams) -> Self {
-        RedState { p, avg: 0.0, count: -1, idle_since: None }
-    }
-
-    #[cfg(test)]
-    fn on_idle_for_test(&mut self, now: SimTime) {
-        self.idle_since = Some(now);
+        RedState { p, avg: 0.0, count: -1, decayed_to: 0 }
     }
 
     /// p_b for the current average (before count spacing).
@@ -80,22 +76,23 @@ impl RedState {
         }
     }
 
-    fn update_avg(&mut self, now: SimTime, q: u32, link_idle: bool) {
-        match self.idle_since {
-            Some(since) if q == 0 && link_idle => {
-                let m = (now - since) as f64 / self.p.small_pkt_tx_ns.max(1) as f64;
+    fn update_avg(&mut self, now: SimTime, q: u32, idle_since: Option<SimTime>) {
+        match idle_since {
+            Some(since) if q == 0 => {
+                // q_time = when the transmitter went idle; an arrival dropped during the idle
+                // period leaves it idle, so the next one decays only over the time since.
+                let from = since.max(self.decayed_to);
+                let m = (now - from.min(now)) as f64 / self.p.small_pkt_tx_ns.max(1) as f64;
                 self.avg *= (1.0 - self.p.weight).powf(m);
-                // The idle period goes on if this arrival is dropped: restart q_time here so the
-                // next arrival decays only over the time since this one.
-                self.idle_since = Some(now);
+                self.decayed_to = now;
             }
             _ => self.avg = (1.0 - self.p.weight) * self.avg + self.p.weight * q as f64,
         }
     }
 
     /// Admission of an arrival that finds `q` packets waiting.
-    pub fn admit(&mut self, now: SimTime, q: u32, link_idle: bool, limit: u32, ecn: Ecn, rng: &mut RngStream) -> Admission {
-        self.update_avg(now, q, link_idle);
+    pub fn admit(&mut self, now: SimTime, q: u32, idle_since: Option<SimTime>, limit: u32, ecn: Ecn, rng: &mut RngStream) -> Admission {
+        self.update_avg(now, q, idle_since);
         let mark = if self.avg < self.p.min_th {
             self.count = -1;
             false
@@ -159,12 +156,11 @@ mod tests {
         let mut st = RedState::new(RedParams { weight: 0.5, ..params() });
         let mut rng = RngStream::new(1, "t");
         for (q, want) in [(4, 2.0), (4, 3.0), (0, 1.5)] {
-            st.admit(0, q, false, 100, Ecn::NotEct, &mut rng);
+            st.admit(0, q, None, 100, Ecn::NotEct, &mut rng);
             assert!((st.avg - want).abs() < 1e-12);
         }
         // Idle for 10 small-packet times: avg ← 1.5·0.5^10.
-        st.idle_since = Some(0);
-        st.admit(10_000, 0, true, 100, Ecn::NotEct, &mut rng);
+        st.admit(10_000, 0, Some(0), 100, Ecn::NotEct, &mut rng);
         assert!((st.avg - 1.5 * 0.5f64.powi(10)).abs() < 1e-12);
     }
 
@@ -181,7 +177,7 @@ mod tests {
         let n = 200_000;
         let mut drops = 0;
         for _ in 0..n {
-            if st.admit(0, 10, false, 100, Ecn::NotEct, &mut rng) == Admission::EarlyDrop {
+            if st.admit(0, 10, None, 100, Ecn::NotEct, &mut rng) == Admission::EarlyDrop {
                 drops += 1;
             }
         }
@@ -196,12 +192,11 @@ mod tests {
         let mut st = RedState::new(RedParams { weight: 0.5, ..params() });
         let mut rng = RngStream::new(1, "t");
         st.avg = 40.0;
-        st.on_idle_for_test(0);
-        // m = 1: avg 20 ≥ max_th → forced drop; the link stays idle.
-        assert_eq!(st.admit(1000, 0, true, 100, Ecn::NotEct, &mut rng), Admission::EarlyDrop);
+        // Idle since 0; m = 1: avg 20 ≥ max_th → forced drop; the link stays idle.
+        assert_eq!(st.admit(1000, 0, Some(0), 100, Ecn::NotEct, &mut rng), Admission::EarlyDrop);
         assert!((st.avg - 20.0).abs() < 1e-12);
         // m = 3 more small-packet times: avg = 20 · 0.5³ = 2.5 (not 20 · 0.5⁴ nor a plain EWMA step).
-        assert_eq!(st.admit(4000, 0, true, 100, Ecn::NotEct, &mut rng), Admission::Queued);
+        assert_eq!(st.admit(4000, 0, Some(0), 100, Ecn::NotEct, &mut rng), Admission::Queued);
         assert!((st.avg - 2.5).abs() < 1e-12);
     }
 
@@ -210,8 +205,8 @@ mod tests {
         let mut st = RedState::new(RedParams { weight: 0.0, ecn: true, max_p: 1.0, ..params() });
         st.avg = 14.99;
         let mut rng = RngStream::new(3, "red-test");
-        assert_eq!(st.admit(0, 10, false, 100, Ecn::Ect, &mut rng), Admission::QueuedMarked);
+        assert_eq!(st.admit(0, 10, None, 100, Ecn::Ect, &mut rng), Admission::QueuedMarked);
         st.count = 5;
-        assert_eq!(st.admit(0, 10, false, 100, Ecn::NotEct, &mut rng), Admission::EarlyDrop);
+        assert_eq!(st.admit(0, 10, None, 100, Ecn::NotEct, &mut rng), Admission::EarlyDrop);
     }
 }
