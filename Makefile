@@ -33,8 +33,11 @@ test-rust:
 test-python:
 	$(PYTHON) -m pytest -q tests/python
 
+## bench: criterion micro-benchmarks, then whole-run timings beside ns-2.35 (if `ns` is installed)
 bench:
-	$(CARGO) bench -p airtcp
+	$(CARGO) bench -p airtcp --bench engine -- --quick
+	$(CARGO) build --release -p airtcp --example bench_scenarios
+	$(PYTHON) bench/run_bench.py
 
 fmt:
 	$(CARGO) fmt --all

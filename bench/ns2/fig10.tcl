@@ -1,8 +1,9 @@
 # ns-2.35 twin of examples/jersey_fig10.toml (TCP-Jersey Fig. 10): S -10Mb/45ms- BS -2Mb/1ms, lossy- D.
-# Usage: ns fig10.tcl LOSS DURATION_S SEED
+# Usage: ns fig10.tcl LOSS DURATION_S SEED [VARIANT: tahoe|reno|newreno|sack, default newreno]
 set loss [lindex $argv 0]
 set dur [lindex $argv 1]
 set seed [lindex $argv 2]
+set variant [expr {[llength $argv] > 3 ? [lindex $argv 3] : "newreno"}]
 global defaultRNG
 $defaultRNG seed $seed
 set ns [new Simulator]
@@ -21,11 +22,15 @@ if {$loss > 0} {
     $em drop-target [new Agent/Null]
     $ns lossmodel $em $BS $D
 }
-set tcp [new Agent/TCP/Newreno]
+switch $variant {
+    tahoe   { set tcp [new Agent/TCP];         set sink [new Agent/TCPSink] }
+    reno    { set tcp [new Agent/TCP/Reno];    set sink [new Agent/TCPSink] }
+    newreno { set tcp [new Agent/TCP/Newreno]; set sink [new Agent/TCPSink] }
+    sack    { set tcp [new Agent/TCP/Sack1];   set sink [new Agent/TCPSink/Sack1] }
+}
 $tcp set packetSize_ 1000
 $tcp set window_ 1000
 $tcp set minrto_ 0.2
-set sink [new Agent/TCPSink]
 $ns attach-agent $S $tcp
 $ns attach-agent $D $sink
 $ns connect $tcp $sink

@@ -22,9 +22,8 @@ fn scenario_err(e: airtcp::ScenarioError) -> PyErr {
 
 /// Converts one run's output into {"summary_json", "flow_series", "link_series"}.
 fn output_to_dict(py: Python<'_>, out: airtcp::RunOutput) -> PyResult<Py<PyDict>> {
-    let summary_json = serde_json::to_string(&out.summary).map_err(|e| {
-        pyo3::exceptions::PyRuntimeError::new_err(format!("serializing summary: {e}"))
-    })?;
+    let summary_json =
+        serde_json::to_string(&out.summary).map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(format!("serializing summary: {e}")))?;
 
     let fs = out.flow_series;
     let flow = PyDict::new(py);
@@ -57,9 +56,7 @@ fn output_to_dict(py: Python<'_>, out: airtcp::RunOutput) -> PyResult<Py<PyDict>
 #[pyfunction]
 #[pyo3(signature = (scenario_text, seed=None))]
 fn run(py: Python<'_>, scenario_text: String, seed: Option<u64>) -> PyResult<Py<PyDict>> {
-    let out = py
-        .allow_threads(|| airtcp::run_toml(&scenario_text, seed))
-        .map_err(scenario_err)?;
+    let out = py.allow_threads(|| airtcp::run_toml(&scenario_text, seed)).map_err(scenario_err)?;
     output_to_dict(py, out)
 }
 
@@ -67,11 +64,7 @@ fn run(py: Python<'_>, scenario_text: String, seed: Option<u64>) -> PyResult<Py<
 /// If any job fails, raises ScenarioError naming the first failing job's index.
 #[pyfunction]
 #[pyo3(signature = (jobs, jobs_n=0))]
-fn run_many(
-    py: Python<'_>,
-    jobs: Vec<(String, Option<u64>)>,
-    jobs_n: usize,
-) -> PyResult<Vec<Py<PyDict>>> {
+fn run_many(py: Python<'_>, jobs: Vec<(String, Option<u64>)>, jobs_n: usize) -> PyResult<Vec<Py<PyDict>>> {
     let results = py.allow_threads(|| airtcp::run_many(&jobs, jobs_n));
     let mut outs = Vec::with_capacity(results.len());
     for (i, r) in results.into_iter().enumerate() {
@@ -86,8 +79,7 @@ fn run_many(
 /// Parses and validates a scenario without running it; raises ScenarioError when it is invalid.
 #[pyfunction]
 fn validate(py: Python<'_>, scenario_text: String) -> PyResult<()> {
-    py.allow_threads(|| airtcp::validate_toml(&scenario_text))
-        .map_err(scenario_err)
+    py.allow_threads(|| airtcp::validate_toml(&scenario_text)).map_err(scenario_err)
 }
 
 #[pymodule]

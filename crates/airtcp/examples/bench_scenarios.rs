@@ -5,7 +5,11 @@ use std::time::Instant;
 fn fig10(loss: f64, recovery: &str) -> String {
     let base = include_str!("../../../examples/jersey_fig10.toml");
     let sack = if recovery == "sack" { "\nsack = true" } else { "" };
-    base.replacen("loss = 0.01", &format!("loss = {loss}"), 1).replacen("recovery = \"newreno\"", &format!("recovery = \"{recovery}\"{sack}"), 1)
+    base.replacen("loss = 0.01", &format!("loss = {loss}"), 1).replacen(
+        "recovery = \"newreno\"",
+        &format!("recovery = \"{recovery}\"{sack}"),
+        1,
+    )
 }
 
 fn main() {

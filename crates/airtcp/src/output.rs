@@ -49,6 +49,8 @@ pub struct FlowSummary {
     pub cc: Option<String>,
     /// Loss-recovery strategy name (TCP only).
     pub recovery: Option<String>,
+    /// Payload bytes per packet: the MSS (TCP) or the datagram payload (CBR).
+    pub segment_bytes: u32,
     /// Application bytes delivered in order at the receiver during [warmup, end], per second, in bit/s.
     pub goodput_bps: f64,
     /// The sender's view: bytes newly covered by cumulative ACKs during [warmup, end], in bit/s.

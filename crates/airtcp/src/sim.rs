@@ -9,9 +9,9 @@ use crate::app::CbrSource;
 use crate::channel::{Channel, Fate, UniformLoss};
 use crate::engine::{Event, EventQueue, RngStream, TimerKind};
 use crate::metrics::jain_fairness;
+use crate::net::link::PendingTx;
 use crate::net::packet::{sack_option_bytes, IP_HEADER_BYTES, TCP_HEADER_BYTES, TS_OPTION_BYTES, UDP_HEADER_BYTES};
 use crate::net::queue::{Admission, Aqm, CwState, Queue, RedParams, RedState};
-use crate::net::link::PendingTx;
 use crate::net::{Ecn, Link, LinkStats, Packet, PacketArena, PacketId, PacketKind, RoutingTable, TcpHeader};
 use crate::output::{FlowSeries, FlowSummary, LinkSeries, LinkSummary, RunOutput, Summary};
 use crate::scenario::validate::flow_name;
@@ -152,10 +152,17 @@ impl Simulator {
                         min_rto_ns: t.min_rto.as_nanos(),
                         max_rto_ns: t.max_rto.as_nanos(),
                         granularity_ns: t.clock_granularity.as_nanos(),
+                        rto_reset_every_partial_ack: t.partial_ack_timer == "slow-but-steady",
                     };
                     let cc = crate::cc::by_name(&t.cc).expect("validated");
                     let rec = crate::tcp::recovery::by_name(&t.recovery).expect("validated");
-                    let rcfg = ReceiverConfig { sack: t.sack, timestamps: t.timestamps, delayed_ack: t.delayed_ack, delack_timeout_ns: t.delack_timeout.as_nanos(), mss: t.mss_bytes };
+                    let rcfg = ReceiverConfig {
+                        sack: t.sack,
+                        timestamps: t.timestamps,
+                        delayed_ack: t.delayed_ack,
+                        delack_timeout_ns: t.delack_timeout.as_nanos(),
+                        mss: t.mss_bytes,
+                    };
                     Flow {
                         name,
                         src: id(&t.src),
@@ -420,7 +427,16 @@ impl Simulator {
         let FlowKind::Tcp(t) = &mut flow.kind else { return };
         let h = t.receiver.make_ack(now);
         let size = IP_HEADER_BYTES + TCP_HEADER_BYTES + if h.has_ts { TS_OPTION_BYTES } else { 0 } + sack_option_bytes(h.n_sack as usize);
-        let pkt = Packet { src: flow.dst, dst: flow.src, flow: f as u32, kind: PacketKind::TcpAck, size_bytes: size, ecn: Ecn::NotEct, tcp: h, sent_at: now };
+        let pkt = Packet {
+            src: flow.dst,
+            dst: flow.src,
+            flow: f as u32,
+            kind: PacketKind::TcpAck,
+            size_bytes: size,
+            ecn: Ecn::NotEct,
+            tcp: h,
+            sent_at: now,
+        };
         let node = flow.dst;
         let id = self.pkts.alloc(pkt);
         self.forward(node, id);
@@ -434,7 +450,14 @@ impl Simulator {
         let opt = if t.timestamps { TS_OPTION_BYTES } else { 0 };
         let (src, dst) = (flow.src, flow.dst);
         for s in segs.drain(..) {
-            let tcp = TcpHeader { seq: s.seq, len: s.len, cwr: s.cwr, has_ts: s.ts_val.is_some(), ts_val: s.ts_val.unwrap_or(0), ..TcpHeader::default() };
+            let tcp = TcpHeader {
+                seq: s.seq,
+                len: s.len,
+                cwr: s.cwr,
+                has_ts: s.ts_val.is_some(),
+                ts_val: s.ts_val.unwrap_or(0),
+                ..TcpHeader::default()
+            };
             let pkt = Packet {
                 src,
                 dst,
@@ -514,7 +537,16 @@ impl Simulator {
         if send {
             c.packets_sent += 1;
             let size = IP_HEADER_BYTES + UDP_HEADER_BYTES + c.packet_bytes;
-            let pkt = Packet { src: flow.src, dst: flow.dst, flow: f as u32, kind: PacketKind::Udp, size_bytes: size, ecn: Ecn::NotEct, tcp: TcpHeader::default(), sent_at: now };
+            let pkt = Packet {
+                src: flow.src,
+                dst: flow.dst,
+                flow: f as u32,
+                kind: PacketKind::Udp,
+                size_bytes: size,
+                ecn: Ecn::NotEct,
+                tcp: TcpHeader::default(),
+                sent_at: now,
+            };
             let src = flow.src;
             let id = self.pkts.alloc(pkt);
             self.forward(src, id);
@@ -574,6 +606,7 @@ impl Simulator {
                         dst: node(f.dst),
                         cc: Some(t.cc_name.clone()),
                         recovery: Some(t.recovery_name.clone()),
+                        segment_bytes: c.cfg.mss,
                         goodput_bps: (t.receiver.delivered_bytes - f.warm_delivered) as f64 * 8.0 / window_s,
                         goodput_acked_bps: (st.acked_bytes - f.warm_acked) as f64 * 8.0 / window_s,
                         delivered_bytes: t.receiver.delivered_bytes,
@@ -598,6 +631,7 @@ impl Simulator {
                     dst: node(f.dst),
                     cc: None,
                     recovery: None,
+                    segment_bytes: c.packet_bytes,
                     goodput_bps: (c.bytes_received - f.warm_delivered) as f64 * 8.0 / window_s,
                     goodput_acked_bps: 0.0,
                     delivered_bytes: c.bytes_received,

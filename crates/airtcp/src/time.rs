@@ -139,22 +139,42 @@ impl<'de, T: std::str::FromStr<Err = String>> Visitor<'de> for UnitVisitor<T> {
         v.parse().map_err(E::custom)
     }
     fn visit_i64<E: de::Error>(self, v: i64) -> Result<T, E> {
-        Err(E::custom(format!("{} {v} needs a unit, written as a string (e.g. \"{v}{}\")", self.0, example_unit(self.0))))
+        Err(E::custom(format!(
+            "{} {v} needs a unit, written as a string such as \"{v}{}\" (allowed units: {})",
+            self.0,
+            base_unit(self.0),
+            units_of(self.0)
+        )))
     }
     fn visit_u64<E: de::Error>(self, v: u64) -> Result<T, E> {
         self.visit_i64(v as i64)
     }
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<T, E> {
-        Err(E::custom(format!("{} {v} needs a unit, written as a string (e.g. \"{v}{}\")", self.0, example_unit(self.0))))
+        Err(E::custom(format!(
+            "{} {v} needs a unit, written as a string such as \"{v}{}\" (allowed units: {})",
+            self.0,
+            base_unit(self.0),
+            units_of(self.0)
+        )))
     }
 }
 
-fn example_unit(what: &str) -> &'static str {
+/// The unit in which a bare number would mean itself (s, bps, B), for the hint.
+fn base_unit(what: &str) -> &'static str {
     match what {
-        "duration" => "ms",
-        "rate" => "Mbps",
+        "duration" => "s",
+        "rate" => "bps",
         _ => "B",
     }
+}
+
+fn units_of(what: &str) -> String {
+    let units = match what {
+        "duration" => TIME_UNITS,
+        "rate" => RATE_UNITS,
+        _ => SIZE_UNITS,
+    };
+    units.iter().map(|u| u.0).collect::<Vec<_>>().join(", ")
 }
 
 macro_rules! unit_deserialize {

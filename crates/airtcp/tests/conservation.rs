@@ -139,7 +139,16 @@ fn finite_transfers_complete_under_loss() {
     for rec in ["tahoe", "reno", "newreno", "sack"] {
         for seed in 1..=5 {
             let hops = [Hop { rate_kbps: 2000, delay_ms: 20, buffer: 20, loss: 0.05, ack_loss: 0.02, queue: 0 }];
-            let fl = [FlowP { recovery: rec, delayed_ack: seed % 2 == 0, timestamps: seed % 3 == 0, sack: rec == "sack", ecn: false, bytes: Some(300_000), start_ms: 0, reverse: false }];
+            let fl = [FlowP {
+                recovery: rec,
+                delayed_ack: seed % 2 == 0,
+                timestamps: seed % 3 == 0,
+                sack: rec == "sack",
+                ecn: false,
+                bytes: Some(300_000),
+                start_ms: 0,
+                reverse: false,
+            }];
             let out = airtcp::run_toml(&scenario(&hops, &fl, 60), Some(seed)).unwrap();
             let f = &out.summary.flows[0];
             assert_eq!(f.delivered_bytes, 300_000, "{rec} seed {seed}");

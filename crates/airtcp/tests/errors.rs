@@ -25,7 +25,12 @@ fn each_mistake_names_its_field() {
         ("mss_bytes = 1000", "mss_bytes = -3", "flows[0].mss_bytes", "u32"),
         ("mss_bytes = 1000", "mss_bytes = 0", "flows[0].mss_bytes", "1 to 65000"),
         ("nodes = [\"S\", \"BS\", \"D\"]", "nodes = [\"S\", \"BS\", \"D\", \"S\"]", "nodes[3]", "duplicate node name"),
-        ("nodes = [\"S\", \"BS\", \"D\"]", "nodes = [\"S\", \"BS\", \"D\", \"X\"]\n[[flows]]\nkind = \"cbr\"\nsrc = \"S\"\ndst = \"X\"\nrate = \"1Mbps\"", "flows[0]", "no route"),
+        (
+            "nodes = [\"S\", \"BS\", \"D\"]",
+            "nodes = [\"S\", \"BS\", \"D\", \"X\"]\n[[flows]]\nkind = \"cbr\"\nsrc = \"S\"\ndst = \"X\"\nrate = \"1Mbps\"",
+            "flows[0]",
+            "no route",
+        ),
         ("rate = \"2Mbps\"", "rate = \"0bps\"", "links[1].rate", "greater than 0"),
         ("warmup = \"10s\"", "warmup = \"200s\"", "warmup", "less than duration"),
         ("limit_pkts = 50 }", "limit_pkts = 0 }", "links[0].queue.limit_pkts", "at least 1"),

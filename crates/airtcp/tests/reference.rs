@@ -77,7 +77,13 @@ fn goodput_matches_padhye_full_model() {
             for seed in 1..=seeds() {
                 let out = run(&fig10(loss, rec, 1000, 100, "rwnd_pkts = 64"), seed);
                 let f = &out.summary.flows[0];
-                let lost: u64 = out.summary.links.iter().filter(|l| l.name == "S->BS" || l.name == "BS->D").map(|l| l.channel_losses + l.overflow_drops).sum();
+                let lost: u64 = out
+                    .summary
+                    .links
+                    .iter()
+                    .filter(|l| l.name == "S->BS" || l.name == "BS->D")
+                    .map(|l| l.channel_losses + l.overflow_drops)
+                    .sum();
                 g.push(f.goodput_bps);
                 rtt += f.mean_rtt_s;
                 rto += f.mean_rto_s;
@@ -130,4 +136,19 @@ fn deterministic_serially_and_in_parallel() {
         assert_eq!(r.unwrap(), run(&text, i as u64 + 1));
     }
     assert_ne!(run(&text, 8).summary, a.summary);
+}
+
+/// NewReno's timer variants after a slow-start overshoot (~70 losses in one window, no channel
+/// loss): "impatient" (RFC 6582) times out and goes back N; "slow-but-steady" (ns-2) repairs one
+/// loss per RTT without a timeout and so keeps more goodput.
+#[test]
+fn newreno_partial_ack_timer_variants() {
+    let g = |variant: &str| {
+        let out = run(&fig10(0.0, "newreno", 50, 100, &format!("partial_ack_timer = \"{variant}\"")), 1);
+        (out.summary.flows[0].goodput_bps, out.summary.flows[0].timeouts)
+    };
+    let (impatient, to_i) = g("impatient");
+    let (steady, to_s) = g("slow-but-steady");
+    assert!(to_s < to_i, "timeouts: slow-but-steady {to_s}, impatient {to_i}");
+    assert!(steady > impatient, "goodput: slow-but-steady {steady}, impatient {impatient}");
 }

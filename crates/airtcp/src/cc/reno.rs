@@ -48,7 +48,19 @@ mod tests {
     use super::*;
 
     fn ack(acked: u64) -> AckInfo {
-        AckInfo { now: 0, ack: 0, acked_bytes: acked, rtt_sample_ns: None, srtt_ns: 0, min_rtt_ns: 0, ece: false, ts_val: None, ts_ecr: None, flight_bytes: 0, no_growth: false }
+        AckInfo {
+            now: 0,
+            ack: 0,
+            acked_bytes: acked,
+            rtt_sample_ns: None,
+            srtt_ns: 0,
+            min_rtt_ns: 0,
+            ece: false,
+            ts_val: None,
+            ts_ecr: None,
+            flight_bytes: 0,
+            no_growth: false,
+        }
     }
 
     #[test]

@@ -55,6 +55,8 @@ pub fn parse(text: &str) -> Result<Scenario, ScenarioError> {
             }
         }
         if path.is_empty() || path == "." {
+            // A missing top-level key has the whole document as its span: no useful line.
+            let loc = if msg.starts_with("missing field") { String::new() } else { loc };
             ScenarioError { message: format!("scenario{loc}: {msg}") }
         } else {
             ScenarioError { message: format!("{path}{loc}: {msg}") }

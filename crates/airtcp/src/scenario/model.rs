@@ -247,6 +247,11 @@ pub struct TcpFlowSpec {
     pub initial_cwnd_pkts: u32,
     /// Initial ssthresh in segments (default: effectively infinite).
     pub initial_ssthresh_pkts: Option<u32>,
+    /// NewReno: reset the retransmission timer on the first partial ACK of a recovery only
+    /// ("impatient", RFC 6582 §3.2 step 5 and §4) or on every partial ACK ("slow-but-steady",
+    /// ns-2's behaviour).
+    #[serde(default = "default_partial_ack_timer")]
+    pub partial_ack_timer: String,
     /// Duplicate ACKs that trigger fast retransmit.
     #[serde(default = "default_dupthresh")]
     pub dupack_threshold: u32,
@@ -283,6 +288,9 @@ fn default_cc() -> String {
 }
 fn default_recovery() -> String {
     "newreno".into()
+}
+fn default_partial_ack_timer() -> String {
+    "impatient".into()
 }
 fn default_mss() -> u32 {
     1000

@@ -51,7 +51,10 @@ fn check_queue(field: &str, q: &QueueSpec) -> Result<(), ScenarioError> {
             }
             if let Some(t) = threshold_pkts {
                 if !(*t >= 0.0 && *t <= *limit_pkts as f64) {
-                    return err(format!("{field}.threshold_pkts"), format!("{t} is out of range (allowed: 0 to limit_pkts = {limit_pkts})"));
+                    return err(
+                        format!("{field}.threshold_pkts"),
+                        format!("{t} is out of range (allowed: 0 to limit_pkts = {limit_pkts})"),
+                    );
                 }
             }
         }
@@ -102,7 +105,9 @@ pub fn validate(s: &Scenario) -> Result<(), ScenarioError> {
         }
     }
     let node = |field: String, name: &str| -> Result<u32, ScenarioError> {
-        ids.get(name).copied().ok_or_else(|| ScenarioError::new(&field, format!("unknown node '{name}' (known nodes: {})", s.nodes.join(", "))))
+        ids.get(name)
+            .copied()
+            .ok_or_else(|| ScenarioError::new(&field, format!("unknown node '{name}' (known nodes: {})", s.nodes.join(", "))))
     };
     let mut one_way = Vec::new();
     let mut seen_links = HashMap::new();
@@ -133,7 +138,10 @@ pub fn validate(s: &Scenario) -> Result<(), ScenarioError> {
         }
         for (a, b) in dirs {
             if let Some(j) = seen_links.insert((a, b), i) {
-                return err(format!("links[{i}]"), format!("duplicates the {}->{} direction of links[{j}]", s.nodes[a as usize], s.nodes[b as usize]));
+                return err(
+                    format!("links[{i}]"),
+                    format!("duplicates the {}->{} direction of links[{j}]", s.nodes[a as usize], s.nodes[b as usize]),
+                );
             }
             one_way.push((a, b));
         }
@@ -168,13 +176,25 @@ pub fn validate(s: &Scenario) -> Result<(), ScenarioError> {
                     return err(format!("flows[{i}]"), format!("no route back from '{dst}' to '{src}' for ACKs"));
                 }
                 if crate::cc::by_name(&t.cc).is_none() {
-                    return err(format!("flows[{i}].cc"), format!("unknown window policy '{}' (allowed: {})", t.cc, crate::cc::NAMES.join(", ")));
+                    return err(
+                        format!("flows[{i}].cc"),
+                        format!("unknown window policy '{}' (allowed: {})", t.cc, crate::cc::NAMES.join(", ")),
+                    );
                 }
                 if crate::tcp::recovery::by_name(&t.recovery).is_none() {
-                    return err(format!("flows[{i}].recovery"), format!("unknown recovery '{}' (allowed: {})", t.recovery, crate::tcp::recovery::NAMES.join(", ")));
+                    return err(
+                        format!("flows[{i}].recovery"),
+                        format!("unknown recovery '{}' (allowed: {})", t.recovery, crate::tcp::recovery::NAMES.join(", ")),
+                    );
                 }
                 if t.recovery == "sack" && !t.sack {
                     return err(format!("flows[{i}].sack"), "recovery = \"sack\" needs sack = true");
+                }
+                if !matches!(t.partial_ack_timer.as_str(), "impatient" | "slow-but-steady") {
+                    return err(
+                        format!("flows[{i}].partial_ack_timer"),
+                        format!("unknown variant '{}' (allowed: impatient, slow-but-steady)", t.partial_ack_timer),
+                    );
                 }
                 if !(1..=65_000).contains(&t.mss_bytes) {
                     return err(format!("flows[{i}].mss_bytes"), format!("{} is out of range (allowed: 1 to 65000)", t.mss_bytes));

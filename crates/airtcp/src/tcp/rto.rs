@@ -17,7 +17,16 @@ pub struct RttEstimator {
 
 impl RttEstimator {
     pub fn new(initial_rto: u64, min_rto: u64, max_rto: u64, granularity: u64) -> Self {
-        RttEstimator { srtt: None, rttvar: 0, base_rto: initial_rto.clamp(min_rto, max_rto), backoff: 0, min_rto, max_rto, granularity, min_rtt: None }
+        RttEstimator {
+            srtt: None,
+            rttvar: 0,
+            base_rto: initial_rto.clamp(min_rto, max_rto),
+            backoff: 0,
+            min_rto,
+            max_rto,
+            granularity,
+            min_rtt: None,
+        }
     }
 
     /// Feeds one RTT measurement R (RFC 6298 §2).
@@ -53,7 +62,11 @@ impl RttEstimator {
     /// The RTO to arm the timer with now (back-off included).
     pub fn rto(&self) -> u64 {
         let shifted = self.base_rto.checked_shl(self.backoff).unwrap_or(u64::MAX);
-        if self.backoff >= 40 { self.max_rto } else { shifted.min(self.max_rto) }
+        if self.backoff >= 40 {
+            self.max_rto
+        } else {
+            shifted.min(self.max_rto)
+        }
     }
 
     /// RTO without back-off.
@@ -102,7 +115,7 @@ mod tests {
         let mut e = RttEstimator::new(1000 * MS, 1000 * MS, 60_000 * MS, MS);
         e.sample(10 * MS);
         assert_eq!(e.rto(), 1000 * MS); // (2.4) rounded up to 1 s
-        // Zero variance: RTO = SRTT + G.
+                                        // Zero variance: RTO = SRTT + G.
         let mut e = RttEstimator::new(1000 * MS, 0, 60_000 * MS, 10 * MS);
         e.sample(8 * MS); // RTTVAR = 4 ms → 4·4 = 16 ms > G
         e.sample(8 * MS); // RTTVAR = 3 ms → 12 ms

@@ -29,6 +29,9 @@ pub struct SenderConfig {
     pub min_rto_ns: u64,
     pub max_rto_ns: u64,
     pub granularity_ns: u64,
+    /// NewReno resets the RTO timer on every partial ACK (slow-but-steady) instead of only the
+    /// first (impatient, RFC 6582's recommendation).
+    pub rto_reset_every_partial_ack: bool,
 }
 
 /// A segment the sender asks the network to carry.
@@ -516,6 +519,7 @@ mod tests {
             min_rto_ns: 200 * MS,
             max_rto_ns: 60_000 * MS,
             granularity_ns: MS,
+            rto_reset_every_partial_ack: false,
         }
     }
 

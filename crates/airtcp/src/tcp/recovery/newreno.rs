@@ -4,7 +4,9 @@
 //! 3*SMSS. Step 4: inflate by SMSS per further duplicate ACK. Step 5 (partial ACK): retransmit the
 //! first unacknowledged segment, deflate cwnd by the amount newly acknowledged and add back one
 //! SMSS if that amount was at least SMSS; reset the retransmit timer on the first partial ACK only
-//! (the "Impatient" variant, RFC 6582 §4). Step 6 (full ACK): cwnd = min(ssthresh,
+//! (the "Impatient" variant, RFC 6582 §4), or on every one with `partial_ack_timer =
+//! "slow-but-steady"` (ns-2's NewReno: after a slow-start overshoot of ~70 losses it recovers one
+//! per RTT without a timeout, where Impatient times out and goes back N). Step 6 (full ACK): cwnd = min(ssthresh,
 //! max(FlightSize, SMSS) + SMSS) — option (1) of the RFC, which avoids a burst — and exit.
 
 use super::LossRecovery;
@@ -52,7 +54,7 @@ impl LossRecovery for NewReno {
             s.w.cwnd += s.w.mss;
         }
         s.w.cwnd = s.w.cwnd.max(s.w.mss);
-        s.restart_timer_on_ack = self.partial_acks == 1;
+        s.restart_timer_on_ack = self.partial_acks == 1 || s.cfg.rto_reset_every_partial_ack;
         false
     }
 }
