@@ -130,6 +130,23 @@ impl SenderCore {
         }
     }
 
+    /// What the window policy is told about an ACK.
+    fn ack_info(&self, now: SimTime, h: &TcpHeader, acked_bytes: u64, rtt_sample_ns: Option<u64>, no_growth: bool) -> AckInfo {
+        AckInfo {
+            now,
+            ack: h.ack,
+            acked_bytes,
+            rtt_sample_ns,
+            srtt_ns: self.rtt.srtt().unwrap_or(0),
+            min_rtt_ns: self.rtt.min_rtt.unwrap_or(0),
+            ece: h.ece,
+            ts_val: h.has_ts.then_some(h.ts_val),
+            ts_ecr: h.has_ts.then_some(h.ts_ecr),
+            flight_bytes: self.flight(),
+            no_growth,
+        }
+    }
+
     /// Records the start of a recovery episode.
     pub fn begin_recovery(&mut self, reaction: Reaction) {
         self.in_recovery = true;
@@ -365,8 +382,6 @@ impl Sender {
                 s.board.high_sacked = s.board.high_sacked.max(end);
             }
         }
-        let ts_val = h.has_ts.then_some(h.ts_val);
-        let ts_ecr = h.has_ts.then_some(h.ts_ecr);
         if h.ack > s.snd_una {
             let acked = h.ack - s.snd_una;
             // RTT sample: RFC 7323 §4.1 from TSecr, else Karn's timed segment.
@@ -409,19 +424,7 @@ impl Sender {
                 s.cwr_pending = true;
                 s.stats.ecn_reductions += 1;
             }
-            let info = AckInfo {
-                now,
-                ack: h.ack,
-                acked_bytes: acked,
-                rtt_sample_ns: sample,
-                srtt_ns: s.rtt.srtt().unwrap_or(0),
-                min_rtt_ns: s.rtt.min_rtt.unwrap_or(0),
-                ece: h.ece,
-                ts_val,
-                ts_ecr,
-                flight_bytes: s.flight(),
-                no_growth: was_in_recovery || ecn_reduce,
-            };
+            let info = s.ack_info(now, h, acked, sample, was_in_recovery || ecn_reduce);
             s.cc.on_ack(&mut s.w, &info);
             // RFC 6298 (5.2)/(5.3): stop the timer when all is acknowledged, else restart it.
             if s.snd_una == s.snd_max {
@@ -435,19 +438,7 @@ impl Sender {
             // A duplicate ACK (RFC 5681 §2: same ACK number, outstanding data).
             let s = &mut self.core;
             s.dupacks += 1;
-            let info = AckInfo {
-                now,
-                ack: h.ack,
-                acked_bytes: 0,
-                rtt_sample_ns: None,
-                srtt_ns: s.rtt.srtt().unwrap_or(0),
-                min_rtt_ns: s.rtt.min_rtt.unwrap_or(0),
-                ece: h.ece,
-                ts_val,
-                ts_ecr,
-                flight_bytes: s.flight(),
-                no_growth: true,
-            };
+            let info = s.ack_info(now, h, 0, None, true);
             s.cc.on_dup_ack(&mut s.w, &info);
             if s.in_recovery {
                 self.recovery.on_dup_ack(s, now);

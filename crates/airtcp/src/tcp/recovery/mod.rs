@@ -32,6 +32,15 @@ pub trait LossRecovery: Send {
     }
 }
 
+/// RFC 5681 §3.2 steps 2–3, shared by Reno and NewReno: retransmit the first unacknowledged
+/// segment and set cwnd = (ssthresh, or the kept window) + DupThresh·SMSS ("inflation" by the
+/// segments that have left the network).
+pub(crate) fn fast_retransmit_with_inflation(s: &mut SenderCore, now: SimTime, reaction: Reaction) {
+    s.begin_recovery(reaction);
+    s.retransmit(now, s.snd_una);
+    s.w.cwnd = s.recovery_base + s.dupthresh as u64 * s.w.mss;
+}
+
 /// Names accepted in scenario files.
 pub const NAMES: &[&str] = &["tahoe", "reno", "newreno", "sack"];
 

@@ -26,9 +26,7 @@ impl LossRecovery for NewReno {
 
     fn enter(&mut self, s: &mut SenderCore, now: SimTime, reaction: Reaction) {
         self.partial_acks = 0;
-        s.begin_recovery(reaction);
-        s.retransmit(now, s.snd_una);
-        s.w.cwnd = s.recovery_base + s.dupthresh as u64 * s.w.mss;
+        super::fast_retransmit_with_inflation(s, now, reaction);
     }
 
     fn on_dup_ack(&mut self, s: &mut SenderCore, _now: SimTime) {
@@ -39,11 +37,8 @@ impl LossRecovery for NewReno {
         let recover = s.recover.unwrap_or(0);
         if s.snd_una >= recover {
             // Full acknowledgment.
-            s.w.cwnd = if s.reaction == Reaction::Reduce {
-                s.recovery_base.min(s.flight().max(s.w.mss) + s.w.mss)
-            } else {
-                s.recovery_base
-            };
+            s.w.cwnd =
+                if s.reaction == Reaction::Reduce { s.recovery_base.min(s.flight().max(s.w.mss) + s.w.mss) } else { s.recovery_base };
             return true;
         }
         // Partial acknowledgment.

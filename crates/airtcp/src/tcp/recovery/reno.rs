@@ -24,9 +24,7 @@ impl LossRecovery for Reno {
     }
 
     fn enter(&mut self, s: &mut SenderCore, now: SimTime, reaction: Reaction) {
-        s.begin_recovery(reaction);
-        s.retransmit(now, s.snd_una);
-        s.w.cwnd = s.recovery_base + s.dupthresh as u64 * s.w.mss;
+        super::fast_retransmit_with_inflation(s, now, reaction);
     }
 
     fn on_dup_ack(&mut self, s: &mut SenderCore, _now: SimTime) {
