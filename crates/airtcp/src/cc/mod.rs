@@ -108,7 +108,7 @@ pub const NAMES: &[&str] = &["reno"];
 /// Builds the policy named `name`, or `None` for an unknown name.
 pub fn by_name(name: &str) -> Option<Box<dyn CongestionControl>> {
     match name {
-        "reno" => Some(Box::new(reno::Reno::default())),
+        "reno" => Some(Box::new(reno::Reno)),
         _ => None,
     }
 }

@@ -29,10 +29,10 @@ fn check_queue(field: &str, q: &QueueSpec) -> Result<(), ScenarioError> {
             if *limit_pkts == 0 {
                 return err(format!("{field}.limit_pkts"), "must be at least 1 packet");
             }
-            if !(*min_th_pkts >= 0.0) {
+            if min_th_pkts.is_nan() || *min_th_pkts < 0.0 {
                 return err(format!("{field}.min_th_pkts"), format!("{min_th_pkts} is out of range (allowed: >= 0)"));
             }
-            if !(*max_th_pkts > *min_th_pkts) {
+            if max_th_pkts.is_nan() || *max_th_pkts <= *min_th_pkts {
                 return err(format!("{field}.max_th_pkts"), format!("{max_th_pkts} must be greater than min_th_pkts ({min_th_pkts})"));
             }
             if !(*weight > 0.0 && *weight <= 1.0) {
