@@ -26,6 +26,7 @@ FLOW_SCHEMA: dict[str, pl.DataType] = {
     "rto_s": pl.Float64,
     "delivered_bytes": pl.UInt64,
     "acked_bytes": pl.UInt64,
+    "bwe_bps": pl.Float64,
 }
 
 #: Column types of ``RunResult.link_series`` (one row per sample instant and one-way link).

@@ -35,6 +35,7 @@ fn output_to_dict(py: Python<'_>, out: airtcp::RunOutput) -> PyResult<Py<PyDict>
     flow.set_item("rto_s", fs.rto_s)?;
     flow.set_item("delivered_bytes", fs.delivered_bytes)?;
     flow.set_item("acked_bytes", fs.acked_bytes)?;
+    flow.set_item("bwe_bps", fs.bwe_bps)?;
 
     let ls = out.link_series;
     let link = PyDict::new(py);

@@ -127,6 +127,9 @@ pub struct FlowSeries {
     pub delivered_bytes: Vec<u64>,
     /// Cumulative bytes acknowledged at the sender.
     pub acked_bytes: Vec<u64>,
+    /// The window policy's bandwidth estimate in bit/s as of its last update (e.g. Westwood's
+    /// BWE); `None` for policies without one.
+    pub bwe_bps: Vec<Option<f64>>,
 }
 
 /// Column-oriented per-link time series, sampled every `sample_interval`.

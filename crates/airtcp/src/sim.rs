@@ -154,7 +154,7 @@ impl Simulator {
                         granularity_ns: t.clock_granularity.as_nanos(),
                         rto_reset_every_partial_ack: t.partial_ack_timer == "slow-but-steady",
                     };
-                    let cc = crate::cc::by_name(&t.cc).expect("validated");
+                    let cc = crate::cc::build(&t.cc, t.cc_params.as_ref()).unwrap_or_else(|_| unreachable!("validated"));
                     let rec = crate::tcp::recovery::by_name(&t.recovery).expect("validated");
                     let rcfg = ReceiverConfig {
                         sack: t.sack,
@@ -574,6 +574,7 @@ impl Simulator {
                 s.rto_s.push(ns_to_s(c.rtt.rto()));
                 s.delivered_bytes.push(tf.receiver.delivered_bytes);
                 s.acked_bytes.push(c.stats.acked_bytes);
+                s.bwe_bps.push(c.cc.estimates().first().map(|e| e.1));
             }
         }
         for l in &mut self.links {

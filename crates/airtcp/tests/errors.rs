@@ -44,3 +44,15 @@ fn each_mistake_names_its_field() {
         assert!(e.contains(allowed), "{e:?} does not say {allowed:?}");
     }
 }
+
+#[test]
+fn cc_params_are_checked_by_the_scheme() {
+    let e = error_of("cc = \"reno\"", "cc = \"westwood\"\ncc_params = { m = 2 }");
+    assert!(e.starts_with("flows[0].cc_params.m") && e.contains("m > 2"), "{e}");
+    let e = error_of("cc = \"reno\"", "cc = \"westwood\"\ncc_params = { taux = \"1s\" }");
+    assert!(e.starts_with("flows[0].cc_params.taux") && e.contains("unknown field"), "{e}");
+    let e = error_of("cc = \"reno\"", "cc = \"reno\"\ncc_params = { tau = \"1s\" }");
+    assert!(e.starts_with("flows[0].cc_params.tau"), "{e}");
+    let ok = BASE.replacen("cc = \"reno\"", "cc = \"westwood\"\ncc_params = { tau = \"1s\", m = 5 }", 1);
+    airtcp::validate_toml(&ok).unwrap();
+}

@@ -152,3 +152,27 @@ fn newreno_partial_ack_timer_variants() {
     assert!(to_s < to_i, "timeouts: slow-but-steady {to_s}, impatient {to_i}");
     assert!(steady > impatient, "goodput: slow-but-steady {steady}, impatient {impatient}");
 }
+
+/// Westwood's estimate tracks the delivery rate: lossless, window-limited below the buffer, the
+/// ACKs return at the bottleneck's payload rate 2 Mb/s × 1000/1040, so the BWE settles there.
+/// And the point of the scheme: at 1% random loss its BWE·RTT_min decrease keeps more goodput
+/// than NewReno's halving (TCP-Jersey Fig. 11 shows Westwood above Reno at 1%).
+#[test]
+fn westwood_estimate_and_random_loss_advantage() {
+    let out = run(&fig10(0.0, "newreno", 1000, 60, "cc = \"westwood\"\nrwnd_pkts = 64"), 1);
+    let s = &out.flow_series;
+    let late: Vec<f64> = (0..s.time_s.len()).filter(|&i| s.time_s[i] >= 30.0).map(|i| s.bwe_bps[i].unwrap()).collect();
+    let (mean, _) = mean_sd(&late);
+    let rate = 2e6 * 1000.0 / 1040.0;
+    assert!((mean / rate - 1.0).abs() < 0.02, "BWE {mean} vs payload rate {rate}");
+    assert!(out.flow_series.bwe_bps.iter().all(|b| b.is_some()));
+    let g = |cc: &str| -> f64 {
+        (1..=seeds())
+            .map(|sd| run(&fig10(0.01, "newreno", 50, 100, &format!("cc = \"{cc}\"")), sd).summary.flows[0].goodput_bps)
+            .sum::<f64>()
+            / seeds() as f64
+    };
+    let (reno, westwood) = (g("reno"), g("westwood"));
+    eprintln!("1%: NewReno {reno:.0}, Westwood {westwood:.0} b/s");
+    assert!(westwood > 1.2 * reno, "Westwood {westwood} vs NewReno {reno}");
+}

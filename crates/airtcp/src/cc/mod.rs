@@ -2,9 +2,11 @@
 //!
 //! The sender owns reliability; a [`CongestionControl`] only decides `cwnd` and `ssthresh` at the
 //! events below, in the spirit of Linux `tcp_congestion_ops` and ns-3 `TcpCongestionOps`.
-//! A new scheme is one file in this folder plus one line in [`by_name`]; it touches no engine code.
+//! A new scheme is one file in this folder plus one line in [`build`]; it touches no engine code.
+//! Its parameters come from the flow's `[flows.cc_params]` table, deserialized by the scheme.
 
 pub mod reno;
+pub mod westwood;
 
 use crate::time::SimTime;
 
@@ -103,12 +105,40 @@ pub trait CongestionControl: Send {
 }
 
 /// Names accepted in scenario files.
-pub const NAMES: &[&str] = &["reno"];
+pub const NAMES: &[&str] = &["reno", "westwood"];
 
-/// Builds the policy named `name`, or `None` for an unknown name.
-pub fn by_name(name: &str) -> Option<Box<dyn CongestionControl>> {
+/// Deserializes a scheme's parameter table; errors read "field: message".
+fn params<T: serde::de::DeserializeOwned>(table: Option<&toml::Table>) -> Result<T, String> {
+    let value = toml::Value::Table(table.cloned().unwrap_or_default());
+    serde_path_to_error::deserialize(value).map_err(|e| {
+        let path = e.path().to_string();
+        let msg = e.into_inner().message().to_string();
+        if path.is_empty() || path == "." {
+            msg
+        } else {
+            format!("{path}: {msg}")
+        }
+    })
+}
+
+/// Builds the policy named `name` with its parameters. `Err(None)` for an unknown name,
+/// `Err(Some("field: message"))` for bad parameters.
+pub fn build(name: &str, table: Option<&toml::Table>) -> Result<Box<dyn CongestionControl>, Option<String>> {
     match name {
-        "reno" => Some(Box::new(reno::Reno)),
-        _ => None,
+        "reno" => {
+            params::<NoParams>(table).map_err(Some)?;
+            Ok(Box::new(reno::Reno))
+        }
+        "westwood" => {
+            let p: westwood::WestwoodParams = params(table).map_err(Some)?;
+            p.check().map_err(Some)?;
+            Ok(Box::new(westwood::Westwood::new(&p)))
+        }
+        _ => Err(None),
     }
 }
+
+/// Schemes without parameters accept only an empty `cc_params` table.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NoParams {}

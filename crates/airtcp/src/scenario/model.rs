@@ -231,6 +231,8 @@ pub struct TcpFlowSpec {
     /// Window policy, e.g. "reno".
     #[serde(default = "default_cc")]
     pub cc: String,
+    /// Parameters of the window policy (e.g. `tau`, `m` for Westwood); see docs/scenario.md.
+    pub cc_params: Option<toml::Table>,
     /// Loss recovery: "tahoe", "reno", "newreno" or "sack".
     #[serde(default = "default_recovery")]
     pub recovery: String,

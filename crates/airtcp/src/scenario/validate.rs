@@ -175,11 +175,15 @@ pub fn validate(s: &Scenario) -> Result<(), ScenarioError> {
                 if routes.next_hop(b, a).is_none() {
                     return err(format!("flows[{i}]"), format!("no route back from '{dst}' to '{src}' for ACKs"));
                 }
-                if crate::cc::by_name(&t.cc).is_none() {
-                    return err(
-                        format!("flows[{i}].cc"),
-                        format!("unknown window policy '{}' (allowed: {})", t.cc, crate::cc::NAMES.join(", ")),
-                    );
+                match crate::cc::build(&t.cc, t.cc_params.as_ref()) {
+                    Ok(_) => {}
+                    Err(None) => {
+                        return err(
+                            format!("flows[{i}].cc"),
+                            format!("unknown window policy '{}' (allowed: {})", t.cc, crate::cc::NAMES.join(", ")),
+                        )
+                    }
+                    Err(Some(m)) => return Err(ScenarioError { message: format!("flows[{i}].cc_params.{m} (cc = \"{}\")", t.cc) }),
                 }
                 if crate::tcp::recovery::by_name(&t.recovery).is_none() {
                     return err(

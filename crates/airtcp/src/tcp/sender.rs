@@ -515,7 +515,11 @@ mod tests {
     }
 
     fn sender(recovery: &str, sack: bool, iw: u64) -> Sender {
-        Sender::new(cfg(sack, iw), crate::cc::by_name("reno").unwrap(), crate::tcp::recovery::by_name(recovery).unwrap())
+        Sender::new(
+            cfg(sack, iw),
+            crate::cc::build("reno", None).unwrap_or_else(|_| unreachable!()),
+            crate::tcp::recovery::by_name(recovery).unwrap(),
+        )
     }
 
     fn ack(n: u64) -> TcpHeader {

@@ -1,0 +1,276 @@
+//! TCP Westwood (Mascolo et al., MobiCom 2001) as described in the seeds: TCP-Jersey §II-A eqs.
+//! (1)–(3) and the Prairie thesis §4 (eq. 4.1 and its pseudocode).
+//!
+//! Bandwidth samples, one per ACK (Jersey eq. 1): b_k = d_k / (t_k − t_{k−1}), smoothed by the
+//! Tustin low-pass filter (Jersey eq. 2 = thesis eq. 4.1):
+//!   b̂_k = ((2τ/Δ_k − 1)/(2τ/Δ_k + 1))·b̂_{k−1} + (b_k + b_{k−1})/(2τ/Δ_k + 1),  Δ_k = t_k − t_{k−1}.
+//! "If time τ/m (m > 2) has passed without receiving any new ACKs, the filter assumes the reception
+//! of a sample b_k = 0" (Jersey §II-A): we insert those zero samples lazily, whenever the filter is
+//! next read or fed, every τ/m after the last ACK — the same values a timer would produce.
+//! On n duplicate ACKs: ssthresh = BWE·RTT_min (eq. 3, in bytes), cwnd = ssthresh if cwnd > ssthresh;
+//! on a timeout: ssthresh likewise, at least 2 segments, cwnd = 1 segment (thesis pseudocode).
+//! Window growth between losses is Reno's (RFC 5681).
+//!
+//! Readings where the seeds are silent (tested in `tests`):
+//! - d_k: bytes newly acknowledged; a duplicate ACK counts one segment (it reports a segment that
+//!   reached the receiver), and a later cumulative ACK counts only what duplicates did not already
+//!   count — Mascolo et al.'s "AckedCount" in bytes.
+//! - ACKs arriving in the same nanosecond are merged into one sample (Δ = 0 has no rate).
+//! - Before any RTT sample (RTT_min unknown) a loss halves as Reno does.
+//! - An ECN echo (outside the paper) is answered like n duplicate ACKs: ssthresh = BWE·RTT_min,
+//!   cwnd = min(cwnd, ssthresh).
+//! - τ = 0.5 s and m = 4 by default (the seeds give no values: Jersey notes "[18] does not
+//!   describe the practical rules of choosing parameters τ and m").
+
+use serde::Deserialize;
+
+use super::reno::{halve, Reno};
+use super::{AckInfo, CongestionControl, LossKind, LossSignal, Reaction, Window};
+use crate::time::{SimDuration, SimTime, NS_PER_S};
+
+/// Westwood's parameters (`[flows.cc_params]` in a scenario).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WestwoodParams {
+    /// Filter time constant τ (1/τ is the cut-off frequency).
+    #[serde(default = "default_tau")]
+    pub tau: SimDuration,
+    /// Zero samples are assumed every τ/m without ACKs; m > 2.
+    #[serde(default = "default_m")]
+    pub m: u32,
+}
+
+fn default_tau() -> SimDuration {
+    SimDuration::from_millis(500)
+}
+fn default_m() -> u32 {
+    4
+}
+
+impl WestwoodParams {
+    pub fn check(&self) -> Result<(), String> {
+        if self.tau.as_nanos() == 0 {
+            return Err("tau: must be greater than 0s".into());
+        }
+        if self.m <= 2 {
+            return Err(format!("m: {} is out of range (allowed: m > 2)", self.m));
+        }
+        Ok(())
+    }
+}
+
+/// The Tustin-filtered bandwidth estimator of Westwood (shared with schemes that compare to it).
+#[derive(Debug, Clone)]
+pub struct TustinEstimator {
+    tau_ns: u64,
+    m: u32,
+    /// b̂, bytes per second.
+    pub estimate: f64,
+    /// b_{k−1}, bytes per second.
+    last_sample: f64,
+    /// t_{k−1}: time of the last real or assumed sample.
+    last_time: Option<SimTime>,
+    /// Bytes of ACKs that arrived at `last_time` and await the next Δ > 0.
+    carried_bytes: u64,
+}
+
+impl TustinEstimator {
+    pub fn new(tau_ns: u64, m: u32) -> Self {
+        TustinEstimator { tau_ns, m, estimate: 0.0, last_sample: 0.0, last_time: None, carried_bytes: 0 }
+    }
+
+    /// Jersey eq. (2) with Δ in nanoseconds and a sample in bytes/s.
+    fn filter(&mut self, sample: f64, delta_ns: u64) {
+        let r = 2.0 * self.tau_ns as f64 / delta_ns as f64;
+        self.estimate = (r - 1.0) / (r + 1.0) * self.estimate + (sample + self.last_sample) / (r + 1.0);
+        self.last_sample = sample;
+    }
+
+    /// Feeds the zero samples due every τ/m of silence up to `now`.
+    pub fn advance_to(&mut self, now: SimTime) {
+        let step = (self.tau_ns / self.m as u64).max(1);
+        if let Some(mut t) = self.last_time {
+            while t + step < now {
+                // A pending same-time amount belongs to the first interval.
+                let bytes = std::mem::take(&mut self.carried_bytes);
+                self.filter(bytes as f64 * NS_PER_S as f64 / step as f64, step);
+                t += step;
+            }
+            self.last_time = Some(t);
+        }
+    }
+
+    /// An ACK at `now` reporting `bytes` delivered.
+    pub fn on_sample(&mut self, now: SimTime, bytes: u64) {
+        self.advance_to(now);
+        match self.last_time {
+            None => self.last_time = Some(now),
+            Some(t) if t == now => self.carried_bytes += bytes,
+            Some(t) => {
+                let d = bytes + std::mem::take(&mut self.carried_bytes);
+                self.filter(d as f64 * NS_PER_S as f64 / (now - t) as f64, now - t);
+                self.last_time = Some(now);
+            }
+        }
+    }
+}
+
+/// TCP Westwood window policy.
+#[derive(Debug, Clone)]
+pub struct Westwood {
+    pub bwe: TustinEstimator,
+    reno: Reno,
+    /// Bytes counted through duplicate ACKs not yet covered by the cumulative ACK.
+    accounted: u64,
+    min_rtt_ns: u64,
+    estimates: [(&'static str, f64); 1],
+}
+
+impl Westwood {
+    pub fn new(p: &WestwoodParams) -> Self {
+        Westwood {
+            bwe: TustinEstimator::new(p.tau.as_nanos(), p.m),
+            reno: Reno,
+            accounted: 0,
+            min_rtt_ns: 0,
+            estimates: [("bwe_bps", 0.0)],
+        }
+    }
+
+    /// BWE·RTT_min in bytes (Jersey eq. 3 times seg_size), rounded to the byte, at least 2 segments.
+    fn bdp_bytes(&self, mss: u64) -> u64 {
+        ((self.bwe.estimate * self.min_rtt_ns as f64 / NS_PER_S as f64).round() as u64).max(2 * mss)
+    }
+}
+
+impl CongestionControl for Westwood {
+    fn name(&self) -> &'static str {
+        "westwood"
+    }
+
+    fn on_ack(&mut self, w: &mut Window, ack: &AckInfo) {
+        self.min_rtt_ns = ack.min_rtt_ns;
+        // AckedCount: a cumulative ACK counts only what duplicate ACKs did not already count.
+        let d = if ack.acked_bytes <= self.accounted {
+            self.accounted -= ack.acked_bytes;
+            ack.acked_bytes.min(w.mss)
+        } else {
+            let d = ack.acked_bytes - self.accounted;
+            self.accounted = 0;
+            d
+        };
+        self.bwe.on_sample(ack.now, d);
+        self.estimates[0].1 = self.bwe.estimate * 8.0;
+        self.reno.on_ack(w, ack);
+    }
+
+    fn on_dup_ack(&mut self, w: &mut Window, ack: &AckInfo) {
+        self.min_rtt_ns = ack.min_rtt_ns;
+        self.accounted += w.mss;
+        self.bwe.on_sample(ack.now, w.mss);
+        self.estimates[0].1 = self.bwe.estimate * 8.0;
+    }
+
+    fn on_congestion(&mut self, w: &mut Window, s: &LossSignal) -> Reaction {
+        self.bwe.advance_to(s.now);
+        w.ssthresh = if self.min_rtt_ns == 0 { halve(s.flight_bytes, w.mss) } else { self.bdp_bytes(w.mss) };
+        match s.kind {
+            LossKind::Timeout => w.cwnd = w.mss,
+            LossKind::DupAcks | LossKind::Ecn => w.cwnd = w.cwnd.min(w.ssthresh),
+        }
+        Reaction::Reduce
+    }
+
+    fn estimates(&self) -> &[(&'static str, f64)] {
+        &self.estimates
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MS: u64 = 1_000_000;
+
+    /// Eq. (2) by hand with τ = 0.5 s, m = 4 (zero samples every 125 ms):
+    /// ACK at 0 (first: no sample); ACK at 100 ms with 10 000 B → b_1 = 100 000 B/s,
+    ///   2τ/Δ = 10: b̂_1 = 9/11·0 + (100 000 + 0)/11 = 9090.909…
+    /// ACK at 200 ms with 10 000 B → b_2 = 100 000: b̂_2 = 9/11·9090.909 + 200 000/11 = 25619.83…
+    #[test]
+    fn tustin_filter_by_hand() {
+        let mut f = TustinEstimator::new(500 * MS, 4);
+        f.on_sample(0, 1000);
+        f.on_sample(100 * MS, 10_000);
+        assert!((f.estimate - 100_000.0 / 11.0).abs() < 1e-6);
+        f.on_sample(200 * MS, 10_000);
+        let want = 9.0 / 11.0 * (100_000.0 / 11.0) + 200_000.0 / 11.0;
+        assert!((f.estimate - want).abs() < 1e-6, "{}", f.estimate);
+    }
+
+    /// τ/m of silence inserts b = 0 samples: after an ACK at 0 and one at 100 ms, nothing until
+    /// 400 ms: zero samples at 225 and 350 ms (Δ = 125 ms, 2τ/Δ = 8), then the ACK at 400 ms
+    /// (Δ = 50 ms, 2τ/Δ = 20).
+    #[test]
+    fn silence_feeds_zero_samples() {
+        let mut f = TustinEstimator::new(500 * MS, 4);
+        f.on_sample(0, 0);
+        f.on_sample(100 * MS, 10_000); // b̂ = 100000/11, b_prev = 100000
+        let mut est = 100_000.0 / 11.0;
+        est = 7.0 / 9.0 * est + (0.0 + 100_000.0) / 9.0; // 225 ms
+        est = 7.0 / 9.0 * est + 0.0 / 9.0; // 350 ms
+        f.on_sample(400 * MS, 5_000); // b = 100 000 B/s over 50 ms
+        est = 19.0 / 21.0 * est + (100_000.0 + 0.0) / 21.0;
+        assert!((f.estimate - est).abs() < 1e-6, "{} vs {est}", f.estimate);
+    }
+
+    fn ack_at(now: u64, acked: u64, min_rtt: u64) -> AckInfo {
+        AckInfo {
+            now,
+            ack: 0,
+            acked_bytes: acked,
+            rtt_sample_ns: None,
+            srtt_ns: min_rtt,
+            min_rtt_ns: min_rtt,
+            ece: false,
+            ts_val: None,
+            ts_ecr: None,
+            flight_bytes: 0,
+            no_growth: false,
+        }
+    }
+
+    /// A constant ACK stream of 1000 B every 10 ms (100 kB/s) drives the estimate to 100 kB/s; with
+    /// RTT_min = 100 ms three duplicate ACKs give ssthresh = 10 000 B and cut a larger cwnd to it.
+    #[test]
+    fn converges_and_sets_ssthresh_to_bwe_times_rtt_min() {
+        let mut ww = Westwood::new(&WestwoodParams { tau: SimDuration::from_millis(500), m: 4 });
+        let mut w = Window { cwnd: 30_000, ssthresh: 20_000, mss: 1000 };
+        for k in 0..2000u64 {
+            ww.on_ack(&mut w, &ack_at(k * 10 * MS, 1000, 100 * MS));
+        }
+        assert!((ww.bwe.estimate - 100_000.0).abs() < 1.0, "{}", ww.bwe.estimate);
+        w.cwnd = 30_000;
+        let s = LossSignal { now: 19_990 * MS, kind: LossKind::DupAcks, marked: false, flight_bytes: 30_000 };
+        ww.on_congestion(&mut w, &s);
+        assert_eq!((w.ssthresh, w.cwnd), (10_000, 10_000));
+        let s = LossSignal { kind: LossKind::Timeout, ..s };
+        ww.on_congestion(&mut w, &s);
+        assert_eq!((w.ssthresh, w.cwnd), (10_000, 1000));
+    }
+
+    /// AckedCount: three duplicates count 3 segments; the cumulative ACK of 4 segments that follows
+    /// counts only the 1 not yet counted.
+    #[test]
+    fn duplicate_acks_are_not_counted_twice() {
+        let mut ww = Westwood::new(&WestwoodParams { tau: SimDuration::from_millis(500), m: 4 });
+        let mut w = Window { cwnd: 10_000, ssthresh: 5_000, mss: 1000 };
+        ww.on_ack(&mut w, &ack_at(0, 1000, 50 * MS));
+        for k in 1..=3 {
+            ww.on_dup_ack(&mut w, &ack_at(k * MS, 0, 50 * MS));
+        }
+        assert_eq!(ww.accounted, 3000);
+        ww.on_ack(&mut w, &ack_at(4 * MS, 4000, 50 * MS));
+        assert_eq!(ww.accounted, 0);
+        assert_eq!(ww.bwe.last_sample, 1000.0 * 1e9 / 1e6); // 1000 B over 1 ms
+    }
+}
