@@ -107,7 +107,6 @@ proptest! {
         let mut sim = Simulator::build(&sc, seed).unwrap();
         sim.enable_audit();
         let out = sim.run();
-        if std::env::var("AIRTCP_DEBUG").is_ok() { eprintln!("DBG {} {:?}", out.summary.events, out.summary.flows.iter().map(|f| f.delivered_bytes).collect::<Vec<_>>()); }
         prop_assert_eq!(out.summary.end_time_s, duration_s as f64);
         prop_assert_eq!(sim.now(), duration_s as u64 * 1_000_000_000);
         for (i, f) in out.summary.flows.iter().enumerate() {
