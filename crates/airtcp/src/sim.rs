@@ -427,23 +427,14 @@ impl Simulator {
         let FlowKind::Tcp(t) = &mut flow.kind else { return };
         let h = t.receiver.make_ack(now);
         let size = IP_HEADER_BYTES + TCP_HEADER_BYTES + if h.has_ts { TS_OPTION_BYTES } else { 0 } + sack_option_bytes(h.n_sack as usize);
-        let pkt = Packet {
-            src: flow.dst,
-            dst: flow.src,
-            flow: f as u32,
-            kind: PacketKind::TcpAck,
-            size_bytes: size,
-            ecn: Ecn::NotEct,
-            tcp: h,
-            sent_at: now,
-        };
+        let pkt =
+            Packet { src: flow.dst, dst: flow.src, flow: f as u32, kind: PacketKind::TcpAck, size_bytes: size, ecn: Ecn::NotEct, tcp: h };
         let node = flow.dst;
         let id = self.pkts.alloc(pkt);
         self.forward(node, id);
     }
 
     fn flush_sender(&mut self, f: usize) {
-        let now = self.now;
         let flow = &mut self.flows[f];
         let FlowKind::Tcp(t) = &mut flow.kind else { return };
         let mut segs = std::mem::take(&mut t.sender.core.out);
@@ -466,7 +457,6 @@ impl Simulator {
                 size_bytes: IP_HEADER_BYTES + TCP_HEADER_BYTES + opt + s.len,
                 ecn: if s.ect { Ecn::Ect } else { Ecn::NotEct },
                 tcp,
-                sent_at: now,
             };
             let id = self.pkts.alloc(pkt);
             self.forward(src, id);
@@ -545,7 +535,6 @@ impl Simulator {
                 size_bytes: size,
                 ecn: Ecn::NotEct,
                 tcp: TcpHeader::default(),
-                sent_at: now,
             };
             let src = flow.src;
             let id = self.pkts.alloc(pkt);

@@ -3,8 +3,6 @@
 
 pub mod uniform;
 
-use crate::engine::RngStream;
-
 pub use uniform::UniformLoss;
 
 /// The fate of one packet on a channel.
@@ -29,14 +27,6 @@ impl Channel {
         match self {
             Channel::Perfect => Fate::Delivered,
             Channel::Uniform(c) => c.fate(size_bytes),
-        }
-    }
-
-    /// Access to the random stream (for models that need one).
-    pub fn rng(&mut self) -> Option<&mut RngStream> {
-        match self {
-            Channel::Perfect => None,
-            Channel::Uniform(c) => Some(&mut c.rng),
         }
     }
 }

@@ -89,8 +89,6 @@ pub struct Packet {
     pub size_bytes: u32,
     pub ecn: Ecn,
     pub tcp: TcpHeader,
-    /// Time the packet left its source (used for UDP delay and debugging).
-    pub sent_at: u64,
 }
 
 /// Slab of packets with a free list.

@@ -39,6 +39,8 @@ fn one_line(s: &str) -> String {
 }
 
 /// Parses scenario text into a [`Scenario`]; errors name the field path (e.g. `links[1].rate`).
+/// Types and units are checked here; ranges, references and routes by [`validate::validate`],
+/// which `Simulator::build` runs (once) before building.
 pub fn parse(text: &str) -> Result<Scenario, ScenarioError> {
     let de = toml::Deserializer::new(text);
     let scenario: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
@@ -62,6 +64,5 @@ pub fn parse(text: &str) -> Result<Scenario, ScenarioError> {
             ScenarioError { message: format!("{path}{loc}: {msg}") }
         }
     })?;
-    validate::validate(&scenario)?;
     Ok(scenario)
 }

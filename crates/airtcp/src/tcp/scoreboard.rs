@@ -66,12 +66,4 @@ impl Scoreboard {
     pub fn iter(&self) -> impl DoubleEndedIterator<Item = &SegMeta> + ExactSizeIterator {
         self.segs.iter()
     }
-
-    /// Forgets all SACK information (e.g. when SACK is off).
-    pub fn clear_sacks(&mut self) {
-        for s in self.segs.iter_mut() {
-            s.sacked = false;
-        }
-        self.high_sacked = 0;
-    }
 }
