@@ -82,6 +82,40 @@ pub struct FlowSummary {
     pub mean_rto_s: f64,
     /// cwnd at the end of the run, bytes.
     pub final_cwnd_bytes: u64,
+    /// For window policies that tell congestion from link errors (TCP-Jersey family): their
+    /// verdicts on each loss signal beside why the segment was really dropped. `None` otherwise.
+    pub loss_differentiation: Option<LossDifferentiation>,
+}
+
+/// A loss-differentiating policy's verdicts (one per n-th duplicate ACK or timeout) against the
+/// ground truth the simulator knows: the cause of the segment's last drop.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct LossDifferentiation {
+    /// Dropped by a queue (overflow or AQM) and answered as congestion: correct.
+    pub queue_drops_as_congestion: u64,
+    /// Dropped by a queue but answered as a link error: the harmful mistake (Jersey §III-B).
+    pub queue_drops_as_link_error: u64,
+    /// Lost on the channel but answered as congestion: a needless window cut.
+    pub channel_losses_as_congestion: u64,
+    /// Lost on the channel and answered as a link error: correct.
+    pub channel_losses_as_link_error: u64,
+    /// The segment had not been dropped (a spurious timeout or reordering), answered as congestion.
+    pub undropped_as_congestion: u64,
+    /// The segment had not been dropped, answered as a link error.
+    pub undropped_as_link_error: u64,
+}
+
+impl LossDifferentiation {
+    /// Fraction of channel losses answered as link errors (`None` without channel losses).
+    pub fn channel_correct_fraction(&self) -> Option<f64> {
+        let n = self.channel_losses_as_congestion + self.channel_losses_as_link_error;
+        (n > 0).then(|| self.channel_losses_as_link_error as f64 / n as f64)
+    }
+    /// Fraction of queue drops answered as congestion (`None` without queue drops).
+    pub fn queue_correct_fraction(&self) -> Option<f64> {
+        let n = self.queue_drops_as_congestion + self.queue_drops_as_link_error;
+        (n > 0).then(|| self.queue_drops_as_congestion as f64 / n as f64)
+    }
 }
 
 /// Totals of one one-way link.

@@ -5,7 +5,10 @@
 //! `net::link`), and per-flow timers are cancelled lazily (one pending heap entry per timer,
 //! re-armed only when it fires early) — nothing is allocated per packet in steady state.
 
+use std::collections::HashMap;
+
 use crate::app::CbrSource;
+use crate::cc::{LossKind, LossSignal};
 use crate::channel::{Channel, Fate, UniformLoss};
 use crate::engine::{Event, EventQueue, RngStream, TimerKind};
 use crate::metrics::jain_fairness;
@@ -13,7 +16,7 @@ use crate::net::link::PendingTx;
 use crate::net::packet::{sack_option_bytes, IP_HEADER_BYTES, TCP_HEADER_BYTES, TS_OPTION_BYTES, UDP_HEADER_BYTES};
 use crate::net::queue::{Admission, Aqm, CwState, Queue, RedParams, RedState};
 use crate::net::{Ecn, Link, LinkStats, Packet, PacketArena, PacketId, PacketKind, RoutingTable, TcpHeader};
-use crate::output::{FlowSeries, FlowSummary, LinkSeries, LinkSummary, RunOutput, Summary};
+use crate::output::{FlowSeries, FlowSummary, LinkSeries, LinkSummary, LossDifferentiation, RunOutput, Summary};
 use crate::scenario::validate::flow_name;
 use crate::scenario::{ChannelSpec, CwSpec, DropTailSpec, FlowSpec, QueueSpec, RedSpec, Scenario, ScenarioError, UniformSpec};
 use crate::tcp::{AckDecision, Receiver, ReceiverConfig, Sender, SenderConfig};
@@ -30,6 +33,19 @@ struct TcpFlow {
     timestamps: bool,
     cc_name: String,
     recovery_name: String,
+    /// For loss-differentiating policies: why each data segment (by first byte) was last dropped,
+    /// until a loss verdict on it is scored.
+    drop_causes: Option<HashMap<u64, DropCause>>,
+    loss_diff: LossDifferentiation,
+}
+
+/// Why the network dropped a data segment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum DropCause {
+    /// A queue overflowed or its AQM dropped it: congestion.
+    Queue,
+    /// The channel lost it: a link error.
+    Channel,
 }
 
 enum FlowKind {
@@ -77,10 +93,10 @@ fn make_queue(spec: &QueueSpec, small_pkt_tx_ns: u64) -> Queue {
             limit_pkts,
             Aqm::Red(RedState::new(RedParams { min_th: min_th_pkts, max_th: max_th_pkts, weight, max_p, ecn, gentle, small_pkt_tx_ns })),
         ),
-        QueueSpec::Cw(CwSpec { limit_pkts, weight, threshold_pkts }) => {
+        QueueSpec::Cw(CwSpec { limit_pkts, weight, threshold_pkts, drop_non_ect }) => {
             // TCP-Jersey §III-B: "setting the threshold at 1/3 of the link buffer capacity".
             let th = threshold_pkts.unwrap_or(limit_pkts as f64 / 3.0);
-            Queue::new(limit_pkts, Aqm::Cw(CwState::new(weight, th)))
+            Queue::new(limit_pkts, Aqm::Cw(CwState::new(weight, th, drop_non_ect)))
         }
     }
 }
@@ -136,6 +152,7 @@ impl Simulator {
                 FlowSpec::Tcp(t) => {
                     let mss = t.mss_bytes as u64;
                     let rwnd = t.rwnd_pkts as u64 * mss;
+                    let cc = crate::cc::build(&t.cc, t.cc_params.as_ref()).unwrap_or_else(|_| unreachable!("validated"));
                     let cfg = SenderConfig {
                         mss: t.mss_bytes,
                         rwnd_bytes: rwnd,
@@ -153,10 +170,13 @@ impl Simulator {
                         max_rto_ns: t.max_rto.as_nanos(),
                         granularity_ns: t.clock_granularity.as_nanos(),
                         rto_reset_every_partial_ack: t.partial_ack_timer == "slow-but-steady",
+                        ect_on_retransmissions: cc.needs().ect_on_retransmissions,
                     };
-                    let cc = crate::cc::build(&t.cc, t.cc_params.as_ref()).unwrap_or_else(|_| unreachable!("validated"));
                     let rec = crate::tcp::recovery::by_name(&t.recovery).expect("validated");
+                    let differentiates =
+                        cc.loss_verdict(&LossSignal { now: 0, kind: LossKind::DupAcks, marked: false, flight_bytes: 0 }).is_some();
                     let rcfg = ReceiverConfig {
+                        ecn_echo: cc.needs().ecn_echo,
                         sack: t.sack,
                         timestamps: t.timestamps,
                         delayed_ack: t.delayed_ack,
@@ -178,6 +198,8 @@ impl Simulator {
                             timestamps: t.timestamps,
                             cc_name: t.cc.clone(),
                             recovery_name: t.recovery.clone(),
+                            drop_causes: differentiates.then(HashMap::new),
+                            loss_diff: LossDifferentiation::default(),
                         })),
                         warm_delivered: 0,
                         warm_acked: 0,
@@ -364,6 +386,7 @@ impl Simulator {
                 link.pending.push_back(PendingTx { start, end, bytes, lost });
                 if lost {
                     link.stats.channel_losses += 1;
+                    note_drop(&mut self.flows, p, DropCause::Channel);
                     self.pkts.free(pkt);
                 } else {
                     // Arrivals on one link are in time order (FIFO, constant delay): only the
@@ -377,10 +400,12 @@ impl Simulator {
             }
             Admission::OverflowDrop => {
                 link.stats.overflow_drops += 1;
+                note_drop(&mut self.flows, p, DropCause::Queue);
                 self.pkts.free(pkt);
             }
             Admission::EarlyDrop => {
                 link.stats.early_drops += 1;
+                note_drop(&mut self.flows, p, DropCause::Queue);
                 self.pkts.free(pkt);
             }
         }
@@ -437,6 +462,20 @@ impl Simulator {
     fn flush_sender(&mut self, f: usize) {
         let flow = &mut self.flows[f];
         let FlowKind::Tcp(t) = &mut flow.kind else { return };
+        // Score the policy's loss verdicts against why the segment was really dropped.
+        for (seq, congestion) in t.sender.core.verdicts.drain(..) {
+            let cause = t.drop_causes.as_mut().and_then(|m| m.remove(&seq));
+            let d = &mut t.loss_diff;
+            let slot = match (cause, congestion) {
+                (Some(DropCause::Queue), true) => &mut d.queue_drops_as_congestion,
+                (Some(DropCause::Queue), false) => &mut d.queue_drops_as_link_error,
+                (Some(DropCause::Channel), true) => &mut d.channel_losses_as_congestion,
+                (Some(DropCause::Channel), false) => &mut d.channel_losses_as_link_error,
+                (None, true) => &mut d.undropped_as_congestion,
+                (None, false) => &mut d.undropped_as_link_error,
+            };
+            *slot += 1;
+        }
         let mut segs = std::mem::take(&mut t.sender.core.out);
         let opt = if t.timestamps { TS_OPTION_BYTES } else { 0 };
         let (src, dst) = (flow.src, flow.dst);
@@ -612,6 +651,7 @@ impl Simulator {
                         min_rtt_s: ns_to_s(c.rtt.min_rtt.unwrap_or(0)),
                         mean_rto_s: st.rto_sum_ns as f64 / n / 1e9,
                         final_cwnd_bytes: c.w.cwnd,
+                        loss_differentiation: t.drop_causes.is_some().then_some(t.loss_diff),
                     }
                 }
                 FlowKind::Cbr(c) => FlowSummary {
@@ -637,6 +677,7 @@ impl Simulator {
                     min_rtt_s: 0.0,
                     mean_rto_s: 0.0,
                     final_cwnd_bytes: 0,
+                    loss_differentiation: None,
                 },
             };
             flows.push(fs);
@@ -677,6 +718,18 @@ impl Simulator {
             },
             flow_series: self.flow_series.clone(),
             link_series: self.link_series.clone(),
+        }
+    }
+}
+
+/// Records why a data segment of a loss-differentiating flow was dropped.
+fn note_drop(flows: &mut [Flow], p: &Packet, cause: DropCause) {
+    if p.kind != PacketKind::TcpData {
+        return;
+    }
+    if let FlowKind::Tcp(t) = &mut flows[p.flow as usize].kind {
+        if let Some(m) = &mut t.drop_causes {
+            m.insert(p.tcp.seq, cause);
         }
     }
 }

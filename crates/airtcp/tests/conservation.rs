@@ -18,6 +18,7 @@ struct Hop {
 #[derive(Debug, Clone)]
 struct FlowP {
     recovery: &'static str,
+    cc: &'static str,
     delayed_ack: bool,
     timestamps: bool,
     sack: bool,
@@ -35,6 +36,7 @@ fn hop() -> impl Strategy<Value = Hop> {
 fn flow() -> impl Strategy<Value = FlowP> {
     (
         prop_oneof![Just("tahoe"), Just("reno"), Just("newreno"), Just("sack")],
+        prop_oneof![Just("reno"), Just("westwood"), Just("jersey"), Just("new-jersey"), Just("nj+")],
         any::<bool>(),
         any::<bool>(),
         any::<bool>(),
@@ -43,12 +45,14 @@ fn flow() -> impl Strategy<Value = FlowP> {
         0u32..3000,
         any::<bool>(),
     )
-        .prop_map(|(recovery, delayed_ack, timestamps, sack, ecn, bytes, start_ms, reverse)| FlowP {
+        .prop_map(|(recovery, cc, delayed_ack, timestamps, sack, ecn, bytes, start_ms, reverse)| FlowP {
             recovery,
+            cc,
             delayed_ack,
-            timestamps,
+            // The Jersey family needs ECN (CW marks), New Jersey and NJ+ also timestamps.
+            timestamps: timestamps || cc == "new-jersey" || cc == "nj+",
             sack: sack || recovery == "sack",
-            ecn,
+            ecn: ecn || cc.contains("jersey") || cc == "nj+",
             bytes,
             start_ms,
             reverse,
@@ -82,8 +86,8 @@ fn scenario(hops: &[Hop], flows: &[FlowP], duration_s: u32) -> String {
     for (k, f) in flows.iter().enumerate() {
         let (src, dst) = if f.reverse { (n - 1, 0) } else { (0, n - 1) };
         s += &format!(
-            "[[flows]]\nkind = \"tcp\"\nname = \"f{k}\"\nsrc = \"n{src}\"\ndst = \"n{dst}\"\nrecovery = \"{}\"\ndelayed_ack = {}\ntimestamps = {}\nsack = {}\necn = {}\nstart = \"{}ms\"\nmin_rto = \"200ms\"\nmax_rto = \"4s\"\nrwnd_pkts = 64\n",
-            f.recovery, f.delayed_ack, f.timestamps, f.sack, f.ecn, f.start_ms
+            "[[flows]]\nkind = \"tcp\"\nname = \"f{k}\"\nsrc = \"n{src}\"\ndst = \"n{dst}\"\nrecovery = \"{}\"\ncc = \"{}\"\ndelayed_ack = {}\ntimestamps = {}\nsack = {}\necn = {}\nstart = \"{}ms\"\nmin_rto = \"200ms\"\nmax_rto = \"4s\"\nrwnd_pkts = 64\n",
+            f.recovery, f.cc, f.delayed_ack, f.timestamps, f.sack, f.ecn, f.start_ms
         );
         if let Some(b) = f.bytes {
             s += &format!("bytes = \"{b}B\"\n");
@@ -135,23 +139,26 @@ proptest! {
 /// A finite transfer over a lossy path completes: every byte arrives, and the sender learns it.
 #[test]
 fn finite_transfers_complete_under_loss() {
-    for rec in ["tahoe", "reno", "newreno", "sack"] {
+    let cases = [("tahoe", "reno"), ("reno", "reno"), ("newreno", "reno"), ("sack", "reno"), ("reno", "jersey"), ("newreno", "nj+")];
+    for (rec, cc) in cases {
         for seed in 1..=5 {
-            let hops = [Hop { rate_kbps: 2000, delay_ms: 20, buffer: 20, loss: 0.05, ack_loss: 0.02, queue: 0 }];
+            let jersey = cc != "reno";
+            let hops = [Hop { rate_kbps: 2000, delay_ms: 20, buffer: 20, loss: 0.05, ack_loss: 0.02, queue: if jersey { 2 } else { 0 } }];
             let fl = [FlowP {
                 recovery: rec,
+                cc,
                 delayed_ack: seed % 2 == 0,
-                timestamps: seed % 3 == 0,
+                timestamps: seed % 3 == 0 || cc == "nj+",
                 sack: rec == "sack",
-                ecn: false,
+                ecn: jersey,
                 bytes: Some(300_000),
                 start_ms: 0,
                 reverse: false,
             }];
             let out = airtcp::run_toml(&scenario(&hops, &fl, 60), Some(seed)).unwrap();
             let f = &out.summary.flows[0];
-            assert_eq!(f.delivered_bytes, 300_000, "{rec} seed {seed}");
-            assert_eq!(f.acked_bytes, 300_000, "{rec} seed {seed}");
+            assert_eq!(f.delivered_bytes, 300_000, "{rec}/{cc} seed {seed}");
+            assert_eq!(f.acked_bytes, 300_000, "{rec}/{cc} seed {seed}");
         }
     }
 }

@@ -56,3 +56,19 @@ fn cc_params_are_checked_by_the_scheme() {
     let ok = BASE.replacen("cc = \"reno\"", "cc = \"westwood\"\ncc_params = { tau = \"1s\", m = 5 }", 1);
     airtcp::validate_toml(&ok).unwrap();
 }
+
+/// The Jersey family names the flow field it needs, and checks its own parameters.
+#[test]
+fn jersey_family_needs_and_params() {
+    let e = error_of("cc = \"reno\"", "cc = \"jersey\"");
+    assert!(e.starts_with("flows[0].ecn:") && e.contains("needs ecn = true"), "{e}");
+    let e = error_of("cc = \"reno\"", "cc = \"nj+\"\necn = true");
+    assert!(e.starts_with("flows[0].timestamps:") && e.contains("needs timestamps = true"), "{e}");
+    let e = error_of("cc = \"reno\"", "cc = \"jersey\"\necn = true\ncc_params = { k = 0 }");
+    assert!(e.starts_with("flows[0].cc_params.k") && e.contains("0 < k <= 100"), "{e}");
+    let e = error_of("cc = \"reno\"", "cc = \"new-jersey\"\necn = true\ntimestamps = true\ncc_params = { abe_update = \"sometimes\" }");
+    assert!(e.starts_with("flows[0].cc_params.abe_update") && e.contains("per-rtt"), "{e}");
+    let ok =
+        BASE.replacen("cc = \"reno\"", "cc = \"nj+\"\necn = true\ntimestamps = true\ncc_params = { abe_update = \"literal\", k = 2 }", 1);
+    airtcp::validate_toml(&ok).unwrap();
+}

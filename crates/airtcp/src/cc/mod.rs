@@ -5,6 +5,8 @@
 //! A new scheme is one file in this folder plus one line in [`build`]; it touches no engine code.
 //! Its parameters come from the flow's `[flows.cc_params]` table, deserialized by the scheme.
 
+pub mod jersey;
+pub mod new_jersey;
 pub mod reno;
 pub mod westwood;
 
@@ -51,6 +53,10 @@ pub struct AckInfo {
     /// The window must not grow on this ACK: the sender is in loss recovery, or this ACK
     /// triggered an ECN window reduction (RFC 3168 §6.1.2).
     pub no_growth: bool,
+    /// The sender was in fast recovery when this ACK arrived (the recovery strategy owns cwnd).
+    /// Schemes that answer ECN-Echo themselves (TCP-Jersey's rate control) test this instead of
+    /// `no_growth`.
+    pub recovering: bool,
 }
 
 /// The kind of congestion or loss signal.
@@ -69,7 +75,8 @@ pub enum LossKind {
 pub struct LossSignal {
     pub now: SimTime,
     pub kind: LossKind,
-    /// The ACK that triggered the signal carried ECN-Echo (TCP-Jersey's "marked").
+    /// Congestion warning: the ACK that triggered the signal carried ECN-Echo (TCP-Jersey's
+    /// "marked" n-th duplicate ACK); for a timeout, the last ACK received before it did.
     pub marked: bool,
     /// FlightSize (RFC 5681): bytes outstanding when the signal arrived.
     pub flight_bytes: u64,
@@ -102,10 +109,50 @@ pub trait CongestionControl: Send {
     fn estimates(&self) -> &[(&'static str, f64)] {
         &[]
     }
+    /// What the scheme needs from the flow (ECN, timestamps, the receiver's echo discipline).
+    fn needs(&self) -> Needs {
+        Needs::default()
+    }
+    /// For schemes that tell congestion losses from link errors: whether this loss signal (n-th
+    /// duplicate ACK or timeout) is answered as congestion (`Some(true)`) or as a link error
+    /// (`Some(false)`). The engine compares the verdicts with why the segment was really dropped.
+    /// `None` (the default) for schemes that treat every loss alike.
+    fn loss_verdict(&self, _signal: &LossSignal) -> Option<bool> {
+        None
+    }
+}
+
+/// How the receiver echoes congestion marks (CE) back to the sender.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum EcnEcho {
+    /// RFC 3168 §6.1.3: ECE on every ACK from the first CE until a segment with CWR arrives.
+    #[default]
+    UntilCwr,
+    /// ECE exactly on the ACKs of CE-marked segments (a delayed ACK carries it when any segment it
+    /// covers was marked). TCP-Jersey's congestion warning needs this: a "marked" ACK or duplicate
+    /// ACK must say that *this* segment crossed a queue above the threshold (Jersey §III-B, Fig. 7).
+    PerSegment,
+}
+
+/// What a scheme needs from its flow's configuration. The scenario is rejected (naming the
+/// field) when the flow does not provide it, rather than the scheme silently running without it.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Needs {
+    /// ECN-capable transport (ECT on data, ECE/CWR on ACKs).
+    pub ecn: bool,
+    /// RFC 7323 timestamps (e.g. the receiver's clock for TCP New Jersey's estimator).
+    pub timestamps: bool,
+    /// The receiver's echo discipline.
+    pub ecn_echo: EcnEcho,
+    /// Send retransmissions ECN-capable too. RFC 3168 §6.1.5 says not to, but ns-2's TCP agents
+    /// (the seeds' simulator) set ECT on every data packet, and a CW router (RED/ECN configured)
+    /// drops non-ECT packets above its threshold — it would drop the Jersey family's
+    /// retransmissions exactly when the queue warns of congestion.
+    pub ect_on_retransmissions: bool,
 }
 
 /// Names accepted in scenario files.
-pub const NAMES: &[&str] = &["reno", "westwood"];
+pub const NAMES: &[&str] = &["reno", "westwood", "jersey", "new-jersey", "nj+"];
 
 /// Deserializes a scheme's parameter table; errors read "field: message".
 fn params<T: serde::de::DeserializeOwned>(table: Option<&toml::Table>) -> Result<T, String> {
@@ -133,6 +180,17 @@ pub fn build(name: &str, table: Option<&toml::Table>) -> Result<Box<dyn Congesti
             let p: westwood::WestwoodParams = params(table).map_err(Some)?;
             p.check().map_err(Some)?;
             Ok(Box::new(westwood::Westwood::new(&p)))
+        }
+        "jersey" => {
+            let p: jersey::JerseyParams = params(table).map_err(Some)?;
+            p.check().map_err(Some)?;
+            Ok(Box::new(jersey::Jersey::new(&p)))
+        }
+        "new-jersey" | "nj+" => {
+            let variant = if name == "nj+" { new_jersey::Variant::NjPlus } else { new_jersey::Variant::NewJersey };
+            let p: new_jersey::NewJerseyParams = params(table).map_err(Some)?;
+            p.check().map_err(Some)?;
+            Ok(Box::new(new_jersey::NewJersey::new(variant, &p)))
         }
         _ => Err(None),
     }

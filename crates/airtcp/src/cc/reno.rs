@@ -60,6 +60,7 @@ mod tests {
             ts_ecr: None,
             flight_bytes: 0,
             no_growth: false,
+            recovering: false,
         }
     }
 

@@ -115,13 +115,41 @@ impl TustinEstimator {
     }
 }
 
+/// Mascolo et al.'s "AckedCount", in bytes: the data an ACK reports delivered. A duplicate ACK
+/// counts one segment (it reports a segment that reached the receiver); a later cumulative ACK
+/// counts only what duplicates did not already count (at least one segment when it is covered).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct AckedCount {
+    /// Bytes counted through duplicate ACKs not yet covered by the cumulative ACK.
+    accounted: u64,
+}
+
+impl AckedCount {
+    /// Bytes reported by an ACK of new data that acknowledges `acked_bytes`.
+    pub fn on_ack(&mut self, acked_bytes: u64, mss: u64) -> u64 {
+        if acked_bytes <= self.accounted {
+            self.accounted -= acked_bytes;
+            acked_bytes.min(mss)
+        } else {
+            let d = acked_bytes - self.accounted;
+            self.accounted = 0;
+            d
+        }
+    }
+
+    /// Bytes reported by a duplicate ACK: one segment.
+    pub fn on_dup_ack(&mut self, mss: u64) -> u64 {
+        self.accounted += mss;
+        mss
+    }
+}
+
 /// TCP Westwood window policy.
 #[derive(Debug, Clone)]
 pub struct Westwood {
     pub bwe: TustinEstimator,
     reno: Reno,
-    /// Bytes counted through duplicate ACKs not yet covered by the cumulative ACK.
-    accounted: u64,
+    acked: AckedCount,
     min_rtt_ns: u64,
     estimates: [(&'static str, f64); 1],
 }
@@ -131,7 +159,7 @@ impl Westwood {
         Westwood {
             bwe: TustinEstimator::new(p.tau.as_nanos(), p.m),
             reno: Reno,
-            accounted: 0,
+            acked: AckedCount::default(),
             min_rtt_ns: 0,
             estimates: [("bwe_bps", 0.0)],
         }
@@ -150,15 +178,7 @@ impl CongestionControl for Westwood {
 
     fn on_ack(&mut self, w: &mut Window, ack: &AckInfo) {
         self.min_rtt_ns = ack.min_rtt_ns;
-        // AckedCount: a cumulative ACK counts only what duplicate ACKs did not already count.
-        let d = if ack.acked_bytes <= self.accounted {
-            self.accounted -= ack.acked_bytes;
-            ack.acked_bytes.min(w.mss)
-        } else {
-            let d = ack.acked_bytes - self.accounted;
-            self.accounted = 0;
-            d
-        };
+        let d = self.acked.on_ack(ack.acked_bytes, w.mss);
         self.bwe.on_sample(ack.now, d);
         self.estimates[0].1 = self.bwe.estimate * 8.0;
         self.reno.on_ack(w, ack);
@@ -166,8 +186,8 @@ impl CongestionControl for Westwood {
 
     fn on_dup_ack(&mut self, w: &mut Window, ack: &AckInfo) {
         self.min_rtt_ns = ack.min_rtt_ns;
-        self.accounted += w.mss;
-        self.bwe.on_sample(ack.now, w.mss);
+        let d = self.acked.on_dup_ack(w.mss);
+        self.bwe.on_sample(ack.now, d);
         self.estimates[0].1 = self.bwe.estimate * 8.0;
     }
 
@@ -236,6 +256,7 @@ mod tests {
             ts_ecr: None,
             flight_bytes: 0,
             no_growth: false,
+            recovering: false,
         }
     }
 
@@ -268,9 +289,9 @@ mod tests {
         for k in 1..=3 {
             ww.on_dup_ack(&mut w, &ack_at(k * MS, 0, 50 * MS));
         }
-        assert_eq!(ww.accounted, 3000);
+        assert_eq!(ww.acked.accounted, 3000);
         ww.on_ack(&mut w, &ack_at(4 * MS, 4000, 50 * MS));
-        assert_eq!(ww.accounted, 0);
+        assert_eq!(ww.acked.accounted, 0);
         assert_eq!(ww.bwe.last_sample, 1000.0 * 1e9 / 1e6); // 1000 B over 1 ms
     }
 }

@@ -17,8 +17,13 @@ macro_rules! tagged_enum {
         impl<'de> Deserialize<'de> for $enum {
             fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
                 use serde::de::Error;
-                let mut table = toml::Table::deserialize(d)?;
                 let allowed = [$($tag),+].join(", ");
+                // A bare string is a preset: `queue = "cw"` means `queue = { kind = "cw" }`.
+                let mut table = match toml::Value::deserialize(d)? {
+                    toml::Value::String(k) => toml::Table::from_iter([("kind".to_string(), toml::Value::String(k))]),
+                    toml::Value::Table(t) => t,
+                    _ => return Err(D::Error::custom(format!("must be a table or a preset name (allowed: {allowed})"))),
+                };
                 let kind = match table.remove("kind") {
                     Some(toml::Value::String(k)) => k,
                     Some(_) => return Err(D::Error::custom(format!("{}kind: must be a string (allowed: {allowed})", INNER_PATH_MARK))),
@@ -157,6 +162,9 @@ pub struct CwSpec {
     pub weight: f64,
     /// Marking threshold in packets; default one third of `limit_pkts` (the paper's setting).
     pub threshold_pkts: Option<f64>,
+    /// Drop non-ECT packets where ECT ones are marked (CW as RED/ECN configured; default true).
+    #[serde(default = "yes")]
+    pub drop_non_ect: bool,
 }
 
 tagged_enum!(QueueSpec, "queue", { "droptail" => QueueSpec::Droptail, "red" => QueueSpec::Red, "cw" => QueueSpec::Cw });

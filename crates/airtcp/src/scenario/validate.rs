@@ -42,7 +42,7 @@ fn check_queue(field: &str, q: &QueueSpec) -> Result<(), ScenarioError> {
                 return err(format!("{field}.max_p"), format!("{max_p} is out of range (allowed: 0 < max_p <= 1)"));
             }
         }
-        QueueSpec::Cw(CwSpec { limit_pkts, weight, threshold_pkts }) => {
+        QueueSpec::Cw(CwSpec { limit_pkts, weight, threshold_pkts, .. }) => {
             if *limit_pkts == 0 {
                 return err(format!("{field}.limit_pkts"), "must be at least 1 packet");
             }
@@ -176,7 +176,21 @@ pub fn validate(s: &Scenario) -> Result<(), ScenarioError> {
                     return err(format!("flows[{i}]"), format!("no route back from '{dst}' to '{src}' for ACKs"));
                 }
                 match crate::cc::build(&t.cc, t.cc_params.as_ref()) {
-                    Ok(_) => {}
+                    Ok(cc) => {
+                        let needs = cc.needs();
+                        if needs.ecn && !t.ecn {
+                            return err(
+                                format!("flows[{i}].ecn"),
+                                format!("cc = \"{}\" needs ecn = true (congestion warnings reach the sender as ECN-Echo)", t.cc),
+                            );
+                        }
+                        if needs.timestamps && !t.timestamps {
+                            return err(
+                                format!("flows[{i}].timestamps"),
+                                format!("cc = \"{}\" needs timestamps = true (its estimator reads the receiver's clock)", t.cc),
+                            );
+                        }
+                    }
                     Err(None) => {
                         return err(
                             format!("flows[{i}].cc"),

@@ -2,6 +2,7 @@
 //! (RFC 2018), timestamp echo (RFC 7323 §4.3), ECN echo (RFC 3168 §6.1.3) and delayed ACKs
 //! (RFC 1122 §4.2.3.2, RFC 5681 §4.2).
 
+use crate::cc::EcnEcho;
 use crate::net::packet::MAX_SACK_BLOCKS;
 use crate::net::{SackBlock, TcpHeader};
 use crate::time::SimTime;
@@ -15,6 +16,8 @@ pub struct ReceiverConfig {
     pub delack_timeout_ns: u64,
     /// Full-sized segment payload (for the "every second full-sized segment" rule).
     pub mss: u32,
+    /// How CE marks are echoed (chosen by the sender's window policy).
+    pub ecn_echo: EcnEcho,
 }
 
 /// What the receiver wants after a data segment.
@@ -81,7 +84,8 @@ impl Receiver {
         self.segments_received += 1;
         let (start, end) = (h.seq, h.seq + h.len as u64);
         // RFC 3168 §6.1.3: CE sets the ECE state; CWR clears it (a CE on that same packet re-sets it).
-        if h.cwr {
+        // Per-segment echo (TCP-Jersey's CW) ignores CWR: make_ack clears the state instead.
+        if h.cwr && self.cfg.ecn_echo == EcnEcho::UntilCwr {
             self.ece_pending = false;
         }
         if ce {
@@ -154,6 +158,9 @@ impl Receiver {
         self.delack_deadline = None;
         self.last_ack_sent = self.rcv_nxt;
         let mut h = TcpHeader { ack: self.rcv_nxt, ece: self.ece_pending, ..TcpHeader::default() };
+        if self.cfg.ecn_echo == EcnEcho::PerSegment {
+            self.ece_pending = false;
+        }
         if self.cfg.timestamps {
             h.has_ts = true;
             h.ts_val = now;
@@ -196,7 +203,14 @@ mod tests {
     use super::*;
 
     fn cfg(delayed: bool) -> ReceiverConfig {
-        ReceiverConfig { sack: true, timestamps: false, delayed_ack: delayed, delack_timeout_ns: 100, mss: 100 }
+        ReceiverConfig {
+            sack: true,
+            timestamps: false,
+            delayed_ack: delayed,
+            delack_timeout_ns: 100,
+            mss: 100,
+            ecn_echo: EcnEcho::UntilCwr,
+        }
     }
 
     fn seg(seq: u64) -> TcpHeader {
@@ -245,6 +259,24 @@ mod tests {
         s.cwr = true;
         r.on_data(0, &s, false);
         assert!(!r.make_ack(0).ece);
+    }
+
+    /// Per-segment echo: ECE only on the ACKs of marked segments, CWR irrelevant; a delayed ACK
+    /// covering a marked and an unmarked segment carries it.
+    #[test]
+    fn ece_per_segment() {
+        let mut r = Receiver::new(ReceiverConfig { ecn_echo: EcnEcho::PerSegment, ..cfg(false) });
+        r.on_data(0, &seg(0), true);
+        assert!(r.make_ack(0).ece);
+        r.on_data(0, &seg(100), false);
+        assert!(!r.make_ack(0).ece);
+        r.on_data(0, &seg(300), true); // out of order and marked: a marked duplicate ACK
+        let a = r.make_ack(0);
+        assert!(a.ece && a.ack == 200);
+        let mut r = Receiver::new(ReceiverConfig { ecn_echo: EcnEcho::PerSegment, ..cfg(true) });
+        assert_eq!(r.on_data(0, &seg(0), true).1, AckDecision::Delay);
+        assert_eq!(r.on_data(1, &seg(100), false).1, AckDecision::Now);
+        assert!(r.make_ack(1).ece);
     }
 
     #[test]

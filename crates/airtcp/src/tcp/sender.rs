@@ -32,6 +32,8 @@ pub struct SenderConfig {
     /// NewReno resets the RTO timer on every partial ACK (slow-but-steady) instead of only the
     /// first (impatient, RFC 6582's recommendation).
     pub rto_reset_every_partial_ack: bool,
+    /// Retransmissions are sent ECT as well (window policies that need it, see `cc::Needs`).
+    pub ect_on_retransmissions: bool,
 }
 
 /// A segment the sender asks the network to carry.
@@ -98,6 +100,12 @@ pub struct SenderCore {
     pub restart_timer_on_ack: bool,
     /// Deadline of the retransmission timer.
     pub rto_deadline: Option<SimTime>,
+    /// The last ACK received (new or duplicate) carried ECN-Echo: the congestion-warning state a
+    /// timeout is judged by (TCP New Jersey, NJ+ Fig. 3: "if (Congestion Warning)").
+    pub last_ack_ece: bool,
+    /// Loss verdicts of a loss-differentiating policy, (first byte of the segment retransmitted,
+    /// answered as congestion), for the engine to compare with the real cause; drained by it.
+    pub verdicts: Vec<(u64, bool)>,
     pub out: Vec<OutSegment>,
     pub stats: SenderStats,
 }
@@ -131,7 +139,15 @@ impl SenderCore {
     }
 
     /// What the window policy is told about an ACK.
-    fn ack_info(&self, now: SimTime, h: &TcpHeader, acked_bytes: u64, rtt_sample_ns: Option<u64>, no_growth: bool) -> AckInfo {
+    fn ack_info(
+        &self,
+        now: SimTime,
+        h: &TcpHeader,
+        acked_bytes: u64,
+        rtt_sample_ns: Option<u64>,
+        no_growth: bool,
+        recovering: bool,
+    ) -> AckInfo {
         AckInfo {
             now,
             ack: h.ack,
@@ -144,7 +160,16 @@ impl SenderCore {
             ts_ecr: h.has_ts.then_some(h.ts_ecr),
             flight_bytes: self.flight(),
             no_growth,
+            recovering,
         }
+    }
+
+    /// Hands a loss signal to the window policy and logs its verdict, if it gives one.
+    fn signal(&mut self, sig: &LossSignal) -> Reaction {
+        if let Some(congestion) = self.cc.loss_verdict(sig) {
+            self.verdicts.push((self.snd_una, congestion));
+        }
+        self.cc.on_congestion(&mut self.w, sig)
     }
 
     /// Records the start of a recovery episode.
@@ -169,7 +194,7 @@ impl SenderCore {
             seq,
             len: len as u32,
             retransmission,
-            ect: self.cfg.ecn && !retransmission,
+            ect: self.cfg.ecn && (!retransmission || self.cfg.ect_on_retransmissions),
             cwr,
             ts_val: self.cfg.timestamps.then_some(now),
         });
@@ -331,6 +356,8 @@ impl Sender {
                 cwr_pending: false,
                 restart_timer_on_ack: true,
                 rto_deadline: None,
+                last_ack_ece: false,
+                verdicts: Vec::new(),
                 out: Vec::with_capacity(16),
                 stats: SenderStats::default(),
             },
@@ -363,6 +390,7 @@ impl Sender {
         if h.ack > s.snd_max {
             return; // acknowledges data never sent: ignore (RFC 793)
         }
+        s.last_ack_ece = h.ece;
         // SACK scoreboard update (RFC 6675 §5 step (A)/(B) "update the scoreboard").
         if s.cfg.sack {
             let mss = s.cfg.mss as u64;
@@ -424,7 +452,7 @@ impl Sender {
                 s.cwr_pending = true;
                 s.stats.ecn_reductions += 1;
             }
-            let info = s.ack_info(now, h, acked, sample, was_in_recovery || ecn_reduce);
+            let info = s.ack_info(now, h, acked, sample, was_in_recovery || ecn_reduce, was_in_recovery);
             s.cc.on_ack(&mut s.w, &info);
             // RFC 6298 (5.2)/(5.3): stop the timer when all is acknowledged, else restart it.
             if s.snd_una == s.snd_max {
@@ -438,14 +466,14 @@ impl Sender {
             // A duplicate ACK (RFC 5681 §2: same ACK number, outstanding data).
             let s = &mut self.core;
             s.dupacks += 1;
-            let info = s.ack_info(now, h, 0, None, true);
+            let info = s.ack_info(now, h, 0, None, true, s.in_recovery);
             s.cc.on_dup_ack(&mut s.w, &info);
             if s.in_recovery {
                 self.recovery.on_dup_ack(s, now);
             } else if s.dupacks == s.dupthresh && self.recovery.may_enter(s) {
                 s.stats.fast_retransmits += 1;
                 let sig = LossSignal { now, kind: LossKind::DupAcks, marked: h.ece, flight_bytes: s.flight() };
-                let reaction = s.cc.on_congestion(&mut s.w, &sig);
+                let reaction = s.signal(&sig);
                 if s.cfg.ecn {
                     // This reduction answers any congestion echoed in the same window.
                     s.ecn_recover = Some(s.snd_max);
@@ -466,8 +494,8 @@ impl Sender {
             return;
         }
         s.stats.timeouts += 1;
-        let sig = LossSignal { now, kind: LossKind::Timeout, marked: false, flight_bytes: s.flight() };
-        s.cc.on_congestion(&mut s.w, &sig);
+        let sig = LossSignal { now, kind: LossKind::Timeout, marked: s.last_ack_ece, flight_bytes: s.flight() };
+        s.signal(&sig);
         if s.cfg.ecn {
             s.cwr_pending = true;
             s.ecn_recover = Some(s.snd_max);
@@ -511,6 +539,7 @@ mod tests {
             max_rto_ns: 60_000 * MS,
             granularity_ns: MS,
             rto_reset_every_partial_ack: false,
+            ect_on_retransmissions: false,
         }
     }
 

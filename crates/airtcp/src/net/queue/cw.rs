@@ -8,8 +8,11 @@
 //!
 //! Reading: the EWMA is updated on every arrival with the number of packets waiting at that
 //! moment (as RED does), marking applies at avg >= thresh ("at or above"), and only ECT packets
-//! can be marked (routers "implement the original ECN mechanism"); non-ECT packets are never
-//! dropped early. A full buffer drops. RED's idle-time decay is not applied: the paper describes
+//! can be marked: routers "implement the original ECN mechanism and its parameters can be
+//! configured to reflect the CW scheme", i.e. RED with min_th = max_th = thresh, max_p = 1 and
+//! ECN on — which drops a non-ECT packet where it would mark an ECT one (RFC 3168 §5; ns-2's RED
+//! with `setbit_`). So by default non-ECT arrivals above the threshold are dropped early
+//! (`drop_non_ect = true`); `false` lets them pass unmarked. A full buffer drops. RED's idle-time decay is not applied: the paper describes
 //! only the EWMA, and with weight 0.2 the average follows the queue within a few arrivals anyway.
 
 use super::Admission;
@@ -24,11 +27,13 @@ pub struct CwState {
     pub threshold_pkts: f64,
     /// Current average queue length in packets.
     pub avg: f64,
+    /// Drop non-ECT arrivals where ECT ones are marked (RED/ECN behaviour).
+    pub drop_non_ect: bool,
 }
 
 impl CwState {
-    pub fn new(weight: f64, threshold_pkts: f64) -> Self {
-        CwState { weight, threshold_pkts, avg: 0.0 }
+    pub fn new(weight: f64, threshold_pkts: f64, drop_non_ect: bool) -> Self {
+        CwState { weight, threshold_pkts, avg: 0.0, drop_non_ect }
     }
 
     /// Admission of an arrival that finds `q` packets waiting.
@@ -37,8 +42,12 @@ impl CwState {
         if q >= limit {
             return Admission::OverflowDrop;
         }
-        if self.avg >= self.threshold_pkts && ecn != Ecn::NotEct {
+        if self.avg < self.threshold_pkts {
+            Admission::Queued
+        } else if ecn != Ecn::NotEct {
             Admission::QueuedMarked
+        } else if self.drop_non_ect {
+            Admission::EarlyDrop
         } else {
             Admission::Queued
         }
@@ -55,7 +64,7 @@ mod tests {
     /// so only the 4th arrival (avg 2.44 >= 2) is marked.
     #[test]
     fn marks_exactly_while_average_at_or_above_threshold() {
-        let mut cw = CwState::new(0.2, 2.0);
+        let mut cw = CwState::new(0.2, 2.0, false);
         let qs = [0u32, 5, 5, 5, 0, 0, 0];
         let expect_avg = [0.0, 1.0, 1.8, 2.44, 1.952, 1.5616, 1.24928];
         let expect_mark = [false, false, false, true, false, false, false];
@@ -68,8 +77,12 @@ mod tests {
 
     #[test]
     fn never_marks_non_ect_and_drops_when_full() {
-        let mut cw = CwState::new(0.2, 0.0);
+        let mut cw = CwState::new(0.2, 0.0, false);
         assert_eq!(cw.admit(3, 10, Ecn::NotEct), Admission::Queued);
+        let mut red_like = CwState::new(0.2, 0.0, true);
+        assert_eq!(red_like.admit(3, 10, Ecn::NotEct), Admission::EarlyDrop);
+        let mut below = CwState::new(0.2, 5.0, true);
+        assert_eq!(below.admit(3, 10, Ecn::NotEct), Admission::Queued);
         assert_eq!(cw.admit(3, 10, Ecn::Ect), Admission::QueuedMarked);
         assert_eq!(cw.admit(10, 10, Ecn::Ect), Admission::OverflowDrop);
     }
@@ -77,7 +90,7 @@ mod tests {
     /// avg exactly equal to the threshold marks ("at or above").
     #[test]
     fn threshold_is_inclusive() {
-        let mut cw = CwState::new(1.0, 4.0);
+        let mut cw = CwState::new(1.0, 4.0, false);
         assert_eq!(cw.admit(4, 10, Ecn::Ect), Admission::QueuedMarked);
         assert_eq!(cw.admit(3, 10, Ecn::Ect), Admission::Queued);
     }

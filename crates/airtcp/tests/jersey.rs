@@ -1,0 +1,362 @@
+//! The TCP-Jersey family against the seeds' claims (TCP-Jersey JSAC 2004, TCP NJ+): estimator
+//! accuracy (Fig. 3), loss differentiation against the simulator's ground truth, goodput under
+//! random loss (Fig. 11; NJ+ Fig. 7), fairness (Table I) and friendliness (Table II).
+//! Every run prints its queue drops and CW marks. The numbers are in REPRODUCTION.md.
+
+mod common;
+
+use airtcp::output::{FlowSummary, LinkSummary};
+use airtcp::RunOutput;
+use common::mean_sd;
+
+fn run(text: &str, seed: u64) -> RunOutput {
+    airtcp::run_toml(text, Some(seed)).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn seeds() -> u64 {
+    10
+}
+
+/// The flow options each scheme needs: the Jersey family reads CW marks (ECN) and, for New
+/// Jersey and NJ+, the receiver's timestamps.
+fn cc_lines(cc: &str) -> String {
+    match cc {
+        "jersey" => "cc = \"jersey\"\necn = true".into(),
+        "new-jersey" | "nj+" => format!("cc = \"{cc}\"\necn = true\ntimestamps = true"),
+        _ => format!("cc = \"{cc}\""),
+    }
+}
+
+/// Queue drops and CW marks of a run, reported for every Jersey-family run.
+fn report(label: &str, out: &RunOutput) {
+    let links: Vec<String> = out
+        .summary
+        .links
+        .iter()
+        .filter(|l: &&LinkSummary| l.packets_sent > 0)
+        .map(|l| {
+            format!(
+                "{}: overflow {} early {} CW marks {} channel {}",
+                l.name, l.overflow_drops, l.early_drops, l.ce_marks, l.channel_losses
+            )
+        })
+        .collect();
+    eprintln!("{label}: {}", links.join("; "));
+}
+
+/// TCP-Jersey Fig. 10 with a CW queue at the base station (threshold 1/3 of 50 packets);
+/// `cw_extra` adds keys to the CW queue table.
+fn fig10_cw(loss: f64, flow: &str, cbr: &str) -> String {
+    fig10_cw_with(loss, flow, cbr, "")
+}
+
+fn fig10_cw_with(loss: f64, flow: &str, cbr: &str, cw_extra: &str) -> String {
+    format!(
+        r#"
+name = "fig10-cw"
+duration = "100s"
+warmup = "10s"
+nodes = ["S", "BS", "D"]
+[[links]]
+from = "S"
+to = "BS"
+rate = "10Mbps"
+delay = "45ms"
+queue = {{ kind = "droptail", limit_pkts = 50 }}
+[[links]]
+from = "BS"
+to = "D"
+rate = "2Mbps"
+delay = "1ms"
+queue = {{ kind = "cw", limit_pkts = 50{cw_extra} }}
+channel = {{ kind = "uniform", loss = {loss} }}
+[[flows]]
+kind = "tcp"
+name = "ftp"
+src = "S"
+dst = "D"
+mss_bytes = 1000
+min_rto = "200ms"
+{flow}
+{cbr}
+"#
+    )
+}
+
+/// Jersey Fig. 2/3: 1.5 Mb/s, 10 ms, a buffer that never overflows, CBR (1000-B datagrams)
+/// 500 / 0 / 750 / 500 / 0 / 500 kb/s in 5-s phases. The true bandwidth available to the FTP
+/// flow, in TCP payload terms, is (1.5 Mb/s − CBR wire rate)·1000/1040. In each phase after 1 s
+/// of settling, the mean absolute error of Jersey's ABE is smaller than Westwood's BWE's.
+/// The window is ns-2's default `window_` of 20 packets (the paper's simulator; it states no
+/// window, and an unbounded one would grow the never-overflowing queue without limit).
+#[test]
+fn fig3_abe_tracks_available_bandwidth_better_than_westwood() {
+    let phases = [(0.0, 500e3), (5.0, 0.0), (10.0, 750e3), (15.0, 500e3), (20.0, 0.0), (25.0, 500e3)];
+    let schedule: Vec<String> = phases.iter().map(|(t, r)| format!("{{ at = \"{t}s\", rate = \"{r}bps\" }}")).collect();
+    let text = |cc: &str| {
+        format!(
+            r#"
+name = "fig3"
+duration = "30s"
+sample_interval = "50ms"
+nodes = ["S", "D"]
+[[links]]
+from = "S"
+to = "D"
+rate = "1.5Mbps"
+delay = "10ms"
+queue = {{ kind = "droptail", limit_pkts = 100000 }}
+[[flows]]
+kind = "tcp"
+name = "ftp"
+src = "S"
+dst = "D"
+mss_bytes = 1000
+rwnd_pkts = 20
+{}
+[[flows]]
+kind = "cbr"
+name = "cbr"
+src = "S"
+dst = "D"
+packet_bytes = 1000
+schedule = [{}]
+"#,
+            cc_lines(cc),
+            schedule.join(", ")
+        )
+    };
+    let mae = |cc: &str| -> Vec<f64> {
+        let out = run(&text(cc), 1);
+        let s = &out.flow_series;
+        phases
+            .iter()
+            .enumerate()
+            .map(|(k, &(t0, cbr))| {
+                let t1 = phases.get(k + 1).map_or(30.0, |p| p.0);
+                let truth = (1.5e6 - cbr * 1028.0 / 1000.0) * 1000.0 / 1040.0;
+                let errs: Vec<f64> = (0..s.time_s.len())
+                    .filter(|&i| s.time_s[i] >= t0 + 1.0 && s.time_s[i] <= t1)
+                    .map(|i| (s.bwe_bps[i].unwrap() - truth).abs())
+                    .collect();
+                errs.iter().sum::<f64>() / errs.len() as f64
+            })
+            .collect()
+    };
+    let (j, w) = (mae("jersey"), mae("westwood"));
+    for k in 0..phases.len() {
+        eprintln!("phase {k}: ABE MAE {:.0} b/s, Westwood MAE {:.0} b/s", j[k], w[k]);
+    }
+    let (jm, wm) = (j.iter().sum::<f64>() / 6.0, w.iter().sum::<f64>() / 6.0);
+    eprintln!("mean: ABE {jm:.0}, Westwood {wm:.0}");
+    for k in 0..phases.len() {
+        assert!(j[k] < w[k], "phase {k}: ABE MAE {} ≥ Westwood MAE {}", j[k], w[k]);
+    }
+}
+
+fn verdict_fractions(flows: &[&FlowSummary]) -> (f64, f64, u64, u64) {
+    let mut t = airtcp::output::LossDifferentiation::default();
+    for f in flows {
+        let d = f.loss_differentiation.expect("Jersey reports its verdicts");
+        t.queue_drops_as_congestion += d.queue_drops_as_congestion;
+        t.queue_drops_as_link_error += d.queue_drops_as_link_error;
+        t.channel_losses_as_congestion += d.channel_losses_as_congestion;
+        t.channel_losses_as_link_error += d.channel_losses_as_link_error;
+    }
+    (
+        t.queue_correct_fraction().unwrap(),
+        t.channel_correct_fraction().unwrap(),
+        t.queue_drops_as_congestion + t.queue_drops_as_link_error,
+        t.channel_losses_as_congestion + t.channel_losses_as_link_error,
+    )
+}
+
+/// Loss differentiation on Fig. 10 with 1% channel loss and a CBR load (200-B datagrams,
+/// 1.2 Mb/s on and off every 2 s) that makes the 2 Mb/s link overflow. The CW queue lets the
+/// (non-ECT) CBR datagrams pass above the threshold (`drop_non_ect = false`): dropping them
+/// early would keep the queue from ever overflowing, and overflow is what is measured here. Each n-th duplicate ACK
+/// or timeout is a verdict; the simulator knows why the segment was dropped.
+/// Jersey §III-B claims "almost 100% of congestion losses and most link losses are
+/// differentiated": checked as ≥ 90% of queue drops answered as congestion and a majority of
+/// channel losses answered as link errors. The issue also asks ≥ 90% for channel losses: that is
+/// not reached (≈ 85%); see REPRODUCTION.md for why. Checked with Reno's recovery (the paper's)
+/// and NewReno's (one verdict per loss episode instead of one per hole).
+#[test]
+fn loss_differentiation_with_overflow_and_channel_loss() {
+    let sched: Vec<String> =
+        (0..50).map(|k| format!("{{ at = \"{}s\", rate = \"{}\" }}", 2 * k, if k % 2 == 0 { "1.2Mbps" } else { "0bps" })).collect();
+    let cbr = format!(
+        "[[flows]]\nkind = \"cbr\"\nname = \"cbr\"\nsrc = \"S\"\ndst = \"D\"\npacket_bytes = 200\nschedule = [{}]",
+        sched.join(", ")
+    );
+    for recovery in ["reno", "newreno"] {
+        let mut outs = Vec::new();
+        for seed in 1..=seeds() {
+            let flow = format!("{}\nrecovery = \"{recovery}\"", cc_lines("jersey"));
+            let out = run(&fig10_cw_with(0.01, &flow, &cbr, ", drop_non_ect = false"), seed);
+            report(&format!("jersey/{recovery} seed {seed}"), &out);
+            outs.push(out);
+        }
+        let flows: Vec<&FlowSummary> = outs.iter().map(|o| &o.summary.flows[0]).collect();
+        let (q, c, nq, nc) = verdict_fractions(&flows);
+        eprintln!("{recovery}: queue drops answered as congestion {q:.3} of {nq}; channel losses as link errors {c:.3} of {nc}");
+        assert!(q >= 0.9, "{recovery}: queue drops answered as congestion: {q}");
+        assert!(c > 0.5, "{recovery}: channel losses answered as link errors: {c}");
+    }
+}
+
+/// Fig. 11 at 1% uniform loss, no congestion, 10 seeds, goodput from the ACKs at the sender
+/// (§IV-A), every scheme with Reno's recovery as in the paper: Jersey > Westwood > Reno and
+/// Jersey ≥ 1.5 × Reno (the paper: +85% over Reno, +17% over Westwood).
+#[test]
+fn fig11_goodput_at_one_percent() {
+    let g = |cc: &str| -> f64 {
+        let xs: Vec<f64> = (1..=seeds())
+            .map(|seed| {
+                let out = run(&fig10_cw(0.01, &format!("{}\nrecovery = \"reno\"", cc_lines(cc)), ""), seed);
+                if cc == "jersey" {
+                    report(&format!("jersey seed {seed}"), &out);
+                }
+                out.summary.flows[0].goodput_acked_bps
+            })
+            .collect();
+        let (m, sd) = mean_sd(&xs);
+        eprintln!("{cc}: {m:.0} ± {:.0} b/s", sd / (xs.len() as f64).sqrt());
+        m
+    };
+    let (reno, westwood, jersey) = (g("reno"), g("westwood"), g("jersey"));
+    eprintln!("Jersey/Reno {:.2}, Jersey/Westwood {:.3}", jersey / reno, jersey / westwood);
+    assert!(westwood > reno);
+    assert!(jersey > westwood, "Jersey {jersey} vs Westwood {westwood}");
+    assert!(jersey >= 1.5 * reno, "Jersey {jersey} vs Reno {reno}");
+}
+
+/// NJ+ Fig. 6: S –100 Mb/s, 45 ms, 150-packet queue– BS –2 Mb/s, 1 ms, 20-packet CW queue– D,
+/// 726-B packets, 5% loss on the wireless link; NJ+ ≥ New Jersey in mean goodput over 10 seeds
+/// (the paper: +19%).
+#[test]
+fn nj_plus_fig7_at_five_percent() {
+    let text = |cc: &str| {
+        format!(
+            r#"
+name = "nj-fig6"
+duration = "100s"
+warmup = "10s"
+nodes = ["S", "BS", "D"]
+[[links]]
+from = "S"
+to = "BS"
+rate = "100Mbps"
+delay = "45ms"
+queue = {{ kind = "droptail", limit_pkts = 150 }}
+[[links]]
+from = "BS"
+to = "D"
+rate = "2Mbps"
+delay = "1ms"
+queue = {{ kind = "cw", limit_pkts = 20 }}
+channel = {{ kind = "uniform", loss = 0.05 }}
+[[flows]]
+kind = "tcp"
+name = "ftp"
+src = "S"
+dst = "D"
+mss_bytes = 726
+min_rto = "200ms"
+recovery = "reno"
+{}
+"#,
+            cc_lines(cc)
+        )
+    };
+    let g = |cc: &str| -> f64 {
+        let xs: Vec<f64> = (1..=seeds())
+            .map(|seed| {
+                let out = run(&text(cc), seed);
+                if cc != "reno" && cc != "westwood" {
+                    report(&format!("{cc} seed {seed}"), &out);
+                }
+                out.summary.flows[0].goodput_bps
+            })
+            .collect();
+        let (m, sd) = mean_sd(&xs);
+        eprintln!("{cc}: {m:.0} ± {:.0} b/s", sd / (xs.len() as f64).sqrt());
+        m
+    };
+    let (reno, westwood, nj, njp) = (g("reno"), g("westwood"), g("new-jersey"), g("nj+"));
+    eprintln!("NJ+/NJ {:.3}, NJ+/Westwood {:.3}, NJ+/Reno {:.3}", njp / nj, njp / westwood, njp / reno);
+    assert!(njp >= nj, "NJ+ {njp} vs NJ {nj}");
+}
+
+/// Fig. 14/15 bottleneck: 20 sources –100 Mb/s, 45 ms– R –20 Mb/s, 1 ms, CW queue– D.
+fn many_flows(kinds: &[(&str, usize)], loss: f64) -> String {
+    let mut s = format!(
+        r#"
+name = "fairness"
+duration = "100s"
+warmup = "20s"
+nodes = ["S", "R", "D"]
+[[links]]
+from = "S"
+to = "R"
+rate = "100Mbps"
+delay = "45ms"
+queue = {{ kind = "droptail", limit_pkts = 1000 }}
+[[links]]
+from = "R"
+to = "D"
+rate = "20Mbps"
+delay = "1ms"
+queue = {{ kind = "cw", limit_pkts = 100 }}
+channel = {{ kind = "uniform", loss = {loss} }}
+"#
+    );
+    let mut i = 0;
+    for &(cc, n) in kinds {
+        for _ in 0..n {
+            // Staggered starts (10 ms apart) so the flows do not start in lockstep.
+            s += &format!(
+                "[[flows]]\nkind = \"tcp\"\nname = \"f{i}\"\nsrc = \"S\"\ndst = \"D\"\nmss_bytes = 1000\nmin_rto = \"200ms\"\nrecovery = \"reno\"\nstart = \"{}ms\"\n{}\n",
+                10 * i,
+                cc_lines(cc)
+            );
+            i += 1;
+        }
+    }
+    s
+}
+
+/// Table I: 20 Jersey flows, no loss: Jain's index ≥ 0.97 (the paper: 1.0).
+#[test]
+fn table1_jersey_fairness() {
+    let out = run(&many_flows(&[("jersey", 20)], 0.0), 1);
+    report("20 jersey", &out);
+    let jain = out.summary.jain_fairness_tcp.unwrap();
+    let total: f64 = out.summary.flows.iter().map(|f| f.goodput_bps).sum();
+    eprintln!("Jain {jain:.4}, total goodput {total:.0} b/s");
+    assert!(jain >= 0.97, "Jain {jain}");
+}
+
+/// Table II: 10 Jersey + 10 Reno flows, no loss. The paper has each group at its fair share
+/// (959 kb/s both); ours does not reproduce it (REPRODUCTION.md): Jersey's ownd = SRTT·R keeps
+/// a standing queue above the CW threshold, so where the CW queue drops non-ECT packets above it
+/// (RED/ECN semantics, the default) Reno starves, and where it lets them pass Jersey, capped at
+/// ownd on every marked ACK, starves. Both group means are printed; what is checked is the
+/// conservation side: the bottleneck stays busy (total goodput ≥ 95% of its payload rate).
+#[test]
+fn table2_jersey_reno_shares() {
+    let fair = 20e6 * 1000.0 / 1040.0 / 20.0;
+    for drop_non_ect in [true, false] {
+        let text = many_flows(&[("jersey", 10), ("reno", 10)], 0.0)
+            .replace("kind = \"cw\", limit_pkts = 100", &format!("kind = \"cw\", limit_pkts = 100, drop_non_ect = {drop_non_ect}"));
+        let out = run(&text, 1);
+        report(&format!("10 jersey + 10 reno, drop_non_ect = {drop_non_ect}"), &out);
+        let mean = |cc: &str| {
+            let xs: Vec<f64> = out.summary.flows.iter().filter(|f| f.cc.as_deref() == Some(cc)).map(|f| f.goodput_bps).collect();
+            xs.iter().sum::<f64>() / xs.len() as f64
+        };
+        let (j, r) = (mean("jersey"), mean("reno"));
+        eprintln!("drop_non_ect = {drop_non_ect}: fair share {fair:.0}: Jersey {j:.0}, Reno {r:.0} b/s");
+        assert!(10.0 * (j + r) >= 0.95 * 20.0 * fair, "bottleneck under-used: {}", 10.0 * (j + r));
+    }
+}
