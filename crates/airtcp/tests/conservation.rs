@@ -1,6 +1,7 @@
-//! Conservation: whatever the topology, loss (up to 20%, both directions), recovery strategy and
-//! ACK policy, the receiving application gets exactly the byte stream the sender's application
-//! offered — in order, without gaps or duplicates — and every run ends at its stated end time.
+//! Conservation: whatever the topology, loss (up to 20%, both directions), recovery strategy,
+//! window policy and ACK policy, the receiving application gets exactly the byte stream the
+//! sender's application offered — in order, without gaps or duplicates — and every run ends at its
+//! stated end time.
 
 use airtcp::sim::Simulator;
 use proptest::prelude::*;
@@ -18,6 +19,7 @@ struct Hop {
 #[derive(Debug, Clone)]
 struct FlowP {
     recovery: &'static str,
+    cc: &'static str,
     delayed_ack: bool,
     timestamps: bool,
     sack: bool,
@@ -34,7 +36,8 @@ fn hop() -> impl Strategy<Value = Hop> {
 
 fn flow() -> impl Strategy<Value = FlowP> {
     (
-        prop_oneof![Just("tahoe"), Just("reno"), Just("newreno"), Just("sack")],
+        prop_oneof![Just("tahoe"), Just("reno"), Just("newreno"), Just("sack"), Just("fack")],
+        prop_oneof![Just("reno"), Just("westwood"), Just("westwood-plus"), Just("vegas")],
         any::<bool>(),
         any::<bool>(),
         any::<bool>(),
@@ -43,11 +46,12 @@ fn flow() -> impl Strategy<Value = FlowP> {
         0u32..3000,
         any::<bool>(),
     )
-        .prop_map(|(recovery, delayed_ack, timestamps, sack, ecn, bytes, start_ms, reverse)| FlowP {
+        .prop_map(|(recovery, cc, delayed_ack, timestamps, sack, ecn, bytes, start_ms, reverse)| FlowP {
             recovery,
+            cc,
             delayed_ack,
             timestamps,
-            sack: sack || recovery == "sack",
+            sack: sack || recovery == "sack" || recovery == "fack",
             ecn,
             bytes,
             start_ms,
@@ -82,8 +86,8 @@ fn scenario(hops: &[Hop], flows: &[FlowP], duration_s: u32) -> String {
     for (k, f) in flows.iter().enumerate() {
         let (src, dst) = if f.reverse { (n - 1, 0) } else { (0, n - 1) };
         s += &format!(
-            "[[flows]]\nkind = \"tcp\"\nname = \"f{k}\"\nsrc = \"n{src}\"\ndst = \"n{dst}\"\nrecovery = \"{}\"\ndelayed_ack = {}\ntimestamps = {}\nsack = {}\necn = {}\nstart = \"{}ms\"\nmin_rto = \"200ms\"\nmax_rto = \"4s\"\nrwnd_pkts = 64\n",
-            f.recovery, f.delayed_ack, f.timestamps, f.sack, f.ecn, f.start_ms
+            "[[flows]]\nkind = \"tcp\"\nname = \"f{k}\"\nsrc = \"n{src}\"\ndst = \"n{dst}\"\nrecovery = \"{}\"\ncc = \"{}\"\ndelayed_ack = {}\ntimestamps = {}\nsack = {}\necn = {}\nstart = \"{}ms\"\nmin_rto = \"200ms\"\nmax_rto = \"4s\"\nrwnd_pkts = 64\n",
+            f.recovery, f.cc, f.delayed_ack, f.timestamps, f.sack, f.ecn, f.start_ms
         );
         if let Some(b) = f.bytes {
             s += &format!("bytes = \"{b}B\"\n");
@@ -135,14 +139,23 @@ proptest! {
 /// A finite transfer over a lossy path completes: every byte arrives, and the sender learns it.
 #[test]
 fn finite_transfers_complete_under_loss() {
-    for rec in ["tahoe", "reno", "newreno", "sack"] {
+    for (rec, cc) in [
+        ("tahoe", "reno"),
+        ("reno", "reno"),
+        ("newreno", "reno"),
+        ("sack", "reno"),
+        ("fack", "reno"),
+        ("newreno", "vegas"),
+        ("newreno", "westwood-plus"),
+    ] {
         for seed in 1..=5 {
             let hops = [Hop { rate_kbps: 2000, delay_ms: 20, buffer: 20, loss: 0.05, ack_loss: 0.02, queue: 0 }];
             let fl = [FlowP {
                 recovery: rec,
+                cc,
                 delayed_ack: seed % 2 == 0,
                 timestamps: seed % 3 == 0,
-                sack: rec == "sack",
+                sack: rec == "sack" || rec == "fack",
                 ecn: false,
                 bytes: Some(300_000),
                 start_ms: 0,
@@ -150,8 +163,8 @@ fn finite_transfers_complete_under_loss() {
             }];
             let out = airtcp::run_toml(&scenario(&hops, &fl, 60), Some(seed)).unwrap();
             let f = &out.summary.flows[0];
-            assert_eq!(f.delivered_bytes, 300_000, "{rec} seed {seed}");
-            assert_eq!(f.acked_bytes, 300_000, "{rec} seed {seed}");
+            assert_eq!(f.delivered_bytes, 300_000, "{rec}/{cc} seed {seed}");
+            assert_eq!(f.acked_bytes, 300_000, "{rec}/{cc} seed {seed}");
         }
     }
 }
