@@ -114,3 +114,27 @@ fn vegas_above_fack_at_one_percent() {
     eprintln!("1%: FACK {fack:.0} ± {se_f:.0}, Vegas {vegas:.0} ± {se_v:.0} b/s (mean ± s.e.)");
     assert!(vegas > fack + 2.0 * se_diff, "Vegas {vegas} not above FACK {fack} (s.e. {se_diff})");
 }
+
+/// Not a check: prints the thesis's own scenario 1 (§2.3.1: 2 Mb/s wireless bottleneck, RTT 60 ms,
+/// 1-KB segments, maximum window 15, 1000 s) at 1% and 10% uniform loss, for REPRODUCTION.md:
+/// `cargo test --release -p airtcp --test baselines thesis_scenario -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn thesis_scenario_one_table() {
+    for loss in [0.01, 0.1] {
+        for (rec, cc) in
+            [("reno", "reno"), ("newreno", "reno"), ("sack", "reno"), ("fack", "reno"), ("newreno", "vegas"), ("newreno", "westwood-plus")]
+        {
+            let (mut g, mut fr, mut to) = (vec![], 0, 0);
+            for sd in 1..=SEEDS {
+                let text = fig10(loss, rec, 50, 1000, &format!("rwnd_pkts = 15\ncc = \"{cc}\"")).replace("45ms", "29ms");
+                let f = run(&text, sd).summary.flows[0].clone();
+                g.push(f.goodput_bps / 1e3);
+                fr += f.fast_retransmits;
+                to += f.timeouts;
+            }
+            let (m, se) = mean_se(&g);
+            eprintln!("| {}% | {rec}/{cc} | {m:.0} ± {se:.0} | {} | {} |", loss * 100.0, fr / SEEDS, to / SEEDS);
+        }
+    }
+}
