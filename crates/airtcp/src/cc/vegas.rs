@@ -136,6 +136,7 @@ pub struct Vegas {
 }
 
 impl Vegas {
+    /// Vegas with checked parameters, before any RTT sample (no BaseRTT, no expiry yet).
     pub fn new(p: &VegasParams) -> Self {
         Vegas {
             alpha: p.alpha,

@@ -9,7 +9,8 @@
 //! next read or fed, every τ/m after the last ACK — the same values a timer would produce.
 //! On n duplicate ACKs: ssthresh = BWE·RTT_min (eq. 3, in bytes), cwnd = ssthresh if cwnd > ssthresh;
 //! on a timeout: ssthresh likewise, at least 2 segments, cwnd = 1 segment (thesis pseudocode).
-//! Window growth between losses is Reno's (RFC 5681).
+//! Window growth between losses is Reno's (RFC 5681). [`Westwood`] is generic over the
+//! [`BandwidthEstimator`] so that Westwood+ (`westwood_plus.rs`) reuses all but the estimator.
 //!
 //! Readings where the seeds are silent (tested in `tests`):
 //! - d_k: bytes newly acknowledged; a duplicate ACK counts one segment (it reports a segment that
@@ -174,6 +175,7 @@ impl AckedCount {
 /// (`cc::westwood_plus`) shares the AckedCount, the decrease and the growth rules.
 #[derive(Debug, Clone)]
 pub struct Westwood<E: BandwidthEstimator = TustinEstimator> {
+    /// The bandwidth estimator (public for tests and for schemes that compare with it).
     pub bwe: E,
     reno: Reno,
     acked: AckedCount,
@@ -183,6 +185,7 @@ pub struct Westwood<E: BandwidthEstimator = TustinEstimator> {
 }
 
 impl Westwood {
+    /// Westwood proper: the Tustin estimator with the checked τ and m.
     pub fn new(p: &WestwoodParams) -> Self {
         Westwood::with_estimator("westwood", TustinEstimator::new(p.tau.as_nanos(), p.m))
     }

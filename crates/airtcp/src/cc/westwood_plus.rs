@@ -76,6 +76,7 @@ pub struct PerRttEstimator {
 }
 
 impl PerRttEstimator {
+    /// An estimator with no interval open and no estimate (0) yet.
     pub fn new(p: &WestwoodPlusParams) -> Self {
         PerRttEstimator {
             alpha: p.alpha,
