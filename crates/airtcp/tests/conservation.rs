@@ -1,6 +1,7 @@
-//! Conservation: whatever the topology, loss (up to 20%, both directions), recovery strategy and
-//! ACK policy, the receiving application gets exactly the byte stream the sender's application
-//! offered — in order, without gaps or duplicates — and every run ends at its stated end time.
+//! Conservation: whatever the topology, loss (up to 20%, both directions), recovery strategy,
+//! window policy and ACK policy, the receiving application gets exactly the byte stream the
+//! sender's application offered — in order, without gaps or duplicates — and every run ends at its
+//! stated end time.
 
 use airtcp::sim::Simulator;
 use proptest::prelude::*;
@@ -35,8 +36,8 @@ fn hop() -> impl Strategy<Value = Hop> {
 
 fn flow() -> impl Strategy<Value = FlowP> {
     (
-        prop_oneof![Just("tahoe"), Just("reno"), Just("newreno"), Just("sack")],
-        prop_oneof![Just("reno"), Just("westwood"), Just("jersey"), Just("new-jersey"), Just("nj+")],
+        prop_oneof![Just("tahoe"), Just("reno"), Just("newreno"), Just("sack"), Just("fack")],
+        prop_oneof![Just("reno"), Just("westwood"), Just("westwood-plus"), Just("vegas"), Just("jersey"), Just("new-jersey"), Just("nj+")],
         any::<bool>(),
         any::<bool>(),
         any::<bool>(),
@@ -51,7 +52,7 @@ fn flow() -> impl Strategy<Value = FlowP> {
             delayed_ack,
             // The Jersey family needs ECN (CW marks), New Jersey and NJ+ also timestamps.
             timestamps: timestamps || cc == "new-jersey" || cc == "nj+",
-            sack: sack || recovery == "sack",
+            sack: sack || recovery == "sack" || recovery == "fack",
             ecn: ecn || cc.contains("jersey") || cc == "nj+",
             bytes,
             start_ms,
@@ -139,17 +140,26 @@ proptest! {
 /// A finite transfer over a lossy path completes: every byte arrives, and the sender learns it.
 #[test]
 fn finite_transfers_complete_under_loss() {
-    let cases = [("tahoe", "reno"), ("reno", "reno"), ("newreno", "reno"), ("sack", "reno"), ("reno", "jersey"), ("newreno", "nj+")];
-    for (rec, cc) in cases {
+    for (rec, cc) in [
+        ("tahoe", "reno"),
+        ("reno", "reno"),
+        ("newreno", "reno"),
+        ("sack", "reno"),
+        ("fack", "reno"),
+        ("newreno", "vegas"),
+        ("newreno", "westwood-plus"),
+        ("reno", "jersey"),
+        ("newreno", "nj+"),
+    ] {
         for seed in 1..=5 {
-            let jersey = cc != "reno";
+            let jersey = cc == "jersey" || cc == "nj+";
             let hops = [Hop { rate_kbps: 2000, delay_ms: 20, buffer: 20, loss: 0.05, ack_loss: 0.02, queue: if jersey { 2 } else { 0 } }];
             let fl = [FlowP {
                 recovery: rec,
                 cc,
                 delayed_ack: seed % 2 == 0,
                 timestamps: seed % 3 == 0 || cc == "nj+",
-                sack: rec == "sack",
+                sack: rec == "sack" || rec == "fack",
                 ecn: jersey,
                 bytes: Some(300_000),
                 start_ms: 0,

@@ -18,6 +18,7 @@ fn each_mistake_names_its_field() {
         ("seed = 1", "sed = 1", "sed", "unknown field"),
         ("cc = \"reno\"", "cc = \"cubic\"", "flows[0].cc", "allowed: reno"),
         ("recovery = \"newreno\"", "recovery = \"sack\"", "flows[0].sack", "sack = true"),
+        ("recovery = \"newreno\"", "recovery = \"fack\"", "flows[0].sack", "recovery = \"fack\" needs sack = true"),
         ("recovery = \"newreno\"", "recovery = \"vegas\"", "flows[0].recovery", "tahoe, reno, newreno, sack"),
         ("duration = \"100s\"", "", "scenario", "missing field `duration`"),
         ("rate = \"10Mbps\"", "rate = 10", "links[0].rate", "needs a unit"),
@@ -54,6 +55,14 @@ fn cc_params_are_checked_by_the_scheme() {
     let e = error_of("cc = \"reno\"", "cc = \"reno\"\ncc_params = { tau = \"1s\" }");
     assert!(e.starts_with("flows[0].cc_params.tau"), "{e}");
     let ok = BASE.replacen("cc = \"reno\"", "cc = \"westwood\"\ncc_params = { tau = \"1s\", m = 5 }", 1);
+    airtcp::validate_toml(&ok).unwrap();
+    let e = error_of("cc = \"reno\"", "cc = \"westwood-plus\"\ncc_params = { alpha = 1.5 }");
+    assert!(e.starts_with("flows[0].cc_params.alpha") && e.contains("0 <= alpha < 1"), "{e}");
+    let e = error_of("cc = \"reno\"", "cc = \"vegas\"\ncc_params = { alpha = 2.0, beta = 1.0 }");
+    assert!(e.starts_with("flows[0].cc_params.beta") && e.contains("beta >= alpha"), "{e}");
+    let ok = BASE.replacen("cc = \"reno\"", "cc = \"vegas\"\ncc_params = { alpha = 2.0, beta = 4.0, gamma = 1.5, expiry = false }", 1);
+    airtcp::validate_toml(&ok).unwrap();
+    let ok = BASE.replacen("cc = \"reno\"", "cc = \"westwood-plus\"\ncc_params = { alpha = 0.8, min_interval = \"20ms\" }", 1);
     airtcp::validate_toml(&ok).unwrap();
 }
 

@@ -8,7 +8,9 @@
 pub mod jersey;
 pub mod new_jersey;
 pub mod reno;
+pub mod vegas;
 pub mod westwood;
+pub mod westwood_plus;
 
 use crate::time::SimTime;
 
@@ -105,6 +107,12 @@ pub trait CongestionControl: Send {
     fn on_congestion(&mut self, w: &mut Window, signal: &LossSignal) -> Reaction;
     /// Called when loss recovery ends (the recovery point is cumulatively acknowledged).
     fn on_recovery_exit(&mut self, _w: &mut Window) {}
+    /// Called on a duplicate ACK before the DupThresh-th, outside recovery: true starts fast
+    /// retransmit now. TCP Vegas's "expiry" (thesis §2.2.6): the oldest unacknowledged segment,
+    /// last sent at `oldest_sent_at`, has been out longer than the scheme's fine-grained timeout.
+    fn expired(&mut self, _now: SimTime, _oldest_sent_at: SimTime) -> bool {
+        false
+    }
     /// Named internal estimates for time series (e.g. a bandwidth estimate in bit/s).
     fn estimates(&self) -> &[(&'static str, f64)] {
         &[]
@@ -152,7 +160,7 @@ pub struct Needs {
 }
 
 /// Names accepted in scenario files.
-pub const NAMES: &[&str] = &["reno", "westwood", "jersey", "new-jersey", "nj+"];
+pub const NAMES: &[&str] = &["reno", "westwood", "westwood-plus", "vegas", "jersey", "new-jersey", "nj+"];
 
 /// Deserializes a scheme's parameter table; errors read "field: message".
 fn params<T: serde::de::DeserializeOwned>(table: Option<&toml::Table>) -> Result<T, String> {
@@ -191,6 +199,16 @@ pub fn build(name: &str, table: Option<&toml::Table>) -> Result<Box<dyn Congesti
             let p: new_jersey::NewJerseyParams = params(table).map_err(Some)?;
             p.check().map_err(Some)?;
             Ok(Box::new(new_jersey::NewJersey::new(variant, &p)))
+        }
+        "westwood-plus" => {
+            let p: westwood_plus::WestwoodPlusParams = params(table).map_err(Some)?;
+            p.check().map_err(Some)?;
+            Ok(Box::new(westwood_plus::new(&p)))
+        }
+        "vegas" => {
+            let p: vegas::VegasParams = params(table).map_err(Some)?;
+            p.check().map_err(Some)?;
+            Ok(Box::new(vegas::Vegas::new(&p)))
         }
         _ => Err(None),
     }

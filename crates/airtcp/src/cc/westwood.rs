@@ -9,7 +9,8 @@
 //! next read or fed, every τ/m after the last ACK — the same values a timer would produce.
 //! On n duplicate ACKs: ssthresh = BWE·RTT_min (eq. 3, in bytes), cwnd = ssthresh if cwnd > ssthresh;
 //! on a timeout: ssthresh likewise, at least 2 segments, cwnd = 1 segment (thesis pseudocode).
-//! Window growth between losses is Reno's (RFC 5681).
+//! Window growth between losses is Reno's (RFC 5681). [`Westwood`] is generic over the
+//! [`BandwidthEstimator`] so that Westwood+ (`westwood_plus.rs`) reuses all but the estimator.
 //!
 //! Readings where the seeds are silent (tested in `tests`):
 //! - d_k: bytes newly acknowledged; a duplicate ACK counts one segment (it reports a segment that
@@ -115,17 +116,43 @@ impl TustinEstimator {
     }
 }
 
-/// Mascolo et al.'s "AckedCount", in bytes: the data an ACK reports delivered. A duplicate ACK
-/// counts one segment (it reports a segment that reached the receiver); a later cumulative ACK
-/// counts only what duplicates did not already count (at least one segment when it is covered).
-#[derive(Debug, Clone, Copy, Default)]
+/// A bandwidth estimator fed by ACKs: the part in which Westwood (Tustin filter, one sample per
+/// ACK) and Westwood+ (EWMA, one sample per RTT) differ. Everything else — AckedCount, the
+/// adaptive decrease, Reno growth — is shared in [`Westwood`].
+pub trait BandwidthEstimator: std::fmt::Debug + Clone + Send {
+    /// An ACK at `now` reports `bytes` delivered (AckedCount); `srtt_ns` is the smoothed RTT then
+    /// (0 before the first sample).
+    fn on_delivered(&mut self, now: SimTime, bytes: u64, srtt_ns: u64);
+    /// Brings the estimate up to `now` before it is used for a decrease (e.g. zero samples owed
+    /// for silence); nothing by default.
+    fn advance_to(&mut self, _now: SimTime) {}
+    /// The estimate, bytes per second.
+    fn bytes_per_s(&self) -> f64;
+}
+
+impl BandwidthEstimator for TustinEstimator {
+    fn on_delivered(&mut self, now: SimTime, bytes: u64, _srtt_ns: u64) {
+        self.on_sample(now, bytes);
+    }
+    fn advance_to(&mut self, now: SimTime) {
+        TustinEstimator::advance_to(self, now);
+    }
+    fn bytes_per_s(&self) -> f64 {
+        self.estimate
+    }
+}
+
+/// Mascolo et al.'s "AckedCount" in bytes: how much an ACK says reached the receiver. A duplicate
+/// ACK counts one segment (it reports a segment that arrived); a later cumulative ACK counts only
+/// what duplicates did not already count (but at least one segment, for the segment it reports).
+#[derive(Debug, Clone, Default)]
 pub struct AckedCount {
     /// Bytes counted through duplicate ACKs not yet covered by the cumulative ACK.
     accounted: u64,
 }
 
 impl AckedCount {
-    /// Bytes reported by an ACK of new data that acknowledges `acked_bytes`.
+    /// Bytes delivered according to an ACK that newly acknowledged `acked_bytes`.
     pub fn on_ack(&mut self, acked_bytes: u64, mss: u64) -> u64 {
         if acked_bytes <= self.accounted {
             self.accounted -= acked_bytes;
@@ -137,58 +164,65 @@ impl AckedCount {
         }
     }
 
-    /// Bytes reported by a duplicate ACK: one segment.
+    /// Bytes delivered according to a duplicate ACK: one segment.
     pub fn on_dup_ack(&mut self, mss: u64) -> u64 {
         self.accounted += mss;
         mss
     }
 }
 
-/// TCP Westwood window policy.
+/// TCP Westwood window policy, generic over the bandwidth estimator so that Westwood+
+/// (`cc::westwood_plus`) shares the AckedCount, the decrease and the growth rules.
 #[derive(Debug, Clone)]
-pub struct Westwood {
-    pub bwe: TustinEstimator,
+pub struct Westwood<E: BandwidthEstimator = TustinEstimator> {
+    /// The bandwidth estimator (public for tests and for schemes that compare with it).
+    pub bwe: E,
     reno: Reno,
     acked: AckedCount,
     min_rtt_ns: u64,
+    name: &'static str,
     estimates: [(&'static str, f64); 1],
 }
 
 impl Westwood {
+    /// Westwood proper: the Tustin estimator with the checked τ and m.
     pub fn new(p: &WestwoodParams) -> Self {
-        Westwood {
-            bwe: TustinEstimator::new(p.tau.as_nanos(), p.m),
-            reno: Reno,
-            acked: AckedCount::default(),
-            min_rtt_ns: 0,
-            estimates: [("bwe_bps", 0.0)],
-        }
+        Westwood::with_estimator("westwood", TustinEstimator::new(p.tau.as_nanos(), p.m))
+    }
+}
+
+impl<E: BandwidthEstimator> Westwood<E> {
+    /// The Westwood rules around estimator `bwe`, reported under scheme name `name`.
+    pub fn with_estimator(name: &'static str, bwe: E) -> Self {
+        Westwood { bwe, reno: Reno, acked: AckedCount::default(), min_rtt_ns: 0, name, estimates: [("bwe_bps", 0.0)] }
     }
 
     /// BWE·RTT_min in bytes (Jersey eq. 3 times seg_size), rounded to the byte, at least 2 segments.
     fn bdp_bytes(&self, mss: u64) -> u64 {
-        ((self.bwe.estimate * self.min_rtt_ns as f64 / NS_PER_S as f64).round() as u64).max(2 * mss)
+        ((self.bwe.bytes_per_s() * self.min_rtt_ns as f64 / NS_PER_S as f64).round() as u64).max(2 * mss)
+    }
+
+    fn feed(&mut self, ack: &AckInfo, bytes: u64) {
+        self.min_rtt_ns = ack.min_rtt_ns;
+        self.bwe.on_delivered(ack.now, bytes, ack.srtt_ns);
+        self.estimates[0].1 = self.bwe.bytes_per_s() * 8.0;
     }
 }
 
-impl CongestionControl for Westwood {
+impl<E: BandwidthEstimator> CongestionControl for Westwood<E> {
     fn name(&self) -> &'static str {
-        "westwood"
+        self.name
     }
 
     fn on_ack(&mut self, w: &mut Window, ack: &AckInfo) {
-        self.min_rtt_ns = ack.min_rtt_ns;
         let d = self.acked.on_ack(ack.acked_bytes, w.mss);
-        self.bwe.on_sample(ack.now, d);
-        self.estimates[0].1 = self.bwe.estimate * 8.0;
+        self.feed(ack, d);
         self.reno.on_ack(w, ack);
     }
 
     fn on_dup_ack(&mut self, w: &mut Window, ack: &AckInfo) {
-        self.min_rtt_ns = ack.min_rtt_ns;
         let d = self.acked.on_dup_ack(w.mss);
-        self.bwe.on_sample(ack.now, d);
-        self.estimates[0].1 = self.bwe.estimate * 8.0;
+        self.feed(ack, d);
     }
 
     fn on_congestion(&mut self, w: &mut Window, s: &LossSignal) -> Reaction {
@@ -207,7 +241,7 @@ impl CongestionControl for Westwood {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     const MS: u64 = 1_000_000;
@@ -243,7 +277,9 @@ mod tests {
         assert!((f.estimate - est).abs() < 1e-6, "{} vs {est}", f.estimate);
     }
 
-    fn ack_at(now: u64, acked: u64, min_rtt: u64) -> AckInfo {
+    /// An ACK at `now` of `acked` bytes with SRTT = RTT_min = `min_rtt` (shared by the tests of
+    /// the schemes built on Westwood's, and Vegas's).
+    pub(crate) fn ack_at(now: u64, acked: u64, min_rtt: u64) -> AckInfo {
         AckInfo {
             now,
             ack: 0,

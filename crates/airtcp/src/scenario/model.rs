@@ -241,7 +241,7 @@ pub struct TcpFlowSpec {
     pub cc: String,
     /// Parameters of the window policy (e.g. `tau`, `m` for Westwood); see docs/scenario.md.
     pub cc_params: Option<toml::Table>,
-    /// Loss recovery: "tahoe", "reno", "newreno" or "sack".
+    /// Loss recovery: "tahoe", "reno", "newreno", "sack" or "fack".
     #[serde(default = "default_recovery")]
     pub recovery: String,
     /// Payload bytes per segment.
@@ -265,7 +265,7 @@ pub struct TcpFlowSpec {
     /// Duplicate ACKs that trigger fast retransmit.
     #[serde(default = "default_dupthresh")]
     pub dupack_threshold: u32,
-    /// Receiver advertises SACK and sender uses it (required by recovery = "sack").
+    /// Receiver advertises SACK and sender uses it (required by recovery = "sack" and "fack").
     #[serde(default)]
     pub sack: bool,
     /// RFC 7323 timestamps on every segment.

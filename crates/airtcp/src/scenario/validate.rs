@@ -205,8 +205,8 @@ pub fn validate(s: &Scenario) -> Result<(), ScenarioError> {
                         format!("unknown recovery '{}' (allowed: {})", t.recovery, crate::tcp::recovery::NAMES.join(", ")),
                     );
                 }
-                if t.recovery == "sack" && !t.sack {
-                    return err(format!("flows[{i}].sack"), "recovery = \"sack\" needs sack = true");
+                if (t.recovery == "sack" || t.recovery == "fack") && !t.sack {
+                    return err(format!("flows[{i}].sack"), format!("recovery = \"{}\" needs sack = true", t.recovery));
                 }
                 if !matches!(t.partial_ack_timer.as_str(), "impatient" | "slow-but-steady") {
                     return err(

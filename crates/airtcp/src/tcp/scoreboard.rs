@@ -4,6 +4,8 @@
 
 use std::collections::VecDeque;
 
+use crate::time::SimTime;
+
 /// State of one outstanding segment.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct SegMeta {
@@ -11,6 +13,8 @@ pub struct SegMeta {
     pub sacked: bool,
     /// It was sent more than once.
     pub retransmitted: bool,
+    /// When it was last sent (TCP Vegas's fine-grained expiry needs it).
+    pub sent_at: SimTime,
 }
 
 /// Segments in [snd_una, snd_max), front = the segment starting at snd_una.

@@ -189,6 +189,7 @@ impl SenderCore {
         debug_assert!(len > 0 && seq < self.app_limit.max(self.snd_max));
         let i = self.seg_index(seq);
         self.board.get_mut(i).retransmitted |= retransmission;
+        self.board.get_mut(i).sent_at = now;
         let cwr = !retransmission && std::mem::take(&mut self.cwr_pending);
         self.out.push(OutSegment {
             seq,
@@ -470,7 +471,11 @@ impl Sender {
             s.cc.on_dup_ack(&mut s.w, &info);
             if s.in_recovery {
                 self.recovery.on_dup_ack(s, now);
-            } else if s.dupacks == s.dupthresh && self.recovery.may_enter(s) {
+            } else if (s.dupacks == s.dupthresh
+                || self.recovery.detects_loss(s)
+                || (s.dupacks < s.dupthresh && s.cc.expired(now, s.board.get(0).sent_at)))
+                && self.recovery.may_enter(s)
+            {
                 s.stats.fast_retransmits += 1;
                 let sig = LossSignal { now, kind: LossKind::DupAcks, marked: h.ece, flight_bytes: s.flight() };
                 let reaction = s.signal(&sig);
@@ -517,13 +522,13 @@ impl Sender {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::net::SackBlock;
 
     const MS: u64 = 1_000_000;
 
-    fn cfg(sack: bool, iw: u64) -> SenderConfig {
+    pub(crate) fn cfg(sack: bool, iw: u64) -> SenderConfig {
         SenderConfig {
             mss: 1000,
             rwnd_bytes: 1_000_000,
@@ -543,7 +548,7 @@ mod tests {
         }
     }
 
-    fn sender(recovery: &str, sack: bool, iw: u64) -> Sender {
+    pub(crate) fn sender(recovery: &str, sack: bool, iw: u64) -> Sender {
         Sender::new(
             cfg(sack, iw),
             crate::cc::build("reno", None).unwrap_or_else(|_| unreachable!()),
@@ -551,11 +556,11 @@ mod tests {
         )
     }
 
-    fn ack(n: u64) -> TcpHeader {
+    pub(crate) fn ack(n: u64) -> TcpHeader {
         TcpHeader { ack: n, ..TcpHeader::default() }
     }
 
-    fn sent(s: &mut Sender) -> Vec<(u64, bool)> {
+    pub(crate) fn sent(s: &mut Sender) -> Vec<(u64, bool)> {
         s.core.out.drain(..).map(|o| (o.seq, o.retransmission)).collect()
     }
 

@@ -2,6 +2,7 @@
 //! `TcpRecoveryOps` from `TcpCongestionOps`. Each strategy decides what happens from the n-th
 //! duplicate ACK until the loss is repaired; timeouts are handled by the sender for all of them.
 
+pub mod fack;
 pub mod newreno;
 pub mod reno;
 pub mod sack;
@@ -19,6 +20,11 @@ pub trait LossRecovery: Send {
     fn may_enter(&self, s: &SenderCore) -> bool {
         s.ack_covers_recover_or_heuristic()
     }
+    /// Whether this duplicate ACK shows a loss before the DupThresh-th one (FACK's
+    /// snd.fack − snd.una > DupThresh·MSS); the sender then starts fast retransmit.
+    fn detects_loss(&self, _s: &SenderCore) -> bool {
+        false
+    }
     /// The n-th duplicate ACK arrived outside recovery; the policy already reacted with `reaction`.
     fn enter(&mut self, s: &mut SenderCore, now: SimTime, reaction: Reaction);
     /// A duplicate ACK arrived during recovery.
@@ -34,15 +40,16 @@ pub trait LossRecovery: Send {
 
 /// RFC 5681 §3.2 steps 2–3, shared by Reno and NewReno: retransmit the first unacknowledged
 /// segment and set cwnd = (ssthresh, or the kept window) + DupThresh·SMSS ("inflation" by the
-/// segments that have left the network).
+/// segments that have left the network: one per duplicate ACK, fewer than DupThresh when Vegas
+/// expiry started the retransmit early).
 pub(crate) fn fast_retransmit_with_inflation(s: &mut SenderCore, now: SimTime, reaction: Reaction) {
     s.begin_recovery(reaction);
     s.retransmit(now, s.snd_una);
-    s.w.cwnd = s.recovery_base + s.dupthresh as u64 * s.w.mss;
+    s.w.cwnd = s.recovery_base + s.dupacks as u64 * s.w.mss;
 }
 
 /// Names accepted in scenario files.
-pub const NAMES: &[&str] = &["tahoe", "reno", "newreno", "sack"];
+pub const NAMES: &[&str] = &["tahoe", "reno", "newreno", "sack", "fack"];
 
 /// Builds the strategy named `name`.
 pub fn by_name(name: &str) -> Option<Box<dyn LossRecovery>> {
@@ -51,6 +58,7 @@ pub fn by_name(name: &str) -> Option<Box<dyn LossRecovery>> {
         "reno" => Some(Box::new(reno::Reno)),
         "newreno" => Some(Box::new(newreno::NewReno::default())),
         "sack" => Some(Box::new(sack::Sack)),
+        "fack" => Some(Box::new(fack::Fack)),
         _ => None,
     }
 }

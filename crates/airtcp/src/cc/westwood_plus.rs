@@ -1,0 +1,194 @@
+//! TCP Westwood+ (Grieco & Mascolo, "Performance evaluation and comparison of Westwood+, New Reno,
+//! and Vegas TCP congestion control", ACM CCR 34(2), 2004; Mascolo et al., Performance Evaluation
+//! 55, 2004): Westwood with the bandwidth sampled once per RTT instead of once per ACK.
+//!
+//! The thesis (seed 001) describes only the original Westwood (§4.2, eqs. 4.1–4.2: one sample per
+//! ACK, Tustin filter); it shows (§4.3) how per-ACK samples overestimate the bandwidth when ACKs
+//! are compressed — the flaw Westwood+ was designed to remove. Westwood+ as Grieco & Mascolo give it:
+//! - sample, once per RTT: b_k = d_k / Δ_k, where d_k is the data acknowledged during the last
+//!   interval Δ_k ≈ RTT (the interval closes at the first ACK at least one RTT after it opened);
+//! - filter: the discrete EWMA b̂_k = α·b̂_{k−1} + (1 − α)·b_k with α = 0.9;
+//! - decrease exactly as Westwood (thesis §4.2 pseudocode, Jersey eq. 3): on n duplicate ACKs
+//!   ssthresh = b̂·RTT_min, cwnd = min(cwnd, ssthresh); on a timeout ssthresh likewise (at least 2
+//!   segments) and cwnd = 1 segment. Growth is Reno's. That part, and the AckedCount of duplicate
+//!   ACKs, is the code of [`super::westwood::Westwood`], which this scheme instantiates with
+//!   [`PerRttEstimator`].
+//!
+//! Readings where the sources are silent (tested in `tests`):
+//! - "RTT" is the sender's smoothed RTT (RFC 6298 SRTT) at the time of the ACK, floored at
+//!   `min_interval` = 50 ms by default: Linux's `tcp_westwood.c` (written by the Westwood+
+//!   authors) uses max(SRTT, 50 ms), because samples over shorter intervals are dominated by ACK
+//!   burstiness. Before the first RTT sample (SRTT unknown) the interval is `min_interval`.
+//! - d_k counts the ACKs in (t_{k−1}, t_k]: the ACK that opens an interval belongs to the previous
+//!   one, the ACK that closes it to this one. The very first ACK only opens the first interval.
+//! - The first sample initializes the estimate (b̂_1 = b_1), as Linux does; from 0 the estimate
+//!   would need ~20 RTTs at α = 0.9 to approach the rate.
+//! - Silence produces no sample (no τ/m zero samples as in Westwood): the interval simply grows
+//!   until the next ACK, whose sample is then correspondingly low.
+
+use serde::Deserialize;
+
+use super::westwood::{BandwidthEstimator, Westwood};
+use crate::time::{SimDuration, SimTime, NS_PER_S};
+
+/// Westwood+'s parameters (`[flows.cc_params]` with `cc = "westwood-plus"`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WestwoodPlusParams {
+    /// EWMA weight of the previous estimate, 0 ≤ α < 1 (Grieco & Mascolo: 0.9).
+    #[serde(default = "default_alpha")]
+    pub alpha: f64,
+    /// Shortest sampling interval: a sample spans max(SRTT, min_interval) (Linux: 50 ms).
+    #[serde(default = "default_min_interval")]
+    pub min_interval: SimDuration,
+}
+
+fn default_alpha() -> f64 {
+    0.9
+}
+fn default_min_interval() -> SimDuration {
+    SimDuration::from_millis(50)
+}
+
+impl WestwoodPlusParams {
+    /// One-line error naming the field and its allowed range.
+    pub fn check(&self) -> Result<(), String> {
+        if !(0.0..1.0).contains(&self.alpha) {
+            return Err(format!("alpha: {} is out of range (allowed: 0 <= alpha < 1)", self.alpha));
+        }
+        Ok(())
+    }
+}
+
+/// Westwood+'s bandwidth estimator: one sample per RTT, EWMA-filtered.
+#[derive(Debug, Clone)]
+pub struct PerRttEstimator {
+    alpha: f64,
+    min_interval_ns: u64,
+    /// b̂, bytes per second (0 before the first sample).
+    pub estimate: f64,
+    /// t_{k−1}: when the current interval opened (None before the first ACK).
+    interval_start: Option<SimTime>,
+    /// d_k so far: bytes reported delivered since `interval_start`.
+    interval_bytes: u64,
+    /// Number of samples taken.
+    pub samples: u64,
+}
+
+impl PerRttEstimator {
+    /// An estimator with no interval open and no estimate (0) yet.
+    pub fn new(p: &WestwoodPlusParams) -> Self {
+        PerRttEstimator {
+            alpha: p.alpha,
+            min_interval_ns: p.min_interval.as_nanos(),
+            estimate: 0.0,
+            interval_start: None,
+            interval_bytes: 0,
+            samples: 0,
+        }
+    }
+}
+
+impl BandwidthEstimator for PerRttEstimator {
+    fn on_delivered(&mut self, now: SimTime, bytes: u64, srtt_ns: u64) {
+        let Some(start) = self.interval_start else {
+            self.interval_start = Some(now);
+            return;
+        };
+        self.interval_bytes += bytes;
+        let delta = now - start;
+        if delta == 0 || delta < srtt_ns.max(self.min_interval_ns) {
+            return;
+        }
+        // Grieco & Mascolo: b_k = d_k / Δ_k, b̂_k = α·b̂_{k−1} + (1 − α)·b_k.
+        let b = self.interval_bytes as f64 * NS_PER_S as f64 / delta as f64;
+        self.estimate = if self.samples == 0 { b } else { self.alpha * self.estimate + (1.0 - self.alpha) * b };
+        self.samples += 1;
+        self.interval_start = Some(now);
+        self.interval_bytes = 0;
+    }
+
+    fn bytes_per_s(&self) -> f64 {
+        self.estimate
+    }
+}
+
+/// TCP Westwood+: Westwood's rules around the per-RTT estimator.
+pub type WestwoodPlus = Westwood<PerRttEstimator>;
+
+/// Builds Westwood+ with its (checked) parameters.
+pub fn new(p: &WestwoodPlusParams) -> WestwoodPlus {
+    Westwood::with_estimator("westwood-plus", PerRttEstimator::new(p))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::westwood::tests::ack_at;
+    use crate::cc::{CongestionControl, LossKind, LossSignal, Window};
+
+    const MS: u64 = 1_000_000;
+
+    fn params() -> WestwoodPlusParams {
+        WestwoodPlusParams { alpha: 0.9, min_interval: SimDuration::from_millis(50) }
+    }
+
+    /// One sample per RTT on a crafted ACK sequence, SRTT = 100 ms, MSS 1000:
+    /// - ACK at 0 (1000 B): opens interval 1, not counted.
+    /// - ACKs at 30, 60, 90 ms (1000 B each): 90 < 100 ms, no sample yet.
+    /// - ACK at 120 ms (2000 B): Δ_1 = 120 ms ≥ 100 ms → d_1 = 5000 B, b_1 = 5000/0.12 =
+    ///   41 666.67 B/s = b̂_1 (the first sample initializes).
+    /// - duplicate ACK at 150 ms (counts 1000 B), ACK at 200 ms covering 3000 B of which the
+    ///   duplicate already counted 1000 (counts 2000), ACK at 230 ms (1000 B): Δ_2 = 110 ms →
+    ///   d_2 = 4000 B, b_2 = 36 363.64 B/s, b̂_2 = 0.9·41 666.67 + 0.1·36 363.64 = 41 136.36 B/s.
+    ///
+    /// With RTT_min = 80 ms, three duplicate ACKs then set ssthresh = round(41 136.36·0.08) = 3291 B.
+    #[test]
+    fn per_rtt_sample_by_hand() {
+        let mut ww = new(&params());
+        let mut w = Window { cwnd: 10_000, ssthresh: 5_000, mss: 1000 };
+        let ack = |t: u64, bytes: u64| crate::cc::AckInfo { srtt_ns: 100 * MS, min_rtt_ns: 80 * MS, ..ack_at(t * MS, bytes, 80 * MS) };
+        ww.on_ack(&mut w, &ack(0, 1000));
+        for t in [30, 60, 90] {
+            ww.on_ack(&mut w, &ack(t, 1000));
+        }
+        assert_eq!((ww.bwe.samples, ww.bwe.estimate), (0, 0.0));
+        ww.on_ack(&mut w, &ack(120, 2000));
+        let b1 = 5000.0 / 0.12;
+        assert_eq!(ww.bwe.samples, 1);
+        assert!((ww.bwe.estimate - b1).abs() < 1e-6, "{}", ww.bwe.estimate);
+        ww.on_dup_ack(&mut w, &ack(150, 0));
+        ww.on_ack(&mut w, &ack(200, 3000));
+        assert_eq!(ww.bwe.samples, 1);
+        ww.on_ack(&mut w, &ack(230, 1000));
+        let b2 = 0.9 * b1 + 0.1 * (4000.0 / 0.11);
+        assert_eq!(ww.bwe.samples, 2);
+        assert!((ww.bwe.estimate - b2).abs() < 1e-6, "{} vs {b2}", ww.bwe.estimate);
+        assert!((ww.estimates()[0].1 - 8.0 * b2).abs() < 1e-6);
+        assert_eq!(ww.name(), "westwood-plus");
+        w.cwnd = 10_000;
+        let s = LossSignal { now: 240 * MS, kind: LossKind::DupAcks, marked: false, flight_bytes: 10_000 };
+        ww.on_congestion(&mut w, &s);
+        assert_eq!((w.ssthresh, w.cwnd), (3291, 3291));
+    }
+
+    /// Before the first RTT sample the interval is `min_interval`; with a short SRTT the 50 ms
+    /// floor holds the sample back.
+    #[test]
+    fn interval_floor() {
+        let mut e = PerRttEstimator::new(&params());
+        e.on_delivered(0, 1000, 0);
+        e.on_delivered(40 * MS, 1000, 0);
+        assert_eq!(e.samples, 0);
+        e.on_delivered(50 * MS, 1000, 10 * MS); // Δ = 50 ms = max(10 ms, 50 ms)
+        assert_eq!(e.samples, 1);
+        assert!((e.estimate - 2000.0 / 0.05).abs() < 1e-6);
+    }
+
+    #[test]
+    fn alpha_is_checked() {
+        let p = WestwoodPlusParams { alpha: 1.0, ..params() };
+        assert_eq!(p.check().unwrap_err(), "alpha: 1 is out of range (allowed: 0 <= alpha < 1)");
+        assert!(WestwoodPlusParams { alpha: f64::NAN, ..params() }.check().is_err());
+    }
+}
