@@ -20,7 +20,7 @@ deps:
 develop:
 	$(PIP) install -q --no-build-isolation -e '.[dev]'
 
-## demo: Tahoe vs Reno vs NewReno vs SACK on TCP-Jersey's Fig. 10 topology -> out/demo/
+## demo: Reno vs Westwood vs TCP-Jersey vs TCP NJ+ on TCP-Jersey's Fig. 10 topology (1% loss) -> out/demo/
 demo: setup
 	$(PYTHON) -m airtcp demo --out out/demo
 

@@ -78,7 +78,14 @@ app = _App(
 
 console = Console()
 
-DEMO_VARIANTS = ("tahoe", "reno", "newreno", "sack")
+# The TCP-Jersey Fig. 11 comparison at 1 % loss: window policy, and the flow options it needs.
+# All use Reno's fast recovery, as in the paper; the lossy hop's queue is a CW router.
+DEMO_VARIANTS: dict[str, dict[str, Any]] = {
+    "reno": {"cc": "reno"},
+    "westwood": {"cc": "westwood"},
+    "jersey": {"cc": "jersey", "ecn": True},
+    "nj+": {"cc": "nj+", "ecn": True, "timestamps": True},
+}
 
 
 class CliError(Exception):
@@ -259,7 +266,8 @@ def demo_scenario_text() -> str:
 
 
 def demo_variants(doc: dict[str, Any], duration: str | None = None) -> list[tuple[str, dict[str, Any]]]:
-    """The demo's four runs of one scenario: every TCP flow with recovery tahoe, reno, newreno, sack."""
+    """The demo's four runs of one scenario: every TCP flow with Reno, Westwood, TCP-Jersey and TCP NJ+
+    (Reno recovery), behind a congestion-warning queue on each lossy link (TCP-Jersey Fig. 10/11)."""
     base = copy.deepcopy(doc)
     if duration is not None:
         dur_s = parse_duration_s(duration)
@@ -270,15 +278,19 @@ def demo_variants(doc: dict[str, Any], duration: str | None = None) -> list[tupl
         if warmup is not None and parse_duration_s(warmup) >= dur_s:
             base["warmup"] = "0s"
     variants = []
-    for rec in DEMO_VARIANTS:
+    for label, opts in DEMO_VARIANTS.items():
         d = copy.deepcopy(base)
-        d["name"] = f"{base.get('name', 'demo')}-{rec}"
+        d["name"] = f"{base.get('name', 'demo')}-{label}"
+        for link in d.get("links", []):
+            channel = link.get("channel")
+            if isinstance(channel, dict) and channel.get("kind", "none") != "none":
+                limit = link.get("queue", {}).get("limit_pkts", 50) if isinstance(link.get("queue"), dict) else 50
+                link["queue"] = {"kind": "cw", "limit_pkts": limit}
         for f in d.get("flows", []):
             if f.get("kind", "tcp") == "tcp":
-                f["recovery"] = rec
-                if rec == "sack":
-                    f["sack"] = True
-        variants.append((rec, d))
+                f["recovery"] = "reno"
+                f.update(opts)
+        variants.append((label, d))
     return variants
 
 
@@ -292,7 +304,7 @@ def demo(
     ] = None,
     jobs: Annotated[int, typer.Option(help="Parallel runs [default: all cores].")] = 0,
 ) -> None:
-    """Compare Tahoe, Reno, NewReno and SACK recovery on TCP-Jersey's Fig. 10 topology (1 % loss)."""
+    """Compare Reno, Westwood, TCP-Jersey and TCP NJ+ on TCP-Jersey's Fig. 10 topology (1 % loss, CW router)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
     if duration is not None:
@@ -325,9 +337,9 @@ def demo(
         )
 
     base_gp = sum(f["goodput_bps"] for f in results[0].summary["flows"] if f["kind"] == "tcp")
-    t = Table(title=f"{doc.get('name', 'demo')}: loss recovery compared (seed {results[0].seed}, "
+    t = Table(title=f"{doc.get('name', 'demo')}: window policies compared (seed {results[0].seed}, "
                     f"{results[0].summary['end_time_s']:g} s)", title_justify="left")
-    for col, right in [("recovery", False), ("goodput Mb/s", True), ("vs tahoe", True), ("retrans.", True),
+    for col, right in [("cc", False), ("goodput Mb/s", True), ("vs reno", True), ("retrans.", True),
                        ("timeouts", True), ("fast retr.", True)]:
         t.add_column(col, justify="right" if right else "left")
     rows = []
@@ -337,7 +349,7 @@ def demo(
         rel = f"{100 * (gp / base_gp - 1):+.1f} %" if base_gp > 0 else "-"
         rtx, to, fr = (sum(f[k] for f in tcp) for k in ("retransmissions", "timeouts", "fast_retransmits"))
         t.add_row(label, _mbps(gp), rel, str(rtx), str(to), str(fr))
-        rows.append({"recovery": label, "goodput_bps": gp, "retransmissions": rtx, "timeouts": to,
+        rows.append({"cc": label, "goodput_bps": gp, "retransmissions": rtx, "timeouts": to,
                      "fast_retransmits": fr, "summary": r.summary})
     console.print(t)
 
@@ -355,7 +367,7 @@ def demo(
 
     mss = next((f.get("mss_bytes", 1000) for f in doc.get("flows", []) if f.get("kind", "tcp") == "tcp"), 1000)
     plot_demo(labels, results, out / "demo.png", mss_bytes=mss,
-              title=f"{doc.get('name', 'demo')}: Tahoe vs Reno vs NewReno vs SACK")
+              title=f"{doc.get('name', 'demo')}: Reno vs Westwood vs TCP-Jersey vs TCP NJ+ (1 % loss)")
     console.print(f"wrote {out}/demo.json, {out}/demo.png")
 
 

@@ -126,11 +126,16 @@ def test_demo_runs_four_variants(tmp_path):
     out = tmp_path / "demo"
     r = run_cli("demo", "--duration", "5s", "--seed", "2", "--jobs", "2", "--out", str(out))
     assert r.returncode == 0, r.stderr
-    for word in ["tahoe", "reno", "newreno", "sack"]:
+    for word in ["reno", "westwood", "jersey", "nj+"]:
         assert word in r.stdout
     report = json.loads((out / "demo.json").read_text())
-    assert [v["recovery"] for v in report["variants"]] == ["tahoe", "reno", "newreno", "sack"]
-    assert [v["summary"]["flows"][0]["recovery"] for v in report["variants"]] == ["tahoe", "reno", "newreno", "sack"]
+    assert [v["cc"] for v in report["variants"]] == ["reno", "westwood", "jersey", "nj+"]
+    assert [v["summary"]["flows"][0]["cc"] for v in report["variants"]] == ["reno", "westwood", "jersey", "nj+"]
+    assert all(v["summary"]["flows"][0]["recovery"] == "reno" for v in report["variants"])
+    # The Jersey family reports its loss verdicts; the others do not.
+    assert [v["summary"]["flows"][0]["loss_differentiation"] is not None for v in report["variants"]] == [
+        False, False, True, True]
+    assert all(v["summary"]["links"][2]["queue"] == "cw" for v in report["variants"])
     assert all(v["summary"]["end_time_s"] == 5.0 for v in report["variants"])
     assert report["seed"] == 2
     assert (out / "demo.png").read_bytes()[:4] == b"\x89PNG"
