@@ -191,6 +191,20 @@ pub fn grow(w: &mut Window, ack: &AckInfo) {
     Reno.on_ack(w, &AckInfo { no_growth: false, ..*ack });
 }
 
+/// What the whole Jersey family needs: CW marks through ECN, echoed per segment, and ECT on
+/// retransmissions so that a CW router does not drop them as non-ECT packets.
+pub fn jersey_family_needs() -> Needs {
+    Needs { ecn: true, timestamps: false, ecn_echo: EcnEcho::PerSegment, ect_on_retransmissions: true }
+}
+
+/// The family's verdict on a loss: congestion exactly when it carried the congestion warning.
+pub fn cw_verdict(s: &LossSignal) -> Option<bool> {
+    match s.kind {
+        LossKind::DupAcks | LossKind::Timeout => Some(s.marked),
+        LossKind::Ecn => None,
+    }
+}
+
 /// TCP-Jersey's window policy.
 #[derive(Debug, Clone)]
 pub struct Jersey {
@@ -292,14 +306,11 @@ impl CongestionControl for Jersey {
     }
 
     fn needs(&self) -> Needs {
-        Needs { ecn: true, timestamps: false, ecn_echo: EcnEcho::PerSegment, ect_on_retransmissions: true }
+        Needs { timestamps: false, ..jersey_family_needs() }
     }
 
     fn loss_verdict(&self, s: &LossSignal) -> Option<bool> {
-        match s.kind {
-            LossKind::DupAcks | LossKind::Timeout => Some(s.marked),
-            LossKind::Ecn => None,
-        }
+        cw_verdict(s)
     }
 }
 

@@ -34,10 +34,10 @@
 
 use serde::Deserialize;
 
-use super::jersey::{self, grow, ownd_bytes, rate_control, Abe, AbeUpdate};
+use super::jersey::{self, cw_verdict, grow, jersey_family_needs, ownd_bytes, rate_control, Abe, AbeUpdate};
 use super::reno::halve;
 use super::westwood::AckedCount;
-use super::{AckInfo, CongestionControl, EcnEcho, LossKind, LossSignal, Needs, Reaction, Window};
+use super::{AckInfo, CongestionControl, LossKind, LossSignal, Needs, Reaction, Window};
 
 /// Which of the two schemes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -204,14 +204,11 @@ impl CongestionControl for NewJersey {
     }
 
     fn needs(&self) -> Needs {
-        Needs { ecn: true, timestamps: true, ecn_echo: EcnEcho::PerSegment, ect_on_retransmissions: true }
+        Needs { timestamps: true, ..jersey_family_needs() }
     }
 
     fn loss_verdict(&self, s: &LossSignal) -> Option<bool> {
-        match s.kind {
-            LossKind::DupAcks | LossKind::Timeout => Some(s.marked),
-            LossKind::Ecn => None,
-        }
+        cw_verdict(s)
     }
 }
 
