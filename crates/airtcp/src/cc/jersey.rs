@@ -244,6 +244,46 @@ pub fn on_timeout(w: &mut Window, s: &LossSignal, ownd: Option<u64>, no_cw_cwnd:
     }
 }
 
+/// Fig. 7 after ABE (lines 4–10): during fast recovery nothing (the recovery strategy owns
+/// cwnd); a marked ACK gets rate control; then slow start or congestion avoidance.
+pub fn on_ack_window(w: &mut Window, ack: &AckInfo, ownd: Option<u64>) {
+    if ack.recovering {
+        return;
+    }
+    if let (true, Some(ownd)) = (ack.ece, ownd) {
+        rate_control(w, ownd); // lines 7–8
+    }
+    grow(w, ack); // lines 5 and 9
+}
+
+/// The n-th duplicate ACK. Marked (Fig. 7 lines 11–15): rate control, then explicit retransmit
+/// and fast recovery. Unmarked (lines 16–19): a link error, explicit retransmit keeps cwnd — and
+/// with NJ+'s BERR (§3.3) ssthresh = ownd, cwnd += 1 MSS. Before any RTT sample there is no ownd:
+/// a marked loss halves as Reno.
+pub fn on_dupacks(w: &mut Window, s: &LossSignal, ownd: Option<u64>, berr: bool) -> Reaction {
+    match (ownd, s.marked) {
+        (Some(ownd), true) => rate_control(w, ownd),
+        (None, true) => {
+            w.ssthresh = halve(s.flight_bytes, w.mss);
+            return Reaction::Reduce;
+        }
+        (Some(ownd), false) if berr => {
+            w.ssthresh = ownd;
+            w.cwnd += w.mss;
+        }
+        _ => {}
+    }
+    Reaction::KeepWindow
+}
+
+/// ECN-Echo handled once per window by the sender: answered by rate control.
+pub fn on_ecn(w: &mut Window, ownd: Option<u64>) -> Reaction {
+    if let Some(ownd) = ownd {
+        rate_control(w, ownd);
+    }
+    Reaction::Reduce
+}
+
 impl CongestionControl for Jersey {
     fn name(&self) -> &'static str {
         "jersey"
@@ -254,15 +294,7 @@ impl CongestionControl for Jersey {
         let d = self.acked.on_ack(ack.acked_bytes, w.mss);
         self.abe.on_ack(ack.now, d, self.srtt_ns); // Fig. 7 line 3
         self.publish();
-        if ack.recovering {
-            return;
-        }
-        if ack.ece {
-            if let Some(ownd) = self.ownd(w.mss) {
-                rate_control(w, ownd); // Fig. 7 lines 7–8
-            }
-        }
-        grow(w, ack); // lines 5 and 9
+        on_ack_window(w, ack, self.ownd(w.mss));
     }
 
     fn on_dup_ack(&mut self, w: &mut Window, ack: &AckInfo) {
@@ -274,26 +306,8 @@ impl CongestionControl for Jersey {
 
     fn on_congestion(&mut self, w: &mut Window, s: &LossSignal) -> Reaction {
         match s.kind {
-            LossKind::DupAcks => {
-                match self.ownd(w.mss) {
-                    // Lines 11–15: rate control, explicit retransmit, fast recovery.
-                    Some(ownd) if s.marked => rate_control(w, ownd),
-                    // Before any RTT sample there is no ownd: a marked loss halves as Reno.
-                    None if s.marked => {
-                        w.ssthresh = halve(s.flight_bytes, w.mss);
-                        return Reaction::Reduce;
-                    }
-                    // Lines 16–19: a link error; explicit retransmit keeps cwnd.
-                    _ => {}
-                }
-                Reaction::KeepWindow
-            }
-            LossKind::Ecn => {
-                if let Some(ownd) = self.ownd(w.mss) {
-                    rate_control(w, ownd);
-                }
-                Reaction::Reduce
-            }
+            LossKind::DupAcks => on_dupacks(w, s, self.ownd(w.mss), false),
+            LossKind::Ecn => on_ecn(w, self.ownd(w.mss)),
             LossKind::Timeout => {
                 on_timeout(w, s, self.ownd(w.mss), None);
                 Reaction::Reduce
@@ -321,20 +335,7 @@ pub(crate) mod tests {
     pub const MS: u64 = 1_000_000;
 
     pub fn ack_at(now: u64, acked: u64, srtt: u64, ece: bool) -> AckInfo {
-        AckInfo {
-            now,
-            ack: 0,
-            acked_bytes: acked,
-            rtt_sample_ns: None,
-            srtt_ns: srtt,
-            min_rtt_ns: srtt,
-            ece,
-            ts_val: None,
-            ts_ecr: None,
-            flight_bytes: 0,
-            no_growth: false,
-            recovering: false,
-        }
+        AckInfo { ece, ..crate::cc::westwood::tests::ack_at(now, acked, srtt) }
     }
 
     /// Fig. 6, per-RTT reading, by hand. RTT = 100 ms, k = 1. ACKs of 1000 B every 10 ms from t = 0.

@@ -34,8 +34,7 @@
 
 use serde::Deserialize;
 
-use super::jersey::{self, cw_verdict, grow, jersey_family_needs, ownd_bytes, rate_control, Abe, AbeUpdate};
-use super::reno::halve;
+use super::jersey::{self, cw_verdict, jersey_family_needs, ownd_bytes, Abe, AbeUpdate};
 use super::westwood::AckedCount;
 use super::{AckInfo, CongestionControl, LossKind, LossSignal, Needs, Reaction, Window};
 
@@ -143,15 +142,7 @@ impl CongestionControl for NewJersey {
     fn on_ack(&mut self, w: &mut Window, ack: &AckInfo) {
         let d = self.acked.on_ack(ack.acked_bytes, w.mss);
         self.feed(ack, d);
-        if ack.recovering {
-            return;
-        }
-        if ack.ece {
-            if let Some(ownd) = self.ownd(w.mss) {
-                rate_control(w, ownd);
-            }
-        }
-        grow(w, ack);
+        jersey::on_ack_window(w, ack, self.ownd(w.mss));
     }
 
     fn on_dup_ack(&mut self, w: &mut Window, ack: &AckInfo) {
@@ -161,30 +152,10 @@ impl CongestionControl for NewJersey {
 
     fn on_congestion(&mut self, w: &mut Window, s: &LossSignal) -> Reaction {
         match s.kind {
-            LossKind::DupAcks => {
-                let Some(ownd) = self.ownd(w.mss) else {
-                    if s.marked {
-                        w.ssthresh = halve(s.flight_bytes, w.mss);
-                        return Reaction::Reduce;
-                    }
-                    return Reaction::KeepWindow;
-                };
-                if s.marked {
-                    // §3.3: ssthresh = ownd; cwnd kept if below it, else ownd.
-                    rate_control(w, ownd);
-                } else if self.variant == Variant::NjPlus {
-                    // BERR (§3.3): ssthresh = ownd_n, cwnd += MSS.
-                    w.ssthresh = ownd;
-                    w.cwnd += w.mss;
-                }
-                Reaction::KeepWindow
-            }
-            LossKind::Ecn => {
-                if let Some(ownd) = self.ownd(w.mss) {
-                    rate_control(w, ownd);
-                }
-                Reaction::Reduce
-            }
+            // §3.3: CW → ssthresh = ownd, cwnd kept if below it, else ownd; no CW → both kept
+            // (New Jersey) or BERR (NJ+).
+            LossKind::DupAcks => jersey::on_dupacks(w, s, self.ownd(w.mss), self.variant == Variant::NjPlus),
+            LossKind::Ecn => jersey::on_ecn(w, self.ownd(w.mss)),
             LossKind::Timeout => {
                 let now = self.ownd(w.mss);
                 let before = (self.srtt_ns > 0).then(|| ownd_bytes(self.previous_rate(), self.srtt_ns, w.mss));

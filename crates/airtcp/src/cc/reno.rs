@@ -48,20 +48,7 @@ mod tests {
     use super::*;
 
     fn ack(acked: u64) -> AckInfo {
-        AckInfo {
-            now: 0,
-            ack: 0,
-            acked_bytes: acked,
-            rtt_sample_ns: None,
-            srtt_ns: 0,
-            min_rtt_ns: 0,
-            ece: false,
-            ts_val: None,
-            ts_ecr: None,
-            flight_bytes: 0,
-            no_growth: false,
-            recovering: false,
-        }
+        crate::cc::westwood::tests::ack_at(0, acked, 0)
     }
 
     #[test]

@@ -619,6 +619,20 @@ pub(crate) mod tests {
         assert_eq!(s.core.w.cwnd, 4000);
     }
 
+    /// Segments 0..9 outstanding (MSS 1000), and an ACK of 0 SACKing 4, 5, 6 and 8 (the scoreboard
+    /// of the hand-worked SACK and FACK tests).
+    pub(crate) fn sacked_4_5_6_8(recovery: &str) -> Sender {
+        let mut s = sender(recovery, true, 10);
+        s.offer(0, u64::MAX);
+        sent(&mut s);
+        let mut h = ack(0);
+        h.n_sack = 2;
+        h.sack[0] = SackBlock { start: 8000, end: 9000 };
+        h.sack[1] = SackBlock { start: 4000, end: 7000 };
+        s.on_ack(MS, &h);
+        s
+    }
+
     /// RFC 6675 SetPipe and NextSeg worked by hand: segments 0..9 outstanding, 4, 5, 6 and 8
     /// SACKed, 0 and 1 already retransmitted (HighRxt = 2000), DupThresh 3.
     /// IsLost: segments 0–3 have 4 SACKed above → lost; 7 has 1, 9 has 0 → not lost.
@@ -627,14 +641,7 @@ pub(crate) mod tests {
     /// NextSeg rule (1): the first lost unSACKed segment at or above HighRxt = segment 2.
     #[test]
     fn rfc6675_pipe_and_nextseg_by_hand() {
-        let mut s = sender("sack", true, 10);
-        s.offer(0, u64::MAX);
-        sent(&mut s);
-        let mut h = ack(0);
-        h.n_sack = 2;
-        h.sack[0] = SackBlock { start: 8000, end: 9000 };
-        h.sack[1] = SackBlock { start: 4000, end: 7000 };
-        s.on_ack(MS, &h);
+        let mut s = sacked_4_5_6_8("sack");
         let c = &mut s.core;
         assert_eq!(c.board.iter().filter(|m| m.sacked).count(), 4);
         c.high_rxt = 2000;

@@ -124,7 +124,7 @@ impl LossRecovery for Fack {
 mod tests {
     use super::*;
     use crate::net::SackBlock;
-    use crate::tcp::sender::tests::{ack, sender, sent};
+    use crate::tcp::sender::tests::{ack, sacked_4_5_6_8, sender, sent};
 
     const MS: u64 = 1_000_000;
 
@@ -136,14 +136,7 @@ mod tests {
     /// Holes below snd.fack from HighRxt: 2, then 3, then 7 (NextSeg would send new data after 3).
     #[test]
     fn fack_awnd_by_hand() {
-        let mut s = sender("fack", true, 10);
-        s.offer(0, u64::MAX);
-        sent(&mut s);
-        let mut h = ack(0);
-        h.n_sack = 2;
-        h.sack[0] = SackBlock { start: 8000, end: 9000 };
-        h.sack[1] = SackBlock { start: 4000, end: 7000 };
-        s.on_ack(MS, &h);
+        let mut s = sacked_4_5_6_8("fack");
         let c = &mut s.core;
         c.high_rxt = 2000;
         assert_eq!(snd_fack(c), 9000);
