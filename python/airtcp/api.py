@@ -10,13 +10,14 @@ from typing import Any
 import polars as pl
 
 from . import _core
-from .scenario import ScenarioLike, to_text
+from .scenario import ScenarioLike, base_dir, to_text
 
 ScenarioError = _core.ScenarioError
 
 __all__ = ["RunResult", "ScenarioError", "run", "run_many", "validate", "jain_fairness", "FLOW_SCHEMA", "LINK_SCHEMA"]
 
-#: Column types of ``RunResult.flow_series`` (one row per sample instant and TCP flow).
+#: Column types of ``RunResult.flow_series`` (one row per sample instant and flow; the TCP-only
+#: columns are null for UDP flows).
 FLOW_SCHEMA: dict[str, pl.DataType] = {
     "time_s": pl.Float64,
     "flow": pl.String,
@@ -24,7 +25,9 @@ FLOW_SCHEMA: dict[str, pl.DataType] = {
     "ssthresh_bytes": pl.UInt64,
     "srtt_s": pl.Float64,
     "rto_s": pl.Float64,
+    "sent_bytes": pl.UInt64,
     "delivered_bytes": pl.UInt64,
+    "goodput_bps": pl.Float64,
     "acked_bytes": pl.UInt64,
     "bwe_bps": pl.Float64,
 }
@@ -111,12 +114,12 @@ def _check_seed(seed: int | None) -> int | None:
 def run(scenario: ScenarioLike, seed: int | None = None) -> RunResult:
     """Runs one scenario: TOML text, a path to a .toml file, or a dict. ``seed`` overrides the
     scenario's own seed. Raises ScenarioError (one-line message) when the scenario is invalid."""
-    return RunResult(_core.run(to_text(scenario), _check_seed(seed)))
+    return RunResult(_core.run(to_text(scenario), _check_seed(seed), base_dir(scenario)))
 
 
 def validate(scenario: ScenarioLike) -> None:
     """Parses and validates a scenario without running it; raises ScenarioError when invalid."""
-    _core.validate(to_text(scenario))
+    _core.validate(to_text(scenario), base_dir(scenario))
 
 
 def run_many(
@@ -132,14 +135,16 @@ def run_many(
     jobs are submitted in batches of ``jobs`` and ``progress(done, total)`` is called after each.
     If a job fails, ScenarioError names its index.
     """
+    scenarios = list(scenarios)
     texts = [to_text(s) for s in scenarios]
+    dirs = [base_dir(s) for s in scenarios]
     if seeds is None:
         seeds = [None] * len(texts)
     seeds = [_check_seed(s) for s in seeds]
     if len(seeds) != len(texts):
         raise ValueError(f"run_many: {len(texts)} scenarios but {len(seeds)} seeds")
     threads = jobs if jobs and jobs > 0 else (os.cpu_count() or 1)
-    work = list(zip(texts, seeds))
+    work = list(zip(texts, seeds, dirs))
     if progress is None:
         return [RunResult(r) for r in _core.run_many(work, threads)]
     results: list[RunResult] = []

@@ -53,7 +53,8 @@ def _samples_per_second(g: pl.DataFrame) -> int:
 
 
 def plot_run(result: RunResult, path: str | os.PathLike, mss_bytes: Mapping[str, int] | None = None) -> None:
-    """Two panels: cwnd (segments) vs time per flow, and goodput (Mb/s per sample interval) vs time.
+    """Two panels: cwnd (segments) vs time per TCP flow, and goodput (Mb/s per sample interval) vs
+    time per flow.
 
     ``mss_bytes`` maps flow name → segment size used to express cwnd in segments (default 1000).
     """
@@ -65,7 +66,8 @@ def plot_run(result: RunResult, path: str | os.PathLike, mss_bytes: Mapping[str,
     for name in _flow_names(fs):
         f = fs.filter(pl.col("flow") == name)
         mss = mss_bytes.get(name, 1000) or 1000
-        ax_c.plot(f["time_s"].to_list(), (f["cwnd_bytes"].cast(pl.Float64) / mss).to_list(), lw=0.9, label=name)
+        if f["cwnd_bytes"].null_count() < f.height:  # TCP flows only: UDP ones have no window
+            ax_c.plot(f["time_s"].to_list(), (f["cwnd_bytes"].cast(pl.Float64) / mss).to_list(), lw=0.9, label=name)
         g = gp.filter(pl.col("flow") == name)
         line, = ax_g.plot(g["time_s"].to_list(), g["goodput_mbps"].to_list(), lw=0.6, alpha=0.45)
         window = _samples_per_second(g)
@@ -109,7 +111,7 @@ def plot_demo(
     for i, (label, r, c) in enumerate(zip(labels, results, colors)):
         ax = fig.add_subplot(grid[i, 1], sharex=first, sharey=first)
         first = first or ax
-        fs = r.flow_series
+        fs = r.flow_series.filter(pl.col("cwnd_bytes").is_not_null())
         names = _flow_names(fs)
         if names:
             f = fs.filter(pl.col("flow") == names[0])

@@ -27,6 +27,7 @@ __all__ = [
     "parse_value",
     "parse_duration_s",
     "to_text",
+    "base_dir",
     "ScenarioLike",
 ]
 
@@ -170,6 +171,14 @@ def _looks_like_path(s: str) -> bool:
     if "\n" in s or "=" in s:
         return False
     return s.endswith(".toml") or os.path.exists(s)
+
+
+def base_dir(scenario: ScenarioLike) -> str | None:
+    """The folder relative paths inside a scenario (trace files) are resolved against: the
+    scenario file's folder when it is given as a path, else None (the working directory)."""
+    if isinstance(scenario, os.PathLike) or (isinstance(scenario, str) and _looks_like_path(scenario)):
+        return os.path.dirname(os.path.abspath(os.fspath(scenario)))
+    return None
 
 
 def to_text(scenario: ScenarioLike) -> str:

@@ -105,7 +105,7 @@ def test_run_many_names_the_failing_job(good_text):
 
 def test_core_run_many_raw():
     text = GOOD.read_text()
-    raw = _core.run_many([(text, 1), (text, None)], 2)
+    raw = _core.run_many([(text, 1, None), (text, None, None)], 2)
     assert len(raw) == 2 and set(raw[0]) == {"summary_json", "flow_series", "link_series"}
     assert raw[0]["summary_json"] == _core.run(text, 1)["summary_json"]
 

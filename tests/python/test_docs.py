@@ -15,15 +15,20 @@ DOC = REPO / "docs" / "scenario.md"
 def model_fields() -> set[str]:
     src = MODEL.read_text()
     src = re.sub(r"//.*", "", src)  # comments
+    src = re.sub(r"#\[serde\(skip\)\]\s*pub \w+", "", src)  # not a key of the file
     fields = set(re.findall(r"^\s+(?:pub\s+)?([a-z_][a-z0-9_]*)\s*:\s*[A-Za-z(]", src, re.M))
     fields |= set(re.findall(r"[{,]\s*([a-z_][a-z0-9_]*)\s*:\s*[A-Za-z(]", src))  # Variant { loss: f64 }
     return fields
 
 
 def model_variants() -> set[str]:
+    """The strings a scenario may use as a `kind` (tags of `tagged_enum!`) or as the value of a
+    plain enum field (`#[serde(rename_all = "lowercase")]` enums)."""
     src = re.sub(r"//.*", "", MODEL.read_text())
     out = set()
-    for m in re.finditer(r"pub enum (\w+)\s*\{(.*?)\n\}", src, re.S):
+    for m in re.finditer(r"tagged_enum!\(\w+,\s*\"\w+\",\s*\{(.*?)\}\);", src, re.S):
+        out |= set(re.findall(r'"([a-z0-9-]+)"\s*=>', m.group(1)))
+    for m in re.finditer(r'rename_all = "lowercase"\)\]\s*pub enum (\w+)\s*\{(.*?)\n\}', src, re.S):
         out |= {v.lower() for v in re.findall(r"^    ([A-Z]\w*)\b", m.group(2), re.M)}
     return out
 

@@ -4,6 +4,8 @@
 //! (DataFrames, the CLI, plots) lives in `python/airtcp/`. Simulations run with the GIL released,
 //! so Python threads (a progress bar, other work) keep running meanwhile.
 
+use std::path::PathBuf;
+
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -33,7 +35,9 @@ fn output_to_dict(py: Python<'_>, out: airtcp::RunOutput) -> PyResult<Py<PyDict>
     flow.set_item("ssthresh_bytes", fs.ssthresh_bytes)?;
     flow.set_item("srtt_s", fs.srtt_s)?;
     flow.set_item("rto_s", fs.rto_s)?;
+    flow.set_item("sent_bytes", fs.sent_bytes)?;
     flow.set_item("delivered_bytes", fs.delivered_bytes)?;
+    flow.set_item("goodput_bps", fs.goodput_bps)?;
     flow.set_item("acked_bytes", fs.acked_bytes)?;
     flow.set_item("bwe_bps", fs.bwe_bps)?;
 
@@ -55,9 +59,9 @@ fn output_to_dict(py: Python<'_>, out: airtcp::RunOutput) -> PyResult<Py<PyDict>
 
 /// Parses, validates and runs one scenario (TOML text). `seed` overrides the file's seed.
 #[pyfunction]
-#[pyo3(signature = (scenario_text, seed=None))]
-fn run(py: Python<'_>, scenario_text: String, seed: Option<u64>) -> PyResult<Py<PyDict>> {
-    let out = py.allow_threads(|| airtcp::run_toml(&scenario_text, seed)).map_err(scenario_err)?;
+#[pyo3(signature = (scenario_text, seed=None, base_dir=None))]
+fn run(py: Python<'_>, scenario_text: String, seed: Option<u64>, base_dir: Option<PathBuf>) -> PyResult<Py<PyDict>> {
+    let out = py.allow_threads(|| airtcp::run_toml_in(&scenario_text, seed, base_dir.as_deref())).map_err(scenario_err)?;
     output_to_dict(py, out)
 }
 
@@ -65,7 +69,7 @@ fn run(py: Python<'_>, scenario_text: String, seed: Option<u64>) -> PyResult<Py<
 /// If any job fails, raises ScenarioError naming the first failing job's index.
 #[pyfunction]
 #[pyo3(signature = (jobs, jobs_n=0))]
-fn run_many(py: Python<'_>, jobs: Vec<(String, Option<u64>)>, jobs_n: usize) -> PyResult<Vec<Py<PyDict>>> {
+fn run_many(py: Python<'_>, jobs: Vec<(String, Option<u64>, Option<PathBuf>)>, jobs_n: usize) -> PyResult<Vec<Py<PyDict>>> {
     let results = py.allow_threads(|| airtcp::run_many(&jobs, jobs_n));
     let mut outs = Vec::with_capacity(results.len());
     for (i, r) in results.into_iter().enumerate() {
@@ -79,8 +83,9 @@ fn run_many(py: Python<'_>, jobs: Vec<(String, Option<u64>)>, jobs_n: usize) -> 
 
 /// Parses and validates a scenario without running it; raises ScenarioError when it is invalid.
 #[pyfunction]
-fn validate(py: Python<'_>, scenario_text: String) -> PyResult<()> {
-    py.allow_threads(|| airtcp::validate_toml(&scenario_text)).map_err(scenario_err)
+#[pyo3(signature = (scenario_text, base_dir=None))]
+fn validate(py: Python<'_>, scenario_text: String, base_dir: Option<PathBuf>) -> PyResult<()> {
+    py.allow_threads(|| airtcp::validate_toml_in(&scenario_text, base_dir.as_deref())).map_err(scenario_err)
 }
 
 #[pymodule]

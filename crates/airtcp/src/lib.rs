@@ -20,8 +20,15 @@ pub use output::{FlowSeries, FlowSummary, LinkSeries, LinkSummary, RunOutput, Su
 pub use scenario::{Scenario, ScenarioError};
 
 /// Parses, validates and runs a scenario; `seed` overrides the file's `seed` when given.
+/// Relative paths in it (trace files) are resolved against the working directory.
 pub fn run_toml(text: &str, seed: Option<u64>) -> Result<RunOutput, ScenarioError> {
-    let scenario = scenario::parse(text)?;
+    run_toml_in(text, seed, None)
+}
+
+/// [`run_toml`] with relative paths resolved against `base_dir` (the scenario file's folder).
+pub fn run_toml_in(text: &str, seed: Option<u64>, base_dir: Option<&std::path::Path>) -> Result<RunOutput, ScenarioError> {
+    let mut scenario = scenario::parse(text)?;
+    scenario.base_dir = base_dir.map(|d| d.to_path_buf());
     run_scenario(&scenario, seed)
 }
 
@@ -33,19 +40,29 @@ pub fn run_scenario(scenario: &Scenario, seed: Option<u64>) -> Result<RunOutput,
 
 /// Parses and validates a scenario without running it.
 pub fn validate_toml(text: &str) -> Result<(), ScenarioError> {
-    let scenario = scenario::parse(text)?;
+    validate_toml_in(text, None)
+}
+
+/// [`validate_toml`] with relative paths resolved against `base_dir`.
+pub fn validate_toml_in(text: &str, base_dir: Option<&std::path::Path>) -> Result<(), ScenarioError> {
+    let mut scenario = scenario::parse(text)?;
+    scenario.base_dir = base_dir.map(|d| d.to_path_buf());
     sim::Simulator::build(&scenario, scenario.seed).map(|_| ())
 }
 
-/// Runs many (scenario text, seed) jobs on `threads` worker threads (0 = all cores).
+/// One job of [`run_many`]: scenario text, seed override, folder for relative paths.
+pub type Job = (String, Option<u64>, Option<std::path::PathBuf>);
+
+/// Runs many jobs on `threads` worker threads (0 = all cores).
 ///
 /// Each run is independent and deterministic, so the results equal those of running the jobs one
 /// by one, in the same order as `jobs`.
-pub fn run_many(jobs: &[(String, Option<u64>)], threads: usize) -> Vec<Result<RunOutput, ScenarioError>> {
+pub fn run_many(jobs: &[Job], threads: usize) -> Vec<Result<RunOutput, ScenarioError>> {
     use rayon::prelude::*;
+    let one = |(t, s, d): &Job| run_toml_in(t, *s, d.as_deref());
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build();
     match pool {
-        Ok(pool) => pool.install(|| jobs.par_iter().map(|(t, s)| run_toml(t, *s)).collect()),
-        Err(_) => jobs.iter().map(|(t, s)| run_toml(t, *s)).collect(),
+        Ok(pool) => pool.install(|| jobs.par_iter().map(one).collect()),
+        Err(_) => jobs.iter().map(one).collect(),
     }
 }

@@ -10,7 +10,7 @@ use serde::Serialize;
 pub struct RunOutput {
     /// Per-flow and per-link totals.
     pub summary: Summary,
-    /// One row per (sample instant, TCP flow).
+    /// One row per (sample instant, flow).
     pub flow_series: FlowSeries,
     /// One row per (sample instant, link).
     pub link_series: LinkSeries,
@@ -41,7 +41,7 @@ pub struct Summary {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct FlowSummary {
     pub name: String,
-    /// "tcp" or "cbr".
+    /// "tcp", "cbr", "onoff" or "voip".
     pub kind: String,
     pub src: String,
     pub dst: String,
@@ -85,6 +85,20 @@ pub struct FlowSummary {
     /// For window policies that tell congestion from link errors (TCP-Jersey family): their
     /// verdicts on each loss signal beside why the segment was really dropped. `None` otherwise.
     pub loss_differentiation: Option<LossDifferentiation>,
+    /// Payload bytes sent: TCP's highest sequence sent (retransmissions not counted again), a UDP
+    /// source's datagram payloads (its offered load over the run).
+    pub sent_bytes: u64,
+    /// Packets of this flow (data, ACKs, datagrams) that arrived corrupted and were discarded.
+    pub corrupted_received: u64,
+    /// A VoIP pool's call counts; `None` for other flows.
+    pub calls: Option<CallStats>,
+}
+
+/// Calls offered to a VoIP pool and those blocked because every talker was busy.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct CallStats {
+    pub offered: u64,
+    pub blocked: u64,
 }
 
 /// A loss-differentiating policy's verdicts (one per n-th duplicate ACK or timeout) against the
@@ -141,26 +155,36 @@ pub struct LinkSummary {
     pub ce_marks: u64,
     /// Packets lost by the channel model after serialization.
     pub channel_losses: u64,
-    /// Fraction of the run the transmitter was busy.
+    /// Packets the channel corrupted (they travel on and are discarded at their destination).
+    pub corruptions: u64,
+    /// Fraction of the run the transmitter was busy (constant rate), or bytes sent over the
+    /// capacity offered during the run (rate schedule, trace).
     pub utilization: f64,
 }
 
-/// Column-oriented per-flow time series (TCP flows only), sampled every `sample_interval`.
+/// Column-oriented per-flow time series (every flow, TCP and UDP), sampled every
+/// `sample_interval`. Columns that only a TCP flow has are `None` for UDP flows.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct FlowSeries {
     pub time_s: Vec<f64>,
     pub flow: Vec<String>,
-    pub cwnd_bytes: Vec<u64>,
+    pub cwnd_bytes: Vec<Option<u64>>,
     /// ssthresh in bytes; the initial "infinite" ssthresh is reported as its configured value.
-    pub ssthresh_bytes: Vec<u64>,
+    pub ssthresh_bytes: Vec<Option<u64>>,
     /// Smoothed RTT (0 before the first sample).
-    pub srtt_s: Vec<f64>,
+    pub srtt_s: Vec<Option<f64>>,
     /// Current retransmission timeout including back-off.
-    pub rto_s: Vec<f64>,
+    pub rto_s: Vec<Option<f64>>,
+    /// Cumulative payload bytes sent: TCP's highest sequence sent (new data, retransmissions not
+    /// counted again), a UDP source's datagram payloads (its offered load).
+    pub sent_bytes: Vec<u64>,
     /// Cumulative in-order bytes delivered to the receiving application.
     pub delivered_bytes: Vec<u64>,
+    /// Goodput over the interval that ends at this sample: delivered bytes since the previous
+    /// sample × 8 / `sample_interval`, b/s (0 at t = 0).
+    pub goodput_bps: Vec<f64>,
     /// Cumulative bytes acknowledged at the sender.
-    pub acked_bytes: Vec<u64>,
+    pub acked_bytes: Vec<Option<u64>>,
     /// The window policy's bandwidth estimate in bit/s as of its last update (e.g. Westwood's
     /// BWE); `None` for policies without one.
     pub bwe_bps: Vec<Option<f64>>,

@@ -7,20 +7,20 @@
 
 use std::collections::HashMap;
 
-use crate::app::CbrSource;
+use crate::app::{CbrSource, OnOffParams, OnOffSource, UdpSource, VoipPool};
 use crate::cc::{LossKind, LossSignal};
-use crate::channel::{Channel, Fate, UniformLoss};
+use crate::channel::{Capacity, Channel, Effect, ErrorModel, Fate, GilbertElliott, RateSchedule, TraceCapacity, Transitions, UniformLoss};
 use crate::engine::{Event, EventQueue, RngStream, TimerKind};
 use crate::metrics::jain_fairness;
 use crate::net::link::PendingTx;
 use crate::net::packet::{sack_option_bytes, IP_HEADER_BYTES, TCP_HEADER_BYTES, TS_OPTION_BYTES, UDP_HEADER_BYTES};
 use crate::net::queue::{Admission, Aqm, CwState, Queue, RedParams, RedState};
 use crate::net::{Ecn, Link, LinkStats, Packet, PacketArena, PacketId, PacketKind, RoutingTable, TcpHeader};
-use crate::output::{FlowSeries, FlowSummary, LinkSeries, LinkSummary, LossDifferentiation, RunOutput, Summary};
-use crate::scenario::validate::flow_name;
-use crate::scenario::{ChannelSpec, CwSpec, DropTailSpec, FlowSpec, QueueSpec, RedSpec, Scenario, ScenarioError, UniformSpec};
+use crate::output::{CallStats, FlowSeries, FlowSummary, LinkSeries, LinkSummary, LossDifferentiation, RunOutput, Summary};
+use crate::scenario::validate::flow_instances;
+use crate::scenario::{CapacitySpec, ChannelSpec, CwSpec, DropTailSpec, EffectSpec, FlowSpec, QueueSpec, RedSpec, Scenario, ScenarioError};
 use crate::tcp::{AckDecision, Receiver, ReceiverConfig, Sender, SenderConfig};
-use crate::time::{ns_to_s, SimTime};
+use crate::time::{ns_to_s, DataRate, SimTime};
 
 /// Per-flow TCP state: both endpoints and their timers.
 struct TcpFlow {
@@ -37,6 +37,20 @@ struct TcpFlow {
     /// until a loss verdict on it is scored.
     drop_causes: Option<HashMap<u64, DropCause>>,
     loss_diff: LossDifferentiation,
+    /// Segments (data or ACKs) that reached their end with a corrupted payload and were discarded.
+    corrupted_received: u64,
+}
+
+/// A UDP source and its sink's counters.
+struct UdpFlow {
+    source: UdpSource,
+    packets_sent: u64,
+    /// Payload bytes put on the wire.
+    bytes_sent: u64,
+    packets_received: u64,
+    bytes_received: u64,
+    /// Datagrams that arrived corrupted (discarded by the UDP checksum).
+    corrupted_received: u64,
 }
 
 /// Why the network dropped a data segment.
@@ -50,7 +64,7 @@ enum DropCause {
 
 enum FlowKind {
     Tcp(Box<TcpFlow>),
-    Cbr(CbrSource),
+    Udp(UdpFlow),
 }
 
 struct Flow {
@@ -63,6 +77,8 @@ struct Flow {
     /// Receiver-side delivered and sender-side acked bytes at the end of the warm-up.
     warm_delivered: u64,
     warm_acked: u64,
+    /// Delivered bytes at the previous sample (for per-interval goodput).
+    sampled_delivered: u64,
 }
 
 /// A built, runnable network.
@@ -101,10 +117,47 @@ fn make_queue(spec: &QueueSpec, small_pkt_tx_ns: u64) -> Queue {
     }
 }
 
+fn effect(e: EffectSpec) -> Effect {
+    match e {
+        EffectSpec::Loss => Effect::Loss,
+        EffectSpec::Corruption => Effect::Corruption,
+    }
+}
+
 fn make_channel(spec: &ChannelSpec, seed: u64, label: &str) -> Channel {
-    match *spec {
-        ChannelSpec::None => Channel::Perfect,
-        ChannelSpec::Uniform(UniformSpec { loss }) => Channel::Uniform(UniformLoss::new(loss, RngStream::new(seed, label))),
+    let rng = || RngStream::new(seed, label);
+    match spec {
+        ChannelSpec::None => Channel::PERFECT,
+        ChannelSpec::Uniform(u) => Channel { model: ErrorModel::Uniform(UniformLoss::new(u.loss, rng())), effect: effect(u.effect) },
+        ChannelSpec::GilbertElliott(g) => {
+            let tr = match (g.p_stay_good, g.q_stay_bad, g.mean_good, g.mean_bad) {
+                (Some(p), Some(q), _, _) => Transitions::PerPacket { p_stay_good: p, q_stay_bad: q },
+                (_, _, Some(mg), Some(mb)) => {
+                    Transitions::ContinuousTime { mean_good_ns: mg.as_nanos() as f64, mean_bad_ns: mb.as_nanos() as f64 }
+                }
+                _ => unreachable!("validated"),
+            };
+            Channel {
+                model: ErrorModel::GilbertElliott(GilbertElliott::new(tr, g.error_good, g.error_bad, rng())),
+                effect: effect(g.effect),
+            }
+        }
+    }
+}
+
+fn make_capacity(rate: Option<DataRate>, spec: Option<&CapacitySpec>, base_dir: Option<&std::path::Path>, field: &str) -> Capacity {
+    match (rate, spec) {
+        (_, Some(CapacitySpec::Constant(c))) => Capacity::Constant(c.rate),
+        (_, Some(CapacitySpec::Schedule(sch))) => Capacity::Schedule(RateSchedule::new(
+            sch.steps.iter().map(|st| (st.at.as_nanos(), st.rate.bps())).collect(),
+            sch.repeat.map(|p| p.as_nanos()),
+        )),
+        (_, Some(CapacitySpec::Trace(t))) => {
+            let ms = crate::scenario::validate::trace_opportunities(field, t, base_dir).expect("validated");
+            Capacity::Trace(TraceCapacity::new(&ms, t.opportunity_bytes))
+        }
+        (Some(r), None) => Capacity::Constant(r),
+        (None, None) => unreachable!("validated"),
     }
 }
 
@@ -117,19 +170,26 @@ impl Simulator {
         crate::scenario::validate::validate(s)?;
         let id = |n: &str| s.nodes.iter().position(|x| x == n).unwrap() as u32;
         let mut links = Vec::new();
-        for l in &s.links {
+        for (i, l) in s.links.iter().enumerate() {
             let (f, t) = (id(&l.from), id(&l.to));
-            let small = l.rate.tx_time_ns(RED_SMALL_PACKET_BYTES);
-            let mut dirs = vec![(f, t, &l.queue, &l.channel)];
+            let base = s.base_dir.as_deref();
+            let fwd_cap = make_capacity(l.rate, l.capacity.as_ref(), base, &format!("links[{i}].capacity"));
+            let mut dirs = vec![(f, t, &l.queue, &l.channel, fwd_cap.clone())];
             if l.duplex {
-                dirs.push((t, f, l.reverse_queue.as_ref().unwrap_or(&l.queue), &l.reverse_channel));
+                let rev_cap = match &l.reverse_capacity {
+                    Some(c) => make_capacity(None, Some(c), base, &format!("links[{i}].reverse_capacity")),
+                    None => fwd_cap,
+                };
+                dirs.push((t, f, l.reverse_queue.as_ref().unwrap_or(&l.queue), &l.reverse_channel, rev_cap));
             }
-            for (a, b, q, c) in dirs {
+            for (a, b, q, c, capacity) in dirs {
                 let name = format!("{}->{}", s.nodes[a as usize], s.nodes[b as usize]);
+                let small = capacity.mean_rate().tx_time_ns(RED_SMALL_PACKET_BYTES);
                 links.push(Link {
                     from: a,
                     to: b,
-                    rate: l.rate,
+                    rate: capacity.mean_rate(),
+                    capacity,
                     delay_ns: l.delay.as_nanos(),
                     queue: make_queue(q, small),
                     channel: make_channel(c, seed, &format!("channel:{name}")),
@@ -147,84 +207,9 @@ impl Simulator {
         let end = s.duration.as_nanos();
         let mut flows = Vec::new();
         for (i, f) in s.flows.iter().enumerate() {
-            let name = flow_name(f, i);
-            let flow = match f {
-                FlowSpec::Tcp(t) => {
-                    let mss = t.mss_bytes as u64;
-                    let rwnd = t.rwnd_pkts as u64 * mss;
-                    let cc = crate::cc::build(&t.cc, t.cc_params.as_ref()).unwrap_or_else(|_| unreachable!("validated"));
-                    let cfg = SenderConfig {
-                        mss: t.mss_bytes,
-                        rwnd_bytes: rwnd,
-                        max_cwnd_bytes: t.max_cwnd_pkts.map_or(u64::MAX / 4, |m| m as u64 * mss),
-                        initial_cwnd_bytes: t.initial_cwnd_pkts as u64 * mss,
-                        // RFC 5681 §3.1: initial ssthresh "arbitrarily high (e.g., the size of the
-                        // largest possible advertised window)": we use the receiver window.
-                        initial_ssthresh_bytes: t.initial_ssthresh_pkts.map_or(rwnd, |x| x as u64 * mss),
-                        dupthresh: t.dupack_threshold,
-                        sack: t.sack,
-                        timestamps: t.timestamps,
-                        ecn: t.ecn,
-                        initial_rto_ns: t.initial_rto.as_nanos(),
-                        min_rto_ns: t.min_rto.as_nanos(),
-                        max_rto_ns: t.max_rto.as_nanos(),
-                        granularity_ns: t.clock_granularity.as_nanos(),
-                        rto_reset_every_partial_ack: t.partial_ack_timer == "slow-but-steady",
-                        ect_on_retransmissions: cc.needs().ect_on_retransmissions,
-                    };
-                    let rec = crate::tcp::recovery::by_name(&t.recovery).expect("validated");
-                    let differentiates =
-                        cc.loss_verdict(&LossSignal { now: 0, kind: LossKind::DupAcks, marked: false, flight_bytes: 0 }).is_some();
-                    let rcfg = ReceiverConfig {
-                        ecn_echo: cc.needs().ecn_echo,
-                        sack: t.sack,
-                        timestamps: t.timestamps,
-                        delayed_ack: t.delayed_ack,
-                        delack_timeout_ns: t.delack_timeout.as_nanos(),
-                        mss: t.mss_bytes,
-                    };
-                    Flow {
-                        name,
-                        src: id(&t.src),
-                        dst: id(&t.dst),
-                        start: t.start.as_nanos(),
-                        stop: t.stop.map(|x| x.as_nanos()),
-                        kind: FlowKind::Tcp(Box::new(TcpFlow {
-                            sender: Sender::new(cfg, cc, rec),
-                            receiver: Receiver::new(rcfg),
-                            rto_timer_at: None,
-                            delack_timer_at: None,
-                            app_bytes: t.bytes.map(|b| b.0),
-                            timestamps: t.timestamps,
-                            cc_name: t.cc.clone(),
-                            recovery_name: t.recovery.clone(),
-                            drop_causes: differentiates.then(HashMap::new),
-                            loss_diff: LossDifferentiation::default(),
-                        })),
-                        warm_delivered: 0,
-                        warm_acked: 0,
-                    }
-                }
-                FlowSpec::Cbr(c) => {
-                    let start = c.start.as_nanos();
-                    let stop = c.stop.map_or(u64::MAX, |x| x.as_nanos());
-                    let steps = match c.rate {
-                        Some(r) => vec![(start, r.bps())],
-                        None => c.schedule.iter().map(|st| (st.at.as_nanos(), st.rate.bps())).collect(),
-                    };
-                    Flow {
-                        name,
-                        src: id(&c.src),
-                        dst: id(&c.dst),
-                        start,
-                        stop: c.stop.map(|x| x.as_nanos()),
-                        kind: FlowKind::Cbr(CbrSource::new(c.packet_bytes, steps, start, stop)),
-                        warm_delivered: 0,
-                        warm_acked: 0,
-                    }
-                }
-            };
-            flows.push(flow);
+            for inst in flow_instances(f, i) {
+                flows.push(Self::build_flow(f, inst, seed, &id));
+            }
         }
         let mut queue = EventQueue::new();
         for (i, f) in flows.iter().enumerate() {
@@ -262,6 +247,107 @@ impl Simulator {
         })
     }
 
+    /// One flow of a scenario entry (a TCP group entry yields several).
+    fn build_flow(f: &FlowSpec, inst: crate::scenario::validate::FlowInstance, seed: u64, id: &dyn Fn(&str) -> u32) -> Flow {
+        let name = inst.name;
+        let ends = |src: &str, dst: &str| if inst.reversed { (id(dst), id(src)) } else { (id(src), id(dst)) };
+        let udp = |source: UdpSource| {
+            FlowKind::Udp(UdpFlow { source, packets_sent: 0, bytes_sent: 0, packets_received: 0, bytes_received: 0, corrupted_received: 0 })
+        };
+        let onoff = |rate: DataRate, packet_bytes: u32, on: crate::time::SimDuration, off: crate::time::SimDuration| OnOffParams {
+            rate_bps: rate.bps(),
+            packet_bytes,
+            mean_on_ns: on.as_nanos() as f64,
+            mean_off_ns: off.as_nanos() as f64,
+        };
+        let (src, dst, start, stop, kind) = match f {
+            FlowSpec::Tcp(t) => {
+                let mss = t.mss_bytes as u64;
+                let rwnd = t.rwnd_pkts as u64 * mss;
+                let cc = crate::cc::build(&t.cc, t.cc_params.as_ref()).unwrap_or_else(|_| unreachable!("validated"));
+                let cfg = SenderConfig {
+                    mss: t.mss_bytes,
+                    rwnd_bytes: rwnd,
+                    max_cwnd_bytes: t.max_cwnd_pkts.map_or(u64::MAX / 4, |m| m as u64 * mss),
+                    initial_cwnd_bytes: t.initial_cwnd_pkts as u64 * mss,
+                    // RFC 5681 §3.1: initial ssthresh "arbitrarily high (e.g., the size of the
+                    // largest possible advertised window)": we use the receiver window.
+                    initial_ssthresh_bytes: t.initial_ssthresh_pkts.map_or(rwnd, |x| x as u64 * mss),
+                    dupthresh: t.dupack_threshold,
+                    sack: t.sack,
+                    timestamps: t.timestamps,
+                    ecn: t.ecn,
+                    initial_rto_ns: t.initial_rto.as_nanos(),
+                    min_rto_ns: t.min_rto.as_nanos(),
+                    max_rto_ns: t.max_rto.as_nanos(),
+                    granularity_ns: t.clock_granularity.as_nanos(),
+                    rto_reset_every_partial_ack: t.partial_ack_timer == "slow-but-steady",
+                    ect_on_retransmissions: cc.needs().ect_on_retransmissions,
+                };
+                let rec = crate::tcp::recovery::by_name(&t.recovery).expect("validated");
+                let differentiates =
+                    cc.loss_verdict(&LossSignal { now: 0, kind: LossKind::DupAcks, marked: false, flight_bytes: 0 }).is_some();
+                let rcfg = ReceiverConfig {
+                    ecn_echo: cc.needs().ecn_echo,
+                    sack: t.sack,
+                    timestamps: t.timestamps,
+                    delayed_ack: t.delayed_ack,
+                    delack_timeout_ns: t.delack_timeout.as_nanos(),
+                    mss: t.mss_bytes,
+                };
+                let (a, b) = ends(&t.src, &t.dst);
+                let kind = FlowKind::Tcp(Box::new(TcpFlow {
+                    sender: Sender::new(cfg, cc, rec),
+                    receiver: Receiver::new(rcfg),
+                    rto_timer_at: None,
+                    delack_timer_at: None,
+                    app_bytes: t.bytes.map(|b| b.0),
+                    timestamps: t.timestamps,
+                    cc_name: t.cc.clone(),
+                    recovery_name: t.recovery.clone(),
+                    drop_causes: differentiates.then(HashMap::new),
+                    loss_diff: LossDifferentiation::default(),
+                    corrupted_received: 0,
+                }));
+                (a, b, t.start.as_nanos() + inst.start_offset_ns, t.stop, kind)
+            }
+            FlowSpec::Cbr(c) => {
+                let start = c.start.as_nanos();
+                let stop = c.stop.map_or(u64::MAX, |x| x.as_nanos());
+                let steps = match c.rate {
+                    Some(r) => vec![(start, r.bps())],
+                    None => c.schedule.iter().map(|st| (st.at.as_nanos(), st.rate.bps())).collect(),
+                };
+                let (a, b) = ends(&c.src, &c.dst);
+                (a, b, start, c.stop, udp(UdpSource::Cbr(CbrSource::new(c.packet_bytes, steps, start, stop))))
+            }
+            FlowSpec::OnOff(o) => {
+                let start = o.start.as_nanos();
+                let end = o.stop.map_or(SimTime::MAX, |x| x.as_nanos());
+                let mut rng = RngStream::new(seed, &format!("app:{name}"));
+                let src = OnOffSource::new(onoff(o.rate, o.packet_bytes, o.mean_on, o.mean_off), start, end, &mut rng);
+                let (a, b) = ends(&o.src, &o.dst);
+                (a, b, start, o.stop, udp(UdpSource::OnOff(src, rng)))
+            }
+            FlowSpec::Voip(v) => {
+                let start = v.start.as_nanos();
+                let stop = v.stop.map_or(SimTime::MAX, |x| x.as_nanos());
+                let pool = VoipPool::new(
+                    v.sources,
+                    onoff(v.rate, v.packet_bytes, v.mean_on, v.mean_off),
+                    v.call_interarrival.as_nanos() as f64,
+                    v.call_duration.as_nanos() as f64,
+                    start,
+                    stop,
+                    RngStream::new(seed, &format!("app:{name}")),
+                );
+                let (a, b) = ends(&v.src, &v.dst);
+                (a, b, start, v.stop, udp(UdpSource::Voip(pool)))
+            }
+        };
+        Flow { name, src, dst, start, stop: stop.map(|x| x.as_nanos()), kind, warm_delivered: 0, warm_acked: 0, sampled_delivered: 0 }
+    }
+
     /// Records every in-order delivery (start, end) per flow, for conservation tests.
     pub fn enable_audit(&mut self) {
         self.audit = Some(vec![Vec::new(); self.flows.len()]);
@@ -276,7 +362,7 @@ impl Simulator {
     pub fn tcp_state(&self, i: usize) -> Option<(u64, u64, u64)> {
         match &self.flows[i].kind {
             FlowKind::Tcp(t) => Some((t.sender.core.app_limit, t.sender.core.snd_max, t.sender.core.snd_una)),
-            FlowKind::Cbr(_) => None,
+            FlowKind::Udp(_) => None,
         }
     }
 
@@ -327,7 +413,7 @@ impl Simulator {
                     t.sender.stop();
                 }
             }
-            Event::CbrTick { flow } => self.cbr_tick(flow as usize),
+            Event::AppTick { flow } => self.app_tick(flow as usize),
             Event::Sample => {
                 self.sample();
                 let next = self.now + self.sample_ns;
@@ -342,7 +428,7 @@ impl Simulator {
                             f.warm_delivered = t.receiver.delivered_bytes;
                             f.warm_acked = t.sender.core.stats.acked_bytes;
                         }
-                        FlowKind::Cbr(c) => f.warm_delivered = c.bytes_received,
+                        FlowKind::Udp(u) => f.warm_delivered = u.bytes_received,
                     }
                 }
             }
@@ -376,14 +462,18 @@ impl Simulator {
                     link.stats.ce_marks += 1;
                 }
                 let bytes = p.size_bytes;
-                let start = now.max(link.busy_until);
-                let end = start + link.rate.tx_time_ns(bytes);
+                let (start, end) = link.capacity.serve(now, link.busy_until, bytes);
                 link.busy_until = end;
                 link.stats.packets_sent += 1;
                 link.stats.bytes_sent += bytes as u64;
                 link.stats.busy_ns += end - start;
-                let lost = link.channel.fate(bytes) == Fate::Lost;
-                link.pending.push_back(PendingTx { start, end, bytes, lost });
+                let fate = link.channel.fate(bytes, start);
+                let lost = fate == Fate::Lost;
+                link.pending.push_back(PendingTx { start, end, bytes, lost, corrupted: fate == Fate::Corrupted });
+                if fate == Fate::Corrupted {
+                    p.corrupted = true;
+                    link.stats.corruptions += 1;
+                }
                 if lost {
                     link.stats.channel_losses += 1;
                     note_drop(&mut self.flows, p, DropCause::Channel);
@@ -415,6 +505,19 @@ impl Simulator {
         let p = *self.pkts.get(pkt);
         self.pkts.free(pkt);
         let f = p.flow as usize;
+        if p.corrupted {
+            // The checksum fails: the transport discards the packet, as if the channel had lost it.
+            match &mut self.flows[f].kind {
+                FlowKind::Tcp(t) => {
+                    t.corrupted_received += 1;
+                    if p.kind == PacketKind::TcpData {
+                        note_drop(&mut self.flows, &p, DropCause::Channel);
+                    }
+                }
+                FlowKind::Udp(u) => u.corrupted_received += 1,
+            }
+            return;
+        }
         match p.kind {
             PacketKind::TcpData => {
                 let FlowKind::Tcp(t) = &mut self.flows[f].kind else { return };
@@ -436,9 +539,9 @@ impl Simulator {
                 self.flush_sender(f);
             }
             PacketKind::Udp => {
-                if let FlowKind::Cbr(c) = &mut self.flows[f].kind {
-                    c.packets_received += 1;
-                    c.bytes_received += (p.size_bytes - IP_HEADER_BYTES - UDP_HEADER_BYTES) as u64;
+                if let FlowKind::Udp(u) = &mut self.flows[f].kind {
+                    u.packets_received += 1;
+                    u.bytes_received += (p.size_bytes - IP_HEADER_BYTES - UDP_HEADER_BYTES) as u64;
                 }
             }
         }
@@ -452,8 +555,16 @@ impl Simulator {
         let FlowKind::Tcp(t) = &mut flow.kind else { return };
         let h = t.receiver.make_ack(now);
         let size = IP_HEADER_BYTES + TCP_HEADER_BYTES + if h.has_ts { TS_OPTION_BYTES } else { 0 } + sack_option_bytes(h.n_sack as usize);
-        let pkt =
-            Packet { src: flow.dst, dst: flow.src, flow: f as u32, kind: PacketKind::TcpAck, size_bytes: size, ecn: Ecn::NotEct, tcp: h };
+        let pkt = Packet {
+            src: flow.dst,
+            dst: flow.src,
+            flow: f as u32,
+            kind: PacketKind::TcpAck,
+            size_bytes: size,
+            ecn: Ecn::NotEct,
+            corrupted: false,
+            tcp: h,
+        };
         let node = flow.dst;
         let id = self.pkts.alloc(pkt);
         self.forward(node, id);
@@ -495,6 +606,7 @@ impl Simulator {
                 kind: PacketKind::TcpData,
                 size_bytes: IP_HEADER_BYTES + TCP_HEADER_BYTES + opt + s.len,
                 ecn: if s.ect { Ecn::Ect } else { Ecn::NotEct },
+                corrupted: false,
                 tcp,
             };
             let id = self.pkts.alloc(pkt);
@@ -553,35 +665,36 @@ impl Simulator {
                 t.sender.offer(now, limit);
                 self.flush_sender(f);
             }
-            FlowKind::Cbr(_) => self.cbr_tick(f),
+            FlowKind::Udp(_) => self.app_tick(f),
         }
     }
 
-    fn cbr_tick(&mut self, f: usize) {
+    fn app_tick(&mut self, f: usize) {
         let now = self.now;
         let flow = &mut self.flows[f];
-        let FlowKind::Cbr(c) = &mut flow.kind else { return };
-        let send = c.rate_at(now) > 0;
-        let next = c.next_tick(now);
-        if send {
-            c.packets_sent += 1;
-            let size = IP_HEADER_BYTES + UDP_HEADER_BYTES + c.packet_bytes;
+        let FlowKind::Udp(u) = &mut flow.kind else { return };
+        let (n, next) = u.source.wake(now);
+        let payload = u.source.packet_bytes();
+        u.packets_sent += n as u64;
+        u.bytes_sent += n as u64 * payload as u64;
+        let (src, dst) = (flow.src, flow.dst);
+        for _ in 0..n {
             let pkt = Packet {
-                src: flow.src,
-                dst: flow.dst,
+                src,
+                dst,
                 flow: f as u32,
                 kind: PacketKind::Udp,
-                size_bytes: size,
+                size_bytes: IP_HEADER_BYTES + UDP_HEADER_BYTES + payload,
                 ecn: Ecn::NotEct,
+                corrupted: false,
                 tcp: TcpHeader::default(),
             };
-            let src = flow.src;
             let id = self.pkts.alloc(pkt);
             self.forward(src, id);
         }
         if let Some(n) = next {
             if n <= self.end {
-                self.queue.push(n, Event::CbrTick { flow: f as u32 });
+                self.queue.push(n, Event::AppTick { flow: f as u32 });
             }
         }
     }
@@ -590,20 +703,39 @@ impl Simulator {
 
     fn sample(&mut self) {
         let t = ns_to_s(self.now);
-        for f in &self.flows {
-            if let FlowKind::Tcp(tf) = &f.kind {
-                let c = &tf.sender.core;
-                let s = &mut self.flow_series;
-                s.time_s.push(t);
-                s.flow.push(f.name.clone());
-                s.cwnd_bytes.push(c.w.cwnd);
-                s.ssthresh_bytes.push(c.w.ssthresh);
-                s.srtt_s.push(ns_to_s(c.rtt.srtt().unwrap_or(0)));
-                s.rto_s.push(ns_to_s(c.rtt.rto()));
-                s.delivered_bytes.push(tf.receiver.delivered_bytes);
-                s.acked_bytes.push(c.stats.acked_bytes);
-                s.bwe_bps.push(c.cc.estimates().first().map(|e| e.1));
-            }
+        let dt = ns_to_s(self.sample_ns.min(self.now));
+        for f in &mut self.flows {
+            let s = &mut self.flow_series;
+            s.time_s.push(t);
+            s.flow.push(f.name.clone());
+            let delivered = match &f.kind {
+                FlowKind::Tcp(tf) => {
+                    let c = &tf.sender.core;
+                    s.cwnd_bytes.push(Some(c.w.cwnd));
+                    s.ssthresh_bytes.push(Some(c.w.ssthresh));
+                    s.srtt_s.push(Some(ns_to_s(c.rtt.srtt().unwrap_or(0))));
+                    s.rto_s.push(Some(ns_to_s(c.rtt.rto())));
+                    s.sent_bytes.push(c.snd_max);
+                    s.acked_bytes.push(Some(c.stats.acked_bytes));
+                    s.bwe_bps.push(c.cc.estimates().first().map(|e| e.1));
+                    tf.receiver.delivered_bytes
+                }
+                FlowKind::Udp(u) => {
+                    s.cwnd_bytes.push(None);
+                    s.ssthresh_bytes.push(None);
+                    s.srtt_s.push(None);
+                    s.rto_s.push(None);
+                    s.sent_bytes.push(u.bytes_sent);
+                    s.acked_bytes.push(None);
+                    s.bwe_bps.push(None);
+                    u.bytes_received
+                }
+            };
+            s.delivered_bytes.push(delivered);
+            // Per-interval goodput: bytes delivered since the previous sample over its interval.
+            let gp = if dt > 0.0 { (delivered - f.sampled_delivered) as f64 * 8.0 / dt } else { 0.0 };
+            s.goodput_bps.push(gp);
+            f.sampled_delivered = delivered;
         }
         for l in &mut self.links {
             l.purge(self.now);
@@ -652,22 +784,25 @@ impl Simulator {
                         mean_rto_s: st.rto_sum_ns as f64 / n / 1e9,
                         final_cwnd_bytes: c.w.cwnd,
                         loss_differentiation: t.drop_causes.is_some().then_some(t.loss_diff),
+                        sent_bytes: c.snd_max,
+                        corrupted_received: t.corrupted_received,
+                        calls: None,
                     }
                 }
-                FlowKind::Cbr(c) => FlowSummary {
+                FlowKind::Udp(u) => FlowSummary {
                     name: f.name.clone(),
-                    kind: "cbr".into(),
+                    kind: u.source.kind_name().into(),
                     src: node(f.src),
                     dst: node(f.dst),
                     cc: None,
                     recovery: None,
-                    segment_bytes: c.packet_bytes,
-                    goodput_bps: (c.bytes_received - f.warm_delivered) as f64 * 8.0 / window_s,
+                    segment_bytes: u.source.packet_bytes(),
+                    goodput_bps: (u.bytes_received - f.warm_delivered) as f64 * 8.0 / window_s,
                     goodput_acked_bps: 0.0,
-                    delivered_bytes: c.bytes_received,
+                    delivered_bytes: u.bytes_received,
                     acked_bytes: 0,
-                    packets_sent: c.packets_sent,
-                    packets_received: c.packets_received,
+                    packets_sent: u.packets_sent,
+                    packets_received: u.packets_received,
                     retransmissions: 0,
                     timeouts: 0,
                     fast_retransmits: 0,
@@ -678,6 +813,12 @@ impl Simulator {
                     mean_rto_s: 0.0,
                     final_cwnd_bytes: 0,
                     loss_differentiation: None,
+                    sent_bytes: u.bytes_sent,
+                    corrupted_received: u.corrupted_received,
+                    calls: match &u.source {
+                        UdpSource::Voip(p) => Some(CallStats { offered: p.calls_offered, blocked: p.calls_blocked }),
+                        _ => None,
+                    },
                 },
             };
             flows.push(fs);
@@ -700,7 +841,13 @@ impl Simulator {
                     early_drops: st.early_drops,
                     ce_marks: st.ce_marks,
                     channel_losses: st.channel_losses,
-                    utilization: st.busy_ns as f64 / self.end as f64,
+                    corruptions: st.corruptions,
+                    // A constant-rate transmitter is busy while serializing; a time-varying one
+                    // can wait for capacity while holding a packet, so count bytes instead.
+                    utilization: match l.capacity {
+                        Capacity::Constant(_) => st.busy_ns as f64 / self.end as f64,
+                        _ => st.bytes_sent as f64 * 8.0 / (l.rate.bps() as f64 * ns_to_s(self.end)),
+                    },
                 }
             })
             .collect();

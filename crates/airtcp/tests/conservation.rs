@@ -1,7 +1,8 @@
-//! Conservation: whatever the topology, loss (up to 20%, both directions), recovery strategy,
-//! window policy and ACK policy, the receiving application gets exactly the byte stream the
-//! sender's application offered — in order, without gaps or duplicates — and every run ends at its
-//! stated end time.
+//! Conservation: whatever the topology, channel (uniform or Gilbert–Elliott per packet or in
+//! continuous time, losing or corrupting, up to 20%, both directions), capacity (constant, a
+//! repeating rate schedule with outages, a mahimahi trace), recovery strategy, window policy and
+//! ACK policy, the receiving application gets exactly the byte stream the sender's application
+//! offered — in order, without gaps or duplicates — and every run ends at its stated end time.
 
 use airtcp::sim::Simulator;
 use proptest::prelude::*;
@@ -11,9 +12,59 @@ struct Hop {
     rate_kbps: u32,
     delay_ms: u32,
     buffer: u32,
-    loss: f64,
-    ack_loss: f64,
+    channel: Chan,
+    ack_channel: Chan,
     queue: u8,
+    capacity: u8,
+}
+
+/// A channel: 0 uniform, 1 Gilbert–Elliott per packet, 2 Gilbert–Elliott in continuous time;
+/// `rate` is the long-run error rate; `corrupt` picks the corruption effect.
+#[derive(Debug, Clone)]
+struct Chan {
+    kind: u8,
+    rate: f64,
+    corrupt: bool,
+}
+
+fn chan(max_rate: f64) -> impl Strategy<Value = Chan> {
+    (0u8..3, prop_oneof![Just(0.0), 0.0f64..max_rate], any::<bool>()).prop_map(|(kind, rate, corrupt)| Chan { kind, rate, corrupt })
+}
+
+impl Chan {
+    fn toml(&self) -> String {
+        let effect = if self.corrupt { "corruption" } else { "loss" };
+        match self.kind {
+            0 => format!("{{ kind = \"uniform\", loss = {}, effect = \"{effect}\" }}", self.rate),
+            // Bad a fifth of the packets (p = 0.95, q = 0.8), error_bad = 5·rate.
+            1 => format!(
+                "{{ kind = \"gilbert-elliott\", p_stay_good = 0.95, q_stay_bad = 0.8, error_bad = {}, effect = \"{effect}\" }}",
+                (5.0 * self.rate).min(1.0)
+            ),
+            _ => format!(
+                "{{ kind = \"gilbert-elliott\", mean_good = \"400ms\", mean_bad = \"100ms\", error_bad = {}, effect = \"{effect}\" }}",
+                (5.0 * self.rate).min(1.0)
+            ),
+        }
+    }
+}
+
+/// The link's capacity: 0 constant, 1 a repeating schedule with an outage, 2 a trace.
+fn capacity_toml(kind: u8, rate_kbps: u32) -> String {
+    match kind {
+        0 => format!("rate = \"{rate_kbps}kbps\""),
+        1 => format!(
+            "capacity = {{ kind = \"schedule\", repeat = \"1s\", steps = [{{ at = \"0s\", rate = \"{rate_kbps}kbps\" }}, {{ at = \"300ms\", rate = \"0bps\" }}, {{ at = \"400ms\", rate = \"{}kbps\" }}] }}",
+            rate_kbps / 2 + 1
+        ),
+        _ => {
+            // About rate_kbps in 1500-B opportunities over a 100-ms period (several in one
+            // millisecond above 12 Mb/s).
+            let n = (rate_kbps as u64 * 100 / 8 / 1500).max(1);
+            let opps: Vec<String> = (0..n).map(|k| (1 + k * 100 / n).to_string()).chain(["100".to_string()]).collect();
+            format!("capacity = {{ kind = \"trace\", opportunities_ms = [{}] }}", opps.join(", "))
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -30,8 +81,17 @@ struct FlowP {
 }
 
 fn hop() -> impl Strategy<Value = Hop> {
-    (200u32..20_000, 0u32..60, 2u32..120, 0.0f64..0.2, prop_oneof![Just(0.0), 0.0f64..0.1], 0u8..3)
-        .prop_map(|(rate_kbps, delay_ms, buffer, loss, ack_loss, queue)| Hop { rate_kbps, delay_ms, buffer, loss, ack_loss, queue })
+    (200u32..20_000, 0u32..60, 2u32..120, chan(0.2), chan(0.1), 0u8..3, 0u8..3).prop_map(
+        |(rate_kbps, delay_ms, buffer, channel, ack_channel, queue, capacity)| Hop {
+            rate_kbps,
+            delay_ms,
+            buffer,
+            channel,
+            ack_channel,
+            queue,
+            capacity,
+        },
+    )
 }
 
 fn flow() -> impl Strategy<Value = FlowP> {
@@ -76,12 +136,12 @@ fn scenario(hops: &[Hop], flows: &[FlowP], duration_s: u32) -> String {
             _ => format!("{{ kind = \"cw\", limit_pkts = {} }}", h.buffer),
         };
         s += &format!(
-            "[[links]]\nfrom = \"n{i}\"\nto = \"n{}\"\nrate = \"{}kbps\"\ndelay = \"{}ms\"\nqueue = {queue}\nchannel = {{ kind = \"uniform\", loss = {} }}\nreverse_channel = {{ kind = \"uniform\", loss = {} }}\n",
+            "[[links]]\nfrom = \"n{i}\"\nto = \"n{}\"\n{}\ndelay = \"{}ms\"\nqueue = {queue}\nchannel = {}\nreverse_channel = {}\n",
             i + 1,
-            h.rate_kbps,
+            capacity_toml(h.capacity, h.rate_kbps),
             h.delay_ms,
-            h.loss,
-            h.ack_loss
+            h.channel.toml(),
+            h.ack_channel.toml()
         );
     }
     for (k, f) in flows.iter().enumerate() {
@@ -153,7 +213,15 @@ fn finite_transfers_complete_under_loss() {
     ] {
         for seed in 1..=5 {
             let jersey = cc == "jersey" || cc == "nj+";
-            let hops = [Hop { rate_kbps: 2000, delay_ms: 20, buffer: 20, loss: 0.05, ack_loss: 0.02, queue: if jersey { 2 } else { 0 } }];
+            let hops = [Hop {
+                rate_kbps: 2000,
+                delay_ms: 20,
+                buffer: 20,
+                channel: Chan { kind: 0, rate: 0.05, corrupt: false },
+                ack_channel: Chan { kind: 0, rate: 0.02, corrupt: false },
+                queue: if jersey { 2 } else { 0 },
+                capacity: 0,
+            }];
             let fl = [FlowP {
                 recovery: rec,
                 cc,

@@ -130,7 +130,7 @@ fn deterministic_serially_and_in_parallel() {
     let b = run(&text, 7);
     assert_eq!(a, b);
     assert_eq!(serde_json::to_string(&a).unwrap(), serde_json::to_string(&b).unwrap());
-    let jobs: Vec<(String, Option<u64>)> = (1..=4).map(|s| (text.clone(), Some(s))).collect();
+    let jobs: Vec<airtcp::Job> = (1..=4).map(|s| (text.clone(), Some(s), None)).collect();
     let par = airtcp::run_many(&jobs, 2);
     for (i, r) in par.into_iter().enumerate() {
         assert_eq!(r.unwrap(), run(&text, i as u64 + 1));

@@ -1,7 +1,6 @@
-//! Uniform (Bernoulli) packet loss: each packet is lost independently with probability `loss`,
+//! Uniform (Bernoulli) packet errors: each packet is hit (lost or corrupted) independently with probability `loss`,
 //! whatever its size. This is the "packet loss rate instead of the BER" of TCP-Jersey §IV-A fn. 2.
 
-use super::Fate;
 use crate::engine::RngStream;
 
 #[derive(Debug, Clone)]
@@ -15,13 +14,10 @@ impl UniformLoss {
         UniformLoss { loss, rng }
     }
 
+    /// Whether the next packet is hit.
     #[inline]
-    pub fn fate(&mut self, _size_bytes: u32) -> Fate {
-        if self.rng.bernoulli(self.loss) {
-            Fate::Lost
-        } else {
-            Fate::Delivered
-        }
+    pub fn hit(&mut self, _size_bytes: u32) -> bool {
+        self.rng.bernoulli(self.loss)
     }
 }
 
@@ -33,7 +29,7 @@ mod tests {
     fn loss_rate_matches_binomial_bounds() {
         // 10^5 Bernoulli(0.01) trials: mean 1000, sd ≈ 31.5; ±5 sd.
         let mut c = UniformLoss::new(0.01, RngStream::new(11, "u"));
-        let lost = (0..100_000).filter(|_| c.fate(1000) == Fate::Lost).count();
+        let lost = (0..100_000).filter(|_| c.hit(1000)).count();
         assert!((843..=1157).contains(&lost), "lost {lost}");
     }
 }

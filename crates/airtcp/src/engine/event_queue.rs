@@ -28,8 +28,8 @@ pub enum Event {
     FlowStart { flow: u32 },
     /// A flow's application stops offering new data.
     FlowStop { flow: u32 },
-    /// A CBR source's next send instant or rate change.
-    CbrTick { flow: u32 },
+    /// A UDP source's next instant of interest (a send, a rate change, a call or spurt edge).
+    AppTick { flow: u32 },
     /// Take one time-series sample.
     Sample,
     /// Snapshot counters at the start of the measurement window.

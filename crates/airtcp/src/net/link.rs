@@ -13,7 +13,7 @@ use std::collections::VecDeque;
 
 use super::queue::Queue;
 use super::{NodeId, PacketId};
-use crate::channel::Channel;
+use crate::channel::{Capacity, Channel};
 use crate::engine::RngStream;
 use crate::time::DataRate;
 
@@ -26,6 +26,8 @@ pub struct LinkStats {
     pub early_drops: u64,
     pub ce_marks: u64,
     pub channel_losses: u64,
+    /// Packets the channel corrupted (they travel on and fail their checksum at the destination).
+    pub corruptions: u64,
     /// Nanoseconds the transmitter spent serializing.
     pub busy_ns: u64,
 }
@@ -36,7 +38,10 @@ pub struct Link {
     pub name: String,
     pub from: NodeId,
     pub to: NodeId,
+    /// Mean serialization rate (the constant rate, or a schedule's or trace's long-run mean).
     pub rate: DataRate,
+    /// How the transmitter serves packets over time.
+    pub capacity: Capacity,
     pub delay_ns: u64,
     pub queue: Queue,
     pub channel: Channel,
@@ -58,6 +63,7 @@ pub struct PendingTx {
     pub end: u64,
     pub bytes: u32,
     pub lost: bool,
+    pub corrupted: bool,
 }
 
 impl Link {
@@ -88,6 +94,9 @@ impl Link {
             st.busy_ns -= p.end - p.start.max(end);
             if p.lost {
                 st.channel_losses -= 1;
+            }
+            if p.corrupted {
+                st.corruptions -= 1;
             }
         }
         st

@@ -88,6 +88,9 @@ pub struct Packet {
     /// Bytes on the wire (headers + options + payload): what serialization time is computed from.
     pub size_bytes: u32,
     pub ecn: Ecn,
+    /// A channel damaged the payload: the packet still travels, but its checksum fails at the
+    /// destination (a corruption-aware receiver may still read its intact header).
+    pub corrupted: bool,
     pub tcp: TcpHeader,
 }
 

@@ -70,6 +70,10 @@ pub struct Scenario {
     pub links: Vec<LinkSpec>,
     #[serde(default)]
     pub flows: Vec<FlowSpec>,
+    /// Folder that relative paths in the scenario (trace files) are resolved against: the
+    /// scenario file's folder when it was loaded from a file, else the working directory.
+    #[serde(skip)]
+    pub base_dir: Option<std::path::PathBuf>,
 }
 
 fn default_name() -> String {
@@ -88,8 +92,13 @@ fn default_sample_interval() -> SimDuration {
 pub struct LinkSpec {
     pub from: String,
     pub to: String,
-    /// Serialization rate, e.g. "10Mbps".
-    pub rate: DataRate,
+    /// Serialization rate, e.g. "10Mbps" (or give `capacity` for a time-varying link).
+    pub rate: Option<DataRate>,
+    /// Time-varying capacity of the forward direction (instead of `rate`): a rate schedule or a
+    /// mahimahi trace.
+    pub capacity: Option<CapacitySpec>,
+    /// Capacity of the reverse direction; defaults to the forward one (`rate` or `capacity`).
+    pub reverse_capacity: Option<CapacitySpec>,
     /// One-way propagation delay, e.g. "45ms".
     pub delay: SimDuration,
     /// Create the reverse direction too (same rate and delay).
@@ -188,6 +197,69 @@ fn default_cw_weight() -> f64 {
     0.2
 }
 
+/// How fast a link serves packets, chosen by `kind`.
+#[derive(Debug, Clone)]
+pub enum CapacitySpec {
+    /// `kind = "constant"`: the same as the link's `rate`.
+    Constant(ConstantCapacitySpec),
+    /// `kind = "schedule"`: piecewise-constant rate steps, optionally repeating.
+    Schedule(ScheduleCapacitySpec),
+    /// `kind = "trace"`: mahimahi delivery opportunities.
+    Trace(TraceCapacitySpec),
+}
+
+tagged_enum!(CapacitySpec, "capacity", {
+    "constant" => CapacitySpec::Constant,
+    "schedule" => CapacitySpec::Schedule,
+    "trace" => CapacitySpec::Trace,
+});
+
+/// A constant serialization rate.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConstantCapacitySpec {
+    pub rate: DataRate,
+}
+
+/// Rate steps: from each `at` on, the link serializes at `rate` ("0bps" = outage).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScheduleCapacitySpec {
+    /// The first step must be at "0s"; times increase.
+    pub steps: Vec<RateStep>,
+    /// Repeat the steps with this period (every `at` must be below it); default: the last step
+    /// lasts forever.
+    pub repeat: Option<SimDuration>,
+}
+
+/// Delivery opportunities in mahimahi's trace format, from a file or inline.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TraceCapacitySpec {
+    /// Trace file (one millisecond timestamp per line), relative to the scenario file's folder.
+    pub file: Option<String>,
+    /// The same timestamps given inline.
+    pub opportunities_ms: Option<Vec<u64>>,
+    /// Bytes one opportunity carries (mahimahi: one MTU).
+    #[serde(default = "default_opportunity_bytes")]
+    pub opportunity_bytes: u32,
+}
+
+fn default_opportunity_bytes() -> u32 {
+    1500
+}
+
+/// What a channel's hit does to a packet.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EffectSpec {
+    /// The packet vanishes.
+    #[default]
+    Loss,
+    /// The packet arrives with a damaged payload (a checksum failure at the receiver).
+    Corruption,
+}
+
 /// What happens to a packet after it is serialized onto a link, chosen by `kind`.
 #[derive(Debug, Clone, Default)]
 pub enum ChannelSpec {
@@ -196,6 +268,8 @@ pub enum ChannelSpec {
     None,
     /// `kind = "uniform"`
     Uniform(UniformSpec),
+    /// `kind = "gilbert-elliott"`
+    GilbertElliott(GilbertElliottSpec),
 }
 
 /// `kind = "none"` takes no other keys.
@@ -203,14 +277,48 @@ pub enum ChannelSpec {
 #[serde(deny_unknown_fields)]
 pub struct NoChannelSpec {}
 
-/// Each packet is lost independently with probability `loss`.
+/// Each packet is hit independently with probability `loss`.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct UniformSpec {
+    #[serde(alias = "error_rate")]
     pub loss: f64,
+    #[serde(default)]
+    pub effect: EffectSpec,
 }
 
-tagged_enum!(ChannelSpec, "channel", { "none" => |_x: NoChannelSpec| ChannelSpec::None, "uniform" => ChannelSpec::Uniform });
+/// Two-state (good/bad) Markov channel, per packet (`p_stay_good`, `q_stay_bad`) or in continuous
+/// time (`mean_good`, `mean_bad`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GilbertElliottSpec {
+    /// P(good → good) per packet: the thesis's p.
+    pub p_stay_good: Option<f64>,
+    /// P(bad → bad) per packet: the thesis's q.
+    pub q_stay_bad: Option<f64>,
+    /// Mean sojourn in the good state (exponential): CAIAD's t1.
+    pub mean_good: Option<SimDuration>,
+    /// Mean sojourn in the bad state (exponential): CAIAD's t2.
+    pub mean_bad: Option<SimDuration>,
+    /// Error probability in the good state (CAIAD's λ).
+    #[serde(default)]
+    pub error_good: f64,
+    /// Error probability in the bad state (CAIAD's β).
+    #[serde(default = "one")]
+    pub error_bad: f64,
+    #[serde(default)]
+    pub effect: EffectSpec,
+}
+
+fn one() -> f64 {
+    1.0
+}
+
+tagged_enum!(ChannelSpec, "channel", {
+    "none" => |_x: NoChannelSpec| ChannelSpec::None,
+    "uniform" => ChannelSpec::Uniform,
+    "gilbert-elliott" => ChannelSpec::GilbertElliott,
+});
 
 /// A traffic source and its sink, chosen by `kind`.
 #[derive(Debug, Clone)]
@@ -219,9 +327,115 @@ pub enum FlowSpec {
     Tcp(TcpFlowSpec),
     /// `kind = "cbr"`
     Cbr(CbrFlowSpec),
+    /// `kind = "onoff"`
+    OnOff(OnOffFlowSpec),
+    /// `kind = "voip"`
+    Voip(VoipFlowSpec),
 }
 
-tagged_enum!(FlowSpec, "flow", { "tcp" => FlowSpec::Tcp, "cbr" => FlowSpec::Cbr });
+tagged_enum!(FlowSpec, "flow", { "tcp" => FlowSpec::Tcp, "cbr" => FlowSpec::Cbr, "onoff" => FlowSpec::OnOff, "voip" => FlowSpec::Voip });
+
+/// Which way the flows of a TCP group run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Direction {
+    /// `src` → `dst`.
+    #[default]
+    Forward,
+    /// `dst` → `src` (background traffic against the data flows, loading their ACK path).
+    Reverse,
+    /// `count` flows each way.
+    Both,
+}
+
+/// One exponential on/off talker for the whole flow. Defaults: the AMR voice user of the HSDPA
+/// seed (Li & Ansari Table 4: AMR 7.95 kb/s, "a two state Markov model with 50% activity"); the
+/// 2-s mean spurt and silence are our reading (3GPP's VoIP model, one transition in 100 20-ms
+/// frames), see REPRODUCTION.md.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OnOffFlowSpec {
+    pub name: Option<String>,
+    pub src: String,
+    pub dst: String,
+    /// Rate while on (UDP payload).
+    #[serde(default = "default_amr_rate")]
+    pub rate: DataRate,
+    /// UDP payload bytes per datagram.
+    #[serde(default = "default_amr_bytes")]
+    pub packet_bytes: u32,
+    /// Mean talk spurt (exponential).
+    #[serde(default = "default_amr_period")]
+    pub mean_on: SimDuration,
+    /// Mean silence (exponential).
+    #[serde(default = "default_amr_period")]
+    pub mean_off: SimDuration,
+    #[serde(default)]
+    pub start: SimDuration,
+    pub stop: Option<SimDuration>,
+}
+
+fn default_amr_rate() -> DataRate {
+    DataRate(7950)
+}
+fn default_amr_bytes() -> u32 {
+    20
+}
+fn default_amr_period() -> SimDuration {
+    SimDuration::from_millis(2000)
+}
+
+/// A pool of VoIP talkers with Poisson call arrivals; calls finding every talker busy are
+/// blocked. Defaults: TCP-Jersey §IV-A (5 sources, 1-s mean inter-arrival, 8-s mean call,
+/// 96 kb/s, 50% activity) with ns-2's Exponential traffic defaults for what the paper leaves out
+/// (210-B datagrams, 0.5-s mean spurt and silence).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VoipFlowSpec {
+    pub name: Option<String>,
+    pub src: String,
+    pub dst: String,
+    /// Talkers in the pool.
+    #[serde(default = "default_voip_sources")]
+    pub sources: u32,
+    /// Mean time between call arrivals (exponential).
+    #[serde(default = "default_voip_interarrival")]
+    pub call_interarrival: SimDuration,
+    /// Mean call duration (exponential).
+    #[serde(default = "default_voip_duration")]
+    pub call_duration: SimDuration,
+    /// Rate while a talker is on (UDP payload).
+    #[serde(default = "default_voip_rate")]
+    pub rate: DataRate,
+    #[serde(default = "default_voip_bytes")]
+    pub packet_bytes: u32,
+    #[serde(default = "default_voip_period")]
+    pub mean_on: SimDuration,
+    #[serde(default = "default_voip_period")]
+    pub mean_off: SimDuration,
+    #[serde(default)]
+    pub start: SimDuration,
+    pub stop: Option<SimDuration>,
+}
+
+fn default_voip_sources() -> u32 {
+    5
+}
+fn default_voip_interarrival() -> SimDuration {
+    SimDuration::from_millis(1000)
+}
+fn default_voip_duration() -> SimDuration {
+    SimDuration::from_millis(8000)
+}
+fn default_voip_rate() -> DataRate {
+    DataRate(96_000)
+}
+fn default_voip_bytes() -> u32 {
+    210
+}
+fn default_voip_period() -> SimDuration {
+    SimDuration::from_millis(500)
+}
 
 /// A bulk TCP transfer (infinite FTP unless `bytes` is set).
 #[derive(Debug, Clone, Deserialize)]
@@ -234,6 +448,15 @@ pub struct TcpFlowSpec {
     pub start: SimDuration,
     /// The application stops offering data at this time (default: never).
     pub stop: Option<SimDuration>,
+    /// Number of identical flows this entry stands for (e.g. background traffic).
+    #[serde(default = "default_count")]
+    pub count: u32,
+    /// Which way they run: "forward" (src → dst), "reverse" or "both" (`count` each way).
+    #[serde(default)]
+    pub direction: Direction,
+    /// The k-th flow of the group (each way) starts at `start + k · start_spacing`.
+    #[serde(default)]
+    pub start_spacing: SimDuration,
     /// Total application bytes to send (default: unlimited).
     pub bytes: Option<ByteSize>,
     /// Window policy, e.g. "reno".
@@ -293,6 +516,9 @@ pub struct TcpFlowSpec {
     pub clock_granularity: SimDuration,
 }
 
+fn default_count() -> u32 {
+    1
+}
 fn default_cc() -> String {
     "reno".into()
 }

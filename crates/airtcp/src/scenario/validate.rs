@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use super::model::*;
 use super::ScenarioError;
 use crate::net::RoutingTable;
+use crate::time::{DataRate, SimDuration};
 
 fn err<T>(field: impl std::fmt::Display, msg: impl std::fmt::Display) -> Result<T, ScenarioError> {
     Err(ScenarioError::new(field, msg))
@@ -65,17 +66,172 @@ fn check_queue(field: &str, q: &QueueSpec) -> Result<(), ScenarioError> {
 fn check_channel(field: &str, c: &ChannelSpec) -> Result<(), ScenarioError> {
     match c {
         ChannelSpec::None => Ok(()),
-        ChannelSpec::Uniform(UniformSpec { loss }) => probability(format!("{field}.loss"), *loss),
+        ChannelSpec::Uniform(UniformSpec { loss, .. }) => probability(format!("{field}.loss"), *loss),
+        ChannelSpec::GilbertElliott(g) => {
+            probability(format!("{field}.error_good"), g.error_good)?;
+            probability(format!("{field}.error_bad"), g.error_bad)?;
+            match (g.p_stay_good, g.q_stay_bad, g.mean_good, g.mean_bad) {
+                (Some(p), Some(q), None, None) => {
+                    probability(format!("{field}.p_stay_good"), p)?;
+                    probability(format!("{field}.q_stay_bad"), q)
+                }
+                (None, None, Some(g_), Some(b)) => {
+                    if g_.as_nanos() == 0 {
+                        return err(format!("{field}.mean_good"), "must be greater than 0s");
+                    }
+                    if b.as_nanos() == 0 {
+                        return err(format!("{field}.mean_bad"), "must be greater than 0s");
+                    }
+                    Ok(())
+                }
+                _ => err(
+                    field,
+                    "give either p_stay_good and q_stay_bad (per-packet transitions) or mean_good and mean_bad (continuous time)",
+                ),
+            }
+        }
     }
 }
 
-/// Name of flow `i` as reported (its `name`, or "flow<i>").
+/// The delivery opportunities of a trace capacity (read from its file, resolved against
+/// `base_dir`, or given inline), checked.
+pub fn trace_opportunities(field: &str, t: &TraceCapacitySpec, base_dir: Option<&std::path::Path>) -> Result<Vec<u64>, ScenarioError> {
+    let ms = match (&t.file, &t.opportunities_ms) {
+        (Some(f), None) => {
+            let path = match base_dir {
+                Some(d) if std::path::Path::new(f).is_relative() => d.join(f),
+                _ => std::path::PathBuf::from(f),
+            };
+            let text = std::fs::read_to_string(&path)
+                .map_err(|e| ScenarioError::new(format!("{field}.file"), format!("cannot read '{}': {e}", path.display())))?;
+            super::super::channel::trace::parse_mahimahi(&text)
+                .map_err(|m| ScenarioError::new(format!("{field}.file"), format!("'{}' {m}", path.display())))?
+        }
+        (None, Some(v)) => {
+            let text = v.iter().map(|x| x.to_string()).collect::<Vec<_>>().join("\n");
+            super::super::channel::trace::parse_mahimahi(&text)
+                .map_err(|m| ScenarioError::new(format!("{field}.opportunities_ms"), m.replace("line ", "entry ")))?
+        }
+        _ => return err(field, "give either file or opportunities_ms"),
+    };
+    if t.opportunity_bytes == 0 {
+        return err(format!("{field}.opportunity_bytes"), "must be at least 1 byte");
+    }
+    Ok(ms)
+}
+
+fn check_capacity(field: &str, c: &CapacitySpec, base_dir: Option<&std::path::Path>) -> Result<(), ScenarioError> {
+    match c {
+        CapacitySpec::Constant(k) => {
+            if k.rate.bps() == 0 {
+                return err(format!("{field}.rate"), "must be greater than 0bps");
+            }
+        }
+        CapacitySpec::Schedule(sch) => {
+            if sch.steps.is_empty() {
+                return err(format!("{field}.steps"), "at least one step is required");
+            }
+            if sch.steps[0].at.as_nanos() != 0 {
+                return err(format!("{field}.steps[0].at"), "the first step must be at 0s");
+            }
+            for (k, st) in sch.steps.iter().enumerate().skip(1) {
+                if st.at <= sch.steps[k - 1].at {
+                    return err(format!("{field}.steps[{k}].at"), "steps must be in increasing time order");
+                }
+            }
+            match sch.repeat {
+                Some(p) => {
+                    let last = sch.steps.last().unwrap().at;
+                    if p <= last {
+                        return err(
+                            format!("{field}.repeat"),
+                            format!("must be longer than the last step's time ({}s)", last.as_secs_f64()),
+                        );
+                    }
+                    if sch.steps.iter().all(|st| st.rate.bps() == 0) {
+                        return err(format!("{field}.steps"), "a repeating schedule needs at least one rate above 0bps");
+                    }
+                }
+                None => {
+                    if sch.steps.last().unwrap().rate.bps() == 0 {
+                        let k = sch.steps.len() - 1;
+                        return err(
+                            format!("{field}.steps[{k}].rate"),
+                            "the last step lasts forever: it must be above 0bps (or set repeat)",
+                        );
+                    }
+                }
+            }
+        }
+        CapacitySpec::Trace(t) => {
+            trace_opportunities(field, t, base_dir)?;
+        }
+    }
+    Ok(())
+}
+
+/// Name of flow entry `i` (its `name`, or "flow<i>").
 pub fn flow_name(f: &FlowSpec, i: usize) -> String {
     let n = match f {
         FlowSpec::Tcp(t) => &t.name,
         FlowSpec::Cbr(c) => &c.name,
+        FlowSpec::OnOff(c) => &c.name,
+        FlowSpec::Voip(c) => &c.name,
     };
     n.clone().unwrap_or_else(|| format!("flow{i}"))
+}
+
+/// One flow a scenario entry stands for (a TCP entry with `count`/`direction` stands for many).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FlowInstance {
+    /// As reported: the entry's name, or "<name>.<k>" / "<name>.rev<k>" inside a group.
+    pub name: String,
+    /// Runs dst → src.
+    pub reversed: bool,
+    /// Added to the entry's `start`.
+    pub start_offset_ns: u64,
+}
+
+/// The flows entry `i` stands for, in order (forward ones first).
+pub fn flow_instances(f: &FlowSpec, i: usize) -> Vec<FlowInstance> {
+    let base = flow_name(f, i);
+    let FlowSpec::Tcp(t) = f else {
+        return vec![FlowInstance { name: base, reversed: false, start_offset_ns: 0 }];
+    };
+    if t.count == 1 && t.direction == Direction::Forward {
+        return vec![FlowInstance { name: base, reversed: false, start_offset_ns: 0 }];
+    }
+    let dirs: &[bool] = match t.direction {
+        Direction::Forward => &[false],
+        Direction::Reverse => &[true],
+        Direction::Both => &[false, true],
+    };
+    let mut out = Vec::new();
+    for &rev in dirs {
+        for k in 0..t.count {
+            let name = if rev { format!("{base}.rev{k}") } else { format!("{base}.{k}") };
+            out.push(FlowInstance { name, reversed: rev, start_offset_ns: k as u64 * t.start_spacing.as_nanos() });
+        }
+    }
+    out
+}
+
+fn positive(field: String, d: SimDuration) -> Result<(), ScenarioError> {
+    if d.as_nanos() == 0 {
+        return err(field, "must be greater than 0s");
+    }
+    Ok(())
+}
+
+fn check_onoff(i: usize, rate: DataRate, packet_bytes: u32, mean_on: SimDuration, mean_off: SimDuration) -> Result<(), ScenarioError> {
+    if rate.bps() == 0 {
+        return err(format!("flows[{i}].rate"), "must be greater than 0bps");
+    }
+    if packet_bytes == 0 || packet_bytes > 65_000 {
+        return err(format!("flows[{i}].packet_bytes"), format!("{packet_bytes} is out of range (allowed: 1 to 65000)"));
+    }
+    positive(format!("flows[{i}].mean_on"), mean_on)?;
+    positive(format!("flows[{i}].mean_off"), mean_off)
 }
 
 /// Checks everything a type cannot; returns the first problem found.
@@ -117,8 +273,21 @@ pub fn validate(s: &Scenario) -> Result<(), ScenarioError> {
         if f == t {
             return err(format!("links[{i}].to"), "a link must join two different nodes");
         }
-        if l.rate.bps() == 0 {
-            return err(format!("links[{i}].rate"), "must be greater than 0bps");
+        match (&l.rate, &l.capacity) {
+            (Some(r), None) => {
+                if r.bps() == 0 {
+                    return err(format!("links[{i}].rate"), "must be greater than 0bps");
+                }
+            }
+            (None, Some(c)) => check_capacity(&format!("links[{i}].capacity"), c, s.base_dir.as_deref())?,
+            (Some(_), Some(_)) => return err(format!("links[{i}].capacity"), "give either rate or capacity, not both"),
+            (None, None) => return err(format!("links[{i}].rate"), "a link needs a rate (or a capacity)"),
+        }
+        if let Some(c) = &l.reverse_capacity {
+            if !l.duplex {
+                return err(format!("links[{i}].reverse_capacity"), "only allowed on a duplex link");
+            }
+            check_capacity(&format!("links[{i}].reverse_capacity"), c, s.base_dir.as_deref())?;
         }
         check_queue(&format!("links[{i}].queue"), &l.queue)?;
         if let Some(q) = &l.reverse_queue {
@@ -149,13 +318,17 @@ pub fn validate(s: &Scenario) -> Result<(), ScenarioError> {
     let routes = RoutingTable::build(s.nodes.len(), &one_way);
     let mut names = HashMap::new();
     for (i, fl) in s.flows.iter().enumerate() {
-        let name = flow_name(fl, i);
-        if names.insert(name.clone(), i).is_some() {
-            return err(format!("flows[{i}].name"), format!("duplicate flow name '{name}'"));
+        for inst in flow_instances(fl, i) {
+            if let Some(j) = names.insert(inst.name.clone(), i) {
+                let whose = if j == i { String::new() } else { format!(" (also flows[{j}])") };
+                return err(format!("flows[{i}].name"), format!("duplicate flow name '{}'{whose}", inst.name));
+            }
         }
         let (src, dst, start, stop) = match fl {
             FlowSpec::Tcp(t) => (&t.src, &t.dst, t.start, t.stop),
             FlowSpec::Cbr(c) => (&c.src, &c.dst, c.start, c.stop),
+            FlowSpec::OnOff(c) => (&c.src, &c.dst, c.start, c.stop),
+            FlowSpec::Voip(c) => (&c.src, &c.dst, c.start, c.stop),
         };
         let a = node(format!("flows[{i}].src"), src)?;
         let b = node(format!("flows[{i}].dst"), dst)?;
@@ -172,6 +345,18 @@ pub fn validate(s: &Scenario) -> Result<(), ScenarioError> {
         }
         match fl {
             FlowSpec::Tcp(t) => {
+                if !(1..=100_000).contains(&t.count) {
+                    return err(format!("flows[{i}].count"), format!("{} is out of range (allowed: 1 to 100000)", t.count));
+                }
+                if let Some(stop) = t.stop {
+                    let last = t.start.as_nanos() + (t.count as u64 - 1) * t.start_spacing.as_nanos();
+                    if stop.as_nanos() <= last {
+                        return err(
+                            format!("flows[{i}].stop"),
+                            format!("must be later than the group's last start ({}s)", last as f64 / 1e9),
+                        );
+                    }
+                }
                 if routes.next_hop(b, a).is_none() {
                     return err(format!("flows[{i}]"), format!("no route back from '{dst}' to '{src}' for ACKs"));
                 }
@@ -244,6 +429,15 @@ pub fn validate(s: &Scenario) -> Result<(), ScenarioError> {
                 if t.delayed_ack && t.delack_timeout.as_nanos() == 0 {
                     return err(format!("flows[{i}].delack_timeout"), "must be greater than 0s when delayed_ack = true");
                 }
+            }
+            FlowSpec::OnOff(o) => check_onoff(i, o.rate, o.packet_bytes, o.mean_on, o.mean_off)?,
+            FlowSpec::Voip(v) => {
+                check_onoff(i, v.rate, v.packet_bytes, v.mean_on, v.mean_off)?;
+                if !(1..=10_000).contains(&v.sources) {
+                    return err(format!("flows[{i}].sources"), format!("{} is out of range (allowed: 1 to 10000)", v.sources));
+                }
+                positive(format!("flows[{i}].call_interarrival"), v.call_interarrival)?;
+                positive(format!("flows[{i}].call_duration"), v.call_duration)?;
             }
             FlowSpec::Cbr(c) => {
                 if c.packet_bytes == 0 || c.packet_bytes > 65_000 {

@@ -1,0 +1,131 @@
+//! A pool of VoIP talkers fed by Poisson call arrivals — TCP-Jersey §IV-A: "five VoIP flows
+//! carried by the UDP protocol. Each VoIP flow is modeled as an independent exponentially
+//! distributed on-off source that has 50% talk-spurt and 50% silent period. The average call
+//! duration of each VoIP calls is 8 s ... Voices are carried by UDP at 96 kb/s rate. New VoIP call
+//! arrivals to the pool of 5 VoIP sources form a Poisson process with the average inter-arrival
+//! time of 1 second."
+//!
+//! A call that arrives while every source is busy is blocked (lost, not queued): the pool is an
+//! Erlang loss system M/M/c/c, so its mean number of active calls is A(1 − B(c, A)) with offered
+//! load A = holding/inter-arrival and B the Erlang-B formula ([`erlang_b`]).
+//!
+//! The paper gives neither the datagram size nor the spurt length: we take ns-2's Exponential
+//! traffic defaults it ran on (210-B packets, 0.5-s bursts and idles) — see REPRODUCTION.md.
+
+use super::onoff::{OnOffParams, OnOffSource};
+use crate::engine::RngStream;
+use crate::time::SimTime;
+
+/// Erlang-B blocking probability of `servers` servers offered `load` Erlangs, by the stable
+/// recursion B(0) = 1, B(k) = A·B(k−1) / (k + A·B(k−1)).
+pub fn erlang_b(servers: u32, load: f64) -> f64 {
+    let mut b = 1.0;
+    for k in 1..=servers {
+        b = load * b / (k as f64 + load * b);
+    }
+    b
+}
+
+/// A pool of `sources` talkers and the call process that keeps them busy.
+#[derive(Debug, Clone)]
+pub struct VoipPool {
+    pub params: OnOffParams,
+    pub mean_interarrival_ns: f64,
+    pub mean_holding_ns: f64,
+    calls: Vec<Option<OnOffSource>>,
+    next_arrival: SimTime,
+    /// No call starts from this instant on, and calls in progress fall silent.
+    stop: SimTime,
+    pub calls_offered: u64,
+    pub calls_blocked: u64,
+    rng: RngStream,
+}
+
+impl VoipPool {
+    /// A pool whose first call arrives an exponential inter-arrival time after `start`.
+    pub fn new(
+        sources: u32,
+        params: OnOffParams,
+        mean_interarrival_ns: f64,
+        mean_holding_ns: f64,
+        start: SimTime,
+        stop: SimTime,
+        mut rng: RngStream,
+    ) -> Self {
+        let next_arrival = start + rng.exponential(mean_interarrival_ns).round() as u64;
+        VoipPool {
+            params,
+            mean_interarrival_ns,
+            mean_holding_ns,
+            calls: vec![None; sources as usize],
+            next_arrival,
+            stop,
+            calls_offered: 0,
+            calls_blocked: 0,
+            rng,
+        }
+    }
+
+    /// Mean payload rate the pool offers in the long run, b/s: carried Erlangs × activity × rate.
+    pub fn analytic_load_bps(&self) -> f64 {
+        let a = self.mean_holding_ns / self.mean_interarrival_ns;
+        let carried = a * (1.0 - erlang_b(self.calls.len() as u32, a));
+        carried * self.params.activity() * self.params.rate_bps as f64
+    }
+
+    /// Calls in progress.
+    pub fn active_calls(&self) -> usize {
+        self.calls.iter().filter(|c| c.is_some()).count()
+    }
+
+    /// When the pool next needs waking (`None` after `stop`).
+    pub fn next_wake(&self) -> Option<SimTime> {
+        let t = self.calls.iter().flatten().map(|c| c.next_wake()).fold(self.next_arrival, SimTime::min);
+        (t < self.stop).then_some(t)
+    }
+
+    /// Handles everything due at `now`; returns the datagrams to send now.
+    pub fn wake(&mut self, now: SimTime) -> u32 {
+        if now >= self.stop {
+            return 0;
+        }
+        let mut sent = 0;
+        for slot in &mut self.calls {
+            if let Some(c) = slot {
+                sent += c.wake(now, &mut self.rng);
+                if now >= c.end {
+                    *slot = None;
+                }
+            }
+        }
+        while self.next_arrival <= now {
+            let at = self.next_arrival;
+            self.calls_offered += 1;
+            match self.calls.iter_mut().find(|c| c.is_none()) {
+                Some(slot) => {
+                    let end = at + self.rng.exponential(self.mean_holding_ns).round() as u64;
+                    let mut call = OnOffSource::new(self.params, at, end, &mut self.rng);
+                    sent += call.wake(now, &mut self.rng);
+                    *slot = Some(call);
+                }
+                None => self.calls_blocked += 1,
+            }
+            self.next_arrival = at + self.rng.exponential(self.mean_interarrival_ns).round() as u64;
+        }
+        sent
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn erlang_b_worked_by_hand() {
+        // B(5, 8) = (8^5/5!) / Σ_{k=0..5} 8^k/k! = 273.07 / 570.07.
+        let by_hand = (8f64.powi(5) / 120.0) / (1.0 + 8.0 + 32.0 + 512.0 / 6.0 + 4096.0 / 24.0 + 32768.0 / 120.0);
+        assert!((erlang_b(5, 8.0) - by_hand).abs() < 1e-12);
+        assert!((by_hand - 0.4790).abs() < 1e-3);
+        assert_eq!(erlang_b(0, 3.0), 1.0);
+    }
+}

@@ -1,0 +1,175 @@
+//! Gilbert–Elliott two-state channel: a hidden good/bad state, each with its own per-packet error
+//! probability (Gilbert 1960; Elliott 1963).
+//!
+//! Two ways to drive the state, because the seeds use both:
+//! - **per packet** (thesis §2.3.1, the matrix M_c = [[p, 1-p], [1-q, q]] of its ref. [24]): before
+//!   each packet the chain takes one step; p = P(good → good), q = P(bad → bad). The Rayleigh-fading
+//!   model (`fading`) is this chain with error probability 0 in good and 1 in bad.
+//! - **continuous time** (CAIAD §4, Table I: "average 'good' period of t1 seconds and 'bad' period
+//!   of t2 seconds"): the state holds for exponentially distributed sojourns with the given means,
+//!   and a packet sees the state in force when its serialization starts. Our reading of Table I's
+//!   "p = q = 0.5" is the stationary share of each state, t1/(t1+t2) — see REPRODUCTION.md.
+//!
+//! Per-state error probabilities are λ (good) and β (bad) in CAIAD's names. The chain starts in
+//! its stationary distribution, so the long-run error rate holds from the first packet.
+
+use crate::engine::RngStream;
+
+/// How the good/bad state evolves.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Transitions {
+    /// One Markov step per packet: `p_stay_good` = p, `q_stay_bad` = q of the thesis's M_c.
+    PerPacket { p_stay_good: f64, q_stay_bad: f64 },
+    /// Exponential sojourns with these means, in nanoseconds.
+    ContinuousTime { mean_good_ns: f64, mean_bad_ns: f64 },
+}
+
+impl Transitions {
+    /// Long-run fraction of packets (per packet) or of time (continuous) spent in the bad state.
+    pub fn stationary_bad(&self) -> f64 {
+        match *self {
+            // π_B = (1-p) / ((1-p) + (1-q)).
+            Transitions::PerPacket { p_stay_good, q_stay_bad } => {
+                let (g2b, b2g) = (1.0 - p_stay_good, 1.0 - q_stay_bad);
+                if g2b + b2g == 0.0 {
+                    0.0 // both states absorbing: we start (and stay) in good
+                } else {
+                    g2b / (g2b + b2g)
+                }
+            }
+            Transitions::ContinuousTime { mean_good_ns, mean_bad_ns } => mean_bad_ns / (mean_good_ns + mean_bad_ns),
+        }
+    }
+}
+
+/// A Gilbert–Elliott channel's state and parameters.
+#[derive(Debug, Clone)]
+pub struct GilbertElliott {
+    pub transitions: Transitions,
+    /// Error probability of a packet sent in the good state (λ).
+    pub error_good: f64,
+    /// Error probability of a packet sent in the bad state (β).
+    pub error_bad: f64,
+    bad: bool,
+    /// Continuous time: end of the current sojourn (ns). Unused per packet.
+    sojourn_end_ns: f64,
+    started: bool,
+    rng: RngStream,
+}
+
+impl GilbertElliott {
+    pub fn new(transitions: Transitions, error_good: f64, error_bad: f64, rng: RngStream) -> Self {
+        GilbertElliott { transitions, error_good, error_bad, bad: false, sojourn_end_ns: 0.0, started: false, rng }
+    }
+
+    /// Long-run packet error rate: π_G·λ + π_B·β (per packet; per unit time in continuous time,
+    /// which equals the per-packet rate when packets are sent independently of the state).
+    pub fn mean_error_rate(&self) -> f64 {
+        let b = self.transitions.stationary_bad();
+        (1.0 - b) * self.error_good + b * self.error_bad
+    }
+
+    /// Whether the state is bad now (for tests and traces).
+    pub fn is_bad(&self) -> bool {
+        self.bad
+    }
+
+    /// Advances the state to the packet whose serialization starts at `t_ns` (non-decreasing per
+    /// channel) and draws whether that packet is hit.
+    #[inline]
+    pub fn hit(&mut self, t_ns: u64) -> bool {
+        self.advance(t_ns as f64);
+        let p = if self.bad { self.error_bad } else { self.error_good };
+        // Certain outcomes draw nothing, so a 0/1 channel consumes only the state's randomness.
+        if p >= 1.0 {
+            true
+        } else {
+            self.rng.bernoulli(p)
+        }
+    }
+
+    fn advance(&mut self, t: f64) {
+        match self.transitions {
+            Transitions::PerPacket { p_stay_good, q_stay_bad } => {
+                if !self.started {
+                    // The first packet's state comes from the stationary distribution.
+                    self.started = true;
+                    self.bad = self.rng.bernoulli(self.transitions.stationary_bad());
+                } else {
+                    // Thesis §2.3.1: P(good | good) = p, P(good | bad) = 1 - q.
+                    let stay = if self.bad { q_stay_bad } else { p_stay_good };
+                    if !(stay >= 1.0 || self.rng.uniform() < stay) {
+                        self.bad = !self.bad;
+                    }
+                }
+            }
+            Transitions::ContinuousTime { mean_good_ns, mean_bad_ns } => {
+                if !self.started {
+                    // Stationary start; by memorylessness the residual sojourn has the full mean.
+                    self.started = true;
+                    self.bad = self.rng.bernoulli(self.transitions.stationary_bad());
+                    let mean = if self.bad { mean_bad_ns } else { mean_good_ns };
+                    self.sojourn_end_ns = self.rng.exponential(mean);
+                }
+                while self.sojourn_end_ns <= t {
+                    self.bad = !self.bad;
+                    let mean = if self.bad { mean_bad_ns } else { mean_good_ns };
+                    self.sojourn_end_ns += self.rng.exponential(mean);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Loss rate and mean burst (run of consecutive hits) over `n` packets one `gap_ns` apart.
+    pub(crate) fn measure(c: &mut GilbertElliott, n: u64, gap_ns: u64) -> (f64, f64) {
+        let (mut hits, mut bursts, mut prev) = (0u64, 0u64, false);
+        for i in 0..n {
+            let h = c.hit(i * gap_ns);
+            hits += h as u64;
+            if h && !prev {
+                bursts += 1;
+            }
+            prev = h;
+        }
+        (hits as f64 / n as f64, hits as f64 / bursts.max(1) as f64)
+    }
+
+    #[test]
+    fn per_packet_gilbert_matches_analytic_rate_and_burst_length() {
+        // Classic Gilbert (β = 1, λ = 0): rate π_B = (1-p)/(2-p-q), mean burst 1/(1-q).
+        let (p, q) = (0.95, 0.7);
+        let mut c = GilbertElliott::new(Transitions::PerPacket { p_stay_good: p, q_stay_bad: q }, 0.0, 1.0, RngStream::new(3, "ge"));
+        let (rate, burst) = measure(&mut c, 1_000_000, 1);
+        let want_rate = 0.05 / 0.35;
+        let want_burst = 1.0 / 0.3;
+        assert!((rate / want_rate - 1.0).abs() < 0.02, "rate {rate} vs {want_rate}");
+        assert!((burst / want_burst - 1.0).abs() < 0.02, "burst {burst} vs {want_burst}");
+    }
+
+    #[test]
+    fn continuous_time_error_rate_is_time_share_times_beta() {
+        // CAIAD Table I: t1 = t2 = 0.1 s, λ = 0, β = 0.2; packets every 4 ms for 10^6 packets
+        // (4000 s, ~20000 sojourns): rate = 0.5 · 0.2.
+        let t = Transitions::ContinuousTime { mean_good_ns: 1e8, mean_bad_ns: 1e8 };
+        let mut c = GilbertElliott::new(t, 0.0, 0.2, RngStream::new(5, "ge"));
+        assert_eq!(c.mean_error_rate(), 0.1);
+        let (rate, _) = measure(&mut c, 1_000_000, 4_000_000);
+        assert!((rate / 0.1 - 1.0).abs() < 0.03, "rate {rate}");
+    }
+
+    #[test]
+    fn certain_states_consume_no_error_draws() {
+        // With λ = 0 and β = 1 the hit sequence is exactly the state sequence.
+        let t = Transitions::PerPacket { p_stay_good: 0.9, q_stay_bad: 0.5 };
+        let mut c = GilbertElliott::new(t, 0.0, 1.0, RngStream::new(9, "ge"));
+        for i in 0..1000 {
+            let h = c.hit(i);
+            assert_eq!(h, c.is_bad());
+        }
+    }
+}

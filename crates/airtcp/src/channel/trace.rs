@@ -1,0 +1,172 @@
+//! Trace-driven link capacity in mahimahi's format (Netravali et al., "Mahimahi", USENIX ATC
+//! 2015): each line of a trace is a time in milliseconds at which one MTU-sized packet can be
+//! delivered (several equal lines are several opportunities in that millisecond), and the trace
+//! repeats with a period equal to its last timestamp. Real cellular traces recorded as such
+//! replay exactly.
+//!
+//! Delivery follows mahimahi's link queue: at each opportunity up to `opportunity_bytes` leave the
+//! queue, a packet larger than what is left continues in the next opportunity, and bytes of an
+//! opportunity that find the queue empty are wasted — they do not accumulate as credit. A packet
+//! can only use opportunities at or after the instant it reached the link. Because the whole
+//! schedule is known, a packet's departure is computed at admission, like a constant-rate link.
+
+/// A repeating schedule of delivery opportunities and the position of the transmitter in it.
+#[derive(Debug, Clone)]
+pub struct TraceCapacity {
+    /// Opportunity offsets within one period, ns, non-decreasing.
+    offsets_ns: Vec<u64>,
+    period_ns: u64,
+    pub opportunity_bytes: u32,
+    /// Global index (over all periods) of the first opportunity with bytes still unused.
+    next_free: u64,
+    /// Bytes still unused in opportunity `next_free`.
+    left_bytes: u32,
+}
+
+/// Parses mahimahi trace text (one non-negative integer millisecond per line, non-decreasing,
+/// last one > 0; blank lines ignored). Errors name the 1-based line.
+pub fn parse_mahimahi(text: &str) -> Result<Vec<u64>, String> {
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let l = line.trim();
+        if l.is_empty() {
+            continue;
+        }
+        let ms: u64 = l.parse().map_err(|_| format!("line {}: '{l}' is not a whole number of milliseconds", i + 1))?;
+        if out.last().is_some_and(|&p| ms < p) {
+            return Err(format!("line {}: timestamps must not decrease ({ms} after {})", i + 1, out.last().unwrap()));
+        }
+        out.push(ms);
+    }
+    match out.last() {
+        None => Err("the trace has no delivery opportunities".into()),
+        Some(0) => Err("the last timestamp must be greater than 0 ms (it is the trace's period)".into()),
+        Some(_) => Ok(out),
+    }
+}
+
+impl TraceCapacity {
+    /// `opportunities_ms` as returned by [`parse_mahimahi`].
+    pub fn new(opportunities_ms: &[u64], opportunity_bytes: u32) -> Self {
+        let offsets_ns: Vec<u64> = opportunities_ms.iter().map(|ms| ms * 1_000_000).collect();
+        let period_ns = *offsets_ns.last().expect("validated: non-empty");
+        TraceCapacity { offsets_ns, period_ns, opportunity_bytes, next_free: 0, left_bytes: opportunity_bytes }
+    }
+
+    /// Opportunities per period.
+    pub fn per_period(&self) -> u64 {
+        self.offsets_ns.len() as u64
+    }
+
+    /// Mean capacity in b/s.
+    pub fn mean_bps(&self) -> u64 {
+        (self.per_period() as u128 * self.opportunity_bytes as u128 * 8 * 1_000_000_000 / self.period_ns as u128) as u64
+    }
+
+    /// Time of opportunity `k` (global index).
+    #[inline]
+    pub fn time_of(&self, k: u64) -> u64 {
+        let n = self.per_period();
+        (k / n) * self.period_ns + self.offsets_ns[(k % n) as usize]
+    }
+
+    /// Index of the first opportunity at or after `t`.
+    pub fn first_at_or_after(&self, t: u64) -> u64 {
+        let n = self.per_period();
+        let cycle = t / self.period_ns;
+        let off = t % self.period_ns;
+        if off == 0 && cycle > 0 {
+            // Opportunities at offset = period of the previous cycle fall exactly at t.
+            let i = self.offsets_ns.partition_point(|&o| o < self.period_ns) as u64;
+            if i < n {
+                return (cycle - 1) * n + i;
+            }
+        }
+        let i = self.offsets_ns.partition_point(|&o| o < off) as u64;
+        // i == n: none left in this cycle; index n of cycle c is index 0 of cycle c+1.
+        cycle * n + i
+    }
+
+    /// Serves a packet of `bytes` that reached the link at `arrival` ns, behind everything admitted
+    /// before it; returns when its last byte leaves.
+    pub fn serve(&mut self, arrival: u64, bytes: u32) -> u64 {
+        // Opportunities before the packet's arrival are of no use to it: any still unused were
+        // wasted on an empty queue (mahimahi keeps no credit). A partly used opportunity at or
+        // after the arrival instant still serves it.
+        let first = self.first_at_or_after(arrival);
+        if self.next_free < first {
+            self.next_free = first;
+            self.left_bytes = self.opportunity_bytes;
+        }
+        let mut rest = bytes;
+        while rest > self.left_bytes {
+            rest -= self.left_bytes;
+            self.next_free += 1;
+            self.left_bytes = self.opportunity_bytes;
+        }
+        self.left_bytes -= rest;
+        let done = self.time_of(self.next_free);
+        if self.left_bytes == 0 {
+            self.next_free += 1;
+            self.left_bytes = self.opportunity_bytes;
+        }
+        done
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MS: u64 = 1_000_000;
+
+    #[test]
+    fn parses_and_rejects_traces() {
+        assert_eq!(parse_mahimahi("1\n1\n\n3\n").unwrap(), vec![1, 1, 3]);
+        assert!(parse_mahimahi("2\n1\n").unwrap_err().contains("line 2"));
+        assert!(parse_mahimahi("0\n").unwrap_err().contains("greater than 0"));
+        assert!(parse_mahimahi("x\n").unwrap_err().contains("line 1"));
+        assert!(parse_mahimahi("").is_err());
+    }
+
+    #[test]
+    fn back_to_back_packets_take_successive_opportunities_and_wrap() {
+        // Opportunities at 1, 1, 3 ms, period 3 ms: then 4, 4, 6, 7, 7, 9 ...
+        let mut t = TraceCapacity::new(&[1, 1, 3], 1500);
+        let ends: Vec<u64> = (0..6).map(|_| t.serve(0, 1500) / MS).collect();
+        assert_eq!(ends, vec![1, 1, 3, 4, 4, 6]);
+        assert_eq!(t.mean_bps(), 3 * 1500 * 8 * 1000 / 3);
+    }
+
+    #[test]
+    fn small_packets_share_an_opportunity_and_big_ones_span_two() {
+        let mut t = TraceCapacity::new(&[1, 2, 3, 4], 1500);
+        assert_eq!(t.serve(0, 500), MS);
+        assert_eq!(t.serve(0, 1000), MS); // fills the rest of opportunity 1 ms
+        assert_eq!(t.serve(0, 2000), 3 * MS); // 1500 at 2 ms + 500 at 3 ms
+                                              // Arriving at 3 ms exactly, it may use what is left of the 3-ms opportunity.
+        assert_eq!(t.serve(3 * MS, 1000), 3 * MS);
+    }
+
+    #[test]
+    fn an_opportunity_at_the_period_boundary_is_found() {
+        // One opportunity per period, at its end: 1, 2, 3 ... ms.
+        let t = TraceCapacity::new(&[1], 1500);
+        assert_eq!(t.time_of(t.first_at_or_after(5 * MS)), 5 * MS);
+        assert_eq!(t.time_of(t.first_at_or_after(5 * MS + 1)), 6 * MS);
+        assert_eq!(t.time_of(t.first_at_or_after(0)), MS);
+        let t = TraceCapacity::new(&[0, 2, 2], 1500);
+        assert_eq!(t.first_at_or_after(2 * MS), 1);
+        assert_eq!(t.time_of(t.first_at_or_after(2 * MS + 1)), 4 * MS);
+    }
+
+    #[test]
+    fn idle_time_wastes_opportunities_but_keeps_the_clock() {
+        let mut t = TraceCapacity::new(&[1, 2, 3, 4], 1500);
+        assert_eq!(t.serve(0, 100), MS);
+        // Idle until 10.5 ms: the partly used 1-ms opportunity and those at 2..10 ms are lost;
+        // a burst of three then leaves at 11, 12, 13 ms (opportunity k of each period at 4c + k).
+        let ends: Vec<u64> = (0..3).map(|_| t.serve(10 * MS + MS / 2, 1500) / MS).collect();
+        assert_eq!(ends, vec![11, 12, 13]);
+    }
+}
