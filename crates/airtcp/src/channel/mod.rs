@@ -1,6 +1,7 @@
 //! Channel models: what happens to a packet after it is serialized onto a link.
 //! Each channel owns its random stream and attaches to one direction of a link.
 
+pub mod fading;
 pub mod uniform;
 
 pub use uniform::UniformLoss;
