@@ -9,7 +9,7 @@ use std::collections::HashMap;
 
 use crate::app::{CbrSource, OnOffParams, OnOffSource, UdpSource, VoipPool};
 use crate::cc::{LossKind, LossSignal};
-use crate::channel::{Capacity, Channel, Effect, ErrorModel, Fate, GilbertElliott, RateSchedule, TraceCapacity, Transitions, UniformLoss};
+use crate::channel::{Capacity, Channel, Fate, RateSchedule, TraceCapacity};
 use crate::engine::{Event, EventQueue, RngStream, TimerKind};
 use crate::metrics::jain_fairness;
 use crate::net::link::PendingTx;
@@ -18,7 +18,7 @@ use crate::net::queue::{Admission, Aqm, CwState, Queue, RedParams, RedState};
 use crate::net::{Ecn, Link, LinkStats, Packet, PacketArena, PacketId, PacketKind, RoutingTable, TcpHeader};
 use crate::output::{CallStats, FlowSeries, FlowSummary, LinkSeries, LinkSummary, LossDifferentiation, RunOutput, Summary};
 use crate::scenario::validate::flow_instances;
-use crate::scenario::{CapacitySpec, ChannelSpec, CwSpec, DropTailSpec, EffectSpec, FlowSpec, QueueSpec, RedSpec, Scenario, ScenarioError};
+use crate::scenario::{CapacitySpec, CwSpec, DropTailSpec, FlowSpec, QueueSpec, RedSpec, Scenario, ScenarioError};
 use crate::tcp::{AckDecision, Receiver, ReceiverConfig, Sender, SenderConfig};
 use crate::time::{ns_to_s, DataRate, SimTime};
 
@@ -117,34 +117,6 @@ fn make_queue(spec: &QueueSpec, small_pkt_tx_ns: u64) -> Queue {
     }
 }
 
-fn effect(e: EffectSpec) -> Effect {
-    match e {
-        EffectSpec::Loss => Effect::Loss,
-        EffectSpec::Corruption => Effect::Corruption,
-    }
-}
-
-fn make_channel(spec: &ChannelSpec, seed: u64, label: &str) -> Channel {
-    let rng = || RngStream::new(seed, label);
-    match spec {
-        ChannelSpec::None => Channel::PERFECT,
-        ChannelSpec::Uniform(u) => Channel { model: ErrorModel::Uniform(UniformLoss::new(u.loss, rng())), effect: effect(u.effect) },
-        ChannelSpec::GilbertElliott(g) => {
-            let tr = match (g.p_stay_good, g.q_stay_bad, g.mean_good, g.mean_bad) {
-                (Some(p), Some(q), _, _) => Transitions::PerPacket { p_stay_good: p, q_stay_bad: q },
-                (_, _, Some(mg), Some(mb)) => {
-                    Transitions::ContinuousTime { mean_good_ns: mg.as_nanos() as f64, mean_bad_ns: mb.as_nanos() as f64 }
-                }
-                _ => unreachable!("validated"),
-            };
-            Channel {
-                model: ErrorModel::GilbertElliott(GilbertElliott::new(tr, g.error_good, g.error_bad, rng())),
-                effect: effect(g.effect),
-            }
-        }
-    }
-}
-
 fn make_capacity(rate: Option<DataRate>, spec: Option<&CapacitySpec>, base_dir: Option<&std::path::Path>, field: &str) -> Capacity {
     match (rate, spec) {
         (_, Some(CapacitySpec::Constant(c))) => Capacity::Constant(c.rate),
@@ -192,7 +164,7 @@ impl Simulator {
                     capacity,
                     delay_ns: l.delay.as_nanos(),
                     queue: make_queue(q, small),
-                    channel: make_channel(c, seed, &format!("channel:{name}")),
+                    channel: Channel::from_spec(c, RngStream::new(seed, &format!("channel:{name}"))),
                     queue_rng: RngStream::new(seed, &format!("queue:{name}")),
                     busy_until: 0,
                     pending: std::collections::VecDeque::new(),

@@ -1,5 +1,5 @@
-//! Conservation: whatever the topology, channel (uniform or Gilbert–Elliott per packet or in
-//! continuous time, losing or corrupting, up to 20%, both directions), capacity (constant, a
+//! Conservation: whatever the topology, channel (uniform, Rayleigh fading, or Gilbert–Elliott per
+//! packet or in continuous time, losing or corrupting, up to 20%, both directions), capacity (constant, a
 //! repeating rate schedule with outages, a mahimahi trace), recovery strategy, window policy and
 //! ACK policy, the receiving application gets exactly the byte stream the sender's application
 //! offered — in order, without gaps or duplicates — and every run ends at its stated end time.
@@ -18,7 +18,8 @@ struct Hop {
     capacity: u8,
 }
 
-/// A channel: 0 uniform, 1 Gilbert–Elliott per packet, 2 Gilbert–Elliott in continuous time;
+/// A channel: 0 uniform, 1 Gilbert–Elliott per packet, 2 Gilbert–Elliott in continuous time,
+/// 3 Rayleigh fading;
 /// `rate` is the long-run error rate; `corrupt` picks the corruption effect.
 #[derive(Debug, Clone)]
 struct Chan {
@@ -28,7 +29,7 @@ struct Chan {
 }
 
 fn chan(max_rate: f64) -> impl Strategy<Value = Chan> {
-    (0u8..3, prop_oneof![Just(0.0), 0.0f64..max_rate], any::<bool>()).prop_map(|(kind, rate, corrupt)| Chan { kind, rate, corrupt })
+    (0u8..4, prop_oneof![Just(0.0), 0.0f64..max_rate], any::<bool>()).prop_map(|(kind, rate, corrupt)| Chan { kind, rate, corrupt })
 }
 
 impl Chan {
@@ -41,10 +42,12 @@ impl Chan {
                 "{{ kind = \"gilbert-elliott\", p_stay_good = 0.95, q_stay_bad = 0.8, error_bad = {}, effect = \"{effect}\" }}",
                 (5.0 * self.rate).min(1.0)
             ),
-            _ => format!(
+            2 => format!(
                 "{{ kind = \"gilbert-elliott\", mean_good = \"400ms\", mean_bad = \"100ms\", error_bad = {}, effect = \"{effect}\" }}",
                 (5.0 * self.rate).min(1.0)
             ),
+            // Rayleigh fading at 3 km/h under the thesis's normalization (bursts of ~4 at 10%).
+            _ => format!("{{ kind = \"fading\", error_rate = {}, speed_kmh = 3, effect = \"{effect}\" }}", self.rate.max(1e-3)),
         }
     }
 }

@@ -6,6 +6,7 @@
 //! packet vanishes (loss), or it arrives with a bad checksum (corruption) — the distinction CAIAD's
 //! corruption-aware receiver exploits.
 
+pub mod fading;
 pub mod gilbert_elliott;
 pub mod rate_schedule;
 pub mod trace;
@@ -16,6 +17,8 @@ pub use rate_schedule::RateSchedule;
 pub use trace::TraceCapacity;
 pub use uniform::UniformLoss;
 
+use crate::engine::RngStream;
+use crate::scenario::{ChannelSpec, EffectSpec};
 use crate::time::DataRate;
 
 /// How fast a link's transmitter serves packets: a constant rate, a rate schedule, or a trace of
@@ -105,6 +108,51 @@ impl Channel {
             (false, _) => Fate::Delivered,
             (true, Effect::Loss) => Fate::Lost,
             (true, Effect::Corruption) => Fate::Corrupted,
+        }
+    }
+}
+
+fn effect_of(e: EffectSpec) -> Effect {
+    match e {
+        EffectSpec::Loss => Effect::Loss,
+        EffectSpec::Corruption => Effect::Corruption,
+    }
+}
+
+impl Channel {
+    /// Builds the channel a scenario's channel table describes, drawing from `rng`.
+    pub fn from_spec(spec: &ChannelSpec, rng: RngStream) -> Channel {
+        match spec {
+            ChannelSpec::None => Channel::PERFECT,
+            ChannelSpec::Uniform(u) => Channel { model: ErrorModel::Uniform(UniformLoss::new(u.loss, rng)), effect: effect_of(u.effect) },
+            ChannelSpec::GilbertElliott(g) => {
+                let tr = match (g.p_stay_good, g.q_stay_bad, g.mean_good, g.mean_bad) {
+                    (Some(p), Some(q), _, _) => Transitions::PerPacket { p_stay_good: p, q_stay_bad: q },
+                    (_, _, Some(mg), Some(mb)) => {
+                        Transitions::ContinuousTime { mean_good_ns: mg.as_nanos() as f64, mean_bad_ns: mb.as_nanos() as f64 }
+                    }
+                    _ => unreachable!("validated"),
+                };
+                Channel {
+                    model: ErrorModel::GilbertElliott(GilbertElliott::new(tr, g.error_good, g.error_bad, rng)),
+                    effect: effect_of(g.effect),
+                }
+            }
+            ChannelSpec::Fading(f) => {
+                let fd_t = match (f.fd_t, f.speed_kmh) {
+                    (Some(d), _) => d,
+                    (None, Some(v)) => fading::doppler_fd_t(
+                        v,
+                        f.carrier_hz.unwrap_or(fading::THESIS_EFFECTIVE_CARRIER_HZ),
+                        f.packet_time.map_or(fading::THESIS_PACKET_TIME_NS, |t| t.as_nanos()),
+                    ),
+                    (None, None) => unreachable!("validated"),
+                };
+                // Thesis §2.3.1 [24]: error probability 0 in the good state, 1 in the bad one.
+                let (leave_good, leave_bad) = fading::markov_complements(f.error_rate, fd_t);
+                let tr = Transitions::PerPacket { p_stay_good: 1.0 - leave_good, q_stay_bad: 1.0 - leave_bad };
+                Channel { model: ErrorModel::GilbertElliott(GilbertElliott::new(tr, 0.0, 1.0, rng)), effect: effect_of(f.effect) }
+            }
         }
     }
 }

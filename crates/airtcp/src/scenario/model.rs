@@ -270,6 +270,28 @@ pub enum ChannelSpec {
     Uniform(UniformSpec),
     /// `kind = "gilbert-elliott"`
     GilbertElliott(GilbertElliottSpec),
+    /// `kind = "fading"`
+    Fading(FadingSpec),
+}
+
+/// Rayleigh-fading two-state Markov channel (thesis §2.3.1 after Zorzi, Rao, Milstein): the chain's
+/// p and q follow from the average packet error rate and the normalized Doppler f_d·T, given
+/// directly (`fd_t`) or from a mobile speed.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FadingSpec {
+    /// Average packet error probability P_E.
+    pub error_rate: f64,
+    /// Normalized Doppler bandwidth f_d·T (instead of `speed_kmh`).
+    pub fd_t: Option<f64>,
+    /// Mobile speed (instead of `fd_t`).
+    pub speed_kmh: Option<f64>,
+    /// Carrier frequency for `speed_kmh`; default: the thesis's normalization (see docs).
+    pub carrier_hz: Option<f64>,
+    /// Packet time T for `speed_kmh`; default 4 ms (1000 B at 2 Mb/s, the thesis's).
+    pub packet_time: Option<SimDuration>,
+    #[serde(default)]
+    pub effect: EffectSpec,
 }
 
 /// `kind = "none"` takes no other keys.
@@ -318,6 +340,7 @@ tagged_enum!(ChannelSpec, "channel", {
     "none" => |_x: NoChannelSpec| ChannelSpec::None,
     "uniform" => ChannelSpec::Uniform,
     "gilbert-elliott" => ChannelSpec::GilbertElliott,
+    "fading" => ChannelSpec::Fading,
 });
 
 /// A traffic source and its sink, chosen by `kind`.

@@ -90,6 +90,37 @@ fn check_channel(field: &str, c: &ChannelSpec) -> Result<(), ScenarioError> {
                 ),
             }
         }
+        ChannelSpec::Fading(f) => {
+            if !(f.error_rate > 0.0 && f.error_rate < 1.0) {
+                return err(format!("{field}.error_rate"), format!("{} is out of range (allowed: 0 < error_rate < 1)", f.error_rate));
+            }
+            let positive_number = |name: &str, x: f64| {
+                if x > 0.0 && x.is_finite() {
+                    Ok(())
+                } else {
+                    err(format!("{field}.{name}"), format!("{x} is out of range (allowed: > 0)"))
+                }
+            };
+            match (f.fd_t, f.speed_kmh) {
+                (Some(d), None) => {
+                    positive_number("fd_t", d)?;
+                    if f.carrier_hz.is_some() || f.packet_time.is_some() {
+                        return err(field, "carrier_hz and packet_time only apply with speed_kmh");
+                    }
+                }
+                (None, Some(v)) => {
+                    positive_number("speed_kmh", v)?;
+                    if let Some(c) = f.carrier_hz {
+                        positive_number("carrier_hz", c)?;
+                    }
+                    if let Some(t) = f.packet_time {
+                        positive(format!("{field}.packet_time"), t)?;
+                    }
+                }
+                _ => return err(field, "give either fd_t or speed_kmh"),
+            }
+            Ok(())
+        }
     }
 }
 
