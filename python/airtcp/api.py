@@ -10,7 +10,8 @@ from typing import Any
 import polars as pl
 
 from . import _core
-from .scenario import ScenarioLike, base_dir, to_text
+from .scenario import ScenarioLike, to_text
+from .scenario import base_dir as scenario_base_dir
 
 ScenarioError = _core.ScenarioError
 
@@ -111,15 +112,22 @@ def _check_seed(seed: int | None) -> int | None:
     return seed
 
 
-def run(scenario: ScenarioLike, seed: int | None = None) -> RunResult:
+def run(scenario: ScenarioLike, seed: int | None = None, base_dir: str | os.PathLike | None = None) -> RunResult:
     """Runs one scenario: TOML text, a path to a .toml file, or a dict. ``seed`` overrides the
-    scenario's own seed. Raises ScenarioError (one-line message) when the scenario is invalid."""
-    return RunResult(_core.run(to_text(scenario), _check_seed(seed), base_dir(scenario)))
+    scenario's own seed. Relative paths inside it (trace files) resolve against ``base_dir``
+    (default: the scenario file's folder, or the working directory for text and dicts).
+    Raises ScenarioError (one-line message) when the scenario is invalid."""
+    return RunResult(_core.run(to_text(scenario), _check_seed(seed), _base(scenario, base_dir)))
 
 
-def validate(scenario: ScenarioLike) -> None:
-    """Parses and validates a scenario without running it; raises ScenarioError when invalid."""
-    _core.validate(to_text(scenario), base_dir(scenario))
+def _base(scenario: ScenarioLike, given: str | os.PathLike | None) -> str | None:
+    return os.fspath(given) if given is not None else scenario_base_dir(scenario)
+
+
+def validate(scenario: ScenarioLike, base_dir: str | os.PathLike | None = None) -> None:
+    """Parses and validates a scenario without running it (``base_dir`` as for ``run``); raises
+    ScenarioError when invalid."""
+    _core.validate(to_text(scenario), _base(scenario, base_dir))
 
 
 def run_many(
@@ -127,9 +135,11 @@ def run_many(
     jobs: int | None = None,
     seeds: Sequence[int | None] | None = None,
     progress: Callable[[int, int], None] | None = None,
+    base_dir: str | os.PathLike | None = None,
 ) -> list[RunResult]:
     """Runs many scenarios in parallel on ``jobs`` threads (default: all cores); results keep the
-    order of ``scenarios``. ``seeds`` (same length) overrides each scenario's seed.
+    order of ``scenarios``. ``seeds`` (same length) overrides each scenario's seed; ``base_dir``
+    (for all of them) as for ``run``.
 
     Results equal those of running each scenario alone with ``run``. If ``progress`` is given, the
     jobs are submitted in batches of ``jobs`` and ``progress(done, total)`` is called after each.
@@ -137,7 +147,7 @@ def run_many(
     """
     scenarios = list(scenarios)
     texts = [to_text(s) for s in scenarios]
-    dirs = [base_dir(s) for s in scenarios]
+    dirs = [_base(s, base_dir) for s in scenarios]
     if seeds is None:
         seeds = [None] * len(texts)
     seeds = [_check_seed(s) for s in seeds]

@@ -227,7 +227,7 @@ def run(
     text, doc = _prepare(scenario, sets)
     if seed is not None and seed < 0:
         raise CliError(f"--seed {seed}: must be a non-negative integer")
-    result = api.run(text, seed)
+    result = api.run(text, seed, base_dir=scenario.resolve().parent)
     s = result.summary
     console.print(f"[bold]{s['scenario']}[/bold]  seed {s['seed']}  simulated {s['end_time_s']:g} s "
                   f"(goodput measured after {s['warmup_s']:g} s), {s['events']} events")
@@ -253,7 +253,7 @@ def validate(
 ) -> None:
     """Check a scenario file without running it."""
     text, doc = _prepare(scenario, sets)
-    api.validate(text)
+    api.validate(text, base_dir=scenario.resolve().parent)
     console.print(
         f"ok: {scenario} ({len(doc.get('nodes') or [])} nodes, {len(doc.get('links') or [])} links, "
         f"{len(doc.get('flows') or [])} flows)"

@@ -402,3 +402,27 @@ fn fading_channel_reproduces_the_thesis_burst_lengths_analytically_and_simulated
         }
     }
 }
+
+/// ACK compression (the reverse-path effect Westwood+ was designed against, Grieco & Mascolo
+/// 2004): over the bursty trace link of `examples/trace_link.toml` — several packets per
+/// opportunity, so ACKs leave in clumps microseconds apart — Westwood's per-ACK samples
+/// (Jersey eq. 1-2: the previous, huge, sample is weighted by the next, normal, gap) inflate its
+/// estimate far above the link's capacity, while Westwood+'s one sample per RTT stays near it.
+#[test]
+fn ack_compression_inflates_westwood_but_not_westwood_plus() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+    let text = std::fs::read_to_string(dir.join("trace_link.toml")).unwrap();
+    let mean_bwe = |cc: &str| {
+        let out = airtcp::run_toml_in(&text.replace("cc = \"westwood\"", &format!("cc = \"{cc}\"")), Some(1), Some(&dir)).unwrap();
+        let s = &out.flow_series;
+        let v: Vec<f64> = (0..s.time_s.len()).filter(|&i| s.time_s[i] > 5.0).map(|i| s.bwe_bps[i].unwrap()).collect();
+        let capacity = out.summary.links[2].rate_bps as f64; // the trace's mean
+        (v.iter().sum::<f64>() / v.len() as f64 / capacity, out.summary.flows[0].goodput_bps / capacity)
+    };
+    let (w, w_gp) = mean_bwe("westwood");
+    let (wp, wp_gp) = mean_bwe("westwood-plus");
+    eprintln!("estimate / capacity: Westwood {w:.1}, Westwood+ {wp:.2}; goodput / capacity {w_gp:.2}, {wp_gp:.2}");
+    assert!(w > 5.0, "Westwood's estimate {w} × capacity");
+    assert!((0.5..1.2).contains(&wp), "Westwood+'s estimate {wp} × capacity");
+    assert!(wp_gp > w_gp);
+}
