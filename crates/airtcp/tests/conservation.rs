@@ -100,7 +100,16 @@ fn hop() -> impl Strategy<Value = Hop> {
 fn flow() -> impl Strategy<Value = FlowP> {
     (
         prop_oneof![Just("tahoe"), Just("reno"), Just("newreno"), Just("sack"), Just("fack")],
-        prop_oneof![Just("reno"), Just("westwood"), Just("westwood-plus"), Just("vegas"), Just("jersey"), Just("new-jersey"), Just("nj+")],
+        prop_oneof![
+            Just("reno"),
+            Just("westwood"),
+            Just("westwood-plus"),
+            Just("vegas"),
+            Just("jersey"),
+            Just("new-jersey"),
+            Just("nj+"),
+            Just("ie2-envelope")
+        ],
         any::<bool>(),
         any::<bool>(),
         any::<bool>(),
@@ -115,7 +124,7 @@ fn flow() -> impl Strategy<Value = FlowP> {
             delayed_ack,
             // The Jersey family needs ECN (CW marks), New Jersey and NJ+ also timestamps.
             timestamps: timestamps || cc == "new-jersey" || cc == "nj+",
-            sack: sack || recovery == "sack" || recovery == "fack",
+            sack: sack || recovery == "sack" || recovery == "fack" || cc == "ie2-envelope",
             ecn: ecn || cc.contains("jersey") || cc == "nj+",
             bytes,
             start_ms,

@@ -81,3 +81,70 @@ fn jersey_family_needs_and_params() {
         BASE.replacen("cc = \"reno\"", "cc = \"nj+\"\necn = true\ntimestamps = true\ncc_params = { abe_update = \"literal\", k = 2 }", 1);
     airtcp::validate_toml(&ok).unwrap();
 }
+
+/// The IE²-TCP envelope names the SACK it needs; new channel, capacity and source fields name
+/// themselves and their allowed ranges.
+#[test]
+fn envelope_channels_capacities_and_sources_name_their_fields() {
+    let e = error_of("cc = \"reno\"", "cc = \"ie2-envelope\"");
+    assert!(e.starts_with("flows[0].sack:") && e.contains("needs sack = true"), "{e}");
+    let cases = [
+        (
+            "channel = { kind = \"uniform\", loss = 0.01 }",
+            "channel = { kind = \"gilbert-elliott\", p_stay_good = 0.9 }",
+            "links[1].channel: give either",
+        ),
+        (
+            "channel = { kind = \"uniform\", loss = 0.01 }",
+            "channel = { kind = \"gilbert-elliott\", mean_good = \"0s\", mean_bad = \"1s\" }",
+            "links[1].channel.mean_good: must be greater than 0s",
+        ),
+        (
+            "channel = { kind = \"uniform\", loss = 0.01 }",
+            "channel = { kind = \"fading\", error_rate = 1.0, fd_t = 0.1 }",
+            "links[1].channel.error_rate: 1 is out of range (allowed: 0 < error_rate < 1)",
+        ),
+        (
+            "channel = { kind = \"uniform\", loss = 0.01 }",
+            "channel = { kind = \"fading\", error_rate = 0.1 }",
+            "links[1].channel: give either fd_t or speed_kmh",
+        ),
+        (
+            "channel = { kind = \"uniform\", loss = 0.01 }",
+            "channel = { kind = \"uniform\", loss = 0.01, effect = \"melt\" }",
+            "links[1].channel.effect",
+        ),
+        (
+            "rate = \"2Mbps\"",
+            "capacity = { kind = \"schedule\", steps = [{ at = \"1s\", rate = \"1Mbps\" }] }",
+            "links[1].capacity.steps[0].at: the first step must be at 0s",
+        ),
+        (
+            "rate = \"2Mbps\"",
+            "capacity = { kind = \"schedule\", steps = [{ at = \"0s\", rate = \"0bps\" }] }",
+            "links[1].capacity.steps[0].rate: the last step lasts forever",
+        ),
+        (
+            "rate = \"2Mbps\"",
+            "capacity = { kind = \"trace\", opportunities_ms = [3, 2] }",
+            "links[1].capacity.opportunities_ms: entry 2: timestamps must not decrease",
+        ),
+        (
+            "rate = \"2Mbps\"",
+            "capacity = { kind = \"trace\", file = \"/nonexistent/x.trace\" }",
+            "links[1].capacity.file: cannot read '/nonexistent/x.trace'",
+        ),
+        (
+            "rate = \"2Mbps\"",
+            "rate = \"2Mbps\"\ncapacity = { kind = \"constant\", rate = \"1Mbps\" }",
+            "links[1].capacity: give either rate or capacity, not both",
+        ),
+        ("cc = \"reno\"", "cc = \"reno\"\ncount = 0", "flows[0].count: 0 is out of range (allowed: 1 to 100000)"),
+        ("cc = \"reno\"", "cc = \"reno\"\ndirection = \"sideways\"", "flows[0].direction"),
+    ];
+    for (from, to, want) in cases {
+        let e = error_of(from, to);
+        assert!(e.starts_with(want), "{to}: got {e:?}, want it to start with {want:?}");
+        assert!(!e.contains('\n'), "{e}");
+    }
+}

@@ -5,6 +5,7 @@
 //! A new scheme is one file in this folder plus one line in [`build`]; it touches no engine code.
 //! Its parameters come from the flow's `[flows.cc_params]` table, deserialized by the scheme.
 
+pub mod ie2;
 pub mod jersey;
 pub mod new_jersey;
 pub mod reno;
@@ -99,6 +100,9 @@ pub enum Reaction {
 pub trait CongestionControl: Send {
     /// Short name, as written in scenario files.
     fn name(&self) -> &'static str;
+    /// Called once when the flow is built, with the receiver's window: a scheme may set its
+    /// initial window here (the IE²-TCP envelope holds cwnd at the receiver window from the start).
+    fn on_start(&mut self, _w: &mut Window, _rwnd_bytes: u64) {}
     /// Called on every ACK that acknowledges new data (also during recovery; see `no_growth`).
     fn on_ack(&mut self, w: &mut Window, ack: &AckInfo);
     /// Called on every duplicate ACK.
@@ -152,6 +156,8 @@ pub struct Needs {
     pub timestamps: bool,
     /// The receiver's echo discipline.
     pub ecn_echo: EcnEcho,
+    /// SACK (the receiver reports what it holds; the sender retransmits selectively).
+    pub sack: bool,
     /// Send retransmissions ECN-capable too. RFC 3168 §6.1.5 says not to, but ns-2's TCP agents
     /// (the seeds' simulator) set ECT on every data packet, and a CW router (RED/ECN configured)
     /// drops non-ECT packets above its threshold — it would drop the Jersey family's
@@ -160,7 +166,7 @@ pub struct Needs {
 }
 
 /// Names accepted in scenario files.
-pub const NAMES: &[&str] = &["reno", "westwood", "westwood-plus", "vegas", "jersey", "new-jersey", "nj+"];
+pub const NAMES: &[&str] = &["reno", "westwood", "westwood-plus", "vegas", "jersey", "new-jersey", "nj+", "ie2-envelope"];
 
 /// Deserializes a scheme's parameter table; errors read "field: message".
 fn params<T: serde::de::DeserializeOwned>(table: Option<&toml::Table>) -> Result<T, String> {
@@ -193,6 +199,10 @@ pub fn build(name: &str, table: Option<&toml::Table>) -> Result<Box<dyn Congesti
             let p: jersey::JerseyParams = params(table).map_err(Some)?;
             p.check().map_err(Some)?;
             Ok(Box::new(jersey::Jersey::new(&p)))
+        }
+        "ie2-envelope" => {
+            params::<NoParams>(table).map_err(Some)?;
+            Ok(Box::new(ie2::Ie2Envelope::default()))
         }
         "new-jersey" | "nj+" => {
             let variant = if name == "nj+" { new_jersey::Variant::NjPlus } else { new_jersey::Variant::NewJersey };

@@ -400,6 +400,12 @@ pub fn validate(s: &Scenario) -> Result<(), ScenarioError> {
                                 format!("cc = \"{}\" needs ecn = true (congestion warnings reach the sender as ECN-Echo)", t.cc),
                             );
                         }
+                        if needs.sack && !t.sack {
+                            return err(
+                                format!("flows[{i}].sack"),
+                                format!("cc = \"{}\" needs sack = true (SACK-based retransmission)", t.cc),
+                            );
+                        }
                         if needs.timestamps && !t.timestamps {
                             return err(
                                 format!("flows[{i}].timestamps"),

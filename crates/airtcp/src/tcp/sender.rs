@@ -329,8 +329,9 @@ pub struct Sender {
 }
 
 impl Sender {
-    pub fn new(cfg: SenderConfig, cc: Box<dyn CongestionControl>, recovery: Box<dyn LossRecovery>) -> Self {
-        let w = Window { cwnd: cfg.initial_cwnd_bytes, ssthresh: cfg.initial_ssthresh_bytes, mss: cfg.mss as u64 };
+    pub fn new(cfg: SenderConfig, mut cc: Box<dyn CongestionControl>, recovery: Box<dyn LossRecovery>) -> Self {
+        let mut w = Window { cwnd: cfg.initial_cwnd_bytes, ssthresh: cfg.initial_ssthresh_bytes, mss: cfg.mss as u64 };
+        cc.on_start(&mut w, cfg.rwnd_bytes);
         let rtt = RttEstimator::new(cfg.initial_rto_ns, cfg.min_rto_ns, cfg.max_rto_ns, cfg.granularity_ns);
         let dupthresh = cfg.dupthresh;
         Sender {

@@ -1,0 +1,92 @@
+//! IE²-TCP, the *ideal end-to-end* TCP of the thesis (seed 001, §2.4): not a protocol but the
+//! envelope of what any window-based end-to-end scheme can achieve over a lossy path — "the
+//! upper bound on the TCP throughput performance under window-based end-to-end transmission
+//! control". Named `ie2-envelope` in scenarios and outputs so that nobody mistakes it for a scheme
+//! to deploy: it never backs off, whatever the loss.
+//!
+//! The thesis's assumptions (§2.4), and where each lives in airtcp:
+//! - "timeout mechanism along with exponential RTO backoff", "fast retransmit ... after
+//!   tcp_rexmit_thresh duplicate ACKs": the engine's sender (RFC 6298, RFC 5681), unchanged.
+//! - "retransmits a lost segment after receiving partial duplicate ACKs", "SACK-based
+//!   retransmission" rather than go-back-N, and "uses the information in the SACK acknowledgement
+//!   to estimate outstanding data": SACK loss recovery (RFC 6675 pipe and NextSeg), so the scheme
+//!   needs `sack = true` (use `recovery = "sack"`); after a timeout the sender resends only the
+//!   segments not SACKed.
+//! - "maintains the transmission window size equal to the receiver-advertised window size all the
+//!   time": this file. cwnd and ssthresh are set to the receiver window when the flow starts and
+//!   after every event, and every loss signal is answered with [`Reaction::KeepWindow`].
+
+use super::{AckInfo, CongestionControl, LossSignal, Needs, Reaction, Window};
+
+/// The envelope's window policy: cwnd pinned to the receiver window.
+#[derive(Debug, Clone, Default)]
+pub struct Ie2Envelope {
+    rwnd_bytes: u64,
+}
+
+impl Ie2Envelope {
+    fn pin(&self, w: &mut Window) {
+        // Thesis §2.4: "transmission window size equal to the receiver-advertized window size
+        // all the time".
+        w.cwnd = self.rwnd_bytes;
+        w.ssthresh = self.rwnd_bytes;
+    }
+}
+
+impl CongestionControl for Ie2Envelope {
+    fn name(&self) -> &'static str {
+        "ie2-envelope"
+    }
+
+    fn on_start(&mut self, w: &mut Window, rwnd_bytes: u64) {
+        self.rwnd_bytes = rwnd_bytes;
+        self.pin(w);
+    }
+
+    fn on_ack(&mut self, w: &mut Window, _ack: &AckInfo) {
+        self.pin(w);
+    }
+
+    fn on_dup_ack(&mut self, w: &mut Window, _ack: &AckInfo) {
+        self.pin(w);
+    }
+
+    fn on_congestion(&mut self, w: &mut Window, _signal: &LossSignal) -> Reaction {
+        // No loss, timeout or mark reduces the window: retransmit and carry on.
+        self.pin(w);
+        Reaction::KeepWindow
+    }
+
+    fn on_recovery_exit(&mut self, w: &mut Window) {
+        self.pin(w);
+    }
+
+    fn needs(&self) -> Needs {
+        // Thesis §2.4: SACK-based retransmission and outstanding-data estimate.
+        Needs { sack: true, ..Needs::default() }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::LossKind;
+
+    #[test]
+    fn window_is_the_receiver_window_through_every_event() {
+        let mut cc = Ie2Envelope::default();
+        let mut w = Window { cwnd: 1000, ssthresh: u64::MAX / 4, mss: 1000 };
+        cc.on_start(&mut w, 15_000);
+        assert_eq!((w.cwnd, w.ssthresh), (15_000, 15_000));
+        for kind in [LossKind::DupAcks, LossKind::Timeout, LossKind::Ecn] {
+            w.cwnd = 1000; // whatever a recovery strategy did in between
+            let r = cc.on_congestion(&mut w, &LossSignal { now: 0, kind, marked: true, flight_bytes: 15_000 });
+            assert_eq!(r, Reaction::KeepWindow);
+            assert_eq!(w.cwnd, 15_000);
+        }
+        w.cwnd = 4000;
+        cc.on_ack(&mut w, &crate::cc::westwood::tests::ack_at(0, 1000, 0));
+        assert_eq!(w.cwnd, 15_000);
+        assert!(cc.needs().sack);
+    }
+}

@@ -1,0 +1,66 @@
+//! The IE²-TCP envelope (thesis §2.4) bounds every scheme in the project: on the thesis's own
+//! chapter-2 topology (2 Mb/s wireless bottleneck, RTT 60 ms, 1-KB segments, window 15) at 1%,
+//! 2% and 4% uniform loss its goodput is at least every other scheme's.
+
+mod common;
+
+use common::{fig10, mean_sd};
+
+const SEEDS: u64 = 5;
+
+/// Every window policy with the loss recovery it is usually run with, plus each recovery with Reno.
+const SCHEMES: &[(&str, &str)] = &[
+    ("tahoe", "reno"),
+    ("reno", "reno"),
+    ("newreno", "reno"),
+    ("sack", "reno"),
+    ("fack", "reno"),
+    ("newreno", "westwood"),
+    ("newreno", "westwood-plus"),
+    ("newreno", "vegas"),
+    ("reno", "jersey"),
+    ("reno", "new-jersey"),
+    ("reno", "nj+"),
+];
+
+/// Thesis §2.3.1 scenario 1 on our Fig. 10 builder: 29 ms + 1 ms each way (RTT 60 ms), window
+/// 15 segments, 100 s with the 10-s warm-up.
+fn goodput(loss: f64, recovery: &str, cc: &str) -> f64 {
+    let needs = match cc {
+        "jersey" => "ecn = true",
+        "new-jersey" | "nj+" => "ecn = true\ntimestamps = true",
+        _ => "",
+    };
+    let g: Vec<f64> = (1..=SEEDS)
+        .map(|sd| {
+            let text = fig10(loss, recovery, 50, 100, &format!("rwnd_pkts = 15\ncc = \"{cc}\"\n{needs}")).replace("45ms", "29ms");
+            airtcp::run_toml(&text, Some(sd)).unwrap().summary.flows[0].goodput_bps
+        })
+        .collect();
+    mean_sd(&g).0
+}
+
+#[test]
+fn ie2_envelope_is_at_least_as_fast_as_every_scheme() {
+    for loss in [0.01, 0.02, 0.04] {
+        let envelope = goodput(loss, "sack", "ie2-envelope");
+        let mut best = (0.0, "");
+        for &(rec, cc) in SCHEMES {
+            let g = goodput(loss, rec, cc);
+            eprintln!("{:.0}%: {rec}/{cc} {:.0} kb/s", loss * 100.0, g / 1e3);
+            assert!(envelope >= g, "{}%: {rec}/{cc} {g} above the envelope {envelope}", loss * 100.0);
+            if g > best.0 {
+                best = (g, cc);
+            }
+        }
+        let sack = goodput(loss, "sack", "reno");
+        eprintln!(
+            "{:.0}%: IE2 envelope {:.0} kb/s = {:.2} × SACK; best scheme {} {:.0} kb/s",
+            loss * 100.0,
+            envelope / 1e3,
+            envelope / sack,
+            best.1,
+            best.0 / 1e3
+        );
+    }
+}
