@@ -164,7 +164,7 @@ impl Simulator {
                     capacity,
                     delay_ns: l.delay.as_nanos(),
                     queue: make_queue(q, small),
-                    channel: Channel::from_spec(c, RngStream::new(seed, &format!("channel:{name}"))),
+                    channel: Channel::from_spec(c, seed, &format!("channel:{name}")),
                     queue_rng: RngStream::new(seed, &format!("queue:{name}")),
                     busy_until: 0,
                     pending: std::collections::VecDeque::new(),
@@ -439,7 +439,12 @@ impl Simulator {
                 link.stats.packets_sent += 1;
                 link.stats.bytes_sent += bytes as u64;
                 link.stats.busy_ns += end - start;
-                let fate = link.channel.fate(bytes, start);
+                let payload = match p.kind {
+                    PacketKind::TcpData => p.tcp.len,
+                    PacketKind::TcpAck => 0,
+                    PacketKind::Udp => bytes - IP_HEADER_BYTES - UDP_HEADER_BYTES,
+                };
+                let fate = link.channel.fate(bytes, bytes - payload, start);
                 let lost = fate == Fate::Lost;
                 link.pending.push_back(PendingTx { start, end, bytes, lost, corrupted: fate == Fate::Corrupted });
                 if fate == Fate::Corrupted {

@@ -89,16 +89,24 @@ pub enum ErrorModel {
 pub struct Channel {
     pub model: ErrorModel,
     pub effect: Effect,
+    /// Corruption only: draws whether a corruption hit the header (its own stream, so the error
+    /// model's draws do not depend on packet sizes).
+    pub header_rng: Option<RngStream>,
 }
 
 impl Channel {
     /// A lossless channel.
-    pub const PERFECT: Channel = Channel { model: ErrorModel::Perfect, effect: Effect::Loss };
+    pub const PERFECT: Channel = Channel { model: ErrorModel::Perfect, effect: Effect::Loss, header_rng: None };
 
-    /// Decides the fate of the next packet, of `size_bytes`, whose serialization starts at
-    /// `start_ns` (non-decreasing across calls on one channel).
+    /// Decides the fate of the next packet, of `size_bytes` of which `header_bytes` are headers,
+    /// whose serialization starts at `start_ns` (non-decreasing across calls on one channel).
+    ///
+    /// A corruption lands anywhere in the packet with equal chance per byte, so it hits the header
+    /// with probability `header_bytes / size_bytes`; the receiver then cannot tell whose segment
+    /// it was, and the packet is lost (CAIAD §4: only payload corruption is recoverable
+    /// information). A pure ACK is all header.
     #[inline]
-    pub fn fate(&mut self, size_bytes: u32, start_ns: u64) -> Fate {
+    pub fn fate(&mut self, size_bytes: u32, header_bytes: u32, start_ns: u64) -> Fate {
         let hit = match &mut self.model {
             ErrorModel::Perfect => false,
             ErrorModel::Uniform(c) => c.hit(size_bytes),
@@ -107,7 +115,14 @@ impl Channel {
         match (hit, self.effect) {
             (false, _) => Fate::Delivered,
             (true, Effect::Loss) => Fate::Lost,
-            (true, Effect::Corruption) => Fate::Corrupted,
+            (true, Effect::Corruption) => {
+                let rng = self.header_rng.as_mut().expect("a corrupting channel has a header stream");
+                if header_bytes >= size_bytes || rng.uniform() * (size_bytes as f64) < header_bytes as f64 {
+                    Fate::Lost
+                } else {
+                    Fate::Corrupted
+                }
+            }
         }
     }
 }
@@ -120,11 +135,22 @@ fn effect_of(e: EffectSpec) -> Effect {
 }
 
 impl Channel {
-    /// Builds the channel a scenario's channel table describes, drawing from `rng`.
-    pub fn from_spec(spec: &ChannelSpec, rng: RngStream) -> Channel {
+    /// Builds the channel a scenario's channel table describes, its random streams derived from
+    /// `seed` and `label`.
+    pub fn from_spec(spec: &ChannelSpec, seed: u64, label: &str) -> Channel {
+        let mut c = Self::model_from_spec(spec, RngStream::new(seed, label));
+        if c.effect == Effect::Corruption {
+            c.header_rng = Some(RngStream::new(seed, &format!("{label}:header")));
+        }
+        c
+    }
+
+    fn model_from_spec(spec: &ChannelSpec, rng: RngStream) -> Channel {
         match spec {
             ChannelSpec::None => Channel::PERFECT,
-            ChannelSpec::Uniform(u) => Channel { model: ErrorModel::Uniform(UniformLoss::new(u.loss, rng)), effect: effect_of(u.effect) },
+            ChannelSpec::Uniform(u) => {
+                Channel { model: ErrorModel::Uniform(UniformLoss::new(u.loss, rng)), effect: effect_of(u.effect), header_rng: None }
+            }
             ChannelSpec::GilbertElliott(g) => {
                 let tr = match (g.p_stay_good, g.q_stay_bad, g.mean_good, g.mean_bad) {
                     (Some(p), Some(q), _, _) => Transitions::PerPacket { p_stay_good: p, q_stay_bad: q },
@@ -136,6 +162,7 @@ impl Channel {
                 Channel {
                     model: ErrorModel::GilbertElliott(GilbertElliott::new(tr, g.error_good, g.error_bad, rng)),
                     effect: effect_of(g.effect),
+                    header_rng: None,
                 }
             }
             ChannelSpec::Fading(f) => {
@@ -151,7 +178,11 @@ impl Channel {
                 // Thesis §2.3.1 [24]: error probability 0 in the good state, 1 in the bad one.
                 let (leave_good, leave_bad) = fading::markov_complements(f.error_rate, fd_t);
                 let tr = Transitions::PerPacket { p_stay_good: 1.0 - leave_good, q_stay_bad: 1.0 - leave_bad };
-                Channel { model: ErrorModel::GilbertElliott(GilbertElliott::new(tr, 0.0, 1.0, rng)), effect: effect_of(f.effect) }
+                Channel {
+                    model: ErrorModel::GilbertElliott(GilbertElliott::new(tr, 0.0, 1.0, rng)),
+                    effect: effect_of(f.effect),
+                    header_rng: None,
+                }
             }
         }
     }
