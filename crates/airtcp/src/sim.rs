@@ -117,17 +117,14 @@ fn make_queue(spec: &QueueSpec, small_pkt_tx_ns: u64) -> Queue {
     }
 }
 
-fn make_capacity(rate: Option<DataRate>, spec: Option<&CapacitySpec>, base_dir: Option<&std::path::Path>, field: &str) -> Capacity {
+fn make_capacity(rate: Option<DataRate>, spec: Option<&CapacitySpec>, trace: Option<&Vec<u64>>) -> Capacity {
     match (rate, spec) {
         (_, Some(CapacitySpec::Constant(c))) => Capacity::Constant(c.rate),
         (_, Some(CapacitySpec::Schedule(sch))) => Capacity::Schedule(RateSchedule::new(
             sch.steps.iter().map(|st| (st.at.as_nanos(), st.rate.bps())).collect(),
             sch.repeat.map(|p| p.as_nanos()),
         )),
-        (_, Some(CapacitySpec::Trace(t))) => {
-            let ms = crate::scenario::validate::trace_opportunities(field, t, base_dir).expect("validated");
-            Capacity::Trace(TraceCapacity::new(&ms, t.opportunity_bytes))
-        }
+        (_, Some(CapacitySpec::Trace(t))) => Capacity::Trace(TraceCapacity::new(trace.expect("loaded by validation"), t.opportunity_bytes)),
         (Some(r), None) => Capacity::Constant(r),
         (None, None) => unreachable!("validated"),
     }
@@ -139,17 +136,16 @@ const RED_SMALL_PACKET_BYTES: u32 = 500;
 impl Simulator {
     /// Builds the network of a scenario (validating it) for the given seed.
     pub fn build(s: &Scenario, seed: u64) -> Result<Self, ScenarioError> {
-        crate::scenario::validate::validate(s)?;
+        let traces = crate::scenario::validate::validate_and_load(s)?;
         let id = |n: &str| s.nodes.iter().position(|x| x == n).unwrap() as u32;
         let mut links = Vec::new();
         for (i, l) in s.links.iter().enumerate() {
             let (f, t) = (id(&l.from), id(&l.to));
-            let base = s.base_dir.as_deref();
-            let fwd_cap = make_capacity(l.rate, l.capacity.as_ref(), base, &format!("links[{i}].capacity"));
+            let fwd_cap = make_capacity(l.rate, l.capacity.as_ref(), traces[i][0].as_ref());
             let mut dirs = vec![(f, t, &l.queue, &l.channel, fwd_cap.clone())];
             if l.duplex {
                 let rev_cap = match &l.reverse_capacity {
-                    Some(c) => make_capacity(None, Some(c), base, &format!("links[{i}].reverse_capacity")),
+                    Some(c) => make_capacity(None, Some(c), traces[i][1].as_ref()),
                     None => fwd_cap,
                 };
                 dirs.push((t, f, l.reverse_queue.as_ref().unwrap_or(&l.queue), &l.reverse_channel, rev_cap));

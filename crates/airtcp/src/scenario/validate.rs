@@ -151,7 +151,8 @@ pub fn trace_opportunities(field: &str, t: &TraceCapacitySpec, base_dir: Option<
     Ok(ms)
 }
 
-fn check_capacity(field: &str, c: &CapacitySpec, base_dir: Option<&std::path::Path>) -> Result<(), ScenarioError> {
+/// Checks a capacity table; returns a trace's delivery opportunities (read once, here).
+fn check_capacity(field: &str, c: &CapacitySpec, base_dir: Option<&std::path::Path>) -> Result<Option<Vec<u64>>, ScenarioError> {
     match c {
         CapacitySpec::Constant(k) => {
             if k.rate.bps() == 0 {
@@ -194,12 +195,14 @@ fn check_capacity(field: &str, c: &CapacitySpec, base_dir: Option<&std::path::Pa
                 }
             }
         }
-        CapacitySpec::Trace(t) => {
-            trace_opportunities(field, t, base_dir)?;
-        }
+        CapacitySpec::Trace(t) => return trace_opportunities(field, t, base_dir).map(Some),
     }
-    Ok(())
+    Ok(None)
 }
+
+/// The delivery opportunities of each link's trace capacities, [forward, reverse], as loaded by
+/// [`validate_and_load`] (so a trace file is read once per build).
+pub type LoadedTraces = Vec<[Option<Vec<u64>>; 2]>;
 
 /// Name of flow entry `i` (its `name`, or "flow<i>").
 pub fn flow_name(f: &FlowSpec, i: usize) -> String {
@@ -267,6 +270,12 @@ fn check_onoff(i: usize, rate: DataRate, packet_bytes: u32, mean_on: SimDuration
 
 /// Checks everything a type cannot; returns the first problem found.
 pub fn validate(s: &Scenario) -> Result<(), ScenarioError> {
+    validate_and_load(s).map(|_| ())
+}
+
+/// [`validate`], returning the trace files' contents it read.
+pub fn validate_and_load(s: &Scenario) -> Result<LoadedTraces, ScenarioError> {
+    let mut traces = LoadedTraces::new();
     if s.duration.as_nanos() == 0 {
         return err("duration", "must be greater than 0s");
     }
@@ -304,13 +313,14 @@ pub fn validate(s: &Scenario) -> Result<(), ScenarioError> {
         if f == t {
             return err(format!("links[{i}].to"), "a link must join two different nodes");
         }
+        let mut loaded: [Option<Vec<u64>>; 2] = [None, None];
         match (&l.rate, &l.capacity) {
             (Some(r), None) => {
                 if r.bps() == 0 {
                     return err(format!("links[{i}].rate"), "must be greater than 0bps");
                 }
             }
-            (None, Some(c)) => check_capacity(&format!("links[{i}].capacity"), c, s.base_dir.as_deref())?,
+            (None, Some(c)) => loaded[0] = check_capacity(&format!("links[{i}].capacity"), c, s.base_dir.as_deref())?,
             (Some(_), Some(_)) => return err(format!("links[{i}].capacity"), "give either rate or capacity, not both"),
             (None, None) => return err(format!("links[{i}].rate"), "a link needs a rate (or a capacity)"),
         }
@@ -318,8 +328,9 @@ pub fn validate(s: &Scenario) -> Result<(), ScenarioError> {
             if !l.duplex {
                 return err(format!("links[{i}].reverse_capacity"), "only allowed on a duplex link");
             }
-            check_capacity(&format!("links[{i}].reverse_capacity"), c, s.base_dir.as_deref())?;
+            loaded[1] = check_capacity(&format!("links[{i}].reverse_capacity"), c, s.base_dir.as_deref())?;
         }
+        traces.push(loaded);
         check_queue(&format!("links[{i}].queue"), &l.queue)?;
         if let Some(q) = &l.reverse_queue {
             if !l.duplex {
@@ -493,5 +504,5 @@ pub fn validate(s: &Scenario) -> Result<(), ScenarioError> {
             }
         }
     }
-    Ok(())
+    Ok(traces)
 }
