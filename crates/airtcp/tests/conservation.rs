@@ -100,7 +100,16 @@ fn hop() -> impl Strategy<Value = Hop> {
 fn flow() -> impl Strategy<Value = FlowP> {
     (
         prop_oneof![Just("tahoe"), Just("reno"), Just("newreno"), Just("sack"), Just("fack")],
-        prop_oneof![Just("reno"), Just("westwood"), Just("westwood-plus"), Just("vegas"), Just("jersey"), Just("new-jersey"), Just("nj+")],
+        prop_oneof![
+            Just("reno"),
+            Just("westwood"),
+            Just("westwood-plus"),
+            Just("vegas"),
+            Just("jersey"),
+            Just("new-jersey"),
+            Just("nj+"),
+            Just("prairie")
+        ],
         any::<bool>(),
         any::<bool>(),
         any::<bool>(),
@@ -213,6 +222,7 @@ fn finite_transfers_complete_under_loss() {
         ("newreno", "westwood-plus"),
         ("reno", "jersey"),
         ("newreno", "nj+"),
+        ("newreno", "prairie"),
     ] {
         for seed in 1..=5 {
             let jersey = cc == "jersey" || cc == "nj+";
