@@ -108,6 +108,7 @@ fn flow() -> impl Strategy<Value = FlowP> {
             Just("jersey"),
             Just("new-jersey"),
             Just("nj+"),
+            Just("prairie"),
             Just("ie2-envelope")
         ],
         any::<bool>(),
@@ -222,6 +223,7 @@ fn finite_transfers_complete_under_loss() {
         ("newreno", "westwood-plus"),
         ("reno", "jersey"),
         ("newreno", "nj+"),
+        ("newreno", "prairie"),
     ] {
         for seed in 1..=5 {
             let jersey = cc == "jersey" || cc == "nj+";

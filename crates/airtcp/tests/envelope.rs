@@ -18,6 +18,7 @@ const SCHEMES: &[(&str, &str)] = &[
     ("newreno", "westwood"),
     ("newreno", "westwood-plus"),
     ("newreno", "vegas"),
+    ("newreno", "prairie"),
     ("reno", "jersey"),
     ("reno", "new-jersey"),
     ("reno", "nj+"),

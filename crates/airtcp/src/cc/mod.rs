@@ -8,6 +8,7 @@
 pub mod ie2;
 pub mod jersey;
 pub mod new_jersey;
+pub mod prairie;
 pub mod reno;
 pub mod vegas;
 pub mod westwood;
@@ -166,7 +167,7 @@ pub struct Needs {
 }
 
 /// Names accepted in scenario files.
-pub const NAMES: &[&str] = &["reno", "westwood", "westwood-plus", "vegas", "jersey", "new-jersey", "nj+", "ie2-envelope"];
+pub const NAMES: &[&str] = &["reno", "westwood", "westwood-plus", "vegas", "jersey", "new-jersey", "nj+", "prairie", "ie2-envelope"];
 
 /// Deserializes a scheme's parameter table; errors read "field: message".
 fn params<T: serde::de::DeserializeOwned>(table: Option<&toml::Table>) -> Result<T, String> {
@@ -219,6 +220,11 @@ pub fn build(name: &str, table: Option<&toml::Table>) -> Result<Box<dyn Congesti
             let p: vegas::VegasParams = params(table).map_err(Some)?;
             p.check().map_err(Some)?;
             Ok(Box::new(vegas::Vegas::new(&p)))
+        }
+        "prairie" => {
+            let p: prairie::PrairieParams = params(table).map_err(Some)?;
+            p.check().map_err(Some)?;
+            Ok(Box::new(prairie::Prairie::new(&p)))
         }
         _ => Err(None),
     }

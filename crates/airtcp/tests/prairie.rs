@@ -1,0 +1,163 @@
+//! TCP Prairie (thesis ch. 5, seed 001) against the thesis's §5.5.1.2 scenario: bandwidth
+//! estimation under competing TCP flows, no loss.
+//!
+//! Thesis: "a 20 Mbps bottleneck link with one way propagation time of 37 ms ... TCP segment size
+//! is 1 KB ... 10 TCP flows start at 0 second and another 10 flows start at 30 second. All flows
+//! remain active until the end of the simulation (at 60 second) ... neither wireless loss nor
+//! congestion loss ... sufficient buffer". Fig. 5.4: flow 1's estimate matches the fair share,
+//! 2 Mb/s then 1 Mb/s; Westwood's is 450–550 % too high.
+//!
+//! Readings:
+//! - Topology: one duplex 20 Mb/s link carrying the whole 37 ms one-way propagation (RTT 74 ms:
+//!   the thesis's bandwidth-delay product of 185 packets, §5.5.1.4, is 20 Mb/s × 74 ms / 1 KB).
+//!   The fixed hosts' access links and the wireless hop of Fig. 5.2 play no part without loss.
+//! - "Sufficient buffer": 100 000 packets, never reached.
+//! - Receiver window: the thesis does not give one; ns-2's default `window_` of 20 packets (its
+//!   simulator, run with defaults elsewhere). Without it nothing bounds a lossless slow start:
+//!   with this crate's default of 1000 segments the queue delay outgrows the RTO during slow
+//!   start and ~15 000 segments are retransmitted (measured), so the run is not the no-loss case.
+//! - No delayed ACKs (ns-2's TCPSink default), 1000-B segments + 40 B of headers.
+//! - Fair share: of the payload rate, 20 Mb/s × 1000/1040 / N — what a flow's ACKs can report,
+//!   and what Prairie estimates (Δd counts payload). It is 4 % below the link-rate share.
+//! - Flow 1 is `early.0`. Its estimate is averaged over 10–30 s (10 flows) and 40–60 s
+//!   (20 flows): 10 s settle after each start (slow start, then the filter: at the first half's
+//!   RTT of ~80 ms the gain K ≈ 1/15 per ACK, §5.3.2).
+
+use airtcp::RunOutput;
+
+const LINK_BPS: f64 = 20e6;
+const PAYLOAD_SHARE: f64 = 1000.0 / 1040.0;
+
+/// The §5.5.1.2 scenario (`late` = true: 10 more flows at 30 s) with receiver window `rwnd` and
+/// bottleneck buffer `buffer` packets.
+fn scenario(cc: &str, rwnd: u32, buffer: u32, late: bool) -> String {
+    let flows = |name: &str, start: &str| {
+        format!(
+            r#"
+[[flows]]
+kind = "tcp"
+name = "{name}"
+src = "S"
+dst = "D"
+count = 10
+start = "{start}"
+cc = "{cc}"
+mss_bytes = 1000
+rwnd_pkts = {rwnd}
+"#
+        )
+    };
+    format!(
+        r#"
+duration = "60s"
+sample_interval = "0.5s"
+nodes = ["S", "D"]
+[[links]]
+from = "S"
+to = "D"
+rate = "20Mbps"
+delay = "37ms"
+queue = {{ kind = "droptail", limit_pkts = {buffer} }}
+{}{}"#,
+        flows("early", "0s"),
+        if late { flows("late", "30s") } else { String::new() }
+    )
+}
+
+fn run(text: &str) -> RunOutput {
+    let sc = airtcp::scenario::parse(text).unwrap_or_else(|e| panic!("{e}"));
+    airtcp::run_scenario(&sc, Some(1)).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Mean over (from, to] of a flow's column.
+fn mean(out: &RunOutput, flow: &str, from: f64, to: f64, col: impl Fn(usize) -> f64) -> f64 {
+    let s = &out.flow_series;
+    let rows: Vec<usize> = (0..s.time_s.len()).filter(|&i| s.flow[i] == flow && s.time_s[i] > from && s.time_s[i] <= to).collect();
+    assert!(!rows.is_empty());
+    rows.iter().map(|&i| col(i)).sum::<f64>() / rows.len() as f64
+}
+
+fn bwe(out: &RunOutput, flow: &str, from: f64, to: f64) -> f64 {
+    mean(out, flow, from, to, |i| out.flow_series.bwe_bps[i].unwrap_or(f64::NAN))
+}
+
+fn goodput(out: &RunOutput, flow: &str, from: f64, to: f64) -> f64 {
+    mean(out, flow, from, to, |i| out.flow_series.goodput_bps[i])
+}
+
+/// Jain's index of the flows' mean goodputs over (from, to].
+fn jain(out: &RunOutput, flows: &[String], from: f64, to: f64) -> f64 {
+    let x: Vec<f64> = flows.iter().map(|f| goodput(out, f, from, to)).collect();
+    let s: f64 = x.iter().sum();
+    s * s / (x.len() as f64 * x.iter().map(|v| v * v).sum::<f64>())
+}
+
+/// Flow 1's mean estimate in (from, to] over its fair share with `n` flows, printed with its
+/// goodput and Jain's index of the live flows.
+fn report(cc: &str, out: &RunOutput, from: f64, to: f64, n: f64) -> f64 {
+    let share = LINK_BPS * PAYLOAD_SHARE / n;
+    let (b, g) = (bwe(out, "early.0", from, to), goodput(out, "early.0", from, to));
+    let live: Vec<String> = out.summary.flows.iter().map(|f| f.name.clone()).filter(|f| n == 20.0 || f.starts_with("early")).collect();
+    let j = jain(out, &live, from, to);
+    eprintln!(
+        "{cc:>8} {from:>2}-{to} s, {n} flows: flow 1 estimate {:.3} Mb/s ({:+.0} % of the {:.3} Mb/s share), goodput {:.3} Mb/s, Jain {j:.4}",
+        b / 1e6,
+        100.0 * (b / share - 1.0),
+        share / 1e6,
+        g / 1e6
+    );
+    b / share
+}
+
+/// Flow 1's estimate over its fair share in the two halves, for `cc`; checks the run is lossless.
+fn halves(cc: &str) -> [f64; 2] {
+    let out = run(&scenario(cc, 20, 100_000, true));
+    assert_eq!(out.summary.flows.len(), 20);
+    assert!(out.summary.flows.iter().all(|f| f.retransmissions == 0), "{cc}: a loss in the no-loss scenario");
+    [report(cc, &out, 10.0, 30.0, 10.0), report(cc, &out, 40.0, 60.0, 20.0)]
+}
+
+/// With 20 flows (40–60 s) the queue holds ~220 packets: diffRTT ≈ 92 ms > minRTT/γ, so α = 1 and
+/// eq. (5.6)'s denominators add up, over an RTT period, to the whole period — the sample is the
+/// flow's throughput, its fair share. Westwood's estimate (printed, not asserted) is several times
+/// the share.
+#[test]
+fn estimate_tracks_the_fair_share_with_twenty_flows() {
+    let [_, late] = halves("prairie");
+    assert!((late - 1.0).abs() <= 0.25, "Prairie's estimate is {late:.3} × the fair share with 20 flows");
+    let [w_early, w_late] = halves("westwood");
+    eprintln!("westwood: estimate / fair share = {w_early:.2} (10 flows), {w_late:.2} (20 flows)");
+}
+
+/// The thesis's Fig. 5.4 also has Prairie on the fair share with 10 flows; here it is ~2.8× the
+/// share. With 10 flows of 20 packets the queue holds only ~22 packets: currRTT ≈ 83 ms,
+/// minRTT = 74.4 ms, α = 1.5·8.8/74.4 ≈ 0.18, so only 18 % of the gap period enters the
+/// denominator. Each flow's 20 ACKs arrive as one burst at the line rate (0.416 ms apart):
+/// eq. (5.6) gives 1000 B / (0.416 + 8.8/19 + 0.18·66/19 ms) ≈ 5.35 Mb/s, the measured mean.
+/// The (1 − α)·v term that should correct this vanishes: the inter-arrival times within a burst
+/// are all equal (and v, a variance read in s², is tiny anyway; module doc of `cc::prairie`).
+#[test]
+#[ignore = "fails: with 10 flows (alpha ~ 0.18, back-to-back ACK bursts) eq. 5.6 gives ~2.8x the fair share; see the doc comment"]
+fn estimate_tracks_the_fair_share_with_ten_flows() {
+    let [early, _] = halves("prairie");
+    assert!((early - 1.0).abs() <= 0.25, "Prairie's estimate is {early:.3} × the fair share with 10 flows");
+}
+
+/// Thesis §5.5.2.1: 10 flows of one scheme, buffer = the bandwidth-delay product (185 packets),
+/// Jain's fairness index of their throughputs (thesis: Prairie 0.9968, Westwood 0.9687, New-Reno
+/// 0.9979). The thesis gives no duration or receiver window; 60 s and the default receiver window
+/// (1000 segments) here, so that congestion losses occur. Printed, not asserted.
+#[test]
+fn fairness_of_ten_flows_with_a_bdp_buffer() {
+    for cc in ["prairie", "westwood", "reno"] {
+        let out = run(&scenario(cc, 1000, 185, false));
+        let names: Vec<String> = out.summary.flows.iter().map(|f| f.name.clone()).collect();
+        let j = jain(&out, &names, 0.0, 60.0);
+        let losses: u64 = out.summary.flows.iter().map(|f| f.retransmissions).sum();
+        eprintln!(
+            "{cc:>8}: Jain index {j:.4} over 0-60 s, {losses} retransmissions, total goodput {:.2} Mb/s",
+            names.iter().map(|f| goodput(&out, f, 0.0, 60.0)).sum::<f64>() / 1e6
+        );
+        assert!(j > 0.0 && j <= 1.0 + 1e-12);
+    }
+}
