@@ -6,13 +6,9 @@
 mod common;
 
 use airtcp::RunOutput;
-use common::{fig10, mean_sd};
+use common::{fig10, mean_sd, run};
 
 const SEEDS: u64 = 10;
-
-fn run(text: &str, seed: u64) -> RunOutput {
-    airtcp::run_toml(text, Some(seed)).unwrap()
-}
 
 /// Goodput per seed at uniform loss `loss`, buffer 50 (REPRODUCTION.md's Fig. 10 reading), 100 s.
 fn goodputs(loss: f64, recovery: &str, cc: &str) -> Vec<f64> {

@@ -2,12 +2,9 @@
 //! values, the trace's own opportunity count, the Erlang loss formula, and conservation laws.
 
 use airtcp::app::erlang_b;
-use airtcp::RunOutput;
+mod common;
 
-fn run(text: &str, seed: u64) -> RunOutput {
-    let sc = airtcp::scenario::parse(text).unwrap_or_else(|e| panic!("{e}\n{text}"));
-    airtcp::run_scenario(&sc, Some(seed)).unwrap_or_else(|e| panic!("{e}\n{text}"))
-}
+use common::run;
 
 /// A UDP source of 1472-B payloads (1500 B on the wire: one opportunity each) into a link of the
 /// given capacity with a queue that never overflows, and no propagation delay.

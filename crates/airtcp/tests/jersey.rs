@@ -7,11 +7,7 @@ mod common;
 
 use airtcp::output::{FlowSummary, LinkSummary};
 use airtcp::RunOutput;
-use common::mean_sd;
-
-fn run(text: &str, seed: u64) -> RunOutput {
-    airtcp::run_toml(text, Some(seed)).unwrap_or_else(|e| panic!("{e}"))
-}
+use common::{mean_sd, run};
 
 fn seeds() -> u64 {
     10

@@ -4,15 +4,10 @@
 
 mod common;
 
-use airtcp::RunOutput;
-use common::{fig10, mean_sd};
+use common::{fig10, mean_sd, run};
 
 fn seeds() -> u64 {
     10
-}
-
-fn run(text: &str, seed: u64) -> RunOutput {
-    airtcp::run_toml(text, Some(seed)).unwrap()
 }
 
 /// Lossless, buffer and window large enough never to drop: the in-order goodput over the last

@@ -1,6 +1,13 @@
 //! Shared scenario builders for the integration tests.
 #![allow(dead_code)]
 
+use airtcp::RunOutput;
+
+/// Runs scenario text with `seed`; a scenario error fails the test, naming the field and showing the text.
+pub fn run(text: &str, seed: u64) -> RunOutput {
+    airtcp::run_toml(text, Some(seed)).unwrap_or_else(|e| panic!("{e}\n{text}"))
+}
+
 /// The TCP-Jersey Fig. 10 topology: S –10 Mb/s, 45 ms– BS –2 Mb/s, 1 ms, uniform loss– D,
 /// one bulk TCP flow with 1000-byte segments. `extra` is appended to the flow's table.
 pub fn fig10(loss: f64, recovery: &str, buffer_pkts: u32, duration_s: u32, extra: &str) -> String {
