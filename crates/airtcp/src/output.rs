@@ -92,6 +92,22 @@ pub struct FlowSummary {
     pub corrupted_received: u64,
     /// A VoIP pool's call counts; `None` for other flows.
     pub calls: Option<CallStats>,
+    /// What a CAIAD receiver put on its ACKs; `None` for other flows.
+    pub caiad_options: Option<CaiadOptionCounts>,
+}
+
+/// ACKs of a CAIAD receiver by the options they carried (CAIAD Fig. 1), and the option bytes
+/// those added on the wire (padded to 32-bit words).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct CaiadOptionCounts {
+    /// ACKs with the corruption option only (Fig. 2(c), (d)).
+    pub corruption_only: u64,
+    /// ACKs with the No-Congestion option only.
+    pub no_congestion_only: u64,
+    /// ACKs with both (a duplicate triggered by a corrupted segment, nothing lost: Fig. 2(a)).
+    pub both: u64,
+    /// Option bytes these ACKs added.
+    pub option_bytes: u64,
 }
 
 /// Calls offered to a VoIP pool and those blocked because every talker was busy.

@@ -13,7 +13,10 @@ use crate::channel::{Capacity, Channel, Fate, RateSchedule, TraceCapacity};
 use crate::engine::{Event, EventQueue, RngStream, TimerKind};
 use crate::metrics::jain_fairness;
 use crate::net::link::PendingTx;
-use crate::net::packet::{sack_option_bytes, IP_HEADER_BYTES, TCP_HEADER_BYTES, TS_OPTION_BYTES, UDP_HEADER_BYTES};
+use crate::net::packet::{
+    caiad_option_bytes, sack_option_bytes, HACK_HEADER_CHECKSUM_OPTION_BYTES, IP_HEADER_BYTES, TCP_HEADER_BYTES, TS_OPTION_BYTES,
+    UDP_HEADER_BYTES,
+};
 use crate::net::queue::{Admission, Aqm, CwState, Queue, RedParams, RedState};
 use crate::net::{Ecn, Link, LinkStats, Packet, PacketArena, PacketId, PacketKind, RoutingTable, TcpHeader};
 use crate::output::{CallStats, FlowSeries, FlowSummary, LinkSeries, LinkSummary, LossDifferentiation, RunOutput, Summary};
@@ -39,6 +42,9 @@ struct TcpFlow {
     loss_diff: LossDifferentiation,
     /// Segments (data or ACKs) that reached their end with a corrupted payload and were discarded.
     corrupted_received: u64,
+    /// CAIAD: data segments carry TCP HACK's header checksum, and a corrupted data segment is
+    /// handed to the receiver (which reads its header) instead of being discarded.
+    hack: bool,
 }
 
 /// A UDP source and its sink's counters.
@@ -255,6 +261,7 @@ impl Simulator {
                 let rec = crate::tcp::recovery::by_name(&t.recovery).expect("validated");
                 let differentiates =
                     cc.loss_verdict(&LossSignal { now: 0, kind: LossKind::DupAcks, marked: false, flight_bytes: 0 }).is_some();
+                let cc_needs = cc.needs();
                 let rcfg = ReceiverConfig {
                     ecn_echo: cc.needs().ecn_echo,
                     sack: t.sack,
@@ -262,6 +269,7 @@ impl Simulator {
                     delayed_ack: t.delayed_ack,
                     delack_timeout_ns: t.delack_timeout.as_nanos(),
                     mss: t.mss_bytes,
+                    caiad: cc.needs().caiad_receiver,
                 };
                 let (a, b) = ends(&t.src, &t.dst);
                 let kind = FlowKind::Tcp(Box::new(TcpFlow {
@@ -276,6 +284,7 @@ impl Simulator {
                     drop_causes: differentiates.then(HashMap::new),
                     loss_diff: LossDifferentiation::default(),
                     corrupted_received: 0,
+                    hack: cc_needs.caiad_receiver,
                 }));
                 (a, b, t.start.as_nanos() + inst.start_offset_ns, t.stop, kind)
             }
@@ -479,11 +488,16 @@ impl Simulator {
         self.pkts.free(pkt);
         let f = p.flow as usize;
         if p.corrupted {
-            // The checksum fails: the transport discards the packet, as if the channel had lost it.
+            // The checksum fails: the transport discards the packet, as if the channel had lost it
+            // — except CAIAD's receiver, which reads the intact header of a data segment (§3.1).
             match &mut self.flows[f].kind {
                 FlowKind::Tcp(t) => {
                     t.corrupted_received += 1;
-                    if p.kind == PacketKind::TcpData {
+                    if p.kind == PacketKind::TcpData && t.hack {
+                        if t.receiver.on_corrupted(self.now, &p.tcp) == AckDecision::Now {
+                            self.send_ack(f);
+                        }
+                    } else if p.kind == PacketKind::TcpData {
                         note_drop(&mut self.flows, &p, DropCause::Channel);
                     }
                 }
@@ -527,7 +541,11 @@ impl Simulator {
         let flow = &mut self.flows[f];
         let FlowKind::Tcp(t) = &mut flow.kind else { return };
         let h = t.receiver.make_ack(now);
-        let size = IP_HEADER_BYTES + TCP_HEADER_BYTES + if h.has_ts { TS_OPTION_BYTES } else { 0 } + sack_option_bytes(h.n_sack as usize);
+        let size = IP_HEADER_BYTES
+            + TCP_HEADER_BYTES
+            + if h.has_ts { TS_OPTION_BYTES } else { 0 }
+            + sack_option_bytes(h.n_sack as usize)
+            + caiad_option_bytes(h.corrupt_seq.is_some(), h.no_congestion);
         let pkt = Packet {
             src: flow.dst,
             dst: flow.src,
@@ -561,7 +579,7 @@ impl Simulator {
             *slot += 1;
         }
         let mut segs = std::mem::take(&mut t.sender.core.out);
-        let opt = if t.timestamps { TS_OPTION_BYTES } else { 0 };
+        let opt = if t.timestamps { TS_OPTION_BYTES } else { 0 } + if t.hack { HACK_HEADER_CHECKSUM_OPTION_BYTES } else { 0 };
         let (src, dst) = (flow.src, flow.dst);
         for s in segs.drain(..) {
             let tcp = TcpHeader {
@@ -760,6 +778,7 @@ impl Simulator {
                         sent_bytes: c.snd_max,
                         corrupted_received: t.corrupted_received,
                         calls: None,
+                        caiad_options: t.hack.then(|| t.receiver.caiad_option_counts()),
                     }
                 }
                 FlowKind::Udp(u) => FlowSummary {
@@ -788,6 +807,7 @@ impl Simulator {
                     loss_differentiation: None,
                     sent_bytes: u.bytes_sent,
                     corrupted_received: u.corrupted_received,
+                    caiad_options: None,
                     calls: match &u.source {
                         UdpSource::Voip(p) => Some(CallStats { offered: p.calls_offered, blocked: p.calls_blocked }),
                         _ => None,

@@ -109,7 +109,8 @@ fn flow() -> impl Strategy<Value = FlowP> {
             Just("new-jersey"),
             Just("nj+"),
             Just("prairie"),
-            Just("ie2-envelope")
+            Just("ie2-envelope"),
+            Just("caiad")
         ],
         any::<bool>(),
         any::<bool>(),

@@ -19,6 +19,7 @@ const SCHEMES: &[(&str, &str)] = &[
     ("newreno", "westwood-plus"),
     ("newreno", "vegas"),
     ("newreno", "prairie"),
+    ("newreno", "caiad"),
     ("reno", "jersey"),
     ("reno", "new-jersey"),
     ("reno", "nj+"),

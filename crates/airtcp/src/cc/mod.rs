@@ -5,6 +5,7 @@
 //! A new scheme is one file in this folder plus one line in [`build`]; it touches no engine code.
 //! Its parameters come from the flow's `[flows.cc_params]` table, deserialized by the scheme.
 
+pub mod caiad;
 pub mod ie2;
 pub mod jersey;
 pub mod new_jersey;
@@ -61,6 +62,27 @@ pub struct AckInfo {
     /// Schemes that answer ECN-Echo themselves (TCP-Jersey's rate control) test this instead of
     /// `no_growth`.
     pub recovering: bool,
+    /// The ACK's corruption option (CAIAD Fig. 1(a)): a segment that arrived with a corrupted
+    /// payload, by its first byte. Only a corruption-aware receiver (`Needs::caiad_receiver`) sends it.
+    pub corrupt_seq: Option<u64>,
+    /// The ACK's No-Congestion option (CAIAD Fig. 1(b)).
+    pub no_congestion: bool,
+    /// For a duplicate ACK: the duplicate-ACK counter if this one is counted (the counter + 1).
+    pub dupacks: u32,
+}
+
+/// What a duplicate ACK does to the sender's duplicate-ACK counter (the counter that starts fast
+/// retransmit at DupThresh). Standard TCP counts every duplicate; CAIAD (§3.3) does not count
+/// those that say a segment was corrupted rather than lost.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DupAckCount {
+    /// Count it (RFC 5681): at DupThresh, fast retransmit.
+    Count,
+    /// Leave the counter as it is (CAIAD Case 3: a duplicate ACK with only the corruption option).
+    Ignore,
+    /// Reset the counter to zero (CAIAD Case 4, and Case 2 when the first missing segment is one
+    /// the receiver reported corrupted).
+    Reset,
 }
 
 /// The kind of congestion or loss signal.
@@ -106,8 +128,19 @@ pub trait CongestionControl: Send {
     fn on_start(&mut self, _w: &mut Window, _rwnd_bytes: u64) {}
     /// Called on every ACK that acknowledges new data (also during recovery; see `no_growth`).
     fn on_ack(&mut self, w: &mut Window, ack: &AckInfo);
+    /// Called on every duplicate ACK, before [`Self::on_dup_ack`]: how it moves the duplicate-ACK
+    /// counter. Only a counted duplicate can start fast retransmit.
+    fn classify_dup_ack(&mut self, _ack: &AckInfo) -> DupAckCount {
+        DupAckCount::Count
+    }
     /// Called on every duplicate ACK.
     fn on_dup_ack(&mut self, _w: &mut Window, _ack: &AckInfo) {}
+    /// Called when an ACK carries a corruption option for the outstanding segment starting at
+    /// `seq` (before the ACK's other processing). True: retransmit that segment now, outside the
+    /// window and without a window cut (TCP HACK; CAIAD Case 3).
+    fn on_corruption_report(&mut self, _w: &mut Window, _ack: &AckInfo, _seq: u64) -> bool {
+        false
+    }
     /// Called on a loss or congestion signal; sets ssthresh (and cwnd for timeouts and ECN).
     fn on_congestion(&mut self, w: &mut Window, signal: &LossSignal) -> Reaction;
     /// Called when loss recovery ends (the recovery point is cumulatively acknowledged).
@@ -164,10 +197,16 @@ pub struct Needs {
     /// drops non-ECT packets above its threshold — it would drop the Jersey family's
     /// retransmissions exactly when the queue warns of congestion.
     pub ect_on_retransmissions: bool,
+    /// The corruption-aware receiver of CAIAD §3.1: data segments carry TCP HACK's header
+    /// checksum option, and the receiver reads the intact header of a corrupted segment, reports
+    /// it with the corruption option and marks duplicate ACKs No-Congestion while nothing is
+    /// missing for another reason. Every other receiver discards corrupted segments.
+    pub caiad_receiver: bool,
 }
 
 /// Names accepted in scenario files.
-pub const NAMES: &[&str] = &["reno", "westwood", "westwood-plus", "vegas", "jersey", "new-jersey", "nj+", "prairie", "ie2-envelope"];
+pub const NAMES: &[&str] =
+    &["reno", "westwood", "westwood-plus", "vegas", "jersey", "new-jersey", "nj+", "prairie", "ie2-envelope", "caiad"];
 
 /// Deserializes a scheme's parameter table; errors read "field: message".
 fn params<T: serde::de::DeserializeOwned>(table: Option<&toml::Table>) -> Result<T, String> {
@@ -225,6 +264,11 @@ pub fn build(name: &str, table: Option<&toml::Table>) -> Result<Box<dyn Congesti
             let p: prairie::PrairieParams = params(table).map_err(Some)?;
             p.check().map_err(Some)?;
             Ok(Box::new(prairie::Prairie::new(&p)))
+        }
+        "caiad" => {
+            let p: caiad::CaiadParams = params(table).map_err(Some)?;
+            p.check().map_err(Some)?;
+            Ok(Box::new(caiad::Caiad::new(&p)))
         }
         _ => Err(None),
     }

@@ -293,6 +293,9 @@ pub(crate) mod tests {
             flight_bytes: 0,
             no_growth: false,
             recovering: false,
+            corrupt_seq: None,
+            no_congestion: false,
+            dupacks: 0,
         }
     }
 

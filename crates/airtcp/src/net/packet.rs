@@ -15,6 +15,24 @@ pub const UDP_HEADER_BYTES: u32 = 8;
 pub const TS_OPTION_BYTES: u32 = 12;
 /// Most SACK blocks that fit in 40 option bytes: 4 without timestamps, 3 with (RFC 2018 §3).
 pub const MAX_SACK_BLOCKS: usize = 4;
+/// Most option bytes a TCP header can carry (data offset ≤ 15 words).
+pub const MAX_TCP_OPTION_BYTES: u32 = 40;
+/// TCP HACK's header-checksum option on every data segment of a corruption-aware flow (CAIAD
+/// §3.1: "an additional header checksum is carried by every data segment"): kind, length 4,
+/// a 16-bit checksum of the TCP header and pseudo-IP header.
+pub const HACK_HEADER_CHECKSUM_OPTION_BYTES: u32 = 4;
+/// CAIAD Fig. 1(a): the corruption option, "Kind | Length=6 | 32-bit corrupted segment's sequence number".
+pub const CORRUPTION_OPTION_LEN: u32 = 6;
+/// CAIAD Fig. 1(b): the No-Congestion option, "Kind | Length = 3 | No-Congestion flag".
+pub const NO_CONGESTION_OPTION_LEN: u32 = 3;
+
+/// Option bytes a CAIAD receiver adds to an ACK: the corruption option (6 bytes) and/or the
+/// No-Congestion option (3 bytes), together padded to a 4-byte boundary (the TCP data offset
+/// counts 32-bit words): both 12, corruption alone 8, No-Congestion alone 4, none 0.
+pub fn caiad_option_bytes(corruption: bool, no_congestion: bool) -> u32 {
+    let raw = if corruption { CORRUPTION_OPTION_LEN } else { 0 } + if no_congestion { NO_CONGESTION_OPTION_LEN } else { 0 };
+    raw.div_ceil(4) * 4
+}
 
 /// Bytes of a SACK option carrying `n` blocks: kind + length + 8 per block, padded to 4 (RFC 2018).
 pub fn sack_option_bytes(n: usize) -> u32 {
@@ -64,6 +82,12 @@ pub struct TcpHeader {
     pub ts_ecr: u64,
     pub n_sack: u8,
     pub sack: [SackBlock; MAX_SACK_BLOCKS],
+    /// CAIAD/TCP HACK corruption option on an ACK: the first byte of a segment that arrived with an
+    /// intact header but a corrupted payload (CAIAD Fig. 1(a)).
+    pub corrupt_seq: Option<u64>,
+    /// CAIAD No-Congestion option on a duplicate ACK: no segment is missing for a reason other
+    /// than corruption (CAIAD Fig. 1(b), §3.1).
+    pub no_congestion: bool,
 }
 
 /// What a packet carries.
@@ -161,5 +185,14 @@ mod tests {
         // With timestamps (12) at most 3 blocks fit in 40 option bytes.
         assert!(TS_OPTION_BYTES + sack_option_bytes(3) <= 40);
         assert!(TS_OPTION_BYTES + sack_option_bytes(4) > 40);
+    }
+
+    /// CAIAD Fig. 1: 6 + 3 option bytes, padded to whole 32-bit words.
+    #[test]
+    fn caiad_option_sizes() {
+        assert_eq!(caiad_option_bytes(true, true), 12); // 9 -> 12
+        assert_eq!(caiad_option_bytes(true, false), 8); // 6 -> 8
+        assert_eq!(caiad_option_bytes(false, true), 4); // 3 -> 4
+        assert_eq!(caiad_option_bytes(false, false), 0);
     }
 }

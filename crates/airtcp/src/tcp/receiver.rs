@@ -1,10 +1,37 @@
 //! The TCP receiver: in-order delivery, out-of-order buffering, cumulative ACKs, SACK blocks
 //! (RFC 2018), timestamp echo (RFC 7323 §4.3), ECN echo (RFC 3168 §6.1.3) and delayed ACKs
-//! (RFC 1122 §4.2.3.2, RFC 5681 §4.2).
+//! (RFC 1122 §4.2.3.2, RFC 5681 §4.2), and the corruption-aware receiver of CAIAD §3.1.
+//!
+//! CAIAD's receiver (Cui & Koh, seed 003, §3.1, Fig. 2) reads the intact header of a segment whose
+//! payload is corrupted (TCP HACK's header checksum), reports it on a duplicate ACK with the
+//! corruption option, and adds the No-Congestion option to duplicate ACKs while no segment is
+//! missing for another reason. Our reading of its two pointers, within one *cycle* ("from the
+//! moment when the sequence gap of receiver disappears till the moment when the sequence gap
+//! disappears again"):
+//! - a segment is *new* when it starts at or above everything received so far (intact or
+//!   corrupted), else a *retransmission*;
+//! - the *highest in-order pointer* is one past the highest new segment received; a new segment
+//!   that starts exactly there is in order, one that starts above it is out of order: the
+//!   segments between were never seen — lost;
+//! - the *highest in-order retransmission pointer* starts at the cycle's first hole; a
+//!   retransmission (intact or corrupted) is in order when it starts there once the pointer has
+//!   skipped the data already held intact ("the in-order sequence numbers exclude the ones of
+//!   already received integral segments"), and then the pointer moves past it; otherwise it is out
+//!   of order (a retransmission was lost or overtaken);
+//! - "No Congestion ... if only neither out-of-order segment nor out-of-order retransmitted
+//!   segment is received before": once either kind arrived out of order in a cycle, no duplicate
+//!   ACK of that cycle carries No-Congestion; when the gap disappears a new cycle begins.
+//!
+//! This gives the four cases of Fig. 2 (tested below): (a) only corrupted segments missing —
+//! a duplicate ACK triggered by a corrupted segment carries both options, one triggered by an
+//! intact segment only No-Congestion; (b) after a loss, intact segments trigger plain duplicates;
+//! (c) a corrupted segment after a loss triggers the corruption option alone; (d) duplicates
+//! before the loss carry No-Congestion, those after it do not.
 
 use crate::cc::EcnEcho;
-use crate::net::packet::MAX_SACK_BLOCKS;
+use crate::net::packet::{caiad_option_bytes, sack_option_bytes, MAX_SACK_BLOCKS, MAX_TCP_OPTION_BYTES, TS_OPTION_BYTES};
 use crate::net::{SackBlock, TcpHeader};
+use crate::output::CaiadOptionCounts;
 use crate::time::SimTime;
 
 /// Receiver settings.
@@ -18,6 +45,27 @@ pub struct ReceiverConfig {
     pub mss: u32,
     /// How CE marks are echoed (chosen by the sender's window policy).
     pub ecn_echo: EcnEcho,
+    /// CAIAD's corruption-aware receiver (module docs); otherwise corrupted segments never reach it.
+    pub caiad: bool,
+}
+
+/// The CAIAD receiver's state within one cycle (module docs).
+#[derive(Debug, Clone, Default)]
+struct CaiadCycle {
+    /// One past the highest byte received in any form, intact or corrupted.
+    high: u64,
+    /// Highest in-order pointer: one past the highest new segment received in this cycle.
+    hip: u64,
+    /// Highest in-order retransmission pointer.
+    hrp: u64,
+    /// An out-of-order new segment or retransmission arrived in this cycle.
+    out_of_order: bool,
+    /// Segments received corrupted and not yet intact, [start, end).
+    corrupted: Vec<(u64, u64)>,
+    /// The corrupted segment the next ACK reports (its first byte).
+    report: Option<u64>,
+    /// ACKs sent, by the options they carried.
+    counts: CaiadOptionCounts,
 }
 
 /// What the receiver wants after a data segment.
@@ -53,6 +101,7 @@ pub struct Receiver {
     pub segments_received: u64,
     /// Bytes received that were already delivered or buffered.
     pub duplicate_bytes: u64,
+    caiad: CaiadCycle,
 }
 
 impl Receiver {
@@ -70,7 +119,84 @@ impl Receiver {
             delivered_bytes: 0,
             segments_received: 0,
             duplicate_bytes: 0,
+            caiad: CaiadCycle::default(),
         }
+    }
+
+    /// Whether bytes [start, end) are all held intact (delivered or buffered out of order).
+    fn holds(&self, start: u64, end: u64) -> bool {
+        end <= self.rcv_nxt || self.ooo.iter().any(|&(s, e)| s <= start.max(self.rcv_nxt) && end <= e)
+    }
+
+    /// CAIAD §3.1: classifies a segment arriving intact or corrupted against the cycle's two
+    /// pointers. Called before an intact segment is stored.
+    fn caiad_classify(&mut self, start: u64, end: u64) {
+        if self.holds(start, end) {
+            return; // a duplicate of intact data: neither new nor a retransmission that fills a hole
+        }
+        let c = &mut self.caiad;
+        if start >= c.high {
+            // A new segment: in order when it starts at the highest in-order pointer.
+            if start != c.hip {
+                c.out_of_order = true;
+            }
+            c.hip = end;
+            c.high = end;
+        } else {
+            // A retransmission: first skip what is already held intact above the pointer.
+            let mut p = c.hrp.max(self.rcv_nxt);
+            while let Some(&(_, e)) = self.ooo.iter().find(|&&(s, e)| s <= p && p < e) {
+                p = e;
+            }
+            let c = &mut self.caiad;
+            if start != p {
+                c.out_of_order = true;
+            }
+            c.hrp = c.hrp.max(end);
+        }
+    }
+
+    /// After a segment is processed: the cycle ends when the sequence gap disappears.
+    fn caiad_settle(&mut self) {
+        let c = &mut self.caiad;
+        c.corrupted.retain(|&(_, e)| e > self.rcv_nxt);
+        if self.rcv_nxt >= c.high {
+            c.high = self.rcv_nxt;
+            c.hip = self.rcv_nxt;
+            c.hrp = self.rcv_nxt;
+            c.out_of_order = false;
+            c.corrupted.clear();
+        }
+    }
+
+    /// CAIAD §3.1: a data segment `h` arrived with an intact header and a corrupted payload. Its
+    /// bytes cannot be delivered; the next ACK (sent at once) reports it with the corruption
+    /// option. Only for a receiver built with `caiad`.
+    pub fn on_corrupted(&mut self, _now: SimTime, h: &TcpHeader) -> AckDecision {
+        debug_assert!(self.cfg.caiad);
+        self.segments_received += 1;
+        let (start, end) = (h.seq, h.seq + h.len as u64);
+        if self.holds(start, end) {
+            self.duplicate_bytes += h.len as u64;
+            return AckDecision::Now;
+        }
+        self.caiad_classify(start, end);
+        let c = &mut self.caiad;
+        if !c.corrupted.contains(&(start, end)) {
+            c.corrupted.push((start, end));
+        }
+        c.report = Some(start);
+        AckDecision::Now
+    }
+
+    /// ACKs sent so far by the CAIAD options they carried.
+    pub fn caiad_option_counts(&self) -> CaiadOptionCounts {
+        self.caiad.counts
+    }
+
+    /// Segments received corrupted and still missing, [start, end) (CAIAD receiver only).
+    pub fn corrupted_holes(&self) -> &[(u64, u64)] {
+        &self.caiad.corrupted
     }
 
     /// Out-of-order ranges currently buffered.
@@ -95,8 +221,12 @@ impl Receiver {
         if self.cfg.timestamps && h.has_ts && start <= self.last_ack_sent && h.ts_val >= self.ts_recent {
             self.ts_recent = h.ts_val;
         }
+        if self.cfg.caiad {
+            self.caiad_classify(start, end);
+            self.caiad.corrupted.retain(|&c| c != (start, end));
+        }
         let before = self.rcv_nxt;
-        let had_hole = !self.ooo.is_empty();
+        let had_hole = !self.ooo.is_empty() || (self.cfg.caiad && self.caiad.high > self.rcv_nxt);
         let mut out_of_order = false;
         if end <= self.rcv_nxt {
             self.duplicate_bytes += h.len as u64;
@@ -118,6 +248,9 @@ impl Receiver {
             self.recent.retain(|&s| s != start);
             self.recent.insert(0, start);
             self.recent.truncate(2 * MAX_SACK_BLOCKS);
+        }
+        if self.cfg.caiad {
+            self.caiad_settle();
         }
         let delivered = self.rcv_nxt - before;
         self.delivered_bytes += delivered;
@@ -156,20 +289,41 @@ impl Receiver {
     pub fn make_ack(&mut self, now: SimTime) -> TcpHeader {
         self.unacked_segments = 0;
         self.delack_deadline = None;
+        let duplicate = self.rcv_nxt == self.last_ack_sent;
         self.last_ack_sent = self.rcv_nxt;
         let mut h = TcpHeader { ack: self.rcv_nxt, ece: self.ece_pending, ..TcpHeader::default() };
+        let mut option_bytes = 0;
+        if self.cfg.caiad {
+            // §3.1: "if the DUPACK is triggered by a corrupted segment with the valid header, then
+            // the corruption option will be added. Likewise, if there is no uncovered 'lost
+            // segment' the 'No-Congestion' option will also be added in the DUPACK segment."
+            h.corrupt_seq = self.caiad.report.take();
+            h.no_congestion = duplicate && !self.caiad.out_of_order;
+            let bytes = caiad_option_bytes(h.corrupt_seq.is_some(), h.no_congestion);
+            option_bytes += bytes;
+            let n = &mut self.caiad.counts;
+            n.option_bytes += bytes as u64;
+            match (h.corrupt_seq.is_some(), h.no_congestion) {
+                (true, true) => n.both += 1,
+                (true, false) => n.corruption_only += 1,
+                (false, true) => n.no_congestion_only += 1,
+                (false, false) => {}
+            }
+        }
         if self.cfg.ecn_echo == EcnEcho::PerSegment {
             self.ece_pending = false;
         }
         if self.cfg.timestamps {
+            option_bytes += TS_OPTION_BYTES;
             h.has_ts = true;
             h.ts_val = now;
             h.ts_ecr = self.ts_recent;
         }
         if self.cfg.sack && !self.ooo.is_empty() {
             // RFC 2018 §4: the first block holds the most recent segment; then the most recently
-            // reported other blocks. 3 blocks fit beside timestamps, 4 without.
-            let max = if self.cfg.timestamps { 3 } else { MAX_SACK_BLOCKS };
+            // reported other blocks, as many as fit beside the other options (3 beside
+            // timestamps, 4 without).
+            let max = (1..=MAX_SACK_BLOCKS).take_while(|&n| option_bytes + sack_option_bytes(n) <= MAX_TCP_OPTION_BYTES).count();
             let mut n = 0usize;
             for &s in &self.recent {
                 if n == max {
@@ -210,6 +364,7 @@ mod tests {
             delack_timeout_ns: 100,
             mss: 100,
             ecn_echo: EcnEcho::UntilCwr,
+            caiad: false,
         }
     }
 
@@ -288,5 +443,154 @@ mod tests {
         r.on_data(0, &seg(200), false);
         assert_eq!(r.delivered_bytes, 100);
         assert_eq!(r.duplicate_bytes, 200);
+    }
+
+    // ---- CAIAD §3.1, Fig. 2: segments of 100 B, segment k = bytes [100k, 100k + 100) ----
+
+    fn caiad_rx() -> Receiver {
+        Receiver::new(ReceiverConfig { caiad: true, sack: false, ..cfg(false) })
+    }
+
+    /// Segment k arrives intact (`Intact`), corrupted with an intact header (`Corrupt`), and the
+    /// ACK it triggers is returned as (ack, corruption option, No-Congestion option, option bytes).
+    enum Rx {
+        Intact(u64),
+        Corrupt(u64),
+    }
+
+    fn arrive(r: &mut Receiver, x: Rx) -> (u64, Option<u64>, bool, u32) {
+        let (k, corrupt) = match x {
+            Rx::Intact(k) => (k, false),
+            Rx::Corrupt(k) => (k, true),
+        };
+        if corrupt {
+            assert_eq!(r.on_corrupted(0, &seg(100 * k)), AckDecision::Now);
+        } else {
+            r.on_data(0, &seg(100 * k), false);
+        }
+        let h = r.make_ack(0);
+        (h.ack, h.corrupt_seq, h.no_congestion, caiad_option_bytes(h.corrupt_seq.is_some(), h.no_congestion))
+    }
+
+    /// Fig. 2(a): only corrupted segments are missing. A duplicate triggered by a corrupted
+    /// segment carries both options (6 + 3 → 12 bytes), one triggered by an intact segment only
+    /// No-Congestion (3 → 4 bytes). Retransmissions arriving in order end the cycle.
+    #[test]
+    fn caiad_fig2a_only_corruption() {
+        let mut r = caiad_rx();
+        assert_eq!(arrive(&mut r, Rx::Intact(0)), (100, None, false, 0));
+        assert_eq!(arrive(&mut r, Rx::Corrupt(1)), (100, Some(100), true, 12));
+        assert_eq!(arrive(&mut r, Rx::Intact(2)), (100, None, true, 4));
+        assert_eq!(arrive(&mut r, Rx::Corrupt(3)), (100, Some(300), true, 12));
+        assert_eq!(arrive(&mut r, Rx::Intact(4)), (100, None, true, 4));
+        assert_eq!(r.corrupted_holes(), &[(100, 200), (300, 400)]);
+        // Retransmission of 1 (in order at the retransmission pointer): the ACK advances, no option.
+        assert_eq!(arrive(&mut r, Rx::Intact(1)), (300, None, false, 0));
+        // New data while 3 is still missing: a No-Congestion duplicate.
+        assert_eq!(arrive(&mut r, Rx::Intact(5)), (300, None, true, 4));
+        // Retransmission of 3 (the pointer skips 2, held intact): the gap disappears.
+        assert_eq!(arrive(&mut r, Rx::Intact(3)), (600, None, false, 0));
+        assert!(r.corrupted_holes().is_empty());
+        let n = r.caiad_option_counts();
+        assert_eq!((n.both, n.no_congestion_only, n.corruption_only, n.option_bytes), (2, 3, 0, 36));
+    }
+
+    /// Fig. 2(b): intact segments following a lost one trigger normal duplicates (no options).
+    #[test]
+    fn caiad_fig2b_loss() {
+        let mut r = caiad_rx();
+        arrive(&mut r, Rx::Intact(0));
+        // Segment 1 is lost: 2 is an out-of-order new segment.
+        assert_eq!(arrive(&mut r, Rx::Intact(2)), (100, None, false, 0));
+        assert_eq!(arrive(&mut r, Rx::Intact(3)), (100, None, false, 0));
+        // The retransmission of 1 closes the gap; a new cycle starts with No-Congestion allowed.
+        assert_eq!(arrive(&mut r, Rx::Intact(1)), (400, None, false, 0));
+        assert_eq!(arrive(&mut r, Rx::Corrupt(4)), (400, Some(400), true, 12));
+    }
+
+    /// Fig. 2(c): a corrupted segment received while a lost segment is not yet recovered
+    /// triggers a duplicate with the corruption option only (6 → 8 bytes).
+    #[test]
+    fn caiad_fig2c_corruption_after_loss() {
+        let mut r = caiad_rx();
+        arrive(&mut r, Rx::Intact(0));
+        assert_eq!(arrive(&mut r, Rx::Intact(2)), (100, None, false, 0)); // 1 lost
+        assert_eq!(arrive(&mut r, Rx::Corrupt(3)), (100, Some(300), false, 8));
+        assert_eq!(arrive(&mut r, Rx::Intact(4)), (100, None, false, 0));
+    }
+
+    /// Fig. 2(d): a loss between corrupted segments: the duplicates before the loss carry
+    /// No-Congestion, those after it do not (the corrupted one keeps its corruption option).
+    #[test]
+    fn caiad_fig2d_loss_between_corruptions() {
+        let mut r = caiad_rx();
+        arrive(&mut r, Rx::Intact(0));
+        assert_eq!(arrive(&mut r, Rx::Corrupt(1)), (100, Some(100), true, 12));
+        assert_eq!(arrive(&mut r, Rx::Intact(2)), (100, None, true, 4));
+        // Segment 3 is lost.
+        assert_eq!(arrive(&mut r, Rx::Intact(4)), (100, None, false, 0));
+        assert_eq!(arrive(&mut r, Rx::Corrupt(5)), (100, Some(500), false, 8));
+        assert_eq!(arrive(&mut r, Rx::Intact(6)), (100, None, false, 0));
+        // Retransmissions of 1 and 3 in order, then 5: the gap disappears and a new cycle begins.
+        assert_eq!(arrive(&mut r, Rx::Intact(1)), (300, None, false, 0));
+        assert_eq!(arrive(&mut r, Rx::Intact(3)), (500, None, false, 0));
+        assert_eq!(arrive(&mut r, Rx::Intact(5)), (700, None, false, 0));
+        assert_eq!(arrive(&mut r, Rx::Corrupt(8)), (700, Some(800), false, 8)); // 7 lost: out of order
+        let mut r = caiad_rx();
+        arrive(&mut r, Rx::Intact(0));
+        arrive(&mut r, Rx::Corrupt(1));
+        arrive(&mut r, Rx::Intact(2));
+        arrive(&mut r, Rx::Intact(1));
+        assert_eq!(arrive(&mut r, Rx::Corrupt(3)), (300, Some(300), true, 12)); // the new cycle
+    }
+
+    /// A retransmission overtaking an earlier one (out of order at the retransmission pointer)
+    /// withdraws No-Congestion for the rest of the cycle; a corrupted retransmission still moves
+    /// the pointer (it arrived). Duplicates of data already held change nothing.
+    #[test]
+    fn caiad_retransmission_pointer() {
+        let mut r = caiad_rx();
+        arrive(&mut r, Rx::Intact(0));
+        arrive(&mut r, Rx::Corrupt(1));
+        arrive(&mut r, Rx::Intact(2));
+        arrive(&mut r, Rx::Corrupt(3));
+        arrive(&mut r, Rx::Intact(4));
+        // Retransmission of 1 arrives corrupted again: in order, still No-Congestion.
+        assert_eq!(arrive(&mut r, Rx::Corrupt(1)), (100, Some(100), true, 12));
+        // A duplicate of intact data: nothing changes.
+        assert_eq!(arrive(&mut r, Rx::Intact(2)), (100, None, true, 4));
+        // Retransmission of 3 (pointer at 2, skips held 2 → 3): in order.
+        assert_eq!(arrive(&mut r, Rx::Intact(3)), (100, None, true, 4));
+        // Now a retransmission of 1 arrives while the pointer is past 4: out of order? It starts
+        // below the pointer: it fills the first hole, and the gap disappears (new cycle).
+        assert_eq!(arrive(&mut r, Rx::Intact(1)), (500, None, false, 0));
+        // Overtaking: holes at 6 and 8 (corrupted), retransmission of 8 arrives first.
+        arrive(&mut r, Rx::Corrupt(5));
+        arrive(&mut r, Rx::Intact(6));
+        arrive(&mut r, Rx::Corrupt(7));
+        arrive(&mut r, Rx::Intact(8));
+        assert_eq!(arrive(&mut r, Rx::Intact(7)), (500, None, false, 0)); // 7 before 5: out of order
+        assert_eq!(arrive(&mut r, Rx::Intact(9)), (500, None, false, 0));
+    }
+
+    /// With timestamps (12 B) and both CAIAD options (12 B), 16 of the 40 option bytes are left:
+    /// one SACK block (10 → 12 B) fits, two (18 → 20 B) do not.
+    #[test]
+    fn caiad_options_leave_room_for_sack() {
+        let mut r = Receiver::new(ReceiverConfig { caiad: true, sack: true, timestamps: true, ..cfg(false) });
+        for k in 0..7 {
+            if k % 2 == 0 {
+                r.on_data(0, &seg(100 * k), false);
+            } else {
+                r.on_corrupted(0, &seg(100 * k));
+            }
+            r.make_ack(0);
+        }
+        assert_eq!(r.out_of_order().len(), 3);
+        r.on_corrupted(0, &seg(700));
+        let h = r.make_ack(0);
+        assert!(h.corrupt_seq.is_some() && h.no_congestion);
+        assert_eq!(h.n_sack, 1);
+        assert_eq!(h.sack[0], SackBlock { start: 600, end: 700 }); // the most recent block first
     }
 }

@@ -6,7 +6,7 @@
 //! options of its configuration (as ns-2's one-way TCP agents do). Sequence numbers are absolute
 //! byte offsets starting at 0, and segments are cut at multiples of the MSS.
 
-use crate::cc::{AckInfo, CongestionControl, LossKind, LossSignal, Reaction, Window};
+use crate::cc::{AckInfo, CongestionControl, DupAckCount, LossKind, LossSignal, Reaction, Window};
 use crate::net::TcpHeader;
 use crate::tcp::recovery::LossRecovery;
 use crate::tcp::rto::RttEstimator;
@@ -139,6 +139,7 @@ impl SenderCore {
     }
 
     /// What the window policy is told about an ACK.
+    #[allow(clippy::too_many_arguments)]
     fn ack_info(
         &self,
         now: SimTime,
@@ -147,6 +148,7 @@ impl SenderCore {
         rtt_sample_ns: Option<u64>,
         no_growth: bool,
         recovering: bool,
+        dupacks: u32,
     ) -> AckInfo {
         AckInfo {
             now,
@@ -161,6 +163,9 @@ impl SenderCore {
             flight_bytes: self.flight(),
             no_growth,
             recovering,
+            corrupt_seq: h.corrupt_seq,
+            no_congestion: h.no_congestion,
+            dupacks,
         }
     }
 
@@ -393,6 +398,16 @@ impl Sender {
             return; // acknowledges data never sent: ignore (RFC 793)
         }
         s.last_ack_ece = h.ece;
+        // TCP HACK / CAIAD §3.3 Case 3: "retransmit the indicated data segment immediately" —
+        // the segment reached the receiver with an intact header and a corrupted payload.
+        if let Some(seq) = h.corrupt_seq {
+            if seq >= h.ack.max(s.snd_una) && seq < s.snd_max {
+                let info = s.ack_info(now, h, 0, None, true, s.in_recovery, s.dupacks);
+                if s.cc.on_corruption_report(&mut s.w, &info, seq) {
+                    s.retransmit(now, seq);
+                }
+            }
+        }
         // SACK scoreboard update (RFC 6675 §5 step (A)/(B) "update the scoreboard").
         if s.cfg.sack {
             let mss = s.cfg.mss as u64;
@@ -454,7 +469,7 @@ impl Sender {
                 s.cwr_pending = true;
                 s.stats.ecn_reductions += 1;
             }
-            let info = s.ack_info(now, h, acked, sample, was_in_recovery || ecn_reduce, was_in_recovery);
+            let info = s.ack_info(now, h, acked, sample, was_in_recovery || ecn_reduce, was_in_recovery, 0);
             s.cc.on_ack(&mut s.w, &info);
             // RFC 6298 (5.2)/(5.3): stop the timer when all is acknowledged, else restart it.
             if s.snd_una == s.snd_max {
@@ -467,14 +482,20 @@ impl Sender {
         } else if h.ack == self.core.snd_una && self.core.snd_max > self.core.snd_una {
             // A duplicate ACK (RFC 5681 §2: same ACK number, outstanding data).
             let s = &mut self.core;
-            s.dupacks += 1;
-            let info = s.ack_info(now, h, 0, None, true, s.in_recovery);
+            let info = s.ack_info(now, h, 0, None, true, s.in_recovery, s.dupacks + 1);
+            let count = s.cc.classify_dup_ack(&info);
+            match count {
+                DupAckCount::Count => s.dupacks += 1,
+                DupAckCount::Ignore => {}
+                DupAckCount::Reset => s.dupacks = 0,
+            }
             s.cc.on_dup_ack(&mut s.w, &info);
             if s.in_recovery {
                 self.recovery.on_dup_ack(s, now);
-            } else if (s.dupacks == s.dupthresh
-                || self.recovery.detects_loss(s)
-                || (s.dupacks < s.dupthresh && s.cc.expired(now, s.board.get(0).sent_at)))
+            } else if count == DupAckCount::Count
+                && (s.dupacks == s.dupthresh
+                    || self.recovery.detects_loss(s)
+                    || (s.dupacks < s.dupthresh && s.cc.expired(now, s.board.get(0).sent_at)))
                 && self.recovery.may_enter(s)
             {
                 s.stats.fast_retransmits += 1;
