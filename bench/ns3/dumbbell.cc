@@ -58,13 +58,15 @@ main(int argc, char* argv[])
     cmd.AddValue("maxP", "RED max_p (LInterm = 1/maxP)", maxP);
     cmd.AddValue("ecn", "RED marks ECT packets and TCP is ECN-capable", ecn);
     cmd.AddValue("gentle", "gentle RED", gentle);
+    bool timestamps = false;
+    cmd.AddValue("timestamps", "RFC 7323 timestamps (RTT samples on every ACK in both simulators)", timestamps);
     cmd.Parse(argc, argv);
     bool red = queue == "red";
     NS_ABORT_MSG_IF(!red && queue != "droptail", "--queue must be droptail or red");
 
     RngSeedManager::SetSeed(1);
     RngSeedManager::SetRun(run);
-    twin::ConfigureTcp(cc, red && ecn, mss, 1000);
+    twin::ConfigureTcp(cc, red && ecn, mss, 1000, timestamps);
 
     NodeContainer senders, receivers, routers;
     senders.Create(flows);

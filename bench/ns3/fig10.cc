@@ -11,6 +11,17 @@
 
 using namespace ns3;
 
+/// Counts a drop; with TWIN_DROP_LOG set, also prints its time to stderr.
+static void
+CountDrop(uint64_t* n, Ptr<const Packet>)
+{
+    ++*n;
+    if (std::getenv("TWIN_DROP_LOG"))
+    {
+        std::fprintf(stderr, "drop %.6f\n", Simulator::Now().GetSeconds());
+    }
+}
+
 int
 main(int argc, char* argv[])
 {
@@ -28,11 +39,13 @@ main(int argc, char* argv[])
     cmd.AddValue("duration", "simulated seconds", duration);
     cmd.AddValue("warmup", "goodput is measured over [warmup, duration]", warmup);
     cmd.AddValue("buffer", "DropTail limit in packets of every one-way link", buffer);
+    bool timestamps = false;
+    cmd.AddValue("timestamps", "RFC 7323 timestamps (RTT samples on every ACK in both simulators)", timestamps);
     cmd.Parse(argc, argv);
 
     RngSeedManager::SetSeed(1);
     RngSeedManager::SetRun(run);
-    twin::ConfigureTcp(cc, false, mss, 1000);
+    twin::ConfigureTcp(cc, false, mss, 1000, timestamps);
 
     NodeContainer nodes;
     nodes.Create(3);
@@ -74,14 +87,21 @@ main(int argc, char* argv[])
     std::vector<twin::FlowStats> stats(1);
     std::vector<Ptr<PacketSink>> sinks{
         twin::BulkFlow(s, d, ifBsD.GetAddress(1), 5000, 0.0, duration, mss, &stats[0], 0)};
+    // Without a queue disc, a full device queue stops it and the traffic-control layer drops the
+    // packet instead of the queue: count those at S (S->BS) and BS (BS->D, BS->S).
+    uint64_t sDrops = 0, bsDrops = 0;
+    s->GetObject<TrafficControlLayer>()->TraceConnectWithoutContext(
+        "TcDrop", MakeBoundCallback(&CountDrop, &sDrops));
+    bs->GetObject<TrafficControlLayer>()->TraceConnectWithoutContext(
+        "TcDrop", MakeBoundCallback(&CountDrop, &bsDrops));
     Ptr<PointToPointNetDevice> wl = DynamicCast<PointToPointNetDevice>(bsD.Get(0));
     Ptr<PointToPointNetDevice> wired = DynamicCast<PointToPointNetDevice>(sBs.Get(0));
     twin::RunAndReport(sinks, warmup, duration, [&]() {
         char buf[256];
         std::snprintf(buf, sizeof buf,
                       ", \"bs_d_queue_drops\": %u, \"s_bs_queue_drops\": %u",
-                      wl->GetQueue()->GetTotalDroppedPackets(),
-                      wired->GetQueue()->GetTotalDroppedPackets());
+                      (unsigned)(wl->GetQueue()->GetTotalDroppedPackets() + bsDrops),
+                      (unsigned)(wired->GetQueue()->GetTotalDroppedPackets() + sDrops));
         return std::string(buf) + twin::StatsJson(stats);
     });
     return 0;

@@ -7,7 +7,11 @@
 //     delayed_ack = false), initial cwnd 1 segment, initial ssthresh "infinite" (ns-3 default),
 //     min RTO 200 ms, clock granularity 1 ms (airtcp's default), receive window 1000 segments,
 //     and a send buffer large enough never to limit the sender.
-//   - Vegas alpha/beta/gamma = 1/3/1 segments (airtcp's defaults; ns-3's are 2/4/1).
+//   - Vegas: airtcp's alpha/beta/gamma = 1/3/1 segments compare a real-valued
+//     diff = cwnd (1 - BaseRTT/RTT) in segments; ns-3's TcpVegas compares the integer
+//     diff = cwnd - floor(cwnd BaseRTT/minRTT) = ceil(real diff). "ceil(d) < 2" is "d <= 1",
+//     "ceil(d) > 3" is "d > 3", "ceil(d) > 1" is "d > 1", so ns-3's Alpha/Beta/Gamma = 2/3/1 are
+//     airtcp's 1/3/1 (ns-3 Alpha = 1 would grow only when minRTT == BaseRTT exactly).
 #pragma once
 
 #include "ns3/applications-module.h"
@@ -48,7 +52,7 @@ CcTypeId(const std::string& cc)
 }
 
 inline void
-ConfigureTcp(const std::string& cc, bool ecn, uint32_t mss, uint32_t rwndPkts)
+ConfigureTcp(const std::string& cc, bool ecn, uint32_t mss, uint32_t rwndPkts, bool timestamps = false)
 {
     Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(CcTypeId(cc)));
     Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
@@ -59,14 +63,14 @@ ConfigureTcp(const std::string& cc, bool ecn, uint32_t mss, uint32_t rwndPkts)
     Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(rwndPkts * mss));
     Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(4 * rwndPkts * mss));
     Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(false));
-    Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(false));
+    Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(timestamps));
     Config::SetDefault("ns3::TcpSocketBase::WindowScaling", BooleanValue(true));
     Config::SetDefault("ns3::TcpSocketBase::LimitedTransmit", BooleanValue(false));
     Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(MilliSeconds(200)));
     Config::SetDefault("ns3::TcpSocketBase::ClockGranularity", TimeValue(MilliSeconds(1)));
     Config::SetDefault("ns3::TcpSocketBase::UseEcn",
                        EnumValue(ecn ? TcpSocketState::On : TcpSocketState::Off));
-    Config::SetDefault("ns3::TcpVegas::Alpha", UintegerValue(1));
+    Config::SetDefault("ns3::TcpVegas::Alpha", UintegerValue(2));
     Config::SetDefault("ns3::TcpVegas::Beta", UintegerValue(3));
     Config::SetDefault("ns3::TcpVegas::Gamma", UintegerValue(1));
 }
