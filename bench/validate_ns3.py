@@ -16,6 +16,7 @@ Scenarios (both sides built from the same numbers below):
   dumbbell  10 flows S_i -100 Mb/s (1+i) ms- R1 -10 Mb/s 20 ms- R2 -100 Mb/s 1 ms- D_i, flow i
             starting at 0.1 i s; bottleneck DropTail of 64 packets (the BDP at the mean base RTT
             of 53 ms in 1040-B packets); 60 s, goodput over [10 s, 60 s].
+  fig10-ts  fig10 with RFC 7323 timestamps on both sides (RTT sampled on every ACK by both).
   red       the same dumbbell with RED + ECN on R1->R2: limit 64, min_th 10, max_th 30,
             w_q 0.002, max_p 0.1, not gentle; ECN-capable TCP.
 Schemes: NewReno (airtcp cc = "reno", recovery = "newreno"; ns-3 TcpNewReno + TcpClassicRecovery),
@@ -105,7 +106,7 @@ def build_airtcp() -> Path:
 # --------------------------------------------------------------------------- scenarios
 
 
-def airtcp_flow(name: str, src: str, dst: str, scheme: str, start: float, ecn: bool) -> str:
+def airtcp_flow(name: str, src: str, dst: str, scheme: str, start: float, ecn: bool, timestamps: bool = False) -> str:
     cc = {"newreno": "reno", "westwood-plus": "westwood-plus", "vegas": "vegas"}[scheme]
     lines = [
         "[[flows]]", 'kind = "tcp"', f'name = "{name}"', f'src = "{src}"', f'dst = "{dst}"',
@@ -114,13 +115,15 @@ def airtcp_flow(name: str, src: str, dst: str, scheme: str, start: float, ecn: b
     ]
     if ecn:
         lines.append("ecn = true")
+    if timestamps:
+        lines.append("timestamps = true")
     if scheme == "vegas":
         # ns-3's TcpVegas has no fine-grained "Vegas expiry" retransmission.
         lines.append("cc_params = { alpha = 1, beta = 3, gamma = 1, expiry = false }")
     return "\n".join(lines) + "\n"
 
 
-def fig10_toml(loss: float, scheme: str, duration: float, warmup: float) -> str:
+def fig10_toml(loss: float, scheme: str, duration: float, warmup: float, timestamps: bool = False) -> str:
     return f"""name = "ns3-fig10"
 duration = "{duration:g}s"
 warmup = "{warmup:g}s"
@@ -142,7 +145,7 @@ delay = "1ms"
 queue = {{ kind = "droptail", limit_pkts = 50 }}
 channel = {{ kind = "uniform", loss = {loss!r} }}
 
-""" + airtcp_flow("ftp", "S", "D", scheme, 0.0, False)
+""" + airtcp_flow("ftp", "S", "D", scheme, 0.0, False, timestamps)
 
 
 def dumbbell_toml(queue: str, scheme: str, duration: float, warmup: float) -> str:
@@ -245,9 +248,10 @@ def mean_ci(xs: list[float]) -> tuple[float, float]:
 def cases(only: set[str], quick: bool):
     """(scenario, scheme, loss) in table order."""
     for scheme in SCHEMES:
-        if "fig10" in only:
-            for loss in FIG10_LOSSES:
-                yield ("fig10", scheme, loss)
+        for scen in ("fig10", "fig10-ts"):
+            if scen in only:
+                for loss in FIG10_LOSSES:
+                    yield (scen, scheme, loss)
     for scen in ("dumbbell", "red"):
         if scen in only:
             for scheme in SCHEMES:
@@ -258,7 +262,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="3 seeds, shorter runs (fig10 40 s, dumbbells 30 s)")
     ap.add_argument("--seeds", type=int, default=None, help="seeds 1..N (default 10, quick 3)")
-    ap.add_argument("--only", default="fig10,dumbbell,red", help="comma-separated subset of fig10,dumbbell,red")
+    ap.add_argument("--only", default="fig10,fig10-ts,dumbbell,red",
+                    help="comma-separated subset of fig10,fig10-ts (Fig. 10 with timestamps on both sides),dumbbell,red")
     ap.add_argument("--out", default=str(ROOT / "VALIDATION.md"))
     a = ap.parse_args()
     seeds = a.seeds or (3 if a.quick else 10)
@@ -272,11 +277,12 @@ def main() -> None:
     for scen, scheme, loss in cases(only, a.quick):
         row = {"scenario": scen, "scheme": scheme, "loss": loss, "airtcp": [], "ns3": []}
         for seed in range(1, seeds + 1):
-            if scen == "fig10":
-                key = f"fig10-{scheme}-{loss}"
-                at = run_airtcp(run_toml, fig10_toml(loss, scheme, fig10_dur, warmup), key, seed)
+            if scen.startswith("fig10"):
+                ts = scen == "fig10-ts"
+                key = f"{scen}-{scheme}-{loss}"
+                at = run_airtcp(run_toml, fig10_toml(loss, scheme, fig10_dur, warmup, ts), key, seed)
                 ns = run_ns3(bins["fig10"], [f"--loss={loss}", f"--run={seed}", f"--cc={scheme}",
-                                             f"--duration={fig10_dur}", f"--warmup={warmup}"])
+                                             f"--duration={fig10_dur}", f"--warmup={warmup}", f"--timestamps={int(ts)}"])
             else:
                 key = f"{scen}-{scheme}"
                 at = run_airtcp(run_toml, dumbbell_toml(scen if scen == "red" else "droptail", scheme, db_dur, warmup), key, seed)
@@ -345,6 +351,7 @@ def render(meta: dict, results: list[dict]) -> str:
         "",
     ]
     for scen, title in (("fig10", f"TCP-Jersey Fig. 10 topology ({meta['durations']['fig10']:g} s)"),
+                        ("fig10-ts", f"Fig. 10 topology with RFC 7323 timestamps on both sides ({meta['durations']['fig10']:g} s)"),
                         ("dumbbell", f"10-flow dumbbell, DropTail bottleneck ({meta['durations']['dumbbell']:g} s)"),
                         ("red", f"10-flow dumbbell, RED + ECN bottleneck ({meta['durations']['dumbbell']:g} s)")):
         rows = [r for r in results if r["scenario"] == scen]
