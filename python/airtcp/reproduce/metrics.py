@@ -74,7 +74,7 @@ def reference_at(schedule: tuple[tuple[float, float], ...], t: float) -> float:
 
 def _settled(schedule: tuple[tuple[float, float], ...], t: float, settle: float) -> bool:
     """False within ``settle`` seconds after a change of the reference (an estimator needs time)."""
-    return all(not (at < t < at + settle) for at, _ in schedule[1:]) if settle > 0 else True
+    return all(not (at <= t < at + settle) for at, _ in schedule)
 
 
 def _series_value(metric: Metric, series: dict[str, list], name: str, key: str) -> float:

@@ -81,7 +81,8 @@ def plot(exp: Experiment, axes: tuple[Axis, ...], agg_rows: list[dict[str, Any]]
     panel_axis = next((a for a in axes if a.name == f.panels), None)
     panel_labels = panel_axis.labels() if panel_axis else [None]
     ys = list(f.y) if f.kind != "timeseries" else [f.column]
-    n = len(ys) * len(panel_labels)
+    groups = [ys] if f.overlay else [[y] for y in ys]  # the metrics drawn in one subplot
+    n = len(groups) * len(panel_labels)
     cols = min(n, 2 if n > 1 else 1)
     rows = math.ceil(n / cols)
     fig, grid = plt.subplots(rows, cols, figsize=(6.4 * cols, 4.2 * rows), squeeze=False)
@@ -89,7 +90,7 @@ def plot(exp: Experiment, axes: tuple[Axis, ...], agg_rows: list[dict[str, Any]]
     for extra in cells[n:]:
         extra.set_visible(False)
     i = 0
-    for y in ys:
+    for group in groups:
         for pl in panel_labels:
             ax = cells[i]
             i += 1
@@ -97,10 +98,11 @@ def plot(exp: Experiment, axes: tuple[Axis, ...], agg_rows: list[dict[str, Any]]
             if pl is not None:
                 title += f" — {panel_axis.label} = {pl}"  # type: ignore[union-attr]
             ax.set_title(title, fontsize=9)
-            if f.kind == "timeseries":
-                _plot_series(ax, f, axes, series_runs, pl)
-            else:
-                _plot_agg(ax, exp, axes, agg_rows, y, pl, names)
+            for y in group:
+                if f.kind == "timeseries":
+                    _plot_series(ax, f, axes, series_runs, pl)
+                else:
+                    _plot_agg(ax, exp, axes, agg_rows, y, pl, names, overlay=f.overlay)
             ax.grid(True, alpha=0.3)
             if f.x_scale == "log":
                 ax.set_xscale("log")
@@ -118,7 +120,7 @@ def plot(exp: Experiment, axes: tuple[Axis, ...], agg_rows: list[dict[str, Any]]
 
 
 def _plot_agg(ax: Any, exp: Experiment, axes: tuple[Axis, ...], rows: list[dict[str, Any]], y: str,
-              panel: Optional[str], names: list[str]) -> None:
+              panel: Optional[str], names: list[str], overlay: bool = False) -> None:
     f = exp.figure
     x_axis = next(a for a in axes if a.name == f.x)
     metric = exp.metric(y)
@@ -143,7 +145,7 @@ def _plot_agg(ax: Any, exp: Experiment, axes: tuple[Axis, ...], rows: list[dict[
             xs.append(xi)
             ms.append(row["mean"])
             cis.append(row["ci95"] if math.isfinite(row["ci95"]) else 0.0)
-        label = ", ".join(key) if key else metric.label
+        label = ", ".join(([metric.label] if overlay else []) + list(key)) or metric.label
         if f.kind == "bar":
             ax.bar([x + (j - (len(keys) - 1) / 2) * width for x in xs], ms, width, yerr=cis, capsize=2, label=label)
         else:
@@ -153,6 +155,7 @@ def _plot_agg(ax: Any, exp: Experiment, axes: tuple[Axis, ...], rows: list[dict[
         ax.set_xticklabels(ticks if ticks is not None else x_axis.labels(), fontsize=7)
     ax.set_xlabel(f.x_label or x_axis.label)
     ax.set_ylabel(f.y_label or (metric.label + (f" ({metric.unit})" if metric.unit else "")))
+    del names
 
 
 def _plot_series(ax: Any, f: Any, axes: tuple[Axis, ...], runs: list[tuple[dict[str, str], dict]], panel: Optional[str]) -> None:

@@ -240,7 +240,7 @@ class Metric:
 class Figure:
     """The figure layout: ``line``/``bar`` plot a metric's mean (with 95% CI bars) against axis
     ``x``, one line/bar group per point of axis ``series``, one subplot per point of ``panels`` and
-    per metric in ``y``; ``timeseries`` plots a series column of the first seed's runs against
+    per metric in ``y`` (all metrics in one plot with ``overlay``); ``timeseries`` plots a series column of the first seed's runs against
     time."""
 
     kind: str
@@ -253,6 +253,7 @@ class Figure:
     x_label: str = ""
     y_label: str = ""
     title: str = ""
+    overlay: bool = False
     # timeseries only
     source: str = "flow_series"
     column: str = ""
@@ -433,8 +434,9 @@ def _figure(t: Optional[_Table], axes: tuple[Axis, ...], metrics: tuple[Metric, 
         x_label=t.str("x_label", ""),
         y_label=t.str("y_label", ""),
         title=t.str("title", ""),
+        overlay=t.bool("overlay"),
         source=t.str("source", "flow_series", ("flow_series", "link_series")),
-        column=t.str("column", "") if kind == "timeseries" else t.str("column", ""),
+        column=t.str("column", ""),
         select=t.str("select", "*"),
         minus=t.opt_str("minus"),
         reference=_schedule(t, "reference"),
