@@ -18,8 +18,14 @@ __all__ = ["evaluate", "jain", "reference_at", "t975", "mean_ci"]
 
 
 def _get(entry: dict[str, Any], path: str, metric: Metric) -> float:
+    """The value at a dotted path of a summary entry; ``a + b`` sums several paths. A null on the
+    way (e.g. ``loss_differentiation`` of a scheme that does not differentiate) gives NaN."""
+    if "+" in path:
+        return sum(_get(entry, p.strip(), metric) for p in path.split("+"))
     node: Any = entry
     for part in path.split("."):
+        if node is None:
+            return math.nan
         if not isinstance(node, dict) or part not in node:
             raise SpecError(f"metric {metric.name}: field '{path}' is not in the run summary "
                             f"(available: {', '.join(sorted(entry))})")

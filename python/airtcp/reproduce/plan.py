@@ -93,8 +93,18 @@ def _base_doc(exp: Experiment) -> dict[str, Any]:
     return loads(read_text(exp.scenario_path), source=str(exp.scenario_path))
 
 
-@functools.lru_cache(maxsize=None)
+_NEEDS: dict[tuple[Path, str], tuple[bool, str]] = {}
+
+
 def _need_present(exp: Experiment, part: str) -> tuple[bool, str]:
+    """Whether a declared need is present: its probe assignments on the base scenario validate."""
+    key = (exp.spec_path, part)
+    if key not in _NEEDS:
+        _NEEDS[key] = _probe_need(exp, part)
+    return _NEEDS[key]
+
+
+def _probe_need(exp: Experiment, part: str) -> tuple[bool, str]:
     need = next(n for n in exp.needs if n.part == part)
     doc = _base_doc(exp)
     try:
