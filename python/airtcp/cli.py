@@ -432,10 +432,9 @@ def _reproduce(rp: Any, experiment: Optional[str], all_: bool, list_: bool, quic
         raise CliError(f"--backend {backend!r}: must be one of local, ray")
     exps = rp.discover(root)
     claims = rp.all_claims(root)
-    known = {e.id for e in exps}
-    for c in claims:
-        if c.experiment not in known:
-            raise CliError(f"{c.source}: claim {c.id}: experiment '{c.experiment}' does not exist")
+    from .reproduce.claims import check_claims
+
+    check_claims(claims, exps)
     threads = jobs if jobs > 0 else (os.cpu_count() or 1)
 
     if list_:

@@ -18,7 +18,7 @@ from typing import Optional
 
 from .spec import Axis, Claim, SpecError
 
-__all__ = ["Agg", "ClaimResult", "evaluate_claim", "REPRODUCED", "SAME_DIRECTION", "NOT_REPRODUCED", "NOT_RUN"]
+__all__ = ["Agg", "ClaimResult", "evaluate_claim", "REPRODUCED", "SAME_DIRECTION", "NOT_REPRODUCED", "NOT_RUN", "check_claims"]
 
 REPRODUCED = "reproduced"
 SAME_DIRECTION = "same direction, different size"
@@ -162,3 +162,26 @@ def _fmt(x: float) -> str:
     from .report import fmt
 
     return fmt(x)
+
+
+def check_claims(claims: list[Claim], experiments: list) -> None:
+    """Checks every claim against its experiment's spec before anything runs: the experiment
+    exists, the coordinates name existing axes and points, the metrics exist. Raises SpecError
+    (one line naming the claim) at the first problem."""
+    by_id = {e.id: e for e in experiments}
+    for c in claims:
+        exp = by_id.get(c.experiment)
+        if exp is None:
+            raise SpecError(f"{c.source}: claim {c.id}: experiment '{c.experiment}' does not exist")
+        names = [m.name for m in exp.metrics]
+        for m in (c.metric, c.at.get("metric", c.metric), c.over.get("metric", c.metric)):
+            if m not in names:
+                raise SpecError(f"{c.source}: claim {c.id}: metric '{m}' is not a metric of {exp.id} ({', '.join(names)})")
+        _resolve(c, c.at, exp.axes, exp.axes, c.kind in ("spread", "min", "max", "lowest", "highest"))
+        if c.over:
+            _resolve(c, c.over, exp.axes, exp.axes, False)
+        if c.target is not None:
+            star = [k for k, v in c.at.items() if v == "*"][0]
+            labels = next(a for a in exp.axes if a.name == star).labels()
+            if c.target not in labels:
+                raise SpecError(f"{c.source}: claim {c.id}: target '{c.target}' is not a point of {star} ({', '.join(labels)})")
