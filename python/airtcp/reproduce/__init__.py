@@ -34,34 +34,39 @@ def default_root() -> Path:
 
 
 def all_claims(root: Path) -> list:
-    """Every paper's claims (``<root>/*/claims.toml``), in folder order."""
+    """Every paper's claims (``<root>/*/claims.toml``), papers in catalogue order."""
+    from .spec import PAPER_ORDER
+
+    def order(p: Path) -> tuple:
+        name = p.parent.name
+        return (PAPER_ORDER.index(name) if name in PAPER_ORDER else len(PAPER_ORDER), name)
+
     out: list = []
-    for p in sorted(root.glob("*/claims.toml")):
+    for p in sorted(root.glob("*/claims.toml"), key=order):
         out.extend(load_claims(p))
     return out
 
 
-# Seconds of wall time per simulated packet-hop on one core, measured on the 2-core development
-# machine with `airtcp reproduce --all --quick` (engine plus the Python around each run).
-SECONDS_PER_PACKET_HOP = 1.2e-7
+# Fitted to `airtcp reproduce --all` (full and quick) on the 2-core development machine: the cost
+# of one run on one core is about SECONDS_PER_RUN plus SECONDS_PER_PACKET_HOP for every packet
+# the bottleneck can carry during the run times the number of links it may cross.
 SECONDS_PER_RUN = 0.01
+SECONDS_PER_PACKET_HOP = 6.5e-8
 
 
 def estimate_seconds(p: Plan, jobs: int) -> float:
-    """A rough wall-time estimate of a plan's runs: each run costs a fixed overhead plus its
-    simulated duration × the packets its links could carry (rate / 1000-byte packets), summed over
-    links. Stated up front by ``--all``; the real time is printed at the end."""
+    """A rough wall-time estimate of a plan's runs on ``jobs`` cores (stated up front by ``--all``;
+    the real time is printed at the end): per run, a fixed cost plus the simulated duration × the
+    bottleneck's packet rate (slowest link, 1000-byte packets) × the number of links."""
     from ..scenario import loads
 
     total = 0.0
     for t in p.tasks:
         doc = loads(t.text)
-        pkts_per_s = 0.0
-        for link in doc.get("links") or []:
-            rate = link.get("rate")
-            if isinstance(rate, str):
-                pkts_per_s += _rate_bps(rate) / 8000.0 * (2 if link.get("duplex", True) else 1) / 2
-        total += SECONDS_PER_RUN + p.duration_s * pkts_per_s * SECONDS_PER_PACKET_HOP
+        rates = [_rate_bps(link["rate"]) for link in doc.get("links") or [] if isinstance(link.get("rate"), str)]
+        rates = [r for r in rates if r > 0]
+        hops = p.duration_s * (min(rates) / 8000.0 if rates else 0.0) * len(rates)
+        total += SECONDS_PER_RUN + hops * SECONDS_PER_PACKET_HOP
     return total / max(1, jobs)
 
 

@@ -88,7 +88,7 @@ def evaluate_claim(claim: Claim, agg: Agg, full_axes: tuple[Axis, ...], run_axes
     pts_a = _resolve(claim, claim.at, full_axes, run_axes, star)
     pts_b = _resolve(claim, claim.over, full_axes, run_axes, False) if claim.over else [()]
     if pts_a is None or pts_b is None:
-        return ClaimResult(claim, math.nan, math.nan, NOT_RUN, "its grid point was not run in this mode")
+        return ClaimResult(claim, math.nan, math.nan, NOT_RUN, "its grid point was not run (not in the quick grid, or left out for a missing part)")
     for p, m in [(p, metric_a) for p in pts_a] + ([(p, metric_b) for p in pts_b] if claim.over else []):
         if (p, m) not in agg:
             raise SpecError(f"{claim.source}: claim {claim.id}: metric '{m}' is not a metric of {claim.experiment}")

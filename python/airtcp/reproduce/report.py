@@ -48,6 +48,11 @@ def fmt_pm(mean: float, ci: float, percent: bool = False) -> str:
     return fmt(mean) if not math.isfinite(ci) else f"{fmt(mean)} ± {fmt(ci)}"
 
 
+def paper_text(c: Claim) -> str:
+    """The paper's value as the paper writes it (``shown``), else the number as transcribed."""
+    return c.shown or f"{c.value:g}"
+
+
 def claim_text(r: ClaimResult) -> str:
     """Our value of a claim as the report and REPRODUCTION.md show it (gains, reductions and
     spreads in percent, as the papers state them)."""
@@ -231,7 +236,7 @@ def write_report(exp: Experiment, meta: dict[str, Any], axes: tuple[Axis, ...], 
                   "|---|---|---|---|---|---|---|"]
         for r in results:
             c = r.claim
-            paper = c.shown or fmt(c.value)
+            paper = paper_text(c)
             ours = claim_text(r) + (f" ({r.detail})" if r.detail else "")
             lines.append(f"| {c.id} | {c.figure} | {c.condition} | {paper} {c.units} | {ours} | {fmt(r.ratio)} | {r.status} |")
         lines.append("")
@@ -279,7 +284,7 @@ def update_reproduction(path: Path, experiments: list[Experiment], claims: list[
                 got = next((r for r in csv.DictReader(fh) if r["claim"] == c.id), None)
             meta = json.loads(meta_file.read_text(encoding="utf-8"))
             mode = f"{'quick' if meta['quick'] else 'full'}, {len(meta['seeds'])} seeds × {meta['duration']}"
-        paper = f"{c.shown or fmt(c.value)} {c.units}".strip()
+        paper = f"{paper_text(c)} {c.units}".strip()
         if got is None:
             why = skipped.get(c.experiment) or ("unknown experiment" if exp is None else "no results yet")
             rows.append(f"| {c.paper} | {c.figure} | {c.condition} | {paper} | — | — | {NOT_RUN} ({why}) | `{c.experiment}` |")
