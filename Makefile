@@ -8,7 +8,7 @@ CARGO  ?= cargo
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 export PIP_ROOT_USER_ACTION := ignore
 
-.PHONY: setup deps develop demo test test-rust test-python bench validate-ns3 fmt fmt-check wheel clean
+.PHONY: setup deps develop demo test test-rust test-python bench validate-ns3 fmt fmt-check wheel clean reproduce reproduce-quick
 
 ## setup: install build/test tools and the package (editable, extension built in release mode)
 setup: deps develop
@@ -23,6 +23,14 @@ develop:
 ## demo: Reno vs Westwood vs TCP-Jersey vs TCP NJ+ on TCP-Jersey's Fig. 10 topology (1% loss) -> out/demo/
 demo: setup
 	$(PYTHON) -m airtcp demo --out out/demo
+
+## reproduce: every seed experiment whose parts exist (full), then REPRODUCTION.md's claims table
+reproduce:
+	$(PYTHON) -m airtcp reproduce --all --update-reproduction
+
+## reproduce-quick: the same with fewer seeds, shorter runs and fewer points (results/ only)
+reproduce-quick:
+	$(PYTHON) -m airtcp reproduce --all --quick
 
 ## test: Rust unit/property tests, then the Python tests against a freshly built extension
 test: test-rust setup test-python

@@ -24,6 +24,7 @@ __all__ = [
     "loads",
     "dumps",
     "apply_overrides",
+    "set_path",
     "parse_value",
     "parse_duration_s",
     "to_text",
@@ -109,38 +110,44 @@ def _type_name(v: Any) -> str:
 
 
 def apply_override(doc: dict[str, Any], assignment: str) -> None:
-    """Applies one ``dotted.path=value`` assignment to ``doc`` in place.
-
-    Path parts index tables by key and arrays (of tables) by integer (negative counts from the end).
-    Missing tables along the way are created; a missing array index is an error.
-    """
+    """Applies one ``dotted.path=value`` assignment to ``doc`` in place (the value is read by
+    ``parse_value``; see ``set_path`` for the path rules)."""
     if "=" not in assignment:
         raise OverrideError(f"--set '{assignment}': expected KEY=VALUE, e.g. flows.0.recovery=sack")
     key, raw = assignment.split("=", 1)
+    try:
+        set_path(doc, key, parse_value(raw.strip()))
+    except OverrideError as e:
+        raise OverrideError(f"--set '{assignment}': {e}") from None
+
+
+def set_path(doc: dict[str, Any], key: str, value: Any) -> None:
+    """Sets ``doc[a][b][0][c] = value`` for the dotted path ``key = "a.b.0.c"``, in place.
+
+    Path parts index tables by key and arrays (of tables) by integer (negative counts from the end).
+    Missing tables along the way are created; a missing array index is an error. Used by ``--set``
+    and by the sweep specs of ``airtcp reproduce``, whose values are already typed TOML values.
+    """
     key = key.strip()
     parts = key.split(".")
     if not key or any(not p for p in parts):
-        raise OverrideError(f"--set '{assignment}': empty key or empty part in '{key}'")
-    value = parse_value(raw.strip())
+        raise OverrideError(f"empty key or empty part in '{key}'")
     node: Any = doc
     walked: list[str] = []
-    try:
-        for part in parts[:-1]:
-            if isinstance(node, dict) and part not in node:
-                node[part] = {}
-            node = _step(node, part, ".".join(walked) or "<root>")
-            walked.append(part)
-        last = parts[-1]
-        where = ".".join(walked) or "<root>"
-        if isinstance(node, list):
-            _step(node, last, where)  # validates the index
-            node[int(last)] = value
-        elif isinstance(node, dict):
-            node[last] = value
-        else:
-            raise OverrideError(f"'{where}' is a value ({_type_name(node)}), not a table or array")
-    except OverrideError as e:
-        raise OverrideError(f"--set '{assignment}': {e}") from None
+    for part in parts[:-1]:
+        if isinstance(node, dict) and part not in node:
+            node[part] = {}
+        node = _step(node, part, ".".join(walked) or "<root>")
+        walked.append(part)
+    last = parts[-1]
+    where = ".".join(walked) or "<root>"
+    if isinstance(node, list):
+        _step(node, last, where)  # validates the index
+        node[int(last)] = value
+    elif isinstance(node, dict):
+        node[last] = value
+    else:
+        raise OverrideError(f"'{where}' is a value ({_type_name(node)}), not a table or array")
 
 
 def apply_overrides(doc: dict[str, Any], sets: list[str] | tuple[str, ...]) -> dict[str, Any]:

@@ -1,0 +1,183 @@
+"""Metrics: one number per run from its summary or its kept series, exactly as the spec says.
+
+A metric selects rows (flows or links by name pattern, or the run itself), reads a field of each
+(a dotted path into the summary entry, e.g. ``loss_differentiation.channel_losses_as_link_error``;
+for series, a per-sample value reduced over a time window), combines the rows with ``agg`` and
+multiplies by ``scale`` (and divides by the simulated duration with ``per_second``). The
+definitions are in docs/reproduce.md; nothing here knows about any particular experiment.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Optional
+
+from .spec import Metric, SpecError, matches
+
+__all__ = ["evaluate", "jain", "reference_at", "t975", "mean_ci"]
+
+
+def _get(entry: dict[str, Any], path: str, metric: Metric) -> float:
+    """The value at a dotted path of a summary entry; ``a + b`` sums several paths. A null on the
+    way (e.g. ``loss_differentiation`` of a scheme that does not differentiate) gives NaN."""
+    if "+" in path:
+        return sum(_get(entry, p.strip(), metric) for p in path.split("+"))
+    node: Any = entry
+    for part in path.split("."):
+        if node is None:
+            return math.nan
+        if not isinstance(node, dict) or part not in node:
+            raise SpecError(f"metric {metric.name}: field '{path}' is not in the run summary "
+                            f"(available: {', '.join(sorted(entry))})")
+        node = node[part]
+    if node is None:
+        return math.nan
+    if isinstance(node, bool) or not isinstance(node, (int, float)):
+        raise SpecError(f"metric {metric.name}: field '{path}' is not a number ({node!r})")
+    return float(node)
+
+
+def jain(xs: list[float]) -> float:
+    """Jain's index (Σx)²/(n·Σx²); all-zero allocations are equal (1)."""
+    if not xs:
+        return math.nan
+    sq = sum(x * x for x in xs)
+    return 1.0 if sq == 0 else sum(xs) ** 2 / (len(xs) * sq)
+
+
+def _combine(values: list[float], denoms: Optional[list[float]], agg: str) -> float:
+    if agg == "count":
+        return float(len(values))
+    if not values:
+        return math.nan
+    if agg == "ratio_of_sums":
+        assert denoms is not None
+        d = sum(denoms)
+        return sum(values) / d if d else math.nan
+    if denoms is not None:
+        values = [v / d if d else math.nan for v, d in zip(values, denoms)]
+    if agg == "sum":
+        return sum(values)
+    if agg == "mean":
+        return sum(values) / len(values)
+    if agg == "min":
+        return min(values)
+    if agg == "max":
+        return max(values)
+    if agg == "jain":
+        return jain(values)
+    raise AssertionError(agg)
+
+
+def reference_at(schedule: tuple[tuple[float, float], ...], t: float) -> float:
+    """The piecewise-constant reference in force at time t (the last step with at ≤ t)."""
+    value = math.nan
+    for at, v in schedule:
+        if at <= t:
+            value = v
+    return value
+
+
+def _settled(schedule: tuple[tuple[float, float], ...], t: float, settle: float) -> bool:
+    """False within ``settle`` seconds after a change of the reference (an estimator needs time)."""
+    return all(not (at <= t < at + settle) for at, _ in schedule)
+
+
+def _series_value(metric: Metric, series: dict[str, list], name: str, key: str) -> float:
+    times, names, col = series["time_s"], series[key], series[metric.field]
+    other = series[metric.minus] if metric.minus else None
+    xs: list[float] = []
+    for i, n in enumerate(names):
+        if n != name:
+            continue
+        t = times[i]
+        if metric.window and not (metric.window[0] < t <= metric.window[1]):
+            continue
+        v = col[i]
+        if v is None:
+            continue
+        v = float(v)
+        if metric.reference:
+            if not _settled(metric.reference, t, metric.settle_s):
+                continue
+            v -= reference_at(metric.reference, t)
+        elif other is not None:
+            if other[i] is None:
+                continue
+            v -= float(other[i])
+        xs.append(v)
+    if not xs:
+        return math.nan
+    if metric.stat == "mean":
+        return sum(xs) / len(xs)
+    if metric.stat == "mean_abs":
+        return sum(abs(x) for x in xs) / len(xs)
+    m = sum(xs) / len(xs)  # std: population standard deviation over the window
+    return math.sqrt(sum((x - m) ** 2 for x in xs) / len(xs))
+
+
+def evaluate(metric: Metric, payload: dict[str, Any]) -> float:
+    """The metric's value for one run (NaN when nothing is selected or defined)."""
+    s = payload["summary"]
+    if metric.source == "run":
+        values, denoms = [_get(s, metric.field, metric)], ([_get(s, metric.per, metric)] if metric.per else None)
+    elif metric.source in ("flows", "links"):
+        rows = [e for e in s[metric.source] if matches(metric.select, e["name"])]
+        values = [_get(e, metric.field, metric) for e in rows]
+        denoms = [_get(e, metric.per, metric) for e in rows] if metric.per else None
+    else:
+        series = payload.get(metric.source)
+        if not series:
+            raise SpecError(f"metric {metric.name}: the cached run has no {metric.source} (stale cache entry?)")
+        key = "flow" if metric.source == "flow_series" else "link"
+        names = sorted({n for n in series[key] if matches(metric.select, n)})
+        values = [_series_value(metric, series, n, key) for n in names]
+        denoms = None
+    v = _combine(values, denoms, metric.agg) * metric.scale
+    if metric.per_second:
+        v /= float(s["end_time_s"])
+    return v
+
+
+# --------------------------------------------------------------------------------------------
+# statistics over seeds
+
+# Two-sided 95% quantiles of Student's t, t_{0.975}(df), from standard tables; between the
+# tabulated degrees of freedom we interpolate linearly in 1/df (exact to 3 decimals).
+_T975 = {1: 12.7062, 2: 4.3027, 3: 3.1824, 4: 2.7764, 5: 2.5706, 6: 2.4469, 7: 2.3646, 8: 2.3060,
+         9: 2.2622, 10: 2.2281, 11: 2.2010, 12: 2.1788, 13: 2.1604, 14: 2.1448, 15: 2.1314,
+         16: 2.1199, 17: 2.1098, 18: 2.1009, 19: 2.0930, 20: 2.0860, 21: 2.0796, 22: 2.0739,
+         23: 2.0687, 24: 2.0639, 25: 2.0595, 26: 2.0555, 27: 2.0518, 28: 2.0484, 29: 2.0452,
+         30: 2.0423, 40: 2.0211, 60: 2.0003, 120: 1.9799}
+_Z975 = 1.95996
+
+
+def t975(df: int) -> float:
+    """Student's t quantile t_{0.975}(df) (no scipy needed)."""
+    if df < 1:
+        return math.nan
+    if df in _T975:
+        return _T975[df]
+    keys = sorted(_T975)
+    if df > keys[-1]:
+        lo, hi, tlo, thi = keys[-1], math.inf, _T975[keys[-1]], _Z975
+    else:
+        lo = max(k for k in keys if k < df)
+        hi = min(k for k in keys if k > df)
+        tlo, thi = _T975[lo], _T975[hi]
+    w = (1 / lo - 1 / df) / (1 / lo - (0 if hi == math.inf else 1 / hi))
+    return tlo + w * (thi - tlo)
+
+
+def mean_ci(xs: list[float]) -> tuple[int, float, float, float]:
+    """(n, mean, sample standard deviation, half-width of the 95% CI of the mean) over the finite
+    values; the CI is NaN with fewer than two values."""
+    ys = [x for x in xs if x is not None and math.isfinite(x)]
+    n = len(ys)
+    if n == 0:
+        return 0, math.nan, math.nan, math.nan
+    m = sum(ys) / n
+    if n == 1:
+        return 1, m, math.nan, math.nan
+    sd = math.sqrt(sum((y - m) ** 2 for y in ys) / (n - 1))
+    return n, m, sd, t975(n - 1) * sd / math.sqrt(n)

@@ -1,0 +1,259 @@
+"""From an experiment to its runs: which parts it needs, and the grid × seeds expansion.
+
+A run is a pure function of (scenario text, seed): the text is the base scenario with the quick
+mode's duration and the grid point's assignments applied, dumped back to TOML. Nothing else goes
+into a run, so its cache key can be the hash of exactly that (plus the engine build).
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import itertools
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Optional
+
+from .. import api
+from ..scenario import OverrideError, dumps, loads, parse_duration_s, read_text, set_path
+from .spec import Axis, Experiment, Point, SpecError
+
+__all__ = ["PartStatus", "Availability", "RunTask", "Plan", "availability", "plan"]
+
+
+@dataclass(frozen=True)
+class PartStatus:
+    """A part (a window policy, a recovery, a declared need) and whether this build has it."""
+
+    part: str
+    present: bool
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class Availability:
+    """What an experiment needs, what is missing, and which optional points are left out."""
+
+    parts: tuple[PartStatus, ...]
+    missing: tuple[str, ...]  # missing parts that stop the whole experiment
+    dropped: tuple[tuple[str, str, tuple[str, ...]], ...]  # (axis, point label, its missing parts)
+
+    @property
+    def runnable(self) -> bool:
+        return not self.missing
+
+
+# A scenario just big enough to ask the engine whether it knows a window policy or a recovery.
+_PROBE = """duration = "1s"
+nodes = ["A", "B"]
+[[links]]
+from = "A"
+to = "B"
+rate = "1Mbps"
+delay = "1ms"
+[[flows]]
+kind = "tcp"
+src = "A"
+dst = "B"
+"""
+
+
+@functools.lru_cache(maxsize=None)
+def _engine_has(key: str, name: str) -> tuple[bool, str]:
+    """Whether the engine knows ``cc``/``recovery`` ``name``: it does unless validation says
+    "unknown" about exactly that field. (A known policy may still need other fields, e.g. Jersey's
+    ``ecn = true``; those errors are the experiment's, reported when its scenarios are checked.)"""
+    text = _PROBE + f'{key} = "{name}"\n'
+    try:
+        api.validate(text)
+    except api.ScenarioError as e:
+        msg = str(e)
+        if msg.startswith(f"flows[0].{key}") and "unknown" in msg:
+            return False, msg
+    return True, ""
+
+
+def _names_used(doc: dict[str, Any], sets: list[tuple[str, Any]]) -> dict[str, set[str]]:
+    """The ``cc`` and ``recovery`` names a scenario uses after assignments (TCP flows only)."""
+    d = copy.deepcopy(doc)
+    for k, v in sets:
+        try:
+            set_path(d, k, v)
+        except OverrideError:
+            pass  # reported with its point when the scenario is checked
+    out: dict[str, set[str]] = {"cc": set(), "recovery": set()}
+    for f in d.get("flows") or []:
+        if isinstance(f, dict) and f.get("kind", "tcp") == "tcp":
+            out["cc"].add(str(f.get("cc", "reno")))
+            out["recovery"].add(str(f.get("recovery", "newreno")))
+    return out
+
+
+def _base_doc(exp: Experiment) -> dict[str, Any]:
+    return loads(read_text(exp.scenario_path), source=str(exp.scenario_path))
+
+
+_NEEDS: dict[tuple[Path, str], tuple[bool, str]] = {}
+
+
+def _need_present(exp: Experiment, part: str) -> tuple[bool, str]:
+    """Whether a declared need is present: its probe assignments on the base scenario validate."""
+    key = (exp.spec_path, part)
+    if key not in _NEEDS:
+        _NEEDS[key] = _probe_need(exp, part)
+    return _NEEDS[key]
+
+
+def _probe_need(exp: Experiment, part: str) -> tuple[bool, str]:
+    need = next(n for n in exp.needs if n.part == part)
+    doc = _base_doc(exp)
+    try:
+        for k, v in need.probe:
+            set_path(doc, k, v)
+        api.validate(dumps(doc), base_dir=exp.scenario_path.parent)
+    except (api.ScenarioError, OverrideError) as e:
+        return False, str(e)
+    return True, ""
+
+
+def availability(exp: Experiment) -> Availability:
+    """Which parts ``exp`` needs and whether each exists in this build.
+
+    Window policies and recoveries are found in the scenario and the points' assignments and
+    asked of the engine; other parts are the spec's ``[[needs]]``, probed by validating the base
+    scenario with the need's ``probe`` assignments. A point marked ``optional`` whose parts are
+    missing is left out; any other missing part stops the experiment.
+    """
+    doc = _base_doc(exp)
+    statuses: dict[str, PartStatus] = {}
+    missing: set[str] = set()
+    dropped: list[tuple[str, str, tuple[str, ...]]] = []
+
+    def check(part: str, present: bool, detail: str) -> bool:
+        statuses.setdefault(part, PartStatus(part, present, detail))
+        return present
+
+    base_names = _names_used(doc, [])
+    for key, names in base_names.items():
+        for n in sorted(names):
+            ok, why = _engine_has(key, n)
+            if not check(f"{key} {n}", ok, why):
+                missing.add(f"{key} {n}")
+    for need in exp.needs:
+        if not any(need.part in p.needs for a in exp.axes for p in a.points):
+            ok, why = _need_present(exp, need.part)
+            if not check(need.part, ok, why):
+                missing.add(need.part)
+    for axis in exp.axes:
+        for p in axis.points:
+            lacking: list[str] = []
+            for key, names in _names_used(doc, list(p.sets)).items():
+                for n in sorted(names - base_names[key]):
+                    ok, why = _engine_has(key, n)
+                    if not check(f"{key} {n}", ok, why):
+                        lacking.append(f"{key} {n}")
+            for part in p.needs:
+                ok, why = _need_present(exp, part)
+                if not check(part, ok, why):
+                    lacking.append(part)
+            if lacking:
+                if p.optional:
+                    dropped.append((axis.name, p.label, tuple(lacking)))
+                else:
+                    missing.update(lacking)
+    return Availability(parts=tuple(statuses.values()), missing=tuple(sorted(missing)), dropped=tuple(dropped))
+
+
+@dataclass(frozen=True)
+class RunTask:
+    """One run: the scenario text, the seed, where relative paths resolve, and which series the
+    metrics and figure read (the only series kept in the cache)."""
+
+    text: str
+    seed: int
+    base_dir: str
+    series: tuple[tuple[str, str, str], ...]  # (flow_series|link_series, column, select pattern)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The expanded sweep: ``points`` are the grid points (axis name → label), ``tasks`` the runs
+    in order (point-major, then seed)."""
+
+    experiment: Experiment
+    quick: bool
+    axes: tuple[Axis, ...]  # the axes with the points actually run
+    points: tuple[dict[str, str], ...]
+    seeds: tuple[int, ...]
+    tasks: tuple[RunTask, ...]
+    duration_s: float
+    availability: Availability
+
+    def task_index(self, point_index: int, seed_index: int) -> int:
+        return point_index * len(self.seeds) + seed_index
+
+
+def series_requests(exp: Experiment) -> tuple[tuple[str, str, str], ...]:
+    """The (source, column, select) triples the experiment's series metrics and figure read."""
+    req: set[tuple[str, str, str]] = set()
+    for m in exp.metrics:
+        if m.is_series:
+            req.add((m.source, m.field, m.select))
+            if m.minus:
+                req.add((m.source, m.minus, m.select))
+    f = exp.figure
+    if f.kind == "timeseries":
+        req.add((f.source, f.column, f.select))
+        if f.minus:
+            req.add((f.source, f.minus, f.select))
+    return tuple(sorted(req))
+
+
+def plan(exp: Experiment, quick: bool = False, seeds: Optional[int] = None) -> Plan:
+    """Expands ``exp`` into its runs. Raises SpecError when an assignment does not apply or an
+    expanded scenario is invalid (checked once per grid point, with the first seed)."""
+    avail = availability(exp)
+    dropped = {(a, p) for a, p, _ in avail.dropped}
+    axes: list[Axis] = []
+    for a in exp.axes:
+        pts = [p for p in a.points if (a.name, p.label) not in dropped]
+        if quick and a.quick:
+            pts = [p for p in pts if p.label in a.quick]
+        axes.append(Axis(a.name, a.label, tuple(pts), a.quick, a.scale))
+    n_seeds = seeds if seeds is not None else (exp.quick_seeds if quick else exp.seeds)
+    if n_seeds < 1:
+        raise SpecError(f"--seeds {n_seeds}: must be at least 1")
+    seed_list = tuple(range(1, n_seeds + 1))
+    base = _base_doc(exp)
+    if quick:
+        if exp.quick_duration:
+            base["duration"] = exp.quick_duration
+        if exp.quick_warmup:
+            base["warmup"] = exp.quick_warmup
+    duration_s = parse_duration_s(str(base.get("duration", "0s")))
+    series = series_requests(exp)
+    base_dir = str(exp.scenario_path.parent)
+    points: list[dict[str, str]] = []
+    tasks: list[RunTask] = []
+    for combo in itertools.product(*[a.points for a in axes]):
+        doc = copy.deepcopy(base)
+        where = ", ".join(f"{a.name}={p.label}" for a, p in zip(axes, combo))
+        for p in combo:
+            for k, v in p.sets:
+                try:
+                    set_path(doc, k, copy.deepcopy(v))
+                except OverrideError as e:
+                    raise SpecError(f"{exp.spec_path}: point {where}: {k}: {e}") from None
+        text = dumps(doc)
+        if avail.runnable:
+            try:
+                api.validate(text, base_dir=base_dir)
+            except api.ScenarioError as e:
+                raise SpecError(f"{exp.spec_path}: point {where}: scenario invalid: {e}") from None
+        points.append({a.name: p.label for a, p in zip(axes, combo)})
+        tasks.extend(RunTask(text=text, seed=s, base_dir=base_dir, series=series) for s in seed_list)
+    return Plan(exp, quick, tuple(axes), tuple(points), seed_list, tuple(tasks), duration_s, avail)
+
+
+def scenario_text(path: Path) -> str:
+    return read_text(path)

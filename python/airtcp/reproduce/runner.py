@@ -1,0 +1,190 @@
+"""Running one experiment end to end: plan → cached/executed runs → tables → figure → report.
+
+Outputs in ``<out>/<id>/``: ``runs.parquet`` (one row per run: grid labels, seed, cache key,
+every metric), ``aggregated.csv`` (per grid point and metric: n, mean, sd, 95% CI half-width),
+``claims.csv`` (each of the paper's claims beside ours), ``figure.png``/``figure.svg``,
+``report.md`` and ``run.json`` (mode, seeds, counts). The cache is ``<out>/.cache``.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Optional
+
+import polars as pl
+
+from .backend import Backend, Cache, LocalBackend, cache_key, engine_id
+from .claims import Agg, ClaimResult, evaluate_claim
+from .metrics import evaluate, mean_ci
+from .plan import Plan, plan
+from .report import claim_text, fmt, plot, write_report
+from .spec import Claim, Experiment, SpecError
+
+__all__ = ["Outcome", "run_experiment", "Progress"]
+
+#: ``progress(done, total)``: called once before the first run and after every run; an exception
+#: raised from it stops the sweep (what is already done stays in the cache).
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a sweep did: runs in total, executed now, found in the cache, and where it wrote."""
+
+    experiment: Experiment
+    plan: Plan
+    total: int
+    executed: int
+    cached: int
+    wall_s: float
+    out_dir: Path
+    claims: tuple[ClaimResult, ...]
+
+
+def run_experiment(
+    exp: Experiment,
+    out: Path,
+    claims: list[Claim],
+    quick: bool = False,
+    seeds: Optional[int] = None,
+    backend: Optional[Backend] = None,
+    progress: Optional[Progress] = None,
+    repo: Optional[Path] = None,
+) -> Outcome:
+    """Runs ``exp`` (only the runs missing from the cache) and writes its outputs under ``out``.
+    Raises SpecError for a bad spec or a missing part (check ``plan(exp).availability`` first)."""
+    t0 = time.monotonic()
+    p = plan(exp, quick=quick, seeds=seeds)
+    if not p.availability.runnable:
+        raise SpecError(f"{exp.id}: needs {', '.join(p.availability.missing)} (missing in this build)")
+    backend = backend or LocalBackend()
+    cache = Cache(out / ".cache")
+    keys = [cache_key(t) for t in p.tasks]
+    payloads: list[Optional[dict[str, Any]]] = [cache.get(k) for k in keys]
+    missing = [i for i, pl_ in enumerate(payloads) if pl_ is None]
+    total = len(p.tasks)
+    done = total - len(missing)
+    if progress:
+        progress(done, total)
+
+    def on_result(j: int, payload: dict[str, Any]) -> None:
+        nonlocal done
+        i = missing[j]
+        cache.put(keys[i], payload)
+        payloads[i] = payload
+        done += 1
+        if progress:
+            progress(done, total)
+
+    if missing:
+        backend.run([p.tasks[i] for i in missing], on_result)
+
+    out_dir = out / exp.id
+    out_dir.mkdir(parents=True, exist_ok=True)
+    raw = _raw_table(p, keys, payloads)  # type: ignore[arg-type]
+    raw.write_parquet(out_dir / "runs.parquet")
+    agg_rows = _aggregate(p, raw)
+    _write_csv(out_dir / "aggregated.csv", agg_rows, [a.name for a in p.axes] + ["metric", "n", "mean", "sd", "ci95"])
+    agg: Agg = {(tuple(r[a.name] for a in p.axes), r["metric"]): (r["n"], r["mean"], r["sd"], r["ci95"]) for r in agg_rows}
+    results = tuple(evaluate_claim(c, agg, exp.axes, p.axes) for c in claims if c.experiment == exp.id)
+    _write_claims(out_dir / "claims.csv", results)
+    meta = {
+        "id": exp.id,
+        "quick": quick,
+        "seeds": list(p.seeds),
+        "duration": _duration_text(p.duration_s),
+        "full_seeds": exp.seeds,
+        "full_duration": _base_duration(exp),
+        "quick_points": {a.name: list(a.quick) for a in exp.axes if quick and a.quick},
+        "runs": total,
+        "executed": len(missing),
+        "cached": total - len(missing),
+        "engine": engine_id(),
+        "dropped": [list(d[:2]) + [list(d[2])] for d in p.availability.dropped],
+    }
+    (out_dir / "run.json").write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
+    first_seed = [(pt, payloads[p.task_index(i, 0)]) for i, pt in enumerate(p.points)]
+    subtitle = _mode_short(meta)
+    figure = plot(exp, p.axes, agg_rows, first_seed, out_dir, subtitle)  # type: ignore[arg-type]
+    write_report(exp, meta, p.axes, agg_rows, list(results), figure, out_dir, repo or out.parent)
+    return Outcome(exp, p, total, len(missing), total - len(missing), time.monotonic() - t0, out_dir, results)
+
+
+def _duration_text(s: float) -> str:
+    return f"{s:g}s"
+
+
+def _base_duration(exp: Experiment) -> str:
+    from ..scenario import loads, read_text
+
+    return str(loads(read_text(exp.scenario_path)).get("duration", "?"))
+
+
+def _mode_short(meta: dict[str, Any]) -> str:
+    return f"{'quick' if meta['quick'] else 'full'}, {len(meta['seeds'])} seeds × {meta['duration']}"
+
+
+def _raw_table(p: Plan, keys: list[str], payloads: list[dict[str, Any]]) -> pl.DataFrame:
+    """One row per run, in grid order then seed: the grid labels, seed, cache key, metrics."""
+    exp = p.experiment
+    cols: dict[str, list[Any]] = {a.name: [] for a in p.axes}
+    cols["seed"] = []
+    cols["key"] = []
+    for m in exp.metrics:
+        cols[m.name] = []
+    for i, point in enumerate(p.points):
+        for j, seed in enumerate(p.seeds):
+            k = p.task_index(i, j)
+            for a in p.axes:
+                cols[a.name].append(point[a.name])
+            cols["seed"].append(seed)
+            cols["key"].append(keys[k])
+            for m in exp.metrics:
+                cols[m.name].append(evaluate(m, payloads[k]))
+    schema = {**{a.name: pl.String for a in p.axes}, "seed": pl.Int64, "key": pl.String,
+              **{m.name: pl.Float64 for m in exp.metrics}}
+    return pl.DataFrame(cols, schema=schema)
+
+
+def _aggregate(p: Plan, raw: pl.DataFrame) -> list[dict[str, Any]]:
+    """Per grid point and metric: n, mean, sample sd and the 95% CI half-width over seeds."""
+    rows: list[dict[str, Any]] = []
+    n_seeds = len(p.seeds)
+    for i, point in enumerate(p.points):
+        block = raw.slice(i * n_seeds, n_seeds)
+        for m in p.experiment.metrics:
+            n, mean, sd, ci = mean_ci(block[m.name].to_list())
+            rows.append({**point, "metric": m.name, "n": n, "mean": mean, "sd": sd, "ci95": ci})
+    return rows
+
+
+def _write_csv(path: Path, rows: list[dict[str, Any]], header: list[str]) -> None:
+    """CSV with floats in full precision (``repr``), so a reader gets exactly our numbers."""
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(header)
+        for r in rows:
+            w.writerow([_cell(r[h]) for h in header])
+
+
+def _cell(v: Any) -> str:
+    if isinstance(v, float):
+        return "nan" if math.isnan(v) else repr(v)
+    return str(v)
+
+
+def _write_claims(path: Path, results: tuple[ClaimResult, ...]) -> None:
+    header = ["claim", "figure", "condition", "kind", "paper_value", "units", "ours", "ci95", "ratio",
+              "status", "detail", "ours_text", "ratio_text"]
+    rows = [{
+        "claim": r.claim.id, "figure": r.claim.figure, "condition": r.claim.condition, "kind": r.claim.kind,
+        "paper_value": r.claim.value, "units": r.claim.units, "ours": r.ours, "ci95": r.ci, "ratio": r.ratio,
+        "status": r.status, "detail": r.detail, "ours_text": claim_text(r), "ratio_text": fmt(r.ratio),
+    } for r in results]
+    _write_csv(path, rows, header)

@@ -1,0 +1,367 @@
+"""`airtcp reproduce`: a small experiment end to end, determinism over --jobs, resuming an
+interrupted sweep from the cache, the catalogue listing, and one-line errors for bad specs."""
+
+from __future__ import annotations
+
+import csv
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from conftest import REPO, run_cli
+
+from airtcp import reproduce as rp
+from airtcp.reproduce.claims import check_claims
+from airtcp.reproduce.report import BEGIN, END, fmt_pm, update_reproduction
+
+SCENARIO = """
+name = "tiny"
+duration = "4s"
+warmup = "1s"
+sample_interval = "100ms"
+nodes = ["S", "BS", "D"]
+
+[[links]]
+from = "S"
+to = "BS"
+rate = "10Mbps"
+delay = "20ms"
+
+[[links]]
+from = "BS"
+to = "D"
+rate = "2Mbps"
+delay = "1ms"
+channel = { kind = "uniform", loss = 0.01 }
+
+[[flows]]
+kind = "tcp"
+name = "ftp"
+src = "S"
+dst = "D"
+min_rto = "200ms"
+"""
+
+SPEC = """
+id = "tiny-sweep"
+paper = "tiny"
+design = "Tiny"
+title = "A tiny sweep"
+source = "the test suite"
+scenario = "tiny.toml"
+
+[runs]
+seeds = 3
+quick_seeds = 2
+quick_duration = "2s"
+
+[[axes]]
+name = "loss"
+set = "links.1.channel.loss"
+values = [0.001, 0.03]
+scale = "log"
+
+[[axes]]
+name = "scheme"
+[[axes.points]]
+label = "reno"
+set = { "flows.0.cc" = "reno" }
+[[axes.points]]
+label = "westwood"
+set = { "flows.0.cc" = "westwood" }
+
+[[metrics]]
+name = "goodput_kbps"
+label = "goodput"
+unit = "kb/s"
+select = "ftp"
+field = "goodput_bps"
+scale = 0.001
+
+[[metrics]]
+name = "bwe_kbps"
+label = "mean estimate"
+from = "flow_series"
+select = "ftp"
+field = "bwe_bps"
+window = ["1s", "4s"]
+scale = 0.001
+
+[figure]
+kind = "line"
+x = "loss"
+x_scale = "log"
+y = "goodput_kbps"
+series = "scheme"
+"""
+
+CLAIMS = """
+paper = "Tiny"
+seed = "none"
+
+[[claims]]
+id = "tiny-gain"
+experiment = "tiny-sweep"
+figure = "Fig. 1"
+condition = "3% loss: Westwood over Reno"
+quote = "made up for the test"
+kind = "gain"
+metric = "goodput_kbps"
+at = { loss = 0.03, scheme = "westwood" }
+over = { loss = 0.03, scheme = "reno" }
+value = 0.5
+abs_tol = 0.05
+
+[[claims]]
+id = "tiny-value"
+experiment = "tiny-sweep"
+figure = "Fig. 1"
+condition = "0.1% loss, Reno goodput"
+quote = "made up for the test"
+kind = "value"
+metric = "goodput_kbps"
+at = { loss = 0.001, scheme = "reno" }
+value = 1000
+units = "kb/s"
+rel_tol = 0.1
+"""
+
+
+def make_root(tmp_path: Path, spec: str = SPEC, claims: str = CLAIMS) -> Path:
+    root = tmp_path / "experiments"
+    (root / "tiny").mkdir(parents=True)
+    (root / "tiny" / "tiny.toml").write_text(SCENARIO)
+    (root / "tiny" / "tiny.sweep.toml").write_text(spec)
+    (root / "tiny" / "claims.toml").write_text(claims)
+    return root
+
+
+def run_tiny(root: Path, out: Path, jobs: int = 2, progress=None):
+    exp = rp.load_experiment(root / "tiny" / "tiny.sweep.toml")
+    claims = rp.all_claims(root)
+    return rp.run_experiment(exp, out, claims, backend=rp.LocalBackend(jobs), progress=progress, repo=root.parent)
+
+
+def test_end_to_end_from_a_fresh_cache(tmp_path):
+    root = make_root(tmp_path)
+    out = tmp_path / "results"
+    r = run_cli("reproduce", "tiny-sweep", "--experiments", str(root), "--out", str(out), "--jobs", "2", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    d = out / "tiny-sweep"
+    for name in ("figure.png", "figure.svg", "runs.parquet", "aggregated.csv", "claims.csv", "report.md", "run.json"):
+        assert (d / name).stat().st_size > 0, name
+    raw = pl.read_parquet(d / "runs.parquet")
+    assert raw.height == 2 * 2 * 3 and set(raw.columns) >= {"loss", "scheme", "seed", "goodput_kbps", "bwe_kbps"}
+    report = (d / "report.md").read_text()
+    with open(d / "aggregated.csv", newline="") as f:
+        agg = list(csv.DictReader(f))
+    assert len(agg) == 4 * 2
+    # every mean and CI of the aggregated table is in the report's results table, on its point's row
+    for row in agg:
+        line = next(x for x in report.splitlines() if x.startswith(f"| {row['loss']} | {row['scheme']} |"))
+        assert fmt_pm(float(row["mean"]), float(row["ci95"])) in line, (row, line)
+    # the claims rows show exactly what claims.csv (computed from the aggregated table) holds
+    with open(d / "claims.csv", newline="") as f:
+        claims = {c["claim"]: c for c in csv.DictReader(f)}
+    assert set(claims) == {"tiny-gain", "tiny-value"}
+    means = {(r["loss"], r["scheme"], r["metric"]): float(r["mean"]) for r in agg}
+    assert float(claims["tiny-value"]["ours"]) == means[("0.001", "reno", "goodput_kbps")]
+    gain = means[("0.03", "westwood", "goodput_kbps")] / means[("0.03", "reno", "goodput_kbps")] - 1
+    assert float(claims["tiny-gain"]["ours"]) == pytest.approx(gain, rel=1e-12)
+    for c in claims.values():
+        line = next(x for x in report.splitlines() if x.startswith(f"| {c['claim']} |"))
+        assert c["ours_text"] in line and c["status"] in line and c["ratio_text"] in line
+    assert "quick" not in report.split("## Claims")[0].split("Mode:")[1].split("\n")[0]
+
+
+def test_jobs_1_and_2_give_identical_tables(tmp_path):
+    root = make_root(tmp_path)
+    a = run_tiny(root, tmp_path / "a", jobs=1)
+    b = run_tiny(root, tmp_path / "b", jobs=2)
+    assert a.executed == b.executed == 12
+    for name in ("aggregated.csv", "claims.csv"):
+        assert (a.out_dir / name).read_bytes() == (b.out_dir / name).read_bytes(), name
+    assert pl.read_parquet(a.out_dir / "runs.parquet").equals(pl.read_parquet(b.out_dir / "runs.parquet"))
+
+
+class Killed(Exception):
+    pass
+
+
+def test_an_interrupted_sweep_reruns_only_the_missing_runs(tmp_path):
+    root = make_root(tmp_path)
+    out = tmp_path / "results"
+
+    def kill_after_5(done, total):
+        if done >= 5:
+            raise Killed
+
+    with pytest.raises(Killed):
+        run_tiny(root, out, jobs=2, progress=kill_after_5)
+    cached = list((out / ".cache").rglob("*.json"))
+    assert len(cached) == 5
+    resumed = run_tiny(root, out, jobs=2)
+    assert (resumed.total, resumed.executed, resumed.cached) == (12, 7, 5)
+    again = run_tiny(root, out, jobs=2)
+    assert again.executed == 0
+    # losing cache files (a crash, a partial copy) costs exactly those runs
+    for p in sorted((out / ".cache").rglob("*.json"))[:4]:
+        p.unlink()
+    (sorted((out / ".cache").rglob("*.json"))[0]).write_text("{ truncated")  # a torn file is redone too
+    assert run_tiny(root, out, jobs=2).executed == 5
+    fresh = run_tiny(root, tmp_path / "fresh", jobs=2)
+    assert (fresh.out_dir / "aggregated.csv").read_bytes() == (out / "tiny-sweep" / "aggregated.csv").read_bytes()
+
+
+def test_quick_mode_and_seed_override(tmp_path):
+    root = make_root(tmp_path)
+    exp = rp.load_experiment(root / "tiny" / "tiny.sweep.toml")
+    p = rp.plan(exp, quick=True)
+    assert len(p.tasks) == 4 * 2 and p.duration_s == 2.0 and 'duration = "2s"' in p.tasks[0].text
+    assert len(rp.plan(exp, seeds=1).tasks) == 4
+
+
+# The catalogue of DESIGN.md ("Experiments to reproduce"), one id per entry (the first figure or
+# table of the entry names it; Ch. 5's entry lists several experiments).
+CATALOGUE = [
+    "jersey-fig3", "jersey-fig5", "jersey-fig11", "jersey-fig12", "jersey-table1", "jersey-table2", "jersey-table4",
+    "njplus-fig6", "njplus-fig8", "njplus-table2", "njplus-fig17",
+    "caiad-fig3", "caiad-fig7", "caiad-fig11", "caiad-fig13", "caiad-fig15",
+    "thesis-scenario1", "thesis-scenario2", "thesis-scenario3", "thesis-scenario4", "thesis-scenario5",
+    "thesis-ie2", "thesis-ch4", "prairie-fig5.3", "prairie-fig5.4", "prairie-fairness", "prairie-friendliness",
+    "prairie-red", "prairie-congestion", "prairie-fig5.12", "prairie-fig5.13", "prairie-fig5.14",
+    "hsdpa-fig5", "hsdpa-fig6",
+]
+
+
+def test_list_shows_every_catalogue_entry_with_its_parts(tmp_path):
+    env = dict(os.environ, COLUMNS="300")
+    env.pop("AIRTCP_DEBUG", None)
+    r = subprocess.run([sys.executable, "-m", "airtcp", "reproduce", "--list"], cwd=REPO, env=env,
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    cols: dict[str, list[str]] = {}  # a table row may wrap over several lines: join each column
+    current = ""
+    for line in r.stdout.splitlines():
+        if not line.startswith("│"):
+            continue
+        cells = [c.strip() for c in line.split("│")[1:-1]]
+        if cells[0]:
+            current = cells[0]
+            cols[current] = [""] * len(cells)
+        cols[current] = [f"{a} {b}".strip() for a, b in zip(cols[current], cells)]
+    rows = {k: " | ".join(v) for k, v in cols.items()}
+    missing = [i for i in CATALOGUE if i not in rows]
+    assert not missing, f"not listed: {missing}"
+    assert "ready" in rows["jersey-fig11"] and "cc jersey (present)" in rows["jersey-fig11"]
+    assert "hsdpa-cell (missing)" in rows["hsdpa-fig6"] and "skipped" in rows["hsdpa-fig6"]
+    assert "tllr" in rows["thesis-scenario1"]
+
+
+def test_every_design_catalogue_bullet_has_an_experiment():
+    design = REPO.parent / "shared" / "DESIGN.md"
+    if not design.exists():
+        pytest.skip("../shared/DESIGN.md is not beside this checkout")
+    text = design.read_text().split("## Experiments to reproduce", 1)[1]
+    bullets = [b.strip() for b in re.findall(r"^- (.*(?:\n  .*)*)", text, re.M)]
+    exps = rp.discover(REPO / "experiments")
+    uncovered = [b[:60] for b in bullets if not any(e.design in " ".join(b.split()) for e in exps)]
+    assert not uncovered, f"catalogue entries without an experiment: {uncovered}"
+
+
+def test_the_repository_specs_and_claims_are_consistent():
+    root = REPO / "experiments"
+    exps = rp.discover(root)
+    assert sorted(e.id for e in exps) == sorted(set(CATALOGUE) | {"thesis-ie2-correlated"})
+    claims = rp.all_claims(root)
+    check_claims(claims, exps)
+    assert len(claims) > 300 and all(c.quote for c in claims)
+
+
+@pytest.mark.parametrize(
+    "edit, message",
+    [
+        (lambda s: s.replace("seeds = 3", "seeds = 0"), "tiny.sweep.toml: runs.seeds: must be an integer from 1 to 1000, got 0"),
+        (lambda s: s.replace('scale = "log"\n', 'scale = "log"\nvalus = [1]\n'), "axes[0].valus: unknown key"),
+        (lambda s: s.replace('agg = "sum"', "") .replace('select = "ftp"\nfield = "goodput_bps"', 'select = "ftp"\nfield = "goodput_bps"\nagg = "median"'),
+         "metrics[0].agg: 'median' is not one of: sum, mean, min, max, jain, ratio_of_sums, count"),
+        (lambda s: s.replace('set = { "flows.0.cc" = "westwood" }', 'set = { "flows.0.rate" = "fast" }'),
+         "point loss=0.001, scheme=westwood: scenario invalid: flows[0].rate"),
+        (lambda s: s.replace('x = "loss"', 'x = "los"'), "figure.x: 'los' is not an axis (axes: loss, scheme)"),
+        (lambda s: s.replace("values = [0.001, 0.03]", "values = [0.001, 0.03]\nquick = [0.5]"), "axes[0].quick: '0.5' is not a point"),
+    ],
+)
+def test_bad_specs_are_one_line_naming_the_field(tmp_path, edit, message):
+    root = make_root(tmp_path, spec=edit(SPEC))
+    r = run_cli("reproduce", "tiny-sweep", "--experiments", str(root), "--out", str(tmp_path / "r"), cwd=tmp_path)
+    assert r.returncode == 2
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and message in lines[0], r.stderr
+
+
+def test_bad_claims_and_options_are_one_line(tmp_path):
+    root = make_root(tmp_path, claims=CLAIMS.replace("scheme = \"westwood\" }\nover", "scheme = \"vegas\" }\nover"))
+    r = run_cli("reproduce", "--list", "--experiments", str(root), cwd=tmp_path)
+    assert r.returncode == 2 and "claim tiny-gain: scheme = 'vegas' is not a point (points: reno, westwood)" in r.stderr
+    root2 = make_root(tmp_path / "2")
+    for args, message in [
+        (("nope",), "unknown experiment 'nope'"),
+        (("tiny-sweep", "--seeds", "0"), "--seeds 0: must be an integer from 1 to 1000"),
+        (("tiny-sweep", "--all"), "give one of ID, --all and --list"),
+        (("tiny-sweep", "--backend", "slurm"), "--backend 'slurm': must be one of local, ray"),
+    ]:
+        r = run_cli("reproduce", *args, "--experiments", str(root2), "--out", str(tmp_path / "r"), cwd=tmp_path)
+        assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and message in r.stderr, (args, r.stderr)
+
+
+def test_ray_backend_without_ray_is_one_line(tmp_path):
+    pytest.importorskip  # ray is optional: the error only matters where it is absent
+    try:
+        import ray  # noqa: F401
+        pytest.skip("ray is installed here")
+    except ImportError:
+        pass
+    root = make_root(tmp_path)
+    r = run_cli("reproduce", "tiny-sweep", "--backend", "ray", "--experiments", str(root), "--out", str(tmp_path / "r"), cwd=tmp_path)
+    assert r.returncode == 2 and r.stderr.strip() == "error: --backend ray: the 'ray' package is not installed (pip install 'ray[default]')"
+
+
+def test_missing_parts_skip_with_a_clear_line(tmp_path):
+    spec = SPEC.replace('label = "westwood"\nset = { "flows.0.cc" = "westwood" }', 'label = "caiad"\nset = { "flows.0.cc" = "no-such-cc" }')
+    root = make_root(tmp_path, spec=spec, claims='paper = "Tiny"\nseed = "none"\n')
+    exp = rp.load_experiment(root / "tiny" / "tiny.sweep.toml")
+    av = rp.availability(exp)
+    assert not av.runnable and av.missing == ("cc no-such-cc",)
+    r = run_cli("reproduce", "--all", "--quick", "--experiments", str(root), "--out", str(tmp_path / "r"), cwd=tmp_path)
+    assert r.returncode == 0 and "skip tiny-sweep: needs cc no-such-cc (missing in this build)" in r.stdout
+    r = run_cli("reproduce", "tiny-sweep", "--experiments", str(root), "--out", str(tmp_path / "r"), cwd=tmp_path)
+    assert r.returncode == 2 and "tiny-sweep: needs cc no-such-cc (missing in this build)" in r.stderr
+    # an optional point with a missing part is left out instead
+    opt = spec.replace('set = { "flows.0.cc" = "no-such-cc" }', 'set = { "flows.0.cc" = "no-such-cc" }\noptional = true')
+    exp = rp.load_experiment(make_root(tmp_path / "o", spec=opt) / "tiny" / "tiny.sweep.toml")
+    p = rp.plan(exp)
+    assert p.availability.runnable and [pt["scheme"] for pt in p.points] == ["reno", "reno"]
+
+
+def test_update_reproduction_keeps_the_hand_written_text(tmp_path):
+    root = make_root(tmp_path)
+    out = tmp_path / "results"
+    run_tiny(root, out)
+    doc = tmp_path / "REPRODUCTION.md"
+    doc.write_text("# status\n\nintro\n\n## Hand-written\n\nanalysis that must stay\n")
+    exps, claims = rp.discover(root), rp.all_claims(root)
+    assert update_reproduction(doc, exps, claims, out, {}) == 2
+    first = doc.read_text()
+    assert first.startswith("# status\n\nintro\n") and "analysis that must stay" in first
+    assert BEGIN in first and END in first and "| Tiny | Fig. 1 | 3% loss: Westwood over Reno |" in first
+    update_reproduction(doc, exps, claims, out, {})
+    assert doc.read_text() == first  # idempotent: the generated block is replaced, not appended
+    shutil.rmtree(out / "tiny-sweep")
+    update_reproduction(doc, exps, claims, out, {})
+    assert "not run (no results yet)" in doc.read_text()
