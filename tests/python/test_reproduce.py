@@ -295,6 +295,8 @@ def test_the_repository_specs_and_claims_are_consistent():
          "point loss=0.001, scheme=westwood: scenario invalid: flows[0].rate"),
         (lambda s: s.replace('x = "loss"', 'x = "los"'), "figure.x: 'los' is not an axis (axes: loss, scheme)"),
         (lambda s: s.replace("values = [0.001, 0.03]", "values = [0.001, 0.03]\nquick = [0.5]"), "axes[0].quick: '0.5' is not a point"),
+        # An axis named like a column of aggregated.csv (its seed count "n") would be overwritten.
+        (lambda s: s.replace('name = "loss"', 'name = "n"').replace('x = "loss"', 'x = "n"'), "axes[0].name: 'n' is used twice or reserved"),
     ],
 )
 def test_bad_specs_are_one_line_naming_the_field(tmp_path, edit, message):

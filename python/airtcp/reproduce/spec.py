@@ -342,8 +342,10 @@ def _window(t: _Table, key: str) -> Optional[tuple[float, float]]:
 
 def _axis(t: _Table, names: set[str]) -> Axis:
     name = t.str("name")
-    if name in names or name in ("seed", "metric"):
-        raise t.fail("name", f"'{name}' is used twice or reserved (seed, metric)")
+    # Column names of runs.parquet and aggregated.csv: an axis of the same name would be overwritten.
+    reserved = ("seed", "key", "metric", "n", "mean", "sd", "ci95")
+    if name in names or name in reserved:
+        raise t.fail("name", f"'{name}' is used twice or reserved ({', '.join(reserved)})")
     label = t.str("label", name)
     scale = t.str("scale", "linear", ("linear", "log"))
     points: list[Point] = []
