@@ -484,9 +484,18 @@ impl Simulator {
     }
 
     fn deliver(&mut self, pkt: PacketId) {
-        let p = *self.pkts.get(pkt);
-        self.pkts.free(pkt);
+        // The packet is read in place (its header is too big to copy per packet); what needs
+        // `&mut self` afterwards runs once its slot is freed.
+        enum Then {
+            Nothing,
+            Ack,
+            DelayAck,
+            FlushSender,
+        }
+        let now = self.now;
+        let p = self.pkts.get(pkt);
         let f = p.flow as usize;
+        let mut then = Then::Nothing;
         if p.corrupted {
             // The checksum fails: the transport discards the packet, as if the channel had lost it
             // — except CAIAD's receiver, which reads the intact header of a data segment (§3.1).
@@ -494,43 +503,47 @@ impl Simulator {
                 FlowKind::Tcp(t) => {
                     t.corrupted_received += 1;
                     if p.kind == PacketKind::TcpData && t.hack {
-                        if t.receiver.on_corrupted(self.now, &p.tcp) == AckDecision::Now {
-                            self.send_ack(f);
+                        if t.receiver.on_corrupted(now, &p.tcp) == AckDecision::Now {
+                            then = Then::Ack;
                         }
                     } else if p.kind == PacketKind::TcpData {
-                        note_drop(&mut self.flows, &p, DropCause::Channel);
+                        note_drop(&mut self.flows, p, DropCause::Channel);
                     }
                 }
                 FlowKind::Udp(u) => u.corrupted_received += 1,
             }
-            return;
-        }
-        match p.kind {
-            PacketKind::TcpData => {
-                let FlowKind::Tcp(t) = &mut self.flows[f].kind else { return };
-                let before = t.receiver.rcv_nxt;
-                let (delivered, decision) = t.receiver.on_data(self.now, &p.tcp, p.ecn == Ecn::Ce);
-                if delivered > 0 {
-                    if let Some(a) = &mut self.audit {
-                        a[f].push((before, before + delivered));
+        } else {
+            match (p.kind, &mut self.flows[f].kind) {
+                (PacketKind::TcpData, FlowKind::Tcp(t)) => {
+                    let before = t.receiver.rcv_nxt;
+                    let (delivered, decision) = t.receiver.on_data(now, &p.tcp, p.ecn == Ecn::Ce);
+                    if delivered > 0 {
+                        if let Some(a) = &mut self.audit {
+                            a[f].push((before, before + delivered));
+                        }
                     }
+                    then = match decision {
+                        AckDecision::Now => Then::Ack,
+                        AckDecision::Delay => Then::DelayAck,
+                    };
                 }
-                match decision {
-                    AckDecision::Now => self.send_ack(f),
-                    AckDecision::Delay => self.sync_timer(f, TimerKind::DelayedAck),
+                (PacketKind::TcpAck, FlowKind::Tcp(t)) => {
+                    t.sender.on_ack(now, &p.tcp);
+                    then = Then::FlushSender;
                 }
-            }
-            PacketKind::TcpAck => {
-                let FlowKind::Tcp(t) = &mut self.flows[f].kind else { return };
-                t.sender.on_ack(self.now, &p.tcp);
-                self.flush_sender(f);
-            }
-            PacketKind::Udp => {
-                if let FlowKind::Udp(u) = &mut self.flows[f].kind {
+                (PacketKind::Udp, FlowKind::Udp(u)) => {
                     u.packets_received += 1;
                     u.bytes_received += (p.size_bytes - IP_HEADER_BYTES - UDP_HEADER_BYTES) as u64;
                 }
+                _ => {}
             }
+        }
+        self.pkts.free(pkt);
+        match then {
+            Then::Nothing => {}
+            Then::Ack => self.send_ack(f),
+            Then::DelayAck => self.sync_timer(f, TimerKind::DelayedAck),
+            Then::FlushSender => self.flush_sender(f),
         }
     }
 
