@@ -30,7 +30,7 @@ fn output_to_dict(py: Python<'_>, out: airtcp::RunOutput) -> PyResult<Py<PyDict>
     let fs = out.flow_series;
     let flow = PyDict::new(py);
     flow.set_item("time_s", fs.time_s)?;
-    flow.set_item("flow", fs.flow)?;
+    flow.set_item("flow", fs.flow.iter().map(|&i| fs.flow_names[i as usize].as_str()).collect::<Vec<_>>())?;
     flow.set_item("cwnd_bytes", fs.cwnd_bytes)?;
     flow.set_item("ssthresh_bytes", fs.ssthresh_bytes)?;
     flow.set_item("srtt_s", fs.srtt_s)?;
@@ -44,7 +44,7 @@ fn output_to_dict(py: Python<'_>, out: airtcp::RunOutput) -> PyResult<Py<PyDict>
     let ls = out.link_series;
     let link = PyDict::new(py);
     link.set_item("time_s", ls.time_s)?;
-    link.set_item("link", ls.link)?;
+    link.set_item("link", ls.link.iter().map(|&i| ls.link_names[i as usize].as_str()).collect::<Vec<_>>())?;
     link.set_item("queue_pkts", ls.queue_pkts)?;
     link.set_item("avg_queue_pkts", ls.avg_queue_pkts)?;
     link.set_item("drops", ls.drops)?;

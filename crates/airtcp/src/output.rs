@@ -183,7 +183,11 @@ pub struct LinkSummary {
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct FlowSeries {
     pub time_s: Vec<f64>,
-    pub flow: Vec<String>,
+    /// Which flow a row belongs to: an index into `flow_names` (an index, not a name per row, so
+    /// sampling allocates nothing and a 10 000-flow series stays small).
+    pub flow: Vec<u32>,
+    /// Flow names, in scenario order (the summary's `flows` order).
+    pub flow_names: Vec<String>,
     pub cwnd_bytes: Vec<Option<u64>>,
     /// ssthresh in bytes; the initial "infinite" ssthresh is reported as its configured value.
     pub ssthresh_bytes: Vec<Option<u64>>,
@@ -206,11 +210,28 @@ pub struct FlowSeries {
     pub bwe_bps: Vec<Option<f64>>,
 }
 
+impl FlowSeries {
+    /// The name of the flow of row `i`.
+    pub fn flow_name(&self, i: usize) -> &str {
+        &self.flow_names[self.flow[i] as usize]
+    }
+}
+
+impl LinkSeries {
+    /// The name of the link of row `i`.
+    pub fn link_name(&self, i: usize) -> &str {
+        &self.link_names[self.link[i] as usize]
+    }
+}
+
 /// Column-oriented per-link time series, sampled every `sample_interval`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct LinkSeries {
     pub time_s: Vec<f64>,
-    pub link: Vec<String>,
+    /// Which link a row belongs to: an index into `link_names`.
+    pub link: Vec<u32>,
+    /// One-way link names ("A->B"), in the summary's `links` order.
+    pub link_names: Vec<String>,
     /// Packets waiting in the queue (the one being serialized excluded).
     pub queue_pkts: Vec<u32>,
     /// The queue's EWMA average (RED/CW); equal to the instantaneous length for DropTail.

@@ -708,10 +708,10 @@ impl Simulator {
     fn sample(&mut self) {
         let t = ns_to_s(self.now);
         let dt = ns_to_s(self.sample_ns.min(self.now));
-        for f in &mut self.flows {
+        for (i, f) in self.flows.iter_mut().enumerate() {
             let s = &mut self.flow_series;
             s.time_s.push(t);
-            s.flow.push(f.name.clone());
+            s.flow.push(i as u32);
             let delivered = match &f.kind {
                 FlowKind::Tcp(tf) => {
                     let c = &tf.sender.core;
@@ -741,12 +741,12 @@ impl Simulator {
             s.goodput_bps.push(gp);
             f.sampled_delivered = delivered;
         }
-        for l in &mut self.links {
+        for (i, l) in self.links.iter_mut().enumerate() {
             l.purge(self.now);
             let q = l.waiting(self.now);
             let s = &mut self.link_series;
             s.time_s.push(t);
-            s.link.push(l.name.clone());
+            s.link.push(i as u32);
             s.queue_pkts.push(q);
             s.avg_queue_pkts.push(l.queue.avg_pkts(q));
             s.drops.push(l.stats.overflow_drops + l.stats.early_drops + l.stats.channel_losses);
@@ -754,7 +754,7 @@ impl Simulator {
         }
     }
 
-    fn output(&self) -> RunOutput {
+    fn output(&mut self) -> RunOutput {
         let window_s = ns_to_s(self.end - self.warmup);
         let mut flows = Vec::new();
         for f in &self.flows {
@@ -869,8 +869,9 @@ impl Simulator {
                 links,
                 jain_fairness_tcp: jain_fairness(&tcp_goodputs),
             },
-            flow_series: self.flow_series.clone(),
-            link_series: self.link_series.clone(),
+            // The series move out (a second `run` has nothing more to simulate anyway).
+            flow_series: FlowSeries { flow_names: self.flows.iter().map(|f| f.name.clone()).collect(), ..std::mem::take(&mut self.flow_series) },
+            link_series: LinkSeries { link_names: self.links.iter().map(|l| l.name.clone()).collect(), ..std::mem::take(&mut self.link_series) },
         }
     }
 }

@@ -25,7 +25,7 @@ fn mean_se(xs: &[f64]) -> (f64, f64) {
 fn mean_bottleneck_queue(out: &RunOutput) -> f64 {
     let l = &out.link_series;
     let q: Vec<f64> =
-        (0..l.time_s.len()).filter(|&i| l.link[i] == "BS->D" && l.time_s[i] >= 10.0).map(|i| l.queue_pkts[i] as f64).collect();
+        (0..l.time_s.len()).filter(|&i| l.link_name(i) == "BS->D" && l.time_s[i] >= 10.0).map(|i| l.queue_pkts[i] as f64).collect();
     mean_sd(&q).0
 }
 

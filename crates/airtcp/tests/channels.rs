@@ -284,7 +284,7 @@ start = "30s"
     assert_eq!(names[0], "early.0");
     assert_eq!(names[19], "late.9");
     for f in &out.summary.flows {
-        let rows: Vec<usize> = (0..s.time_s.len()).filter(|&i| s.flow[i] == f.name).collect();
+        let rows: Vec<usize> = (0..s.time_s.len()).filter(|&i| s.flow_name(i) == f.name).collect();
         assert_eq!(rows.len(), 61); // samples at 0, 1, ..., 60 s
                                     // The per-interval goodputs add up to the bytes delivered.
         let total: f64 = rows.iter().map(|&i| s.goodput_bps[i] / 8.0).sum();
@@ -336,7 +336,7 @@ cc = "westwood"
     let s = &out.flow_series;
     for f in &out.summary.flows {
         let start = if f.name.ends_with('0') { 1.0 } else { 5.0 };
-        let first_sent = (0..s.time_s.len()).filter(|&i| s.flow[i] == f.name && s.sent_bytes[i] > 0).map(|i| s.time_s[i]).next().unwrap();
+        let first_sent = (0..s.time_s.len()).filter(|&i| s.flow_name(i) == f.name && s.sent_bytes[i] > 0).map(|i| s.time_s[i]).next().unwrap();
         // Sampled every second: the sample at the start instant (taken after the start event)
         // sees the first segment sent, none before.
         assert_eq!(first_sent, start, "{}", f.name);
