@@ -28,18 +28,22 @@ fn output_to_dict(py: Python<'_>, out: airtcp::RunOutput) -> PyResult<Py<PyDict>
         serde_json::to_string(&out.summary).map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(format!("serializing summary: {e}")))?;
 
     let fs = out.flow_series;
+    // TCP-only columns are plain values in Rust (0 / NaN for UDP rows): nulls here.
+    let tcp: Vec<bool> = fs.flow.iter().map(|&i| fs.flow_is_tcp[i as usize]).collect();
+    let int_col = |v: &[u64]| -> Vec<Option<u64>> { v.iter().zip(&tcp).map(|(&x, &t)| t.then_some(x)).collect() };
+    let real_col = |v: &[f64]| -> Vec<Option<f64>> { v.iter().map(|&x| Some(x).filter(|x| !x.is_nan())).collect() };
     let flow = PyDict::new(py);
-    flow.set_item("time_s", fs.time_s)?;
+    flow.set_item("time_s", &fs.time_s)?;
     flow.set_item("flow", fs.flow.iter().map(|&i| fs.flow_names[i as usize].as_str()).collect::<Vec<_>>())?;
-    flow.set_item("cwnd_bytes", fs.cwnd_bytes)?;
-    flow.set_item("ssthresh_bytes", fs.ssthresh_bytes)?;
-    flow.set_item("srtt_s", fs.srtt_s)?;
-    flow.set_item("rto_s", fs.rto_s)?;
-    flow.set_item("sent_bytes", fs.sent_bytes)?;
-    flow.set_item("delivered_bytes", fs.delivered_bytes)?;
-    flow.set_item("goodput_bps", fs.goodput_bps)?;
-    flow.set_item("acked_bytes", fs.acked_bytes)?;
-    flow.set_item("bwe_bps", fs.bwe_bps)?;
+    flow.set_item("cwnd_bytes", int_col(&fs.cwnd_bytes))?;
+    flow.set_item("ssthresh_bytes", int_col(&fs.ssthresh_bytes))?;
+    flow.set_item("srtt_s", real_col(&fs.srtt_s))?;
+    flow.set_item("rto_s", real_col(&fs.rto_s))?;
+    flow.set_item("sent_bytes", &fs.sent_bytes)?;
+    flow.set_item("delivered_bytes", &fs.delivered_bytes)?;
+    flow.set_item("goodput_bps", &fs.goodput_bps)?;
+    flow.set_item("acked_bytes", int_col(&fs.acked_bytes))?;
+    flow.set_item("bwe_bps", real_col(&fs.bwe_bps))?;
 
     let ls = out.link_series;
     let link = PyDict::new(py);

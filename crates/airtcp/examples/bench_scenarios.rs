@@ -1,37 +1,201 @@
-//! Whole-run benchmark harness (not a test): times the Jersey Fig. 10 scenario, prints JSON.
-//! `cargo run --release --example bench_scenarios -- [REPEATS]`
+//! Whole-run benchmark harness (not a test): prints JSON rows for `bench/run_bench.py`.
+//!
+//! ```text
+//! bench_scenarios fig10 [REPEATS]            Fig. 10 (100 s) per scheme and recovery: median wall, events/s
+//! bench_scenarios dumbbell FLOWS SECS [REPEATS]  an N-flow dumbbell (100 Mb/s bottleneck)
+//! bench_scenarios memory FLOWS SECS          one N-flow dumbbell run, then the process's peak RSS
+//! bench_scenarios sweep RUNS THREADS         RUNS Fig. 10 runs through `airtcp::run_many` on THREADS
+//!                                            threads (0 = all cores): wall time and a digest of the results
+//! ```
+//! The scenarios are built from `examples/jersey_fig10.toml` or written here, so a row names
+//! exactly what ran. `fig10` with a bare number as its first argument is kept for old scripts.
 use std::time::Instant;
 
-fn fig10(loss: f64, recovery: &str) -> String {
-    let base = include_str!("../../../examples/jersey_fig10.toml");
-    let sack = if recovery == "sack" { "\nsack = true" } else { "" };
-    base.replacen("loss = 0.01", &format!("loss = {loss}"), 1).replacen(
-        "recovery = \"newreno\"",
-        &format!("recovery = \"{recovery}\"{sack}"),
-        1,
+const FIG10: &str = include_str!("../../../examples/jersey_fig10.toml");
+
+/// The Fig. 10 scenario at `loss` with the flow's `cc`/`recovery` and the extra flow keys a
+/// scheme needs (ECN for the Jersey family, SACK for the IE² envelope, ...).
+fn fig10(loss: f64, cc: &str, recovery: &str, extra: &str, cw_queue: bool) -> String {
+    let mut s = FIG10.replacen("loss = 0.01", &format!("loss = {loss}"), 1);
+    s = s.replacen("cc = \"reno\"", &format!("cc = \"{cc}\""), 1);
+    s = s.replacen("recovery = \"newreno\"", &format!("recovery = \"{recovery}\"{extra}"), 1);
+    if cw_queue {
+        // TCP-Jersey's congestion-warning router at the bottleneck (its paper's configuration).
+        s = s.replacen(
+            "delay = \"1ms\"\nqueue = { kind = \"droptail\", limit_pkts = 50 }",
+            "delay = \"1ms\"\nqueue = { kind = \"cw\", limit_pkts = 50 }",
+            1,
+        );
+    }
+    s
+}
+
+/// Every scheme of the engine on Fig. 10 (1% loss), plus NewReno lossless and the other recoveries.
+fn fig10_variants() -> Vec<(String, String)> {
+    let mut v = vec![("reno/newreno 0%".to_string(), fig10(0.0, "reno", "newreno", "", false))];
+    for rec in ["newreno", "tahoe", "reno"] {
+        v.push((format!("reno/{rec} 1%"), fig10(0.01, "reno", rec, "", false)));
+    }
+    v.push(("reno/sack 1%".into(), fig10(0.01, "reno", "sack", "\nsack = true", false)));
+    v.push(("reno/fack 1%".into(), fig10(0.01, "reno", "fack", "\nsack = true", false)));
+    for cc in ["westwood", "westwood-plus", "vegas", "prairie", "caiad"] {
+        v.push((format!("{cc}/newreno 1%"), fig10(0.01, cc, "newreno", "", false)));
+    }
+    v.push(("jersey/newreno 1% (CW)".into(), fig10(0.01, "jersey", "newreno", "\necn = true", true)));
+    for cc in ["new-jersey", "nj+"] {
+        v.push((format!("{cc}/newreno 1% (CW)"), fig10(0.01, cc, "newreno", "\necn = true\ntimestamps = true", true)));
+    }
+    // The envelope holds cwnd at rwnd: give it the path's capacity (BDP ≈ 23 + queue 50 packets),
+    // as the thesis does, not the example's 1000 (which overflows the queues and backs off to RTOs).
+    let ie2 = fig10(0.01, "ie2-envelope", "sack", "\nsack = true", false).replacen("rwnd_pkts = 1000", "rwnd_pkts = 70", 1);
+    v.push(("ie2-envelope/sack 1% (rwnd 70)".into(), ie2));
+    v
+}
+
+/// A dumbbell: `flows` NewReno flows S → D through a 100 Mb/s, 20 ms bottleneck (buffer ≈ one
+/// bandwidth-delay product), access links 1 Gb/s, 1 ms; flows start 1 ms apart.
+fn dumbbell(flows: u32, secs: u32, sample: &str) -> String {
+    format!(
+        r#"name = "dumbbell-{flows}"
+duration = "{secs}s"
+sample_interval = "{sample}"
+nodes = ["S", "R1", "R2", "D"]
+
+[[links]]
+from = "S"
+to = "R1"
+rate = "1Gbps"
+delay = "1ms"
+queue = {{ kind = "droptail", limit_pkts = 100000 }}
+
+[[links]]
+from = "R1"
+to = "R2"
+rate = "100Mbps"
+delay = "20ms"
+queue = {{ kind = "droptail", limit_pkts = 530 }}
+
+[[links]]
+from = "R2"
+to = "D"
+rate = "1Gbps"
+delay = "1ms"
+queue = {{ kind = "droptail", limit_pkts = 100000 }}
+
+[[flows]]
+kind = "tcp"
+name = "bulk"
+src = "S"
+dst = "D"
+count = {flows}
+start_spacing = "1ms"
+cc = "reno"
+recovery = "newreno"
+mss_bytes = 1000
+rwnd_pkts = 1000
+min_rto = "200ms"
+"#
     )
 }
 
-fn main() {
-    let repeats: usize = std::env::args().nth(1).and_then(|s| s.parse().ok()).unwrap_or(21);
-    let mut rows = Vec::new();
-    for (loss, rec) in [(0.0, "newreno"), (0.01, "newreno"), (0.01, "tahoe"), (0.01, "reno"), (0.01, "sack")] {
-        let text = fig10(loss, rec);
-        let mut times = Vec::new();
-        let mut events = 0;
-        for i in 0..repeats {
-            let t0 = Instant::now();
-            let out = airtcp::run_toml(&text, Some(1 + i as u64)).unwrap();
-            times.push(t0.elapsed().as_secs_f64());
-            events = out.summary.events;
-        }
-        times.sort_by(|a, b| a.partial_cmp(b).unwrap());
-        let median = times[times.len() / 2];
-        rows.push(format!(
-            "{{\"scenario\": \"fig10\", \"loss\": {loss}, \"recovery\": \"{rec}\", \"simulated_s\": 100, \"repeats\": {repeats}, \"median_wall_s\": {median:.6}, \"min_wall_s\": {:.6}, \"events\": {events}, \"events_per_s\": {:.0}}}",
-            times[0],
-            events as f64 / median
-        ));
+fn time_runs(text: &str, repeats: usize) -> (Vec<f64>, u64) {
+    let mut times = Vec::new();
+    let mut events = 0;
+    for i in 0..repeats {
+        let t0 = Instant::now();
+        let out = airtcp::run_toml(text, Some(1 + i as u64)).unwrap_or_else(|e| panic!("bench scenario: {e}"));
+        times.push(t0.elapsed().as_secs_f64());
+        events = out.summary.events;
     }
+    times.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    (times, events)
+}
+
+fn row(name: &str, simulated_s: u32, repeats: usize, times: &[f64], events: u64) -> String {
+    let median = times[times.len() / 2];
+    format!(
+        "{{\"scenario\": \"{name}\", \"simulated_s\": {simulated_s}, \"repeats\": {repeats}, \"median_wall_s\": {median:.6}, \"min_wall_s\": {:.6}, \"events\": {events}, \"events_per_s\": {:.0}}}",
+        times[0],
+        events as f64 / median
+    )
+}
+
+/// Peak resident set size of this process (Linux `VmHWM`), in KiB.
+fn peak_rss_kib() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status.lines().find_map(|l| l.strip_prefix("VmHWM:")).and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok()).unwrap_or(0)
+}
+
+fn arg<T: std::str::FromStr>(args: &[String], i: usize, default: T) -> T {
+    args.get(i).and_then(|s| s.parse().ok()).unwrap_or(default)
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let (cmd, rest) = match args.first().map(String::as_str) {
+        Some(c) if c.parse::<usize>().is_err() => (c.to_string(), args[1..].to_vec()),
+        _ => ("fig10".to_string(), args.clone()),
+    };
+    let rows: Vec<String> = match cmd.as_str() {
+        "fig10" => {
+            let repeats = arg(&rest, 0, 21usize);
+            fig10_variants()
+                .iter()
+                .map(|(name, text)| {
+                    let (t, ev) = time_runs(text, repeats);
+                    row(&format!("fig10 {name}"), 100, repeats, &t, ev)
+                })
+                .collect()
+        }
+        "dumbbell" => {
+            let (flows, secs, repeats) = (arg(&rest, 0, 20u32), arg(&rest, 1, 100u32), arg(&rest, 2, 5usize));
+            let (t, ev) = time_runs(&dumbbell(flows, secs, "100ms"), repeats);
+            vec![row(&format!("dumbbell {flows} flows"), secs, repeats, &t, ev)]
+        }
+        "memory" => {
+            let (flows, secs) = (arg(&rest, 0, 10_000u32), arg(&rest, 1, 10u32));
+            let before = peak_rss_kib();
+            let t0 = Instant::now();
+            let sample = rest.get(2).map_or("1s", String::as_str);
+            let out = airtcp::run_toml(&dumbbell(flows, secs, sample), Some(1)).unwrap_or_else(|e| panic!("bench scenario: {e}"));
+            let wall = t0.elapsed().as_secs_f64();
+            let delivered: u64 = out.summary.flows.iter().map(|f| f.delivered_bytes).sum();
+            let started = out.summary.flows.iter().filter(|f| f.packets_sent > 0).count();
+            vec![format!(
+                "{{\"scenario\": \"memory dumbbell {flows} flows\", \"simulated_s\": {secs}, \"wall_s\": {wall:.3}, \"events\": {}, \"flows_that_sent\": {started}, \"delivered_bytes\": {delivered}, \"peak_rss_kib\": {}, \"rss_before_run_kib\": {before}}}",
+                out.summary.events,
+                peak_rss_kib()
+            )]
+        }
+        "sweep" => {
+            let (runs, threads) = (arg(&rest, 0, 200usize), arg(&rest, 1, 0usize));
+            // 200 runs: 10 loss rates × 20 seeds of NewReno on Fig. 10, each run 100 s.
+            let jobs: Vec<airtcp::Job> = (0..runs)
+                .map(|i| {
+                    let loss = [0.0, 0.001, 0.002, 0.005, 0.01, 0.02, 0.03, 0.05, 0.07, 0.1][i % 10];
+                    (fig10(loss, "reno", "newreno", "", false), Some(1 + (i / 10) as u64), None)
+                })
+                .collect();
+            let t0 = Instant::now();
+            let out = airtcp::run_many(&jobs, threads);
+            let wall = t0.elapsed().as_secs_f64();
+            // A digest of every run's summary: equal digests = identical results at any thread count.
+            let mut digest: u64 = 0xcbf2_9ce4_8422_2325;
+            for r in &out {
+                let json = serde_json::to_string(&r.as_ref().expect("bench scenario").summary).unwrap();
+                for b in json.bytes() {
+                    digest = (digest ^ b as u64).wrapping_mul(0x100_0000_01b3);
+                }
+            }
+            let used = if threads == 0 { std::thread::available_parallelism().map_or(1, |n| n.get()) } else { threads };
+            vec![format!(
+                "{{\"scenario\": \"sweep {runs} runs\", \"threads\": {used}, \"wall_s\": {wall:.4}, \"digest\": \"{digest:016x}\"}}"
+            )]
+        }
+        other => {
+            eprintln!("error: unknown benchmark '{other}' (fig10, dumbbell, memory, sweep)");
+            std::process::exit(2);
+        }
+    };
     println!("[{}]", rows.join(",\n "));
 }

@@ -336,7 +336,8 @@ cc = "westwood"
     let s = &out.flow_series;
     for f in &out.summary.flows {
         let start = if f.name.ends_with('0') { 1.0 } else { 5.0 };
-        let first_sent = (0..s.time_s.len()).filter(|&i| s.flow_name(i) == f.name && s.sent_bytes[i] > 0).map(|i| s.time_s[i]).next().unwrap();
+        let first_sent =
+            (0..s.time_s.len()).filter(|&i| s.flow_name(i) == f.name && s.sent_bytes[i] > 0).map(|i| s.time_s[i]).next().unwrap();
         // Sampled every second: the sample at the start instant (taken after the start event)
         // sees the first segment sent, none before.
         assert_eq!(first_sent, start, "{}", f.name);
@@ -418,7 +419,7 @@ fn ack_compression_inflates_westwood_but_not_westwood_plus() {
     let mean_bwe = |cc: &str| {
         let out = airtcp::run_toml_in(&text.replace("cc = \"westwood\"", &format!("cc = \"{cc}\"")), Some(1), Some(&dir)).unwrap();
         let s = &out.flow_series;
-        let v: Vec<f64> = (0..s.time_s.len()).filter(|&i| s.time_s[i] > 5.0).map(|i| s.bwe_bps[i].unwrap()).collect();
+        let v: Vec<f64> = (0..s.time_s.len()).filter(|&i| s.time_s[i] > 5.0).map(|i| s.bwe(i).unwrap()).collect();
         let capacity = out.summary.links[2].rate_bps as f64; // the trace's mean
         (v.iter().sum::<f64>() / v.len() as f64 / capacity, out.summary.flows[0].goodput_bps / capacity)
     };

@@ -133,7 +133,7 @@ schedule = [{}]
                 let truth = (1.5e6 - cbr * 1028.0 / 1000.0) * 1000.0 / 1040.0;
                 let errs: Vec<f64> = (0..s.time_s.len())
                     .filter(|&i| s.flow_name(i) == "ftp" && s.time_s[i] >= t0 + 1.0 && s.time_s[i] <= t1)
-                    .map(|i| (s.bwe_bps[i].unwrap() - truth).abs())
+                    .map(|i| (s.bwe(i).unwrap() - truth).abs())
                     .collect();
                 errs.iter().sum::<f64>() / errs.len() as f64
             })
