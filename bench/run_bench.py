@@ -1,9 +1,18 @@
 #!/usr/bin/env python3
-"""Scenario benchmark: airtcp vs ns-2.35 on the Jersey Fig. 10 scenario, in the same run.
+"""Scenario benchmarks (issue 6): whole runs, scale, memory and sweep speed-up, with ns-2.35 and
+ns-3.44 timed on the same scenario in the same run where they are installed.
 
-Prints a table and writes bench/results.json. Medians of N repeats; ratios, not bare times,
-are what to compare across machines. ns-2 is timed only if `ns` is on PATH (Debian: ns2).
+Prints tables and writes bench/results.json. Times are medians of repeats; compare ratios, not bare
+times, across machines (these are noisy shared VMs).
+
+  python3 bench/run_bench.py            # everything (a few minutes)
+  BENCH_REPEATS=7 python3 bench/run_bench.py
+
+ns-2 is timed if `ns` is on PATH (Debian: ns2). ns-3 is timed if its Fig. 10 twin has been built
+by `make validate-ns3` (target/ns3/bin/fig10); pass --build-ns3 to build it here (downloads the
+~100 MB `ns3` wheel once).
 """
+import argparse
 import json
 import os
 import platform
@@ -11,51 +20,118 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+TARGET = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
+BENCH = TARGET / "release" / "examples" / "bench_scenarios"
+RUN_TOML = TARGET / "release" / "examples" / "run_toml"
+NS3_FIG10 = TARGET / "ns3" / "bin" / "fig10"
 REPEATS = int(os.environ.get("BENCH_REPEATS", "21"))
 
 
-def airtcp_rows():
-    exe = ROOT / "target" / "release" / "examples" / "bench_scenarios"
-    out = subprocess.run([str(exe), str(REPEATS)], check=True, capture_output=True, text=True).stdout
+def bench(*args: str) -> list[dict]:
+    out = subprocess.run([str(BENCH), *args], check=True, capture_output=True, text=True).stdout
     return json.loads(out)
 
 
-def ns2_time(loss, duration, repeats):
-    tcl = ROOT / "bench" / "ns2" / "fig10.tcl"
+def wall(cmd: list[str], repeats: int) -> float:
+    """Median wall time of a whole process, start to exit."""
     times = []
-    for i in range(repeats):
+    for _ in range(repeats):
         t0 = time.perf_counter()
-        subprocess.run(["ns", str(tcl), str(loss), str(duration), str(i + 1)], check=True, capture_output=True)
+        subprocess.run(cmd, check=True, capture_output=True)
         times.append(time.perf_counter() - t0)
     return statistics.median(times)
 
 
-def main():
-    rows = airtcp_rows()
-    have_ns2 = shutil.which("ns") is not None
+def fig10_toml(loss: float) -> str:
+    text = (ROOT / "examples" / "jersey_fig10.toml").read_text()
+    return text.replace("loss = 0.01", f"loss = {loss}", 1)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--build-ns3", action="store_true", help="build the ns-3 Fig. 10 twin first")
+    a = ap.parse_args()
+    subprocess.run(["cargo", "build", "--release", "-q", "-p", "airtcp", "--example", "bench_scenarios",
+                    "--example", "run_toml"], cwd=ROOT, check=True)
+    if a.build_ns3:
+        sys.path.insert(0, str(ROOT / "bench"))
+        import validate_ns3  # noqa: E402
+
+        validate_ns3.build_twins()
     n = max(5, REPEATS // 3)
-    startup = ns2_time(0.0, 0.001, n) if have_ns2 else None
-    print(f"machine: {platform.machine()} {os.cpu_count()} cores, python {platform.python_version()}")
-    print(f"{'scenario':24} {'airtcp median':>14} {'events/s':>12} {'ns-2 total':>11} {'ns-2 steady':>12} {'ratio (steady)':>15}")
+    cores = os.cpu_count() or 1
+    results: dict = {"machine": f"{platform.machine()} {cores} cores", "date": time.strftime("%Y-%m-%d"),
+                     "repeats": REPEATS}
+    print(f"machine: {results['machine']}, python {platform.python_version()}, {REPEATS} repeats in-process")
+
+    # 1. Fig. 10, every scheme, in-process (parsing and output included).
+    rows = bench("fig10", str(REPEATS))
+    results["fig10"] = rows
+    print(f"\n{'Fig. 10, 100 s':40} {'median':>9} {'events':>8} {'events/s':>10}")
     for r in rows:
-        name = f"fig10 {r['recovery']} {r['loss']*100:g}%"
-        if have_ns2 and r["recovery"] == "newreno":
-            total = ns2_time(r["loss"], 100, n)
-            steady = total - startup
-            r["ns2_total_s"] = total
-            r["ns2_startup_s"] = startup
-            r["ns2_steady_s"] = steady
-            r["ns2_over_airtcp_steady"] = steady / r["median_wall_s"]
-            extra = f"{total*1e3:9.1f}ms {steady*1e3:10.1f}ms {steady / r['median_wall_s']:14.1f}x"
-        else:
-            extra = ""
-        print(f"{name:24} {r['median_wall_s']*1e3:12.2f}ms {r['events_per_s']:12.3g} {extra}")
-    (ROOT / "bench" / "results.json").write_text(json.dumps(rows, indent=2) + "\n")
-    return 0
+        print(f"{r['scenario'][6:]:40} {r['median_wall_s']*1e3:7.2f}ms {r['events']:8d} {r['events_per_s']:10.3g}")
+
+    # 2. Fig. 10 NewReno, whole processes side by side: airtcp, ns-2 (steady = minus start-up), ns-3.
+    have_ns2 = shutil.which("ns") is not None
+    have_ns3 = NS3_FIG10.exists()
+    side = []
+    ns2_start = wall(["ns", str(ROOT / "bench/ns2/fig10.tcl"), "0", "0.001", "1"], n) if have_ns2 else None
+    with tempfile.TemporaryDirectory() as tmp:
+        for loss in (0.0, 0.01):
+            path = Path(tmp) / f"fig10-{loss}.toml"
+            path.write_text(fig10_toml(loss))
+            row = {"loss": loss, "airtcp_process_s": wall([str(RUN_TOML), str(path), "1"], n)}
+            inproc = [r for r in rows if r["scenario"] == f"fig10 reno/newreno {loss*100:g}%"][0]["median_wall_s"]
+            row["airtcp_in_process_s"] = inproc
+            if have_ns2:
+                total = wall(["ns", str(ROOT / "bench/ns2/fig10.tcl"), str(loss), "100", "1"], n)
+                row |= {"ns2_total_s": total, "ns2_startup_s": ns2_start, "ns2_steady_s": total - ns2_start,
+                        "ns2_steady_over_airtcp": (total - ns2_start) / inproc}
+            if have_ns3:
+                ns3 = wall([str(NS3_FIG10), f"--loss={loss}", "--run=1", "--cc=newreno", "--duration=100",
+                            "--warmup=10", "--timestamps=0"], n)
+                row |= {"ns3_process_s": ns3, "airtcp_over_ns3_process": row["airtcp_process_s"] / ns3}
+            side.append(row)
+    results["fig10_side_by_side"] = side
+    print(f"\n{'NewReno Fig. 10':16} {'airtcp in-proc':>14} {'airtcp proc':>12} {'ns-2 steady':>12} {'ns-2/airtcp':>12} "
+          f"{'ns-3 proc':>10} {'airtcp/ns-3':>12}")
+    for r in side:
+        ns2 = f"{r['ns2_steady_s']*1e3:10.1f}ms {r['ns2_steady_over_airtcp']:11.1f}x" if have_ns2 else f"{'-':>12} {'-':>12}"
+        ns3 = f"{r['ns3_process_s']*1e3:8.0f}ms {'1/%.0f' % (1 / r['airtcp_over_ns3_process']):>12}" if have_ns3 else ""
+        print(f"{'loss ' + format(r['loss']*100, 'g') + '%':16} {r['airtcp_in_process_s']*1e3:12.2f}ms "
+              f"{r['airtcp_process_s']*1e3:10.2f}ms {ns2} {ns3}")
+
+    # 3. Dumbbells: 20 and 1 000 flows through a 100 Mb/s bottleneck, 100 s.
+    db = bench("dumbbell", "20", "100", str(n)) + bench("dumbbell", "1000", "100", "3")
+    results["dumbbell"] = db
+    print()
+    for r in db:
+        print(f"{r['scenario']:24} {r['median_wall_s']:7.3f} s for {r['simulated_s']} s simulated, "
+              f"{r['events']} events, {r['events_per_s']:.3g} events/s")
+
+    # 4. Memory: the peak RSS of a 10 000-flow run (default 100-ms series, 100 s).
+    mem = bench("memory", "10000", "100", "100ms")[0]
+    results["memory"] = mem
+    print(f"\n10 000 flows, 100 s, series every 100 ms: peak RSS {mem['peak_rss_kib']/1024:.0f} MiB, "
+          f"{mem['wall_s']:.2f} s, {mem['flows_that_sent']} flows sent data")
+
+    # 5. A 200-run sweep on 1 thread and on all cores (medians of n), same digest required.
+    one = [bench("sweep", "200", "1")[0] for _ in range(n)]
+    allc = [bench("sweep", "200", "0")[0] for _ in range(n)]
+    digests = {r["digest"] for r in one + allc}
+    t1 = statistics.median(r["wall_s"] for r in one)
+    tn = statistics.median(r["wall_s"] for r in allc)
+    results["sweep"] = {"runs": 200, "threads": allc[0]["threads"], "wall_1_s": t1, "wall_all_s": tn,
+                        "speedup": t1 / tn, "identical_results": len(digests) == 1}
+    print(f"\nsweep of 200 Fig. 10 runs: {t1:.3f} s on 1 thread, {tn:.3f} s on {allc[0]['threads']}: "
+          f"{t1/tn:.2f}x; results identical: {len(digests) == 1}")
+    (ROOT / "bench" / "results.json").write_text(json.dumps(results, indent=2) + "\n")
+    return 0 if len(digests) == 1 else 1
 
 
 if __name__ == "__main__":
