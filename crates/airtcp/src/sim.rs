@@ -553,25 +553,25 @@ impl Simulator {
         let now = self.now;
         let flow = &mut self.flows[f];
         let FlowKind::Tcp(t) = &mut flow.kind else { return };
-        let h = t.receiver.make_ack(now);
-        let size = IP_HEADER_BYTES
-            + TCP_HEADER_BYTES
-            + if h.has_ts { TS_OPTION_BYTES } else { 0 }
-            + sack_option_bytes(h.n_sack as usize)
-            + caiad_option_bytes(h.corrupt_seq.is_some(), h.no_congestion);
-        let pkt = Packet {
-            src: flow.dst,
-            dst: flow.src,
-            flow: f as u32,
-            kind: PacketKind::TcpAck,
-            size_bytes: size,
-            ecn: Ecn::NotEct,
-            corrupted: false,
-            tcp: h,
-        };
-        let node = flow.dst;
-        let id = self.pkts.alloc(pkt);
-        self.forward(node, id);
+        let (src, dst) = (flow.dst, flow.src);
+        let receiver = &mut t.receiver;
+        // Built in its arena slot (see `PacketArena::alloc_with`): every field is written.
+        let id = self.pkts.alloc_with(|p| {
+            receiver.write_ack(now, &mut p.tcp);
+            let h = &p.tcp;
+            p.size_bytes = IP_HEADER_BYTES
+                + TCP_HEADER_BYTES
+                + if h.has_ts { TS_OPTION_BYTES } else { 0 }
+                + sack_option_bytes(h.n_sack as usize)
+                + caiad_option_bytes(h.corrupt_seq.is_some(), h.no_congestion);
+            p.src = src;
+            p.dst = dst;
+            p.flow = f as u32;
+            p.kind = PacketKind::TcpAck;
+            p.ecn = Ecn::NotEct;
+            p.corrupted = false;
+        });
+        self.forward(src, id);
     }
 
     fn flush_sender(&mut self, f: usize) {

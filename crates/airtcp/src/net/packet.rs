@@ -144,6 +144,32 @@ impl PacketArena {
         }
     }
 
+    /// Stores a packet built in place by `init`, which must set every field it relies on (a reused
+    /// slot still holds its previous packet): the hot path writes headers straight into the slot
+    /// instead of building a packet on the stack and copying it in.
+    #[inline]
+    pub fn alloc_with(&mut self, init: impl FnOnce(&mut Packet)) -> PacketId {
+        self.live += 1;
+        let id = match self.free.pop() {
+            Some(id) => id,
+            None => {
+                self.slots.push(Packet {
+                    src: 0,
+                    dst: 0,
+                    flow: 0,
+                    kind: PacketKind::TcpAck,
+                    size_bytes: 0,
+                    ecn: Ecn::NotEct,
+                    corrupted: false,
+                    tcp: TcpHeader::default(),
+                });
+                (self.slots.len() - 1) as PacketId
+            }
+        };
+        init(&mut self.slots[id as usize]);
+        id
+    }
+
     /// Releases a packet's slot. The id must not be used afterwards.
     #[inline]
     pub fn free(&mut self, id: PacketId) {

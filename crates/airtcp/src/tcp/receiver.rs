@@ -287,11 +287,19 @@ impl Receiver {
 
     /// Builds the ACK to send now (and resets the delayed-ACK state).
     pub fn make_ack(&mut self, now: SimTime) -> TcpHeader {
+        let mut h = TcpHeader::default();
+        self.write_ack(now, &mut h);
+        h
+    }
+
+    /// [`Receiver::make_ack`] written straight into `h` (every field), e.g. the header of a
+    /// packet already in the arena: the engine's hot path avoids copying a header per ACK.
+    pub fn write_ack(&mut self, now: SimTime, h: &mut TcpHeader) {
         self.unacked_segments = 0;
         self.delack_deadline = None;
         let duplicate = self.rcv_nxt == self.last_ack_sent;
         self.last_ack_sent = self.rcv_nxt;
-        let mut h = TcpHeader { ack: self.rcv_nxt, ece: self.ece_pending, ..TcpHeader::default() };
+        *h = TcpHeader { ack: self.rcv_nxt, ece: self.ece_pending, ..TcpHeader::default() };
         let mut option_bytes = 0;
         if self.cfg.caiad {
             // §3.1: "if the DUPACK is triggered by a corrupted segment with the valid header, then
@@ -348,7 +356,6 @@ impl Receiver {
             }
             h.n_sack = n as u8;
         }
-        h
     }
 }
 
