@@ -355,26 +355,21 @@ impl Simulator {
 
     /// Runs to the scenario's end time and returns the results.
     pub fn run(&mut self) -> RunOutput {
-        while let Some(t) = self.queue.peek_time() {
+        while let Some((t, ev)) = self.queue.peek() {
             if t > self.end {
                 break;
             }
-            let (t, ev) = self.queue.pop().unwrap();
             self.now = t;
             self.events += 1;
-            self.handle(ev);
-        }
-        self.now = self.end;
-        self.output()
-    }
-
-    fn handle(&mut self, ev: Event) {
-        match ev {
-            Event::Arrive { link } => {
+            if let Event::Arrive { link } = ev {
+                // The link's next packet in flight takes this event's place in the heap.
                 let l = &mut self.links[link as usize];
                 let (_, pkt) = l.in_flight.pop_front().expect("arrival without a packet in flight");
-                if let Some(&(next, _)) = l.in_flight.front() {
-                    self.queue.push(next, Event::Arrive { link });
+                match l.in_flight.front() {
+                    Some(&(next, _)) => self.queue.replace_top(next, ev),
+                    None => {
+                        self.queue.pop();
+                    }
                 }
                 let node = l.to;
                 if self.pkts.get(pkt).dst == node {
@@ -382,7 +377,18 @@ impl Simulator {
                 } else {
                     self.forward(node, pkt);
                 }
+            } else {
+                self.queue.pop();
+                self.handle(ev);
             }
+        }
+        self.now = self.end;
+        self.output()
+    }
+
+    fn handle(&mut self, ev: Event) {
+        match ev {
+            Event::Arrive { .. } => unreachable!("arrivals are handled in `run`"),
             Event::Timer { flow, kind } => self.timer(flow as usize, kind),
             Event::FlowStart { flow } => self.flow_start(flow as usize),
             Event::FlowStop { flow } => {

@@ -119,6 +119,42 @@ impl EventQueue {
         Some((top.time(), top.event))
     }
 
+    /// The earliest event without removing it.
+    #[inline]
+    pub fn peek(&self) -> Option<(SimTime, Event)> {
+        self.heap.first().map(|e| (e.time(), e.event))
+    }
+
+    /// Replaces the earliest event by `event` at `time` (not earlier than the one replaced): the
+    /// same as [`EventQueue::pop`] then [`EventQueue::push`], the new event getting the next
+    /// insertion sequence, but one sift instead of two. A link's arrival event is replaced by its
+    /// next packet's arrival this way.
+    #[inline]
+    pub fn replace_top(&mut self, time: SimTime, event: Event) {
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        let e = Entry { key: ((time as u128) << 64) | seq as u128, event };
+        debug_assert!(self.heap.first().is_some_and(|top| top.key <= e.key), "replace_top earlier than the top");
+        let n = self.heap.len();
+        let mut i = 0;
+        loop {
+            let mut c = 2 * i + 1;
+            if c >= n {
+                break;
+            }
+            if c + 1 < n && self.heap[c + 1].key < self.heap[c].key {
+                c += 1;
+            }
+            let child = self.heap[c];
+            if e.key <= child.key {
+                break;
+            }
+            self.heap[i] = child;
+            i = c;
+        }
+        self.heap[i] = e;
+    }
+
     /// Time of the earliest event, if any.
     #[inline]
     pub fn peek_time(&self) -> Option<SimTime> {
@@ -170,7 +206,16 @@ mod tests {
             let mut reference: Vec<(SimTime, u64)> = Vec::new();
             let mut seq = 0u64;
             for (t, is_push) in ops {
-                if is_push {
+                if !is_push && t % 3 == 0 && !reference.is_empty() {
+                    // replace_top = pop + push of an event no earlier than the popped one.
+                    let m = reference.iter().copied().min().unwrap();
+                    reference.retain(|x| *x != m);
+                    let at = m.0 + t;
+                    proptest::prop_assert_eq!(q.peek(), Some((m.0, Event::FlowStart { flow: m.1 as u32 })));
+                    q.replace_top(at, Event::FlowStart { flow: seq as u32 });
+                    reference.push((at, seq));
+                    seq += 1;
+                } else if is_push {
                     q.push(t, Event::FlowStart { flow: seq as u32 });
                     reference.push((t, seq));
                     seq += 1;
