@@ -12,7 +12,7 @@ use crate::cc::{LossKind, LossSignal};
 use crate::channel::{Capacity, Channel, Fate, RateSchedule, TraceCapacity};
 use crate::engine::{Event, EventQueue, RngStream, TimerKind};
 use crate::metrics::jain_fairness;
-use crate::net::link::PendingTx;
+use crate::net::link::{PendingTx, Ring};
 use crate::net::packet::{
     caiad_option_bytes, sack_option_bytes, HACK_HEADER_CHECKSUM_OPTION_BYTES, IP_HEADER_BYTES, TCP_HEADER_BYTES, TS_OPTION_BYTES,
     UDP_HEADER_BYTES,
@@ -169,8 +169,8 @@ impl Simulator {
                     channel: Channel::from_spec(c, seed, &format!("channel:{name}")),
                     queue_rng: RngStream::new(seed, &format!("queue:{name}")),
                     busy_until: 0,
-                    pending: std::collections::VecDeque::new(),
-                    in_flight: std::collections::VecDeque::new(),
+                    pending: Ring::new(),
+                    in_flight: Ring::new(),
                     stats: LinkStats::default(),
                     name,
                 });

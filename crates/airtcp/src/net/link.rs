@@ -9,8 +9,6 @@
 //! packets cross the link in admission order, so each channel sees the same sequence of draws as
 //! it would at the end of serialization.
 
-use std::collections::VecDeque;
-
 use super::queue::Queue;
 use super::{NodeId, PacketId};
 use crate::channel::{Capacity, Channel};
@@ -50,9 +48,9 @@ pub struct Link {
     /// When the transmitter finishes everything admitted so far.
     pub busy_until: u64,
     /// Admitted packets whose serialization has not finished, in FIFO order.
-    pub pending: VecDeque<PendingTx>,
+    pub pending: Ring<PendingTx>,
     /// Packets on their way to the far end, with their arrival times (non-decreasing).
-    pub in_flight: VecDeque<(u64, PacketId)>,
+    pub in_flight: Ring<(u64, PacketId)>,
     pub stats: LinkStats,
 }
 
@@ -100,5 +98,108 @@ impl Link {
             }
         }
         st
+    }
+}
+
+/// A FIFO of `Copy` items in a power-of-two ring: `VecDeque`'s operations that the link uses, with
+/// a mask instead of `VecDeque`'s wrap-around arithmetic and capacity checks on the hot path (a
+/// link pushes and pops each of its packets twice: admitted, then in flight).
+#[derive(Debug, Clone)]
+pub struct Ring<T: Copy> {
+    buf: Vec<T>,
+    head: usize,
+    len: usize,
+}
+
+impl<T: Copy> Default for Ring<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<T: Copy> Ring<T> {
+    /// An empty ring (allocates on the first push).
+    pub fn new() -> Self {
+        Ring { buf: Vec::new(), head: 0, len: 0 }
+    }
+
+    /// Number of items.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the ring is empty.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The oldest item.
+    #[inline]
+    pub fn front(&self) -> Option<&T> {
+        (self.len > 0).then(|| &self.buf[self.head])
+    }
+
+    /// Appends an item, doubling the buffer when full.
+    #[inline]
+    pub fn push_back(&mut self, x: T) {
+        if self.len == self.buf.len() {
+            self.grow(x);
+        }
+        let mask = self.buf.len() - 1;
+        self.buf[(self.head + self.len) & mask] = x;
+        self.len += 1;
+    }
+
+    /// Removes and returns the oldest item.
+    #[inline]
+    pub fn pop_front(&mut self) -> Option<T> {
+        if self.len == 0 {
+            return None;
+        }
+        let x = self.buf[self.head];
+        self.head = (self.head + 1) & (self.buf.len() - 1);
+        self.len -= 1;
+        Some(x)
+    }
+
+    /// The items, oldest first.
+    pub fn iter(&self) -> impl Iterator<Item = &T> + '_ {
+        let mask = self.buf.len().wrapping_sub(1);
+        (0..self.len).map(move |i| &self.buf[(self.head + i) & mask])
+    }
+
+    #[cold]
+    fn grow(&mut self, fill: T) {
+        let cap = (self.buf.len() * 2).max(8);
+        let mut buf = Vec::with_capacity(cap);
+        buf.extend(self.iter().copied());
+        buf.resize(cap, fill);
+        self.buf = buf;
+        self.head = 0;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Ring;
+    use std::collections::VecDeque;
+
+    proptest::proptest! {
+        /// Against `VecDeque`: the same pushes and pops give the same items, lengths and order.
+        #[test]
+        fn ring_matches_vecdeque(ops in proptest::collection::vec(proptest::option::of(0u32..1000), 0..300)) {
+            let (mut r, mut d) = (Ring::new(), VecDeque::new());
+            for op in ops {
+                match op {
+                    Some(x) => { r.push_back(x); d.push_back(x); }
+                    None => proptest::prop_assert_eq!(r.pop_front(), d.pop_front()),
+                }
+                proptest::prop_assert_eq!(r.len(), d.len());
+                proptest::prop_assert_eq!(r.front(), d.front());
+                proptest::prop_assert!(r.iter().eq(d.iter()));
+            }
+        }
     }
 }
