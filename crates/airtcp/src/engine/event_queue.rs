@@ -98,24 +98,7 @@ impl EventQueue {
             return Some((last.time(), last.event));
         }
         let top = self.heap[0];
-        // Sift the former last entry down from the root, moving the smaller child up each step.
-        let mut i = 0;
-        loop {
-            let mut c = 2 * i + 1;
-            if c >= n {
-                break;
-            }
-            if c + 1 < n && self.heap[c + 1].key < self.heap[c].key {
-                c += 1;
-            }
-            let child = self.heap[c];
-            if last.key <= child.key {
-                break;
-            }
-            self.heap[i] = child;
-            i = c;
-        }
-        self.heap[i] = last;
+        self.sift_from_root(last);
         Some((top.time(), top.event))
     }
 
@@ -135,6 +118,8 @@ impl EventQueue {
         self.next_seq += 1;
         let e = Entry { key: ((time as u128) << 64) | seq as u128, event };
         debug_assert!(self.heap.first().is_some_and(|top| top.key <= e.key), "replace_top earlier than the top");
+        // Top-down: the replacement is usually a link's next arrival, due soon, so it stops near
+        // the root (going to a leaf first, as `pop` does, cost 60% more on a 1 000-flow run).
         let n = self.heap.len();
         let mut i = 0;
         loop {
@@ -151,6 +136,39 @@ impl EventQueue {
             }
             self.heap[i] = child;
             i = c;
+        }
+        self.heap[i] = e;
+    }
+
+    /// Puts `e`, the former last entry, in the root's place (the root is being removed) and
+    /// restores the heap order. Bottom-up (as `std`'s `BinaryHeap::pop`): the hole descends along
+    /// the smaller children to a leaf — one comparison per level — and `e`, being a leaf's key
+    /// and so usually late, climbs back only a level or two.
+    #[inline]
+    fn sift_from_root(&mut self, e: Entry) {
+        let n = self.heap.len();
+        let mut i = 0;
+        let mut c = 1;
+        while c + 1 < n {
+            if self.heap[c + 1].key < self.heap[c].key {
+                c += 1;
+            }
+            self.heap[i] = self.heap[c];
+            i = c;
+            c = 2 * i + 1;
+        }
+        if c < n {
+            self.heap[i] = self.heap[c];
+            i = c;
+        }
+        while i > 0 {
+            let parent = (i - 1) / 2;
+            let p = self.heap[parent];
+            if p.key <= e.key {
+                break;
+            }
+            self.heap[i] = p;
+            i = parent;
         }
         self.heap[i] = e;
     }
