@@ -34,6 +34,8 @@ pub enum Event {
     Sample,
     /// Snapshot counters at the start of the measurement window.
     WarmupEnd,
+    /// An HSDPA cell's next 2-ms TTI (scheduled only while the cell has work).
+    CellTti { cell: u32 },
 }
 
 #[derive(Debug, Clone, Copy)]
