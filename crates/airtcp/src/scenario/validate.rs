@@ -247,7 +247,10 @@ fn check_hsdpa(field: &str, h: &HsdpaSpec) -> Result<(), ScenarioError> {
         }
         if let Some(m) = &u.channel_model {
             if fading::model_by_name(m).is_none() {
-                return err(format!("{field}.ues[{k}].channel_model"), format!("unknown channel model '{m}' (allowed: A, B, C, D, E, static)"));
+                return err(
+                    format!("{field}.ues[{k}].channel_model"),
+                    format!("unknown channel model '{m}' (allowed: A, B, C, D, E, static)"),
+                );
             }
         }
         if h.ues[..k].iter().any(|o| o.flow == u.flow) {
@@ -406,7 +409,10 @@ pub fn validate_and_load(s: &Scenario) -> Result<LoadedTraces, ScenarioError> {
                 return err(format!("links[{i}].reverse_capacity"), "only allowed on a duplex link");
             }
             if matches!(c, CapacitySpec::Hsdpa(_)) {
-                return err(format!("links[{i}].reverse_capacity"), "an hsdpa cell is downlink only (allowed kinds here: constant, schedule, trace)");
+                return err(
+                    format!("links[{i}].reverse_capacity"),
+                    "an hsdpa cell is downlink only (allowed kinds here: constant, schedule, trace)",
+                );
             }
             loaded[1] = check_capacity(&format!("links[{i}].reverse_capacity"), c, s.base_dir.as_deref())?;
         }

@@ -47,16 +47,45 @@ pub struct ChannelModel {
 
 /// HSDPA paper Table 1 (channel models and assignment probabilities), in order A–E.
 pub const TABLE1: [ChannelModel; 5] = [
-    ChannelModel { profile: PathProfile { name: "A", powers_db: PED_A, fingers: 1 }, speed_kmh: Some(3.0), doppler_hz: None, probability: 0.30 },
-    ChannelModel { profile: PathProfile { name: "B", powers_db: PED_B, fingers: 5 }, speed_kmh: Some(10.0), doppler_hz: None, probability: 0.30 },
-    ChannelModel { profile: PathProfile { name: "C", powers_db: VEH_A, fingers: 4 }, speed_kmh: Some(30.0), doppler_hz: None, probability: 0.20 },
-    ChannelModel { profile: PathProfile { name: "D", powers_db: PED_A, fingers: 1 }, speed_kmh: Some(120.0), doppler_hz: None, probability: 0.10 },
-    ChannelModel { profile: PathProfile { name: "E", powers_db: FLAT, fingers: 1 }, speed_kmh: None, doppler_hz: Some(1.5), probability: 0.10 },
+    ChannelModel {
+        profile: PathProfile { name: "A", powers_db: PED_A, fingers: 1 },
+        speed_kmh: Some(3.0),
+        doppler_hz: None,
+        probability: 0.30,
+    },
+    ChannelModel {
+        profile: PathProfile { name: "B", powers_db: PED_B, fingers: 5 },
+        speed_kmh: Some(10.0),
+        doppler_hz: None,
+        probability: 0.30,
+    },
+    ChannelModel {
+        profile: PathProfile { name: "C", powers_db: VEH_A, fingers: 4 },
+        speed_kmh: Some(30.0),
+        doppler_hz: None,
+        probability: 0.20,
+    },
+    ChannelModel {
+        profile: PathProfile { name: "D", powers_db: PED_A, fingers: 1 },
+        speed_kmh: Some(120.0),
+        doppler_hz: None,
+        probability: 0.10,
+    },
+    ChannelModel {
+        profile: PathProfile { name: "E", powers_db: FLAT, fingers: 1 },
+        speed_kmh: None,
+        doppler_hz: Some(1.5),
+        probability: 0.10,
+    },
 ];
 
 /// No fading at all (|γ|² = 1 always): for tests and for isolating the scheduler from the channel.
-pub const STATIC: ChannelModel =
-    ChannelModel { profile: PathProfile { name: "static", powers_db: FLAT, fingers: 1 }, speed_kmh: None, doppler_hz: Some(0.0), probability: 0.0 };
+pub const STATIC: ChannelModel = ChannelModel {
+    profile: PathProfile { name: "static", powers_db: FLAT, fingers: 1 },
+    speed_kmh: None,
+    doppler_hz: Some(0.0),
+    probability: 0.0,
+};
 
 /// The model named `name`: a Table 1 letter ("A".."E") or "static".
 pub fn model_by_name(name: &str) -> Option<ChannelModel> {
@@ -250,5 +279,4 @@ mod tests {
         // A single path at geometry 8: C/I = 8 |γ|².
         assert!((rake_c_over_i(&[0.5], 1, 8.0) - 4.0).abs() < 1e-12);
     }
-
 }

@@ -233,7 +233,8 @@ impl HsdpaCell {
             } else {
                 Rlc::new(false, p.um_pdu_bytes - p.um_header_bytes, p.um_header_bytes, u64::MAX, 0)
             };
-            let stats = UeStats { geometry_db: g_db, channel_model: model.profile.name.chars().next().unwrap_or('?'), ..UeStats::default() };
+            let stats =
+                UeStats { geometry_db: g_db, channel_model: model.profile.name.chars().next().unwrap_or('?'), ..UeStats::default() };
             self.ues[flow] = Some(Ue {
                 name: name.to_string(),
                 rlc,
@@ -252,7 +253,17 @@ impl HsdpaCell {
 
     /// Offers an SDU of `air_bytes` of flow `flow` to its UE's Node-B queue at `now`; returns the
     /// queue's decision (the packet is the cell's to hold if queued).
-    pub fn offer(&mut self, now: u64, flow: usize, name: &str, am: bool, pkt: PacketId, air_bytes: u32, ecn: Ecn, rng: &mut RngStream) -> Admission {
+    pub fn offer(
+        &mut self,
+        now: u64,
+        flow: usize,
+        name: &str,
+        am: bool,
+        pkt: PacketId,
+        air_bytes: u32,
+        ecn: Ecn,
+        rng: &mut RngStream,
+    ) -> Admission {
         let ue = self.ue(flow, name, am);
         let q = ue.rlc.waiting_sdus();
         let a = ue.queue.admit(now, q, None, ecn, rng);
@@ -396,7 +407,15 @@ impl HsdpaCell {
             if pdus.is_empty() {
                 continue; // everything it had was discarded
             }
-            ue.harq[j] = Some(TransportBlock { cqi: row, codes: cqi::entry(row).codes, power_share: need_p * scale, pdus, tx: 0, sinr_sum: 0.0, retx_at: 0 });
+            ue.harq[j] = Some(TransportBlock {
+                cqi: row,
+                codes: cqi::entry(row).codes,
+                power_share: need_p * scale,
+                pdus,
+                tx: 0,
+                sinr_sum: 0.0,
+                retx_at: 0,
+            });
             ue.stats.new_blocks += 1;
             sent.push((i, j));
         }
@@ -408,7 +427,8 @@ impl HsdpaCell {
             let tb = ue.harq[j].as_mut().unwrap();
             let first = tb.tx == 0;
             let bits = cqi::entry(tb.cqi).tbs_bits as u64;
-            let outcome = tb.transmit(sinr + 10.0 * tb.power_share.log10(), p.harq_max_tx, p.ir_gain_db, p.bler_waterfall_db, &mut ue.harq_rng);
+            let outcome =
+                tb.transmit(sinr + 10.0 * tb.power_share.log10(), p.harq_max_tx, p.ir_gain_db, p.bler_waterfall_db, &mut ue.harq_rng);
             served_bits[i] += bits;
             ue.stats.bits_sent += bits;
             if !first {
