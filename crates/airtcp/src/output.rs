@@ -94,6 +94,36 @@ pub struct FlowSummary {
     pub calls: Option<CallStats>,
     /// What a CAIAD receiver put on its ACKs; `None` for other flows.
     pub caiad_options: Option<CaiadOptionCounts>,
+    /// The flow's UE in an HSDPA cell (channel, HARQ, RLC counters); `None` if it crosses none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hsdpa: Option<HsdpaUeSummary>,
+}
+
+/// A flow's UE in an HSDPA cell: where it was dropped and what its radio layers did.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct HsdpaUeSummary {
+    /// Geometry (HSDPA paper eq. 4), dB.
+    pub geometry_db: f64,
+    /// Table 1 channel model ("A".."E") or "static".
+    pub channel_model: String,
+    /// Mean CQI reported in the TTIs the UE wanted to be scheduled.
+    pub mean_cqi: f64,
+    /// Transport blocks sent for the first time, and retransmissions.
+    pub new_blocks: u64,
+    pub harq_retransmissions: u64,
+    /// Fraction of new blocks not decoded at their first transmission.
+    pub first_tx_bler: f64,
+    /// Blocks HARQ gave up on (after the last transmission).
+    pub harq_given_up: u64,
+    /// Transport-block bits decoded, per second of the whole run.
+    pub decoded_bps: f64,
+    pub rlc_pdus_sent: u64,
+    pub rlc_pdus_retransmitted: u64,
+    /// SDUs the RLC dropped (AM discard timer, UM PDU lost).
+    pub rlc_sdus_dropped: u64,
+    /// SDUs the UE's Node-B queue refused, and those it marked (CW / RED ECN).
+    pub queue_drops: u64,
+    pub ce_marks: u64,
 }
 
 /// ACKs of a CAIAD receiver by the options they carried (CAIAD Fig. 1), and the option bytes

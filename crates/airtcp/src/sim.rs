@@ -9,6 +9,7 @@ use std::collections::HashMap;
 
 use crate::app::{CbrSource, OnOffParams, OnOffSource, UdpSource, VoipPool};
 use crate::cc::{LossKind, LossSignal};
+use crate::channel::hsdpa::{CellParams, HsdpaCell, TtiOutput};
 use crate::channel::{Capacity, Channel, Fate, RateSchedule, TraceCapacity};
 use crate::engine::{Event, EventQueue, RngStream, TimerKind};
 use crate::metrics::jain_fairness;
@@ -106,6 +107,14 @@ pub struct Simulator {
     link_series: LinkSeries,
     /// Start and contiguous end of every in-order delivery, per flow, when auditing is on.
     audit: Option<Vec<Vec<(u64, u64)>>>,
+    /// HSDPA cells, each replacing one link's transmitter (see `channel::hsdpa`).
+    cells: Vec<CellHop>,
+}
+
+/// An HSDPA cell and the link whose transmitter it replaces.
+struct CellHop {
+    link: usize,
+    cell: HsdpaCell,
 }
 
 fn make_queue(spec: &QueueSpec, small_pkt_tx_ns: u64) -> Queue {
@@ -131,6 +140,8 @@ fn make_capacity(rate: Option<DataRate>, spec: Option<&CapacitySpec>, trace: Opt
             sch.repeat.map(|p| p.as_nanos()),
         )),
         (_, Some(CapacitySpec::Trace(t))) => Capacity::Trace(TraceCapacity::new(trace.expect("loaded by validation"), t.opportunity_bytes)),
+        // The cell serves packets itself; the constant is its nominal (peak) rate for summaries.
+        (_, Some(CapacitySpec::Hsdpa(h))) => Capacity::Constant(DataRate(CellParams::from_spec(h).peak_bps())),
         (Some(r), None) => Capacity::Constant(r),
         (None, None) => unreachable!("validated"),
     }
@@ -145,7 +156,11 @@ impl Simulator {
         let traces = crate::scenario::validate::validate_and_load(s)?;
         let id = |n: &str| s.nodes.iter().position(|x| x == n).unwrap() as u32;
         let mut links = Vec::new();
+        let mut cell_links = Vec::new();
         for (i, l) in s.links.iter().enumerate() {
+            if let Some(CapacitySpec::Hsdpa(h)) = &l.capacity {
+                cell_links.push((links.len(), h, &l.queue));
+            }
             let (f, t) = (id(&l.from), id(&l.to));
             let fwd_cap = make_capacity(l.rate, l.capacity.as_ref(), traces[i][0].as_ref());
             let mut dirs = vec![(f, t, &l.queue, &l.channel, fwd_cap.clone())];
@@ -185,6 +200,13 @@ impl Simulator {
                 flows.push(Self::build_flow(f, inst, seed, &id));
             }
         }
+        let cells = cell_links
+            .into_iter()
+            .map(|(li, h, q)| CellHop {
+                link: li,
+                cell: HsdpaCell::new(CellParams::from_spec(h), make_queue(q, 0), seed, &links[li].name, flows.len()),
+            })
+            .collect();
         let mut queue = EventQueue::new();
         for (i, f) in flows.iter().enumerate() {
             if f.start <= end {
@@ -218,6 +240,7 @@ impl Simulator {
             flow_series: FlowSeries::default(),
             link_series: LinkSeries::default(),
             audit: None,
+            cells,
         })
     }
 
@@ -404,6 +427,7 @@ impl Simulator {
                     self.queue.push(next, Event::Sample);
                 }
             }
+            Event::CellTti { cell } => self.cell_tti(cell as usize),
             Event::WarmupEnd => {
                 for f in &mut self.flows {
                     match &f.kind {
@@ -432,6 +456,11 @@ impl Simulator {
     /// Offers `pkt` to link `l`: admission by the queue, then (if admitted) its serialization
     /// interval, its channel fate and, unless lost, its arrival at the far end.
     fn enqueue(&mut self, l: usize, pkt: PacketId) {
+        if !self.cells.is_empty() {
+            if let Some(ci) = self.cells.iter().position(|c| c.link == l) {
+                return self.cell_enqueue(ci, pkt);
+            }
+        }
         let now = self.now;
         let link = &mut self.links[l];
         link.purge(now);
@@ -487,6 +516,81 @@ impl Simulator {
                 self.pkts.free(pkt);
             }
         }
+    }
+
+    /// Offers `pkt` to the HSDPA cell `ci`: its UE's Node-B queue admits (or marks, or drops) it.
+    fn cell_enqueue(&mut self, ci: usize, pkt: PacketId) {
+        let now = self.now;
+        let hop = &mut self.cells[ci];
+        let link = &mut self.links[hop.link];
+        let p = self.pkts.get_mut(pkt);
+        let f = p.flow as usize;
+        let am = matches!(self.flows[f].kind, FlowKind::Tcp(_));
+        // HSDPA paper Table 4: ROHC compresses UDP/IP to 3 bytes; TCP/IP goes uncompressed.
+        let air = match p.kind {
+            PacketKind::Udp => p.size_bytes - IP_HEADER_BYTES - UDP_HEADER_BYTES + hop.cell.params.rohc_header_bytes,
+            _ => p.size_bytes,
+        };
+        match hop.cell.offer(now, f, &self.flows[f].name, am, pkt, air, p.ecn, &mut link.queue_rng) {
+            a @ (Admission::Queued | Admission::QueuedMarked) => {
+                if a == Admission::QueuedMarked {
+                    p.ecn = Ecn::Ce;
+                    link.stats.ce_marks += 1;
+                }
+                link.stats.packets_sent += 1;
+                link.stats.bytes_sent += p.size_bytes as u64;
+                if !hop.cell.ticking {
+                    hop.cell.ticking = true;
+                    let tti = hop.cell.params.tti_ns;
+                    self.queue.push((now / tti + 1) * tti, Event::CellTti { cell: ci as u32 });
+                }
+            }
+            a => {
+                if a == Admission::EarlyDrop {
+                    link.stats.early_drops += 1;
+                } else {
+                    link.stats.overflow_drops += 1;
+                }
+                note_drop(&mut self.flows, p, DropCause::Queue);
+                self.pkts.free(pkt);
+            }
+        }
+    }
+
+    /// Runs one TTI of cell `ci`: delivered packets leave after the TTI plus the link's delay;
+    /// packets its RLC gave up on are channel losses.
+    fn cell_tti(&mut self, ci: usize) {
+        let now = self.now;
+        let mut out = TtiOutput::default();
+        let hop = &mut self.cells[ci];
+        let busy_before = hop.cell.busy_ttis;
+        hop.cell.tti(now, &mut out);
+        let tti = hop.cell.params.tti_ns;
+        let l = hop.link;
+        let link = &mut self.links[l];
+        link.stats.busy_ns += (hop.cell.busy_ttis - busy_before) * tti;
+        let at = now + tti + link.delay_ns;
+        for pkt in out.delivered {
+            if link.in_flight.is_empty() {
+                self.queue.push(at, Event::Arrive { link: l as u32 });
+            }
+            link.in_flight.push_back((at, pkt));
+        }
+        for pkt in out.dropped {
+            link.stats.channel_losses += 1;
+            note_drop(&mut self.flows, self.pkts.get(pkt), DropCause::Channel);
+            self.pkts.free(pkt);
+        }
+        if hop.cell.busy() {
+            self.queue.push(now + tti, Event::CellTti { cell: ci as u32 });
+        } else {
+            hop.cell.ticking = false;
+        }
+    }
+
+    /// The HSDPA UE counters of every cell: (flow index, flow name, counters).
+    pub fn hsdpa_ues(&self) -> Vec<(usize, String, crate::channel::hsdpa::UeStats)> {
+        self.cells.iter().flat_map(|c| c.cell.ue_stats()).collect()
     }
 
     fn deliver(&mut self, pkt: PacketId) {
@@ -753,12 +857,15 @@ impl Simulator {
             s.goodput_bps.push(gp);
             f.sampled_delivered = delivered;
         }
-        for (i, l) in self.links.iter_mut().enumerate() {
+        for (li, l) in self.links.iter_mut().enumerate() {
             l.purge(self.now);
-            let q = l.waiting(self.now);
+            let q = match self.cells.iter().find(|c| c.link == li) {
+                Some(c) => c.cell.waiting_sdus(),
+                None => l.waiting(self.now),
+            };
             let s = &mut self.link_series;
             s.time_s.push(t);
-            s.link.push(i as u32);
+            s.link.push(li as u32);
             s.queue_pkts.push(q);
             s.avg_queue_pkts.push(l.queue.avg_pkts(q));
             s.drops.push(l.stats.overflow_drops + l.stats.early_drops + l.stats.channel_losses);
@@ -766,10 +873,14 @@ impl Simulator {
         }
     }
 
+    fn hsdpa_summary(&self, flow: usize) -> Option<crate::output::HsdpaUeSummary> {
+        self.cells.iter().find_map(|c| c.cell.summary(flow, self.end))
+    }
+
     fn output(&mut self) -> RunOutput {
         let window_s = ns_to_s(self.end - self.warmup);
         let mut flows = Vec::new();
-        for f in &self.flows {
+        for (fi, f) in self.flows.iter().enumerate() {
             let node = |i: u32| self.nodes[i as usize].clone();
             let fs = match &f.kind {
                 FlowKind::Tcp(t) => {
@@ -804,6 +915,7 @@ impl Simulator {
                         corrupted_received: t.corrupted_received,
                         calls: None,
                         caiad_options: t.hack.then(|| t.receiver.caiad_option_counts()),
+                        hsdpa: self.hsdpa_summary(fi),
                     }
                 }
                 FlowKind::Udp(u) => FlowSummary {
@@ -833,6 +945,7 @@ impl Simulator {
                     sent_bytes: u.bytes_sent,
                     corrupted_received: u.corrupted_received,
                     caiad_options: None,
+                    hsdpa: self.hsdpa_summary(fi),
                     calls: match &u.source {
                         UdpSource::Voip(p) => Some(CallStats { offered: p.calls_offered, blocked: p.calls_blocked }),
                         _ => None,

@@ -8,6 +8,7 @@
 
 pub mod fading;
 pub mod gilbert_elliott;
+pub mod hsdpa;
 pub mod rate_schedule;
 pub mod trace;
 pub mod uniform;

@@ -31,6 +31,8 @@ pub enum Event {
     Sample,
     /// Snapshot counters at the start of the measurement window.
     WarmupEnd,
+    /// An HSDPA cell's next 2-ms TTI (scheduled only while the cell has work).
+    CellTti { cell: u32 },
 }
 
 /// One scheduled event. The key packs (time, insertion sequence) into one integer, time in the

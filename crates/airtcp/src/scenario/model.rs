@@ -206,13 +206,162 @@ pub enum CapacitySpec {
     Schedule(ScheduleCapacitySpec),
     /// `kind = "trace"`: mahimahi delivery opportunities.
     Trace(TraceCapacitySpec),
+    /// `kind = "hsdpa"`: an HSDPA cell (forward direction only; see `channel::hsdpa`).
+    Hsdpa(HsdpaSpec),
 }
 
 tagged_enum!(CapacitySpec, "capacity", {
     "constant" => CapacitySpec::Constant,
     "schedule" => CapacitySpec::Schedule,
     "trace" => CapacitySpec::Trace,
+    "hsdpa" => CapacitySpec::Hsdpa,
 });
+
+/// An HSDPA cell (TCP-Jersey over HSDPA, seed 004): every flow crossing the link is a UE.
+/// Defaults are the paper's (Tables 2–4) where it gives them and ours, recorded in
+/// REPRODUCTION.md, where it does not.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HsdpaSpec {
+    /// "pf" (proportional fair, the paper's), "rr" (round robin) or "max_ci".
+    #[serde(default = "hs_pf")]
+    pub scheduler: String,
+    /// PF averaging time constant, TTIs (Table 2: Tc = 500).
+    #[serde(default = "hs_tc")]
+    pub pf_tc_tti: u32,
+    /// HS-PDSCH codes of the cell (a category-10 UE takes up to 15).
+    #[serde(default = "hs_codes")]
+    pub codes: u32,
+    /// UEs served per TTI by code multiplexing (HS-SCCHs).
+    #[serde(default = "hs_scch")]
+    pub max_ues_per_tti: u32,
+    /// Share of the Node-B power on the HS-DSCH (Table 2: CPICH and other common channels at
+    /// −10 dB each leave 0.8).
+    #[serde(default = "hs_power")]
+    pub hsdsch_power_fraction: f64,
+    /// Age of the CQI the scheduler uses, TTIs.
+    #[serde(default = "hs_cqi_delay")]
+    pub cqi_delay_tti: u32,
+    /// HARQ processes per UE.
+    #[serde(default = "hs_procs")]
+    pub harq_processes: u32,
+    /// TTIs from a transmission to its retransmission.
+    #[serde(default = "hs_procs")]
+    pub harq_rtt_tti: u32,
+    /// Transmissions of a block before HARQ gives up.
+    #[serde(default = "hs_max_tx")]
+    pub harq_max_tx: u32,
+    /// Incremental-redundancy gain over Chase combining on retransmissions, dB.
+    #[serde(default = "hs_ir")]
+    pub ir_gain_db: f64,
+    /// Width of the BLER waterfall (BLER 0.9 → 0.1), dB.
+    #[serde(default = "hs_waterfall")]
+    pub bler_waterfall_db: f64,
+    /// RLC AM PDU payload (Table 3: 40 B) and header bytes.
+    #[serde(default = "hs_am_pdu")]
+    pub rlc_pdu_bytes: u32,
+    #[serde(default = "hs_am_hdr")]
+    pub rlc_header_bytes: u32,
+    /// RLC UM PDU size including its header (Table 4: 25 B, 1-B header).
+    #[serde(default = "hs_um_pdu")]
+    pub rlc_um_pdu_bytes: u32,
+    #[serde(default = "hs_um_hdr")]
+    pub rlc_um_header_bytes: u32,
+    /// UDP/IP header after ROHC (Table 4: 3 B); TCP/IP headers are sent uncompressed.
+    #[serde(default = "hs_rohc")]
+    pub rohc_header_bytes: u32,
+    /// RLC AM timer-based SDU discard (Table 3).
+    #[serde(default = "hs_discard")]
+    pub sdu_discard: SimDuration,
+    /// From HARQ giving up on a block to RLC resending its PDUs.
+    #[serde(default = "hs_retx_delay")]
+    pub rlc_retx_delay: SimDuration,
+    /// Carrier frequency, Hz (Table 2: 2000 MHz).
+    #[serde(default = "hs_carrier")]
+    pub carrier_hz: f64,
+    /// Site-to-site distance of the drop layout, m (Table 2: 2800).
+    #[serde(default = "hs_isd")]
+    pub site_distance_m: f64,
+    /// Shadowing standard deviation, dB (Table 2: 8.0).
+    #[serde(default = "hs_shadow")]
+    pub shadowing_std_db: f64,
+    /// Per-flow overrides of the drawn geometry and channel model.
+    #[serde(default)]
+    pub ues: Vec<HsdpaUeSpec>,
+}
+
+/// One UE's fixed geometry and/or channel model (otherwise drawn per seed).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HsdpaUeSpec {
+    /// The flow (by name) this UE carries.
+    pub flow: String,
+    /// Geometry (eq. 4), dB.
+    pub geometry_db: Option<f64>,
+    /// "A".."E" (Table 1) or "static" (no fading).
+    pub channel_model: Option<String>,
+}
+
+fn hs_pf() -> String {
+    "pf".into()
+}
+fn hs_tc() -> u32 {
+    500
+}
+fn hs_codes() -> u32 {
+    15
+}
+fn hs_scch() -> u32 {
+    4
+}
+fn hs_power() -> f64 {
+    0.8
+}
+fn hs_cqi_delay() -> u32 {
+    3
+}
+fn hs_procs() -> u32 {
+    6
+}
+fn hs_max_tx() -> u32 {
+    4
+}
+fn hs_ir() -> f64 {
+    1.0
+}
+fn hs_waterfall() -> f64 {
+    2.0
+}
+fn hs_am_pdu() -> u32 {
+    40
+}
+fn hs_am_hdr() -> u32 {
+    2
+}
+fn hs_um_pdu() -> u32 {
+    25
+}
+fn hs_um_hdr() -> u32 {
+    1
+}
+fn hs_rohc() -> u32 {
+    3
+}
+fn hs_discard() -> SimDuration {
+    SimDuration::from_millis(1000)
+}
+fn hs_retx_delay() -> SimDuration {
+    SimDuration::from_millis(60)
+}
+fn hs_carrier() -> f64 {
+    2e9
+}
+fn hs_isd() -> f64 {
+    2800.0
+}
+fn hs_shadow() -> f64 {
+    8.0
+}
 
 /// A constant serialization rate.
 #[derive(Debug, Clone, Deserialize)]

@@ -196,8 +196,68 @@ fn check_capacity(field: &str, c: &CapacitySpec, base_dir: Option<&std::path::Pa
             }
         }
         CapacitySpec::Trace(t) => return trace_opportunities(field, t, base_dir).map(Some),
+        CapacitySpec::Hsdpa(h) => check_hsdpa(field, h)?,
     }
     Ok(None)
+}
+
+/// Range checks of an HSDPA cell (flow names of `ues` are checked with the flows).
+fn check_hsdpa(field: &str, h: &HsdpaSpec) -> Result<(), ScenarioError> {
+    use crate::channel::hsdpa::{cqi, fading, scheduler::Discipline};
+    let int = |name: &str, v: u32, lo: u32, hi: u32| {
+        if v < lo || v > hi {
+            return err(format!("{field}.{name}"), format!("{v} is out of range (allowed: {lo} to {hi})"));
+        }
+        Ok(())
+    };
+    let real = |name: &str, v: f64, lo: f64, hi: f64, lo_open: bool| {
+        let ok = v.is_finite() && v <= hi && if lo_open { v > lo } else { v >= lo };
+        if !ok {
+            let lo_s = if lo_open { format!("> {lo}") } else { format!("{lo}") };
+            return err(format!("{field}.{name}"), format!("{v} is out of range (allowed: {lo_s} to {hi})"));
+        }
+        Ok(())
+    };
+    if Discipline::by_name(&h.scheduler).is_none() {
+        return err(format!("{field}.scheduler"), format!("unknown scheduler '{}' (allowed: pf, rr, max_ci)", h.scheduler));
+    }
+    int("pf_tc_tti", h.pf_tc_tti, 1, 1_000_000)?;
+    int("codes", h.codes, 1, 15)?;
+    int("max_ues_per_tti", h.max_ues_per_tti, 1, 15)?;
+    real("hsdsch_power_fraction", h.hsdsch_power_fraction, 0.0, 1.0, true)?;
+    int("cqi_delay_tti", h.cqi_delay_tti, 0, 1000)?;
+    int("harq_processes", h.harq_processes, 1, 16)?;
+    int("harq_rtt_tti", h.harq_rtt_tti, 1, 1000)?;
+    int("harq_max_tx", h.harq_max_tx, 1, 16)?;
+    real("ir_gain_db", h.ir_gain_db, 0.0, 10.0, false)?;
+    real("bler_waterfall_db", h.bler_waterfall_db, 0.0, 20.0, true)?;
+    int("rlc_header_bytes", h.rlc_header_bytes, 0, 16)?;
+    int("rlc_um_header_bytes", h.rlc_um_header_bytes, 0, 16)?;
+    let max_tb_bytes = cqi::entry(cqi::CQI_MAX).tbs_bits / 8;
+    int("rlc_pdu_bytes", h.rlc_pdu_bytes, 1, max_tb_bytes - h.rlc_header_bytes)?;
+    int("rlc_um_pdu_bytes", h.rlc_um_pdu_bytes, h.rlc_um_header_bytes + 1, max_tb_bytes)?;
+    int("rohc_header_bytes", h.rohc_header_bytes, 0, 60)?;
+    positive(format!("{field}.sdu_discard"), h.sdu_discard)?;
+    real("carrier_hz", h.carrier_hz, 0.0, 1e12, true)?;
+    real("site_distance_m", h.site_distance_m, 0.0, 1e6, true)?;
+    real("shadowing_std_db", h.shadowing_std_db, 0.0, 30.0, false)?;
+    for (k, u) in h.ues.iter().enumerate() {
+        if let Some(g) = u.geometry_db {
+            real(&format!("ues[{k}].geometry_db"), g, -30.0, 40.0, false)?;
+        }
+        if let Some(m) = &u.channel_model {
+            if fading::model_by_name(m).is_none() {
+                return err(
+                    format!("{field}.ues[{k}].channel_model"),
+                    format!("unknown channel model '{m}' (allowed: A, B, C, D, E, static)"),
+                );
+            }
+        }
+        if h.ues[..k].iter().any(|o| o.flow == u.flow) {
+            return err(format!("{field}.ues[{k}].flow"), format!("flow '{}' is listed twice", u.flow));
+        }
+    }
+    Ok(())
 }
 
 /// The delivery opportunities of each link's trace capacities, [forward, reverse], as loaded by
@@ -324,9 +384,35 @@ pub fn validate_and_load(s: &Scenario) -> Result<LoadedTraces, ScenarioError> {
             (Some(_), Some(_)) => return err(format!("links[{i}].capacity"), "give either rate or capacity, not both"),
             (None, None) => return err(format!("links[{i}].rate"), "a link needs a rate (or a capacity)"),
         }
+        if let Some(CapacitySpec::Hsdpa(h)) = &l.capacity {
+            if l.duplex && l.reverse_capacity.is_none() {
+                return err(
+                    format!("links[{i}].reverse_capacity"),
+                    "required with an hsdpa capacity (the cell is downlink only): give the uplink, e.g. { kind = \"constant\", rate = \"384kbps\" }",
+                );
+            }
+            if !matches!(l.channel, ChannelSpec::None) {
+                return err(format!("links[{i}].channel"), "an hsdpa cell models its own radio errors: leave channel unset");
+            }
+            let names: Vec<String> = s.flows.iter().enumerate().flat_map(|(k, f)| flow_instances(f, k)).map(|x| x.name).collect();
+            for (k, u) in h.ues.iter().enumerate() {
+                if !names.contains(&u.flow) {
+                    return err(
+                        format!("links[{i}].capacity.ues[{k}].flow"),
+                        format!("unknown flow '{}' (known flows: {})", u.flow, names.join(", ")),
+                    );
+                }
+            }
+        }
         if let Some(c) = &l.reverse_capacity {
             if !l.duplex {
                 return err(format!("links[{i}].reverse_capacity"), "only allowed on a duplex link");
+            }
+            if matches!(c, CapacitySpec::Hsdpa(_)) {
+                return err(
+                    format!("links[{i}].reverse_capacity"),
+                    "an hsdpa cell is downlink only (allowed kinds here: constant, schedule, trace)",
+                );
             }
             loaded[1] = check_capacity(&format!("links[{i}].reverse_capacity"), c, s.base_dir.as_deref())?;
         }
