@@ -8,7 +8,7 @@ CARGO  ?= cargo
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 export PIP_ROOT_USER_ACTION := ignore
 
-.PHONY: setup deps develop demo test test-rust test-python bench validate-ns3 fmt fmt-check wheel clean reproduce reproduce-quick
+.PHONY: setup deps develop demo test test-rust test-python kernel bench validate-ns3 fmt fmt-check wheel clean reproduce reproduce-quick
 
 ## setup: install build/test tools and the package (editable, extension built in release mode)
 setup: deps develop
@@ -36,7 +36,12 @@ reproduce-quick:
 test: test-rust setup test-python
 
 test-rust:
-	$(CARGO) test --release -p airtcp
+	$(CARGO) test --release -p airtcp -p airtcp-kernel-diff
+
+## kernel: the BPF congestion controls kernel/build/atcp_*.bpf.o (needs clang, bpftool, kernel BTF)
+## and the host build of their C core
+kernel:
+	$(MAKE) -C kernel check
 
 test-python:
 	$(PYTHON) -m pytest -q tests/python

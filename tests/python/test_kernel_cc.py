@@ -1,0 +1,111 @@
+"""The BPF congestion controls in the running kernel (issue 7): each registers, appears in
+tcp_available_congestion_control, carries a real transfer between two namespaces over veth (shaped
+to 10 Mb/s by tbf so that the window matters), shows in `ss -ti` on that connection — and afterwards
+no namespace, interface, struct_ops or process of ours remains, also when the body fails.
+
+Skipped, with the reason, where root, BPF (clang/bpftool/BTF) or network namespaces are missing.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from airtcp import testbed as tb
+
+REASON = tb.unavailable_reason()
+pytestmark = pytest.mark.skipif(REASON is not None, reason=f"kernel testbed unavailable: {REASON}")
+
+SECONDS = 1.5
+
+
+def _leftovers(prefix: str, pids: list[int], names: list[str]) -> list[str]:
+    left = [f"netns {n}" for n in tb.list_netns() if n.startswith(prefix)]
+    left += [f"struct_ops {n}" for n in tb.registered_struct_ops() if n in names]
+    left += [f"cc {n}" for n in tb.available_cc() if n in names]
+    left += [f"pid {p}" for p in pids if not tb.process_gone(p)]
+    return left
+
+
+def _transfer(bed: tb.Testbed, cc: str, port: int) -> tuple[dict, list[dict]]:
+    snd, rcv = bed.netns("s"), bed.netns("r")
+    a, b = bed.veth(snd, "10.79.0.1", rcv, "10.79.0.2")
+    for ns, dev in ((snd, a), (rcv, b)):
+        bed.run_in(ns, ["tc", "qdisc", "add", "dev", dev, "root", "tbf", "rate", "10mbit", "burst", "20kb",
+                        "latency", "50ms"])
+    bed.register(cc)
+    assert cc in tb.available_cc()
+    ready = tb.Path(f"/tmp/{bed.prefix}.ready")
+    ready.unlink(missing_ok=True)
+    sink = bed.spawn(rcv, tb.bulk_argv("sink", bind="10.79.0.2", port=port, cc=cc, seconds=SECONDS,
+                                       ready_file=ready))
+    tb.wait_file(ready)
+    ready.unlink()
+    src = bed.spawn(snd, tb.bulk_argv("source", to="10.79.0.2", port=port, cc=cc, seconds=SECONDS))
+    time.sleep(SECONDS / 2)
+    seen = tb.ss_connections(bed, snd, "10.79.0.2")
+    src_out = tb.read_json_line(src, timeout=SECONDS + 30)
+    sink_out = tb.read_json_line(sink, timeout=30)
+    assert src_out["cc"] == cc and sink_out["cc"] == cc
+    return sink_out, seen
+
+
+@pytest.mark.parametrize("cc", ["atcp_westwood", "atcp_jersey", "atcp_newjersey", "atcp_njplus"])
+def test_bpf_cc_carries_a_transfer_and_leaves_nothing(cc: str) -> None:
+    with tb.Testbed() as bed:
+        prefix = bed.prefix
+        sink_out, seen = _transfer(bed, cc, 5201)
+        pids = bed.pids()
+    # ss saw our algorithm on the data connection, with a window.
+    assert any(c["cc"] == cc and int(c.get("cwnd", "0")) > 0 for c in seen), seen
+    # The transfer went through the 10 Mb/s shaper at a sane rate (not a stall).
+    assert 2e6 < sink_out["goodput_bps"] < 10.5e6, sink_out
+    assert _leftovers(prefix, pids, [cc]) == []
+
+
+def test_teardown_after_an_error_inside() -> None:
+    """An exception in the body (after namespaces, a registration and a process exist) still
+    removes all of them."""
+    with pytest.raises(RuntimeError, match="boom"):
+        with tb.Testbed() as bed:
+            prefix = bed.prefix
+            ns = bed.netns("s")
+            bed.register("atcp_jersey")
+            p = bed.spawn(ns, ["sleep", "60"])
+            pids = [p.pid]
+            raise RuntimeError("boom")
+    assert _leftovers(prefix, pids, ["atcp_jersey"]) == []
+
+
+def test_default_cc_outside_the_allowed_list_is_refused() -> None:
+    """The issue's caution: never make a non-allowed BPF algorithm a namespace default."""
+    allowed = tb.ALLOWED.read_text().split()
+    if "atcp_jersey" in allowed:
+        pytest.skip("atcp_jersey is in tcp_allowed_congestion_control on this machine")
+    with pytest.raises(tb.TestbedError, match="cc: atcp_jersey is not in net.ipv4.tcp_allowed_congestion_control"):
+        tb.set_default_cc("unused", "atcp_jersey")
+
+
+@pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM"])
+def test_teardown_on_interrupt(sig: str) -> None:
+    """Ctrl-C (SIGINT) or SIGTERM while a testbed is up: the process exits and leaves nothing."""
+    import json
+    import subprocess
+    import sys
+
+    code = f"""
+import json, os, signal, sys, time
+from airtcp import testbed as tb
+with tb.Testbed() as bed:
+    ns = bed.netns("s")
+    bed.register("atcp_westwood")
+    p = bed.spawn(ns, ["sleep", "60"])
+    print(json.dumps({{"prefix": bed.prefix, "pids": bed.pids()}}), flush=True)
+    os.kill(os.getpid(), signal.{sig})
+    time.sleep(30)
+"""
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert r.returncode != 0 and "KeyboardInterrupt" in r.stderr, r.stderr[-500:]
+    info = json.loads(r.stdout.splitlines()[0])
+    assert _leftovers(info["prefix"], info["pids"], ["atcp_westwood"]) == []
