@@ -260,7 +260,7 @@ def test_list_shows_every_catalogue_entry_with_its_parts(tmp_path):
     missing = [i for i in CATALOGUE if i not in rows]
     assert not missing, f"not listed: {missing}"
     assert "ready" in rows["jersey-fig11"] and "cc jersey (present)" in rows["jersey-fig11"]
-    assert "hsdpa-cell (missing)" in rows["hsdpa-fig6"] and "skipped" in rows["hsdpa-fig6"]
+    assert "hsdpa-cell (present)" in rows["hsdpa-fig6"] and "ready" in rows["hsdpa-fig6"]
     assert "tllr" in rows["thesis-scenario1"]
 
 
