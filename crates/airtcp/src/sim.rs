@@ -256,6 +256,7 @@ impl Simulator {
                     max_rto_ns: t.max_rto.as_nanos(),
                     granularity_ns: t.clock_granularity.as_nanos(),
                     rto_reset_every_partial_ack: t.partial_ack_timer == "slow-but-steady",
+                    limited_transmit: t.limited_transmit,
                     ect_on_retransmissions: cc.needs().ect_on_retransmissions,
                 };
                 let rec = crate::tcp::recovery::by_name(&t.recovery).expect("validated");

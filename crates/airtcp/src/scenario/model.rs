@@ -508,6 +508,11 @@ pub struct TcpFlowSpec {
     /// ns-2's behaviour).
     #[serde(default = "default_partial_ack_timer")]
     pub partial_ack_timer: String,
+    /// RFC 3042 limited transmit: on each of the first two duplicate ACKs send one new segment
+    /// (cwnd unchanged, flight at most cwnd + 2 SMSS). ns-2's `singledup_` (default 1 since
+    /// 2001), the simulator of every seed paper; off by default as in RFC 5681.
+    #[serde(default)]
+    pub limited_transmit: bool,
     /// Duplicate ACKs that trigger fast retransmit.
     #[serde(default = "default_dupthresh")]
     pub dupack_threshold: u32,
