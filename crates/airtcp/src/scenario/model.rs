@@ -115,6 +115,23 @@ pub struct LinkSpec {
     /// Channel of the reverse direction; default: lossless (not a copy: ACK-path loss is opt-in).
     #[serde(default)]
     pub reverse_channel: ChannelSpec,
+    /// TCP-aware link-level retransmission (TLLR, thesis §2.3; `net::arq`): the sending end of
+    /// each direction repairs lost or corrupted TCP data frames itself.
+    #[serde(default)]
+    pub link_retransmission: bool,
+    /// Local retransmissions per frame at most (ns-2 snoop's SNOOP_MAX_RXMIT).
+    #[serde(default = "default_lr_max")]
+    pub link_retransmission_max: u32,
+    /// Wait before each local retransmission after the first (ns-2.35 snoop's SNOOP_MIN_TIMO).
+    #[serde(default = "default_lr_timeout")]
+    pub link_retransmission_timeout: SimDuration,
+}
+
+fn default_lr_max() -> u32 {
+    10
+}
+fn default_lr_timeout() -> SimDuration {
+    SimDuration::from_millis(100)
 }
 
 fn yes() -> bool {
