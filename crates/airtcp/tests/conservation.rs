@@ -1,8 +1,9 @@
 //! Conservation: whatever the topology, channel (uniform, Rayleigh fading, or Gilbert–Elliott per
-//! packet or in continuous time, losing or corrupting, up to 20%, both directions), capacity (constant, a
-//! repeating rate schedule with outages, a mahimahi trace), link-level retransmission or not,
-//! recovery strategy, window policy, limited transmit and ACK policy, the receiving application gets exactly the byte stream the sender's application
-//! offered — in order, without gaps or duplicates — and every run ends at its stated end time.
+//! packet or in continuous time, losing or corrupting, up to 20%, both directions), capacity
+//! (constant, a repeating rate schedule with outages, a mahimahi trace), link-level
+//! retransmission or not, recovery strategy, window policy, limited transmit and ACK policy, the
+//! receiving application gets exactly the byte stream the sender's application offered — in
+//! order, without gaps or duplicates — and every run ends at its stated end time.
 
 use airtcp::sim::Simulator;
 use proptest::prelude::*;
