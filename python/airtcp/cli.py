@@ -435,6 +435,9 @@ def _reproduce(rp: Any, experiment: Optional[str], all_: bool, list_: bool, quic
     from .reproduce.claims import check_claims
 
     check_claims(claims, exps)
+    from .reproduce.why import all_why
+
+    whys = all_why(root, claims)
     threads = jobs if jobs > 0 else (os.cpu_count() or 1)
 
     if list_:
@@ -522,8 +525,11 @@ def _reproduce(rp: Any, experiment: Optional[str], all_: bool, list_: bool, quic
         console.print(f"done in {time.monotonic() - started:.1f} s")
     if update_reproduction:
         target = reproduction or (root.parent / "REPRODUCTION.md")
-        n = write_reproduction(target, exps, claims, out, skipped)
+        missing: list[str] = []
+        n = write_reproduction(target, exps, claims, out, skipped, whys, missing)
         console.print(f"updated {target}: {n} claim rows")
+        if missing:
+            console.print(f"[yellow]{len(missing)} not-reproduced row(s) without a why.toml paragraph: {', '.join(missing)}[/yellow]")
 
 
 def _grid_size(exp: Any, quick: bool) -> int:

@@ -19,6 +19,7 @@ from conftest import REPO, run_cli
 from airtcp import reproduce as rp
 from airtcp.reproduce.claims import check_claims
 from airtcp.reproduce.report import BEGIN, END, fmt_pm, update_reproduction
+from airtcp.reproduce.why import all_why
 
 SCENARIO = """
 name = "tiny"
@@ -282,6 +283,27 @@ def test_the_repository_specs_and_claims_are_consistent():
     claims = rp.all_claims(root)
     check_claims(claims, exps)
     assert len(claims) > 300 and all(c.quote for c in claims)
+    whys = all_why(root, claims)  # every pattern names a claim, causes are known, ids unique
+    assert whys and all(w.text and w.commands for w in whys)
+
+
+def test_every_not_reproduced_row_of_reproduction_md_links_to_a_why_paragraph():
+    """Issue 5: "a paragraph per row that is not reproduced saying what was measured to find out
+    why". The committed table must link every such row to a paragraph that exists below it, so a
+    regenerated table with a new unexplained row fails here."""
+    text = (REPO / "REPRODUCTION.md").read_text(encoding="utf-8")
+    block = text.split(BEGIN, 1)[1].split(END, 1)[0]
+    anchors = set(re.findall(r'<a id="why-([^"]+)"></a>', block))
+    known = {w.id for w in all_why(REPO / "experiments", rp.all_claims(REPO / "experiments"))}
+    rows = [line for line in block.splitlines() if line.startswith("| ") and not line.startswith("| paper |")]
+    table = [r for r in rows if r.count(" | ") >= 8]
+    not_reproduced = [r for r in table if r.split(" | ")[-3] == "not reproduced"]
+    assert len(not_reproduced) > 10  # the table is there and parsed
+    for r in not_reproduced:
+        links = re.findall(r"\(#why-([^)]+)\)", r.split(" | ")[-1])
+        assert links, f"not reproduced without an explanation: {r[:120]}"
+        assert set(links) <= anchors and set(links) <= known, f"dangling why link in: {r[:120]}"
+    assert "**unexplained**" not in block
 
 
 @pytest.mark.parametrize(
@@ -367,3 +389,53 @@ def test_update_reproduction_keeps_the_hand_written_text(tmp_path):
     shutil.rmtree(out / "tiny-sweep")
     update_reproduction(doc, exps, claims, out, {})
     assert "not run (no results yet)" in doc.read_text()
+
+
+WHY = """
+[[why]]
+id = "tiny-why"
+title = "Why the tiny value is off"
+cause = "model-difference"
+claims = ["tiny-val*"]
+text = \"\"\"What was
+measured by the test.\"\"\"
+commands = ["python3 bench/why.py tiny-sweep"]
+"""
+
+
+def test_not_reproduced_rows_link_to_their_why_paragraph(tmp_path):
+    root = make_root(tmp_path, claims=CLAIMS.replace("value = 1000", "value = 1e9"))  # surely not reproduced
+    out = tmp_path / "results"
+    run_tiny(root, out)
+    doc = tmp_path / "REPRODUCTION.md"
+    doc.write_text("# status\n")
+    exps, claims = rp.discover(root), rp.all_claims(root)
+    missing: list[str] = []
+    update_reproduction(doc, exps, claims, out, {}, all_why(root, claims), missing)
+    assert missing == ["tiny-value"]
+    assert "**unexplained**" in doc.read_text() and "`tiny-value`" in doc.read_text()
+    (root / "tiny" / "why.toml").write_text(WHY)
+    missing = []
+    update_reproduction(doc, exps, claims, out, {}, all_why(root, claims), missing)
+    text = doc.read_text()
+    assert missing == []
+    row = next(line for line in text.splitlines() if line.startswith("| Tiny | Fig. 1 | 0.1% loss, Reno goodput |"))
+    assert row.endswith("| not reproduced | `tiny-sweep` (full, 3 seeds × 4s) | [tiny-why](#why-tiny-why) |")
+    assert '<a id="why-tiny-why"></a>Why the tiny value is off' in text
+    assert "What was measured by the test." in text and "- `python3 bench/why.py tiny-sweep`" in text
+    assert "| a model difference, measured | 1 |" in text and "**unexplained**" not in text
+
+
+@pytest.mark.parametrize(
+    "edit, message",
+    [
+        (lambda s: s.replace('"tiny-val*"', '"tiny-nothing"'), "why tiny-why: claims: 'tiny-nothing' matches no claim"),
+        (lambda s: s.replace('"model-difference"', '"bad-luck"'), "why[0].cause: 'bad-luck' is not one of: spec, claim"),
+        (lambda s: s.replace('title = ', 'titel = "x"\ntitle = '), "why[0].titel: unknown key"),
+    ],
+)
+def test_bad_why_files_are_one_line_naming_the_field(tmp_path, edit, message):
+    root = make_root(tmp_path)
+    (root / "tiny" / "why.toml").write_text(edit(WHY))
+    with pytest.raises(rp.SpecError, match=re.escape(message)):
+        all_why(root, rp.all_claims(root))

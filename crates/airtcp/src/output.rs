@@ -203,6 +203,9 @@ pub struct LinkSummary {
     pub channel_losses: u64,
     /// Packets the channel corrupted (they travel on and are discarded at their destination).
     pub corruptions: u64,
+    /// Local retransmissions of TCP data frames by the link (`link_retransmission`); each failed
+    /// attempt also counts in `channel_losses` or `corruptions`.
+    pub link_retransmissions: u64,
     /// Fraction of the run the transmitter was busy (constant rate), or bytes sent over the
     /// capacity offered during the run (rate schedule, trace).
     pub utilization: f64,

@@ -182,6 +182,10 @@ impl Simulator {
                     delay_ns: l.delay.as_nanos(),
                     queue: make_queue(q, small),
                     channel: Channel::from_spec(c, seed, &format!("channel:{name}")),
+                    arq: l.link_retransmission.then_some(crate::net::arq::LinkArq {
+                        max_retries: l.link_retransmission_max,
+                        timeout_ns: l.link_retransmission_timeout.as_nanos(),
+                    }),
                     queue_rng: RngStream::new(seed, &format!("queue:{name}")),
                     busy_until: 0,
                     pending: Ring::new(),
@@ -279,6 +283,7 @@ impl Simulator {
                     max_rto_ns: t.max_rto.as_nanos(),
                     granularity_ns: t.clock_granularity.as_nanos(),
                     rto_reset_every_partial_ack: t.partial_ack_timer == "slow-but-steady",
+                    limited_transmit: t.limited_transmit,
                     ect_on_retransmissions: cc.needs().ect_on_retransmissions,
                 };
                 let rec = crate::tcp::recovery::by_name(&t.recovery).expect("validated");
@@ -484,7 +489,14 @@ impl Simulator {
                     PacketKind::TcpAck => 0,
                     PacketKind::Udp => bytes - IP_HEADER_BYTES - UDP_HEADER_BYTES,
                 };
-                let fate = link.channel.fate(bytes, bytes - payload, start);
+                let (mut fate, mut start, mut end) = (link.channel.fate(bytes, bytes - payload, start), start, end);
+                if let Some(arq) = link.arq.filter(|_| p.kind == PacketKind::TcpData && fate != Fate::Delivered) {
+                    // TLLR (net::arq): the frame is repaired locally; the link holds it meanwhile.
+                    let hdr = bytes - payload;
+                    let (c, ch, st) = (&mut link.capacity, &mut link.channel, &mut link.stats);
+                    (fate, start, end) = crate::net::arq::repair(arq, c, ch, st, link.delay_ns, bytes, hdr, (start, end), fate);
+                    link.busy_until = end;
+                }
                 let lost = fate == Fate::Lost;
                 link.pending.push_back(PendingTx { start, end, bytes, lost, corrupted: fate == Fate::Corrupted });
                 if fate == Fate::Corrupted {
@@ -973,6 +985,7 @@ impl Simulator {
                     ce_marks: st.ce_marks,
                     channel_losses: st.channel_losses,
                     corruptions: st.corruptions,
+                    link_retransmissions: st.link_retransmissions,
                     // A constant-rate transmitter is busy while serializing; a time-varying one
                     // can wait for capacity while holding a packet, so count bytes instead.
                     utilization: match l.capacity {

@@ -1,8 +1,9 @@
 //! Conservation: whatever the topology, channel (uniform, Rayleigh fading, or Gilbert–Elliott per
-//! packet or in continuous time, losing or corrupting, up to 20%, both directions), capacity (constant, a
-//! repeating rate schedule with outages, a mahimahi trace), recovery strategy, window policy and
-//! ACK policy, the receiving application gets exactly the byte stream the sender's application
-//! offered — in order, without gaps or duplicates — and every run ends at its stated end time.
+//! packet or in continuous time, losing or corrupting, up to 20%, both directions), capacity
+//! (constant, a repeating rate schedule with outages, a mahimahi trace), link-level
+//! retransmission or not, recovery strategy, window policy, limited transmit and ACK policy, the
+//! receiving application gets exactly the byte stream the sender's application offered — in
+//! order, without gaps or duplicates — and every run ends at its stated end time.
 
 use airtcp::sim::Simulator;
 use proptest::prelude::*;
@@ -16,6 +17,8 @@ struct Hop {
     ack_channel: Chan,
     queue: u8,
     capacity: u8,
+    /// TCP-aware link-level retransmission of lost data frames (`link_retransmission`).
+    arq: bool,
 }
 
 /// A channel: 0 uniform, 1 Gilbert–Elliott per packet, 2 Gilbert–Elliott in continuous time,
@@ -81,11 +84,13 @@ struct FlowP {
     bytes: Option<u32>,
     start_ms: u32,
     reverse: bool,
+    /// RFC 3042 limited transmit (`limited_transmit`).
+    limited_transmit: bool,
 }
 
 fn hop() -> impl Strategy<Value = Hop> {
-    (200u32..20_000, 0u32..60, 2u32..120, chan(0.2), chan(0.1), 0u8..3, 0u8..3).prop_map(
-        |(rate_kbps, delay_ms, buffer, channel, ack_channel, queue, capacity)| Hop {
+    (200u32..20_000, 0u32..60, 2u32..120, chan(0.2), chan(0.1), 0u8..3, 0u8..3, any::<bool>()).prop_map(
+        |(rate_kbps, delay_ms, buffer, channel, ack_channel, queue, capacity, arq)| Hop {
             rate_kbps,
             delay_ms,
             buffer,
@@ -93,6 +98,7 @@ fn hop() -> impl Strategy<Value = Hop> {
             ack_channel,
             queue,
             capacity,
+            arq,
         },
     )
 }
@@ -119,8 +125,9 @@ fn flow() -> impl Strategy<Value = FlowP> {
         prop_oneof![Just(None), (1u32..400_000).prop_map(Some)],
         0u32..3000,
         any::<bool>(),
+        any::<bool>(),
     )
-        .prop_map(|(recovery, cc, delayed_ack, timestamps, sack, ecn, bytes, start_ms, reverse)| FlowP {
+        .prop_map(|(recovery, cc, delayed_ack, timestamps, sack, ecn, bytes, start_ms, reverse, limited_transmit)| FlowP {
             recovery,
             cc,
             delayed_ack,
@@ -131,6 +138,7 @@ fn flow() -> impl Strategy<Value = FlowP> {
             bytes,
             start_ms,
             reverse,
+            limited_transmit,
         })
 }
 
@@ -150,19 +158,20 @@ fn scenario(hops: &[Hop], flows: &[FlowP], duration_s: u32) -> String {
             _ => format!("{{ kind = \"cw\", limit_pkts = {} }}", h.buffer),
         };
         s += &format!(
-            "[[links]]\nfrom = \"n{i}\"\nto = \"n{}\"\n{}\ndelay = \"{}ms\"\nqueue = {queue}\nchannel = {}\nreverse_channel = {}\n",
+            "[[links]]\nfrom = \"n{i}\"\nto = \"n{}\"\n{}\ndelay = \"{}ms\"\nqueue = {queue}\nchannel = {}\nreverse_channel = {}\nlink_retransmission = {}\n",
             i + 1,
             capacity_toml(h.capacity, h.rate_kbps),
             h.delay_ms,
             h.channel.toml(),
-            h.ack_channel.toml()
+            h.ack_channel.toml(),
+            h.arq
         );
     }
     for (k, f) in flows.iter().enumerate() {
         let (src, dst) = if f.reverse { (n - 1, 0) } else { (0, n - 1) };
         s += &format!(
-            "[[flows]]\nkind = \"tcp\"\nname = \"f{k}\"\nsrc = \"n{src}\"\ndst = \"n{dst}\"\nrecovery = \"{}\"\ncc = \"{}\"\ndelayed_ack = {}\ntimestamps = {}\nsack = {}\necn = {}\nstart = \"{}ms\"\nmin_rto = \"200ms\"\nmax_rto = \"4s\"\nrwnd_pkts = 64\n",
-            f.recovery, f.cc, f.delayed_ack, f.timestamps, f.sack, f.ecn, f.start_ms
+            "[[flows]]\nkind = \"tcp\"\nname = \"f{k}\"\nsrc = \"n{src}\"\ndst = \"n{dst}\"\nrecovery = \"{}\"\ncc = \"{}\"\ndelayed_ack = {}\ntimestamps = {}\nsack = {}\necn = {}\nstart = \"{}ms\"\nmin_rto = \"200ms\"\nmax_rto = \"4s\"\nrwnd_pkts = 64\nlimited_transmit = {}\n",
+            f.recovery, f.cc, f.delayed_ack, f.timestamps, f.sack, f.ecn, f.start_ms, f.limited_transmit
         );
         if let Some(b) = f.bytes {
             s += &format!("bytes = \"{b}B\"\n");
@@ -236,6 +245,7 @@ fn finite_transfers_complete_under_loss() {
                 ack_channel: Chan { kind: 0, rate: 0.02, corrupt: false },
                 queue: if jersey { 2 } else { 0 },
                 capacity: 0,
+                arq: seed % 2 == 1,
             }];
             let fl = [FlowP {
                 recovery: rec,
@@ -247,6 +257,7 @@ fn finite_transfers_complete_under_loss() {
                 bytes: Some(300_000),
                 start_ms: 0,
                 reverse: false,
+                limited_transmit: seed % 2 == 0,
             }];
             let out = airtcp::run_toml(&scenario(&hops, &fl, 60), Some(seed)).unwrap();
             let f = &out.summary.flows[0];

@@ -13,8 +13,9 @@ import os
 from pathlib import Path
 from typing import Any, Optional
 
-from .claims import NOT_RUN, ClaimResult
+from .claims import NOT_REPRODUCED, NOT_RUN, REPRODUCED, ClaimResult
 from .spec import Axis, Claim, Experiment
+from .why import CAUSES, Why, match_why, unexplained
 
 __all__ = ["fmt", "fmt_pm", "claim_text", "plot", "write_report", "update_reproduction", "BEGIN", "END"]
 
@@ -266,13 +267,18 @@ def write_report(exp: Experiment, meta: dict[str, Any], axes: tuple[Axis, ...], 
 
 
 def update_reproduction(path: Path, experiments: list[Experiment], claims: list[Claim], results_dir: Path,
-                        skipped: dict[str, str]) -> int:
+                        skipped: dict[str, str], whys: Optional[list[Why]] = None,
+                        unexplained_out: Optional[list[str]] = None) -> int:
     """Rewrites the generated section of ``path`` (between BEGIN and END; appended after the first
-    paragraph when absent) with one row per claim, read from ``results/<id>/claims.csv``.
-    Returns the number of rows."""
+    paragraph when absent) with one row per claim, read from ``results/<id>/claims.csv``, each row
+    that is not reproduced linked to its explanation (``whys``, from ``experiments/*/why.toml``),
+    and the explanations below the table. The ids of not-reproduced rows without one are appended
+    to ``unexplained_out``. Returns the number of rows."""
+    whys = whys or []
     by_exp = {e.id: e for e in experiments}
-    rows = ["| paper | figure/table | condition | paper's value | ours (mean ± 95% CI) | ratio | status | experiment (mode) |",
-            "|---|---|---|---|---|---|---|---|"]
+    rows = ["| paper | figure/table | condition | paper's value | ours (mean ± 95% CI) | ratio | status | experiment (mode) | why |",
+            "|---|---|---|---|---|---|---|---|---|"]
+    statuses: list[tuple[str, str]] = []
     for c in claims:
         exp = by_exp.get(c.experiment)
         res_file = results_dir / c.experiment / "claims.csv"
@@ -287,11 +293,20 @@ def update_reproduction(path: Path, experiments: list[Experiment], claims: list[
         paper = f"{paper_text(c)} {c.units}".strip()
         if got is None:
             why = skipped.get(c.experiment) or ("unknown experiment" if exp is None else "no results yet")
-            rows.append(f"| {c.paper} | {c.figure} | {c.condition} | {paper} | — | — | {NOT_RUN} ({why}) | `{c.experiment}` |")
+            rows.append(f"| {c.paper} | {c.figure} | {c.condition} | {paper} | — | — | {NOT_RUN} ({why}) | `{c.experiment}` | |")
             continue
         ours = got["ours_text"] + (f" ({got['detail']})" if got["detail"] else "")
+        statuses.append((c.id, got["status"]))
+        links = ""
+        if got["status"] != REPRODUCED:
+            links = ", ".join(f"[{w.id}](#why-{w.id})" for w in match_why(c.id, whys))
+            if not links and got["status"] == NOT_REPRODUCED:
+                links = "**unexplained**"
         rows.append(f"| {c.paper} | {c.figure} | {c.condition} | {paper} | {ours} | {got['ratio_text']} | "
-                    f"{got['status']} | `{c.experiment}` ({mode}) |")
+                    f"{got['status']} | `{c.experiment}` ({mode}) | {links} |")
+    missing = unexplained(statuses, whys)
+    if unexplained_out is not None:
+        unexplained_out.extend(missing)
     block = "\n".join([
         BEGIN,
         "",
@@ -301,10 +316,12 @@ def update_reproduction(path: Path, experiments: list[Experiment], claims: list[
         "Status: *reproduced* = within the claim's stated tolerance (or the stated bound/ordering holds);",
         "*same direction, different size* = outside it but on the paper's side of neutral (ratio 1,",
         "gain 0); *not reproduced* otherwise; *not run* = the experiment's parts are missing or it has",
-        "not been run. Ratio = ours / paper.",
+        "not been run. Ratio = ours / paper. *why* links each row that is not reproduced to the",
+        "paragraph below that says what was measured to find out why (`experiments/<paper>/why.toml`).",
         "",
         *rows,
         "",
+        *_why_section(whys, statuses, missing),
         END,
     ])
     text = path.read_text(encoding="utf-8") if path.exists() else "# airtcp — reproduction status\n"
@@ -318,3 +335,37 @@ def update_reproduction(path: Path, experiments: list[Experiment], claims: list[
         text = text + "\n" + section if anchor < 0 else text[: anchor + 1] + section + text[anchor + 1:]
     path.write_text(text, encoding="utf-8")
     return len(rows) - 2
+
+
+def _why_section(whys: list[Why], statuses: list[tuple[str, str]], missing: list[str]) -> list[str]:
+    """The explanations below the table: a count of not-reproduced rows per cause, then one
+    paragraph per ``why`` entry that covers a row not reproduced (or only differently sized)."""
+    if not whys and not missing:
+        return []
+    lines = ["### Why rows are not reproduced", ""]
+    # Each not-reproduced row counts once, under its first paragraph's cause.
+    per_cause: dict[str, int] = {}
+    for cid, st in statuses:
+        if st != NOT_REPRODUCED:
+            continue
+        ws = match_why(cid, whys)
+        key = ws[0].cause if ws else "unexplained"
+        per_cause[key] = per_cause.get(key, 0) + 1
+    lines += ["| cause | not-reproduced rows |", "|---|---|"]
+    for key in list(CAUSES) + ["unexplained"]:
+        if per_cause.get(key):
+            lines.append(f"| {CAUSES.get(key, 'no paragraph yet')} | {per_cause[key]} |")
+    lines.append("")
+    for w in whys:
+        mine = [(cid, st) for cid, st in statuses if st != REPRODUCED and w.covers(cid)]
+        if not mine:
+            continue
+        n_not = sum(1 for _, st in mine if st == NOT_REPRODUCED)
+        lines += [f'#### <a id="why-{w.id}"></a>{w.title}', "",
+                  f"*Cause: {CAUSES[w.cause]}. Rows: {n_not} not reproduced, {len(mine) - n_not} same direction, different size.*",
+                  "", w.text, ""]
+        if w.commands:
+            lines += ["Measured with:", ""] + [f"- `{cmd}`" for cmd in w.commands] + [""]
+    if missing:
+        lines += ["#### Unexplained", "", "Not reproduced and no paragraph yet: " + ", ".join(f"`{m}`" for m in missing) + ".", ""]
+    return lines

@@ -28,6 +28,8 @@ pub struct LinkStats {
     pub corruptions: u64,
     /// Nanoseconds the transmitter spent serializing.
     pub busy_ns: u64,
+    /// Local retransmissions of lost or corrupted TCP data frames (`link_retransmission`).
+    pub link_retransmissions: u64,
 }
 
 /// One direction of a link.
@@ -43,6 +45,8 @@ pub struct Link {
     pub delay_ns: u64,
     pub queue: Queue,
     pub channel: Channel,
+    /// TCP-aware link-level retransmission of this direction (`net::arq`), if enabled.
+    pub arq: Option<super::arq::LinkArq>,
     /// Stream for the queue's random decisions (RED).
     pub queue_rng: RngStream,
     /// When the transmitter finishes everything admitted so far.

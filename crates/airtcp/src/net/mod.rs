@@ -1,5 +1,6 @@
 //! The network: packets (in an arena), one-way links with a queue and a channel, and static routes.
 
+pub mod arq;
 pub mod link;
 pub mod packet;
 pub mod queue;

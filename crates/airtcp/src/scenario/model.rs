@@ -115,6 +115,23 @@ pub struct LinkSpec {
     /// Channel of the reverse direction; default: lossless (not a copy: ACK-path loss is opt-in).
     #[serde(default)]
     pub reverse_channel: ChannelSpec,
+    /// TCP-aware link-level retransmission (TLLR, thesis §2.3; `net::arq`): the sending end of
+    /// each direction repairs lost or corrupted TCP data frames itself.
+    #[serde(default)]
+    pub link_retransmission: bool,
+    /// Local retransmissions per frame at most (ns-2 snoop's SNOOP_MAX_RXMIT).
+    #[serde(default = "default_lr_max")]
+    pub link_retransmission_max: u32,
+    /// Wait before each local retransmission after the first (ns-2.35 snoop's SNOOP_MIN_TIMO).
+    #[serde(default = "default_lr_timeout")]
+    pub link_retransmission_timeout: SimDuration,
+}
+
+fn default_lr_max() -> u32 {
+    10
+}
+fn default_lr_timeout() -> SimDuration {
+    SimDuration::from_millis(100)
 }
 
 fn yes() -> bool {
@@ -657,6 +674,11 @@ pub struct TcpFlowSpec {
     /// ns-2's behaviour).
     #[serde(default = "default_partial_ack_timer")]
     pub partial_ack_timer: String,
+    /// RFC 3042 limited transmit: on each of the first two duplicate ACKs send one new segment
+    /// (cwnd unchanged, flight at most cwnd + 2 SMSS). ns-2's `singledup_` (default 1 since
+    /// 2001), the simulator of every seed paper; off by default as in RFC 5681.
+    #[serde(default)]
+    pub limited_transmit: bool,
     /// Duplicate ACKs that trigger fast retransmit.
     #[serde(default = "default_dupthresh")]
     pub dupack_threshold: u32,

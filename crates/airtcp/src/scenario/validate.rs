@@ -429,6 +429,15 @@ pub fn validate_and_load(s: &Scenario) -> Result<LoadedTraces, ScenarioError> {
         if !l.duplex && !matches!(l.reverse_channel, ChannelSpec::None) {
             return err(format!("links[{i}].reverse_channel"), "only allowed on a duplex link");
         }
+        if !(1..=1000).contains(&l.link_retransmission_max) {
+            return err(
+                format!("links[{i}].link_retransmission_max"),
+                format!("must be from 1 to 1000, got {}", l.link_retransmission_max),
+            );
+        }
+        if l.link_retransmission_timeout.as_nanos() == 0 {
+            return err(format!("links[{i}].link_retransmission_timeout"), "must be greater than 0s");
+        }
         let mut dirs = vec![(f, t)];
         if l.duplex {
             dirs.push((t, f));

@@ -32,6 +32,9 @@ pub struct SenderConfig {
     /// NewReno resets the RTO timer on every partial ACK (slow-but-steady) instead of only the
     /// first (impatient, RFC 6582's recommendation).
     pub rto_reset_every_partial_ack: bool,
+    /// RFC 3042 limited transmit (ns-2's `singledup_`): a new segment on each of the first two
+    /// duplicate ACKs, so that a small window still collects DupThresh duplicates.
+    pub limited_transmit: bool,
     /// Retransmissions are sent ECT as well (window policies that need it, see `cc::Needs`).
     pub ect_on_retransmissions: bool,
 }
@@ -78,6 +81,9 @@ pub struct SenderCore {
     /// The application has offered bytes [0, app_limit).
     pub app_limit: u64,
     pub dupacks: u32,
+    /// Bytes sent by limited transmit since the last new ACK (RFC 5681 §3.2 step 2: not part of
+    /// the FlightSize that ssthresh is computed from).
+    pub limited_sent: u64,
     pub dupthresh: u32,
     pub in_recovery: bool,
     /// snd_max when recovery or the last timeout began (RFC 6582 "recover", exclusive end).
@@ -235,6 +241,21 @@ impl SenderCore {
         self.snd_nxt = self.snd_max;
     }
 
+    /// RFC 3042 §2: on the first or second duplicate ACK, send one segment of new data if the
+    /// receiver's window allows it and the flight stays within cwnd + 2·SMSS; cwnd is not
+    /// changed. (ns-2's `send_one` for `singledup_`: one packet per such duplicate.)
+    fn limited_transmit(&mut self, now: SimTime) {
+        if self.snd_max >= self.app_limit || self.snd_nxt < self.snd_max {
+            return;
+        }
+        let len = self.seg_len(self.snd_max);
+        let end = self.snd_max + len - self.snd_una;
+        if end <= self.cfg.rwnd_bytes && end <= self.w.cwnd + 2 * self.w.mss {
+            self.send_new(now);
+            self.limited_sent += len;
+        }
+    }
+
     /// Sends from snd_nxt while the window min(cwnd, rwnd) allows: new data, or after a timeout
     /// the go-back-N retransmissions (skipping SACKed segments).
     pub fn send_window_limited(&mut self, now: SimTime) {
@@ -350,6 +371,7 @@ impl Sender {
                 snd_max: 0,
                 app_limit: 0,
                 dupacks: 0,
+                limited_sent: 0,
                 dupthresh,
                 in_recovery: false,
                 recover: None,
@@ -455,6 +477,7 @@ impl Sender {
             }
             s.stats.acked_bytes += acked;
             s.dupacks = 0;
+            s.limited_sent = 0;
             let was_in_recovery = s.in_recovery;
             if was_in_recovery && self.recovery.on_ack(s, now, acked) {
                 s.in_recovery = false;
@@ -499,7 +522,7 @@ impl Sender {
                 && self.recovery.may_enter(s)
             {
                 s.stats.fast_retransmits += 1;
-                let sig = LossSignal { now, kind: LossKind::DupAcks, marked: h.ece, flight_bytes: s.flight() };
+                let sig = LossSignal { now, kind: LossKind::DupAcks, marked: h.ece, flight_bytes: s.flight() - s.limited_sent };
                 let reaction = s.signal(&sig);
                 if s.cfg.ecn {
                     // This reduction answers any congestion echoed in the same window.
@@ -507,6 +530,8 @@ impl Sender {
                     s.cwr_pending = true;
                 }
                 self.recovery.enter(s, now, reaction);
+            } else if s.cfg.limited_transmit && count == DupAckCount::Count && s.dupacks < s.dupthresh {
+                s.limited_transmit(now);
             }
             self.clamp();
         }
@@ -531,6 +556,7 @@ impl Sender {
         s.recover = Some(s.snd_max);
         s.in_recovery = false;
         s.dupacks = 0;
+        s.limited_sent = 0;
         s.high_rxt = s.snd_una;
         s.timing = None;
         // (5.5) back off, (5.4) retransmit from snd_una (go-back-N), (5.6) restart the timer.
@@ -566,6 +592,7 @@ pub(crate) mod tests {
             max_rto_ns: 60_000 * MS,
             granularity_ns: MS,
             rto_reset_every_partial_ack: false,
+            limited_transmit: false,
             ect_on_retransmissions: false,
         }
     }
@@ -623,6 +650,66 @@ pub(crate) mod tests {
         assert_eq!(s.core.w.cwnd, 2000);
         assert_eq!(s.core.stats.fast_retransmits, 1);
         assert_eq!(s.core.stats.retransmissions, 2);
+    }
+
+    /// RFC 3042 worked by hand: 4 segments outstanding (cwnd 4000), segment 0 lost. The first two
+    /// duplicates each release one new segment (flight 5000 and 6000 ≤ cwnd + 2 SMSS); the third
+    /// starts fast retransmit with ssthresh = (FlightSize − limited-transmit bytes)/2 =
+    /// max(4000/2, 2 SMSS) (RFC 5681 §3.2 step 2), cwnd = ssthresh + 3 SMSS, in both modes.
+    #[test]
+    fn limited_transmit_by_hand() {
+        for lt in [false, true] {
+            let mut c = cfg(false, 4);
+            c.limited_transmit = lt;
+            let mut s = Sender::new(c, crate::cc::build("reno", None).unwrap(), crate::tcp::recovery::by_name("newreno").unwrap());
+            s.offer(0, u64::MAX);
+            assert_eq!(sent(&mut s).len(), 4);
+            s.on_ack(MS, &ack(0));
+            s.on_ack(2 * MS, &ack(0));
+            let early = sent(&mut s);
+            assert_eq!(early, if lt { vec![(4000, false), (5000, false)] } else { vec![] });
+            assert_eq!(s.core.w.cwnd, 4000, "limited transmit leaves cwnd alone");
+            s.on_ack(3 * MS, &ack(0));
+            // cwnd 5000: without limited transmit the flight (4000) leaves room for segment 4
+            // now; with it, segments 4 and 5 already went out (flight 6000).
+            assert_eq!(sent(&mut s), if lt { vec![(0, true)] } else { vec![(0, true), (4000, false)] });
+            assert_eq!((s.core.w.ssthresh, s.core.w.cwnd), (2000, 5000));
+        }
+        // The receiver's window caps it: rwnd 5000 admits one extra segment only.
+        let mut c = cfg(false, 4);
+        c.limited_transmit = true;
+        c.rwnd_bytes = 5000;
+        let mut s = Sender::new(c, crate::cc::build("reno", None).unwrap(), crate::tcp::recovery::by_name("newreno").unwrap());
+        s.offer(0, u64::MAX);
+        sent(&mut s);
+        s.on_ack(MS, &ack(0));
+        s.on_ack(2 * MS, &ack(0));
+        assert_eq!(sent(&mut s), vec![(4000, false)]);
+    }
+
+    /// Tahoe's recover guard is ns-2's `bugfix_` (ACK must pass `recover`), not RFC 6582's ACK
+    /// heuristic: segments 0..7 out, 0 lost → fast retransmit, recover = 8000, go back N. A
+    /// cumulative ACK of 2000 (a 2-SMSS advance, cwnd 2000 > SMSS) followed by three duplicates
+    /// would pass the heuristic, but 2000 ≤ recover, so no second fast retransmit. (With limited
+    /// transmit the heuristic turned go-back-N duplicates into hundreds of spurious ones.)
+    #[test]
+    fn tahoe_recover_guard_is_strict() {
+        let mut s = sender("tahoe", false, 8);
+        s.offer(0, u64::MAX);
+        assert_eq!(sent(&mut s).len(), 8);
+        for k in 0..3 {
+            s.on_ack(k * MS, &ack(0));
+        }
+        assert_eq!(s.core.stats.fast_retransmits, 1);
+        assert_eq!(s.core.recover, Some(8000));
+        assert_eq!(sent(&mut s), vec![(0, true)]);
+        s.on_ack(10 * MS, &ack(2000));
+        assert_eq!(s.core.w.cwnd, 2000);
+        assert!(s.core.ack_covers_recover_or_heuristic(), "the RFC 6582 heuristic would allow it");
+        for k in 0..3 {
+            s.on_ack((11 + k) * MS, &ack(2000));
+        }
+        assert_eq!(s.core.stats.fast_retransmits, 1);
     }
 
     /// Reno (RFC 5681) leaves recovery on the first new ACK even when it is partial.

@@ -16,6 +16,15 @@ impl LossRecovery for Tahoe {
         "tahoe"
     }
 
+    /// ns-2's `bugfix_` for Tahoe (`TcpAgent::dupack_action`: `highest_ack_ > recover_`): a new
+    /// fast retransmit only once the cumulative ACK has passed everything sent before the last
+    /// one, without RFC 6582's ACK heuristic. Tahoe goes back N after each fast retransmit, so the
+    /// duplicates of segments the receiver already holds come back as duplicate ACKs after small
+    /// cumulative advances, which is exactly what the heuristic takes for a new loss.
+    fn may_enter(&self, s: &SenderCore) -> bool {
+        s.recover.is_none_or(|r| s.snd_una > r)
+    }
+
     fn enter(&mut self, s: &mut SenderCore, now: SimTime, reaction: Reaction) {
         s.recover = Some(s.snd_max);
         if reaction == Reaction::Reduce {
