@@ -36,7 +36,7 @@ reproduce-quick:
 test: test-rust setup test-python
 
 test-rust:
-	$(CARGO) test --release -p airtcp -p airtcp-kernel-diff
+	$(CARGO) test --release -p airtcp -p airtcp-kernel-diff -p airtcp-testbed
 
 ## kernel: the BPF congestion controls kernel/build/atcp_*.bpf.o (needs clang, bpftool, kernel BTF)
 ## and the host build of their C core

@@ -543,6 +543,110 @@ def _minutes(seconds: float) -> str:
     return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.1f} min"
 
 
+testbed_app = typer.Typer(
+    help="Real-kernel testbed (root): BPF congestion controls over an emulated path (kernel/README.md).",
+    no_args_is_help=True,
+)
+app.add_typer(testbed_app, name="testbed")
+
+
+def _testbed_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Testbed failures (missing tool, failed command, not root) are one line, exit 2."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from .testbed import TestbedError, unavailable_reason
+
+        reason = unavailable_reason(need_tun=True)
+        if reason:
+            raise CliError(f"testbed unavailable: {reason}")
+        try:
+            return fn(*args, **kwargs)
+        except TestbedError as e:
+            raise CliError(str(e)) from None
+
+    return wrapper
+
+
+@testbed_app.command("run")
+@_cli_errors
+@_testbed_errors
+def testbed_run(
+    scenario: Annotated[Path, typer.Argument(metavar="SCENARIO.toml", help="Scenario file (TOML).", show_default=False)],
+    cc: Annotated[str, typer.Option(help="Scheme: reno, cubic, westwood, jersey, new-jersey, nj+.")] = "reno",
+    runs: Annotated[int, typer.Option(help="Transfers, seeds seed..seed+runs-1 (the relay's streams).")] = 1,
+    seed: Annotated[Optional[int], typer.Option(help="First seed (overrides the scenario's).")] = None,
+    duration: Annotated[Optional[str], typer.Option(help="Transfer length (overrides the scenario's), e.g. 20s.")] = None,
+    out: Annotated[Optional[Path], typer.Option(help="Write the summaries here as JSON.")] = None,
+    sets: SetOption = None,
+) -> None:
+    """Carry the scenario's first TCP flow over its emulated links with a kernel (or our BPF) congestion control."""
+    from .testbed import emulate
+
+    if runs < 1:
+        raise CliError(f"--runs {runs}: must be at least 1")
+    _, doc = _prepare(scenario, sets)
+    if duration is not None:
+        if parse_duration_s(duration) <= 0:
+            raise CliError(f"--duration {duration}: must be positive")
+        doc["duration"] = duration
+        if parse_duration_s(str(doc.get("warmup", "0s"))) >= parse_duration_s(duration):
+            doc["warmup"] = "0s"
+    first = int(doc.get("seed", 1) if seed is None else seed)
+    results = []
+    t = Table(title=f"testbed {doc.get('name', scenario.stem)} --cc {cc}", title_justify="left")
+    for col in ("seed", "kernel cc", "ss shows", "goodput kb/s", "retransmissions", "delivered_ce"):
+        t.add_column(col)
+    for i in range(runs):
+        r = emulate.run_scenario(doc, cc, seed=first + i)
+        results.append(r)
+        f = r["flows"][0]
+        t.add_row(str(r["seed"]), f["kernel_cc"], ",".join(f["ss_cc"]), f"{f['goodput_bps'] / 1e3:.1f}",
+                  str(f["retransmissions"]), str(f["delivered_ce"]))
+    console.print(t)
+    if runs > 1:
+        g = [r["flows"][0]["goodput_bps"] / 1e3 for r in results]
+        console.print(f"mean goodput {sum(g) / len(g):.1f} kb/s over {runs} runs")
+    if out is not None:
+        emulate.dump(results, out)
+        console.print(f"wrote {out}")
+
+
+@testbed_app.command("accuracy")
+@_cli_errors
+@_testbed_errors
+def testbed_accuracy(
+    rates: Annotated[str, typer.Option(help="Comma-separated link rates in bit/s.")] = "2e6,10e6",
+    delay: Annotated[str, typer.Option(help="One-way propagation delay of the link.")] = "20ms",
+    seconds: Annotated[float, typer.Option(help="Length of the rate probe.")] = 3.0,
+    out: Annotated[Optional[Path], typer.Option(help="Write the measurements here as JSON.")] = None,
+) -> None:
+    """Measure the relay's delivered rate and one-way delay against its settings (UDP probes)."""
+    from .testbed import emulate
+
+    try:
+        rate_list = [float(x) for x in rates.split(",")]
+    except ValueError:
+        raise CliError(f"--rates {rates}: give numbers in bit/s, e.g. 2e6,10e6") from None
+    if any(r <= 0 for r in rate_list):
+        raise CliError(f"--rates {rates}: must be positive")
+    delay_s = parse_duration_s(delay)
+    t = Table(title=f"relay accuracy (delay setting {delay})", title_justify="left")
+    for col in ("rate setting", "delivered", "rate error", "one-way median", "delay error median", "p95 |error|"):
+        t.add_column(col)
+    res = []
+    for r in rate_list:
+        a = emulate.accuracy(r, delay_s, seconds)
+        res.append(a)
+        t.add_row(f"{r / 1e6:g} Mb/s", f"{a['delivered_bps'] / 1e6:.4f} Mb/s", f"{a['rate_error'] * 100:+.2f}%",
+                  f"{a['one_way_ms_median']:.3f} ms", f"{a['delay_error_ms_median']:+.3f} ms",
+                  f"{a['delay_error_ms_p95']:.3f} ms")
+    console.print(t)
+    if out is not None:
+        emulate.dump(res, out)
+        console.print(f"wrote {out}")
+
+
 def main() -> None:
     app()
 

@@ -20,9 +20,9 @@ pytestmark = pytest.mark.skipif(REASON is not None, reason=f"kernel testbed unav
 SECONDS = 1.5
 
 
-def _leftovers(prefix: str, pids: list[int], names: list[str]) -> list[str]:
+def _leftovers(prefix: str, pids: list[int], names: list[str], ids: list[int]) -> list[str]:
     left = [f"netns {n}" for n in tb.list_netns() if n.startswith(prefix)]
-    left += [f"struct_ops {n}" for n in tb.registered_struct_ops() if n in names]
+    left += [f"struct_ops id {i}" for i, _ in tb.struct_ops_maps() if i in ids]
     left += [f"cc {n}" for n in tb.available_cc() if n in names]
     left += [f"pid {p}" for p in pids if not tb.process_gone(p)]
     return left
@@ -56,12 +56,12 @@ def test_bpf_cc_carries_a_transfer_and_leaves_nothing(cc: str) -> None:
     with tb.Testbed() as bed:
         prefix = bed.prefix
         sink_out, seen = _transfer(bed, cc, 5201)
-        pids = bed.pids()
+        pids, ids = bed.pids(), bed.struct_ops_ids()
     # ss saw our algorithm on the data connection, with a window.
     assert any(c["cc"] == cc and int(c.get("cwnd", "0")) > 0 for c in seen), seen
     # The transfer went through the 10 Mb/s shaper at a sane rate (not a stall).
     assert 2e6 < sink_out["goodput_bps"] < 10.5e6, sink_out
-    assert _leftovers(prefix, pids, [cc]) == []
+    assert _leftovers(prefix, pids, [cc], ids) == []
 
 
 def test_teardown_after_an_error_inside() -> None:
@@ -73,9 +73,9 @@ def test_teardown_after_an_error_inside() -> None:
             ns = bed.netns("s")
             bed.register("atcp_jersey")
             p = bed.spawn(ns, ["sleep", "60"])
-            pids = [p.pid]
+            pids, ids = [p.pid], bed.struct_ops_ids()
             raise RuntimeError("boom")
-    assert _leftovers(prefix, pids, ["atcp_jersey"]) == []
+    assert _leftovers(prefix, pids, ["atcp_jersey"], ids) == []
 
 
 def test_default_cc_outside_the_allowed_list_is_refused() -> None:
@@ -101,11 +101,46 @@ with tb.Testbed() as bed:
     ns = bed.netns("s")
     bed.register("atcp_westwood")
     p = bed.spawn(ns, ["sleep", "60"])
-    print(json.dumps({{"prefix": bed.prefix, "pids": bed.pids()}}), flush=True)
+    print(json.dumps({{"prefix": bed.prefix, "pids": bed.pids(), "ids": bed.struct_ops_ids()}}), flush=True)
     os.kill(os.getpid(), signal.{sig})
     time.sleep(30)
 """
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert r.returncode != 0 and "KeyboardInterrupt" in r.stderr, r.stderr[-500:]
     info = json.loads(r.stdout.splitlines()[0])
-    assert _leftovers(info["prefix"], info["pids"], ["atcp_westwood"]) == []
+    assert _leftovers(info["prefix"], info["pids"], ["atcp_westwood"], info["ids"]) == []
+
+
+def test_testbed_run_cli_over_the_emulated_path(tmp_path: tb.Path) -> None:
+    """`airtcp testbed run` on the Fig. 10 path (CW queue, 1% loss) with BPF jersey for 4 s: ss shows
+    atcp_jersey on the connection, data got through the relay (goodput below the 2 Mb/s bottleneck),
+    the relay's own counters saw the transfer, and nothing of ours remains."""
+    import json
+
+    from conftest import REPO, run_cli
+
+    if tb.unavailable_reason(need_tun=True):
+        pytest.skip(f"kernel testbed unavailable: {tb.unavailable_reason(need_tun=True)}")
+    before = set(tb.list_netns())
+    maps_before = set(tb.struct_ops_maps())
+    out = tmp_path / "runs.json"
+    r = run_cli("testbed", "run", str(REPO / "experiments" / "jersey" / "fig10.toml"), "--cc", "jersey",
+                "--set", "flows.0.cc=\"jersey\"", "--set", "flows.0.ecn=true", "--duration", "4s", "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    res = json.loads(out.read_text())
+    f = res[0]["flows"][0]
+    assert f["ss_cc"] == ["atcp_jersey"]
+    assert 100e3 < f["goodput_bps"] < 2e6
+    bottleneck = next(h for h in res[0]["links"] if h["link"] == "BS->D")
+    assert bottleneck["packets_sent"] > 0 and bottleneck["bytes_sent"] >= f["delivered_bytes"]
+    assert set(tb.list_netns()) == before
+    assert "atcp_jersey" not in tb.available_cc()
+    assert maps_before >= set(tb.struct_ops_maps())
+
+
+def test_testbed_run_rejects_a_scheme_without_kernel_counterpart() -> None:
+    from conftest import REPO, run_cli
+
+    r = run_cli("testbed", "run", str(REPO / "examples" / "jersey_fig10.toml"), "--cc", "vegas", "--duration", "1s")
+    assert r.returncode == 2
+    assert r.stderr.strip().startswith("error: cc: vegas has no kernel counterpart"), r.stderr

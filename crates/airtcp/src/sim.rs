@@ -150,6 +150,13 @@ fn make_capacity(rate: Option<DataRate>, spec: Option<&CapacitySpec>, trace: Opt
 /// ns-2's RED `mean_pktsize`: the "typical small packet" of RED's idle-time rule.
 const RED_SMALL_PACKET_BYTES: u32 = 500;
 
+/// The links of a scenario exactly as the simulator builds them for `seed` (queues, capacities,
+/// channels and their random streams, one [`Link`] per direction), for tools that run the same
+/// models outside the event loop: the kernel testbed's relay (`crates/airtcp-testbed`).
+pub fn scenario_links(s: &Scenario, seed: u64) -> Result<Vec<Link>, ScenarioError> {
+    Ok(Simulator::build(s, seed)?.links)
+}
+
 impl Simulator {
     /// Builds the network of a scenario (validating it) for the given seed.
     pub fn build(s: &Scenario, seed: u64) -> Result<Self, ScenarioError> {

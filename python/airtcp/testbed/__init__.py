@@ -98,15 +98,21 @@ def available_cc() -> list[str]:
     return AVAILABLE.read_text().split()
 
 
-def registered_struct_ops() -> list[str]:
-    """Names of the tcp_congestion_ops struct_ops maps registered now."""
+def struct_ops_maps() -> list[tuple[int, str]]:
+    """(id, name) of every tcp_congestion_ops struct_ops map, registered or draining (unregistered
+    but still referenced by sockets: its name is then gone from tcp_available_congestion_control)."""
     p = _run(["bpftool", "struct_ops", "list"], check=False)
-    names = []
+    maps = []
     for line in p.stdout.splitlines():
-        m = re.match(r"\s*\d+:\s+(\S+)\s+tcp_congestion_ops", line)
+        m = re.match(r"\s*(\d+):\s+(\S+)\s+tcp_congestion_ops", line)
         if m:
-            names.append(m.group(1))
-    return names
+            maps.append((int(m.group(1)), m.group(2)))
+    return maps
+
+
+def registered_struct_ops() -> list[str]:
+    """Names of the tcp_congestion_ops struct_ops maps that exist now (registered or draining)."""
+    return [name for _, name in struct_ops_maps()]
 
 
 def set_default_cc(netns: str, cc: str) -> None:
@@ -124,8 +130,9 @@ class Testbed:
     def __init__(self, tag: str = "t") -> None:
         self.prefix = f"atcp{os.getpid() % 100000}{tag}"
         self.namespaces: list[str] = []
-        self.struct_ops: list[str] = []
+        self.struct_ops: list[tuple[int, str]] = []
         self.procs: list[subprocess.Popen[str]] = []
+        self.files: list[Path] = []
         self._lock_fd: Optional[int] = None
         self._old_term: Any = None
 
@@ -164,16 +171,28 @@ class Testbed:
                     p.kill()
                     p.wait()
             self.procs.clear()
-            for name in reversed(self.struct_ops):
-                r = _run(["bpftool", "struct_ops", "unregister", "name", name], check=False)
-                if r.returncode != 0 and name in registered_struct_ops():
-                    errors.append(f"struct_ops {name}: {r.stderr.strip()}")
-            self.struct_ops.clear()
+            for map_id, name in reversed(self.struct_ops):
+                r = _run(["bpftool", "struct_ops", "unregister", "id", str(map_id)], check=False)
+                if r.returncode != 0 and name in available_cc():
+                    errors.append(f"struct_ops {name} id {map_id}: {r.stderr.strip()}")
             for ns in reversed(self.namespaces):
                 r = _run(["ip", "netns", "del", ns], check=False)
                 if r.returncode != 0 and ns in list_netns():
                     errors.append(f"netns {ns}: {r.stderr.strip()}")
             self.namespaces.clear()
+            # An unregistered map is freed when the last socket using it is gone; sockets of ours
+            # still closing (orphans, limited to one retry per namespace) hold it a moment.
+            ours = {i for i, _ in self.struct_ops}
+            deadline = time.monotonic() + 15
+            while ours & {i for i, _ in struct_ops_maps()} and time.monotonic() < deadline:
+                time.sleep(0.1)
+            left = ours & {i for i, _ in struct_ops_maps()}
+            if left:
+                errors.append(f"struct_ops ids {sorted(left)} still held by sockets after 15 s")
+            self.struct_ops.clear()
+            for f in self.files:
+                f.unlink(missing_ok=True)
+            self.files.clear()
             if errors:
                 raise TestbedError("teardown: " + "; ".join(errors))
         finally:
@@ -186,6 +205,10 @@ class Testbed:
         _run(["ip", "netns", "add", name])
         self.namespaces.append(name)
         _run(["ip", "-n", name, "link", "set", "lo", "up"])
+        # Orphaned sockets (a peer gone at teardown) give up after one retry, so they release our
+        # congestion control (and the namespace) within seconds instead of minutes.
+        _run(["ip", "netns", "exec", name, "sysctl", "-qw", "net.ipv4.tcp_orphan_retries=1",
+              "net.ipv4.tcp_fin_timeout=1"])
         return name
 
     def veth(self, ns_a: str, addr_a: str, ns_b: str, addr_b: str, tag: str = "v") -> tuple[str, str]:
@@ -206,18 +229,25 @@ class Testbed:
                 raise TestbedError(f"cc: kernel congestion control {kernel_cc} is not available")
             return
         obj = build_bpf() / BPF_OBJECTS[kernel_cc]
-        if kernel_cc in registered_struct_ops():
-            # Left by a crashed run of ours (the lock excludes a live one): replace it.
-            _run(["bpftool", "struct_ops", "unregister", "name", kernel_cc], check=False)
-        _run(["bpftool", "struct_ops", "register", str(obj)])
-        self.struct_ops.append(kernel_cc)
+        if kernel_cc in available_cc():
+            # Left registered by a crashed run of ours (the lock excludes a live one): unregister
+            # it (draining maps of the same name answer EINPROGRESS and are left to finish).
+            for map_id, name in struct_ops_maps():
+                if name == kernel_cc:
+                    _run(["bpftool", "struct_ops", "unregister", "id", str(map_id)], check=False)
+        r = _run(["bpftool", "struct_ops", "register", str(obj)])
+        out = r.stdout + r.stderr  # bpftool reports on stderr
+        m = re.search(r"Registered tcp_congestion_ops (\S+) id (\d+)", out)
+        if not m or m.group(1) != kernel_cc:
+            raise TestbedError(f"bpftool struct_ops register {obj}: unexpected answer {out.strip()!r}")
+        self.struct_ops.append((int(m.group(2)), kernel_cc))
         if kernel_cc not in available_cc():
             raise TestbedError(f"{kernel_cc} registered but not in {AVAILABLE}")
 
-    def spawn(self, ns: str, argv: list[str]) -> subprocess.Popen[str]:
-        """Starts `argv` inside namespace `ns`; stopped by PID at teardown."""
-        p = subprocess.Popen(["ip", "netns", "exec", ns, *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             text=True, start_new_session=True)
+    def spawn(self, ns: Optional[str], argv: list[str]) -> subprocess.Popen[str]:
+        """Starts `argv` inside namespace `ns` (None: this one); stopped by PID at teardown."""
+        full = ["ip", "netns", "exec", ns, *argv] if ns else argv
+        p = subprocess.Popen(full, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
         self.procs.append(p)
         return p
 
@@ -226,6 +256,9 @@ class Testbed:
 
     def pids(self) -> list[int]:
         return [p.pid for p in self.procs]
+
+    def struct_ops_ids(self) -> list[int]:
+        return [i for i, _ in self.struct_ops]
 
 
 def _raise_interrupt(signum: int, frame: Any) -> None:

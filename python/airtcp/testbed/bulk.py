@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import socket
+import struct
 import sys
 import time
 
@@ -30,8 +31,24 @@ def _cc_of(s: socket.socket) -> str:
     return s.getsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, 16).split(b"\0", 1)[0].decode()
 
 
-def sink(bind: str, port: int, cc: str, seconds: float, ready_file: str | None) -> dict:
-    """Accepts one connection and counts what it receives until the peer closes or time is up."""
+def tcp_info(s: socket.socket) -> dict:
+    """A few fields of the kernel's struct tcp_info (include/uapi/linux/tcp.h offsets)."""
+    b = s.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 232)
+    u32 = lambda off: struct.unpack_from("I", b, off)[0]  # noqa: E731
+    return {
+        "ca_state": b[1],
+        "rtt_us": u32(68),
+        "ssthresh": u32(76),
+        "cwnd": u32(80),
+        "total_retrans": u32(100),
+        "delivered": u32(192) if len(b) >= 200 else None,
+        "delivered_ce": u32(196) if len(b) >= 200 else None,
+    }
+
+
+def sink(bind: str, port: int, cc: str, seconds: float, ready_file: str | None, warmup: float = 0.0) -> dict:
+    """Accepts one connection and counts what it receives until the peer closes or time is up;
+    goodput is over the transfer after the first `warmup` seconds (from the first byte)."""
     ls = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     _set_cc(ls, cc)
@@ -45,6 +62,7 @@ def sink(bind: str, port: int, cc: str, seconds: float, ready_file: str | None) 
     accepted_cc = _cc_of(conn)
     conn.settimeout(5)
     total = 0
+    after_warmup = 0
     first = last = None
     deadline = time.monotonic() + seconds + 30
     buf = bytearray(CHUNK)
@@ -60,19 +78,25 @@ def sink(bind: str, port: int, cc: str, seconds: float, ready_file: str | None) 
             first = now
         last = now
         total += n
+        if now - first >= warmup:
+            after_warmup += n
     conn.close()
     ls.close()
     span = (last - first) if first is not None and last is not None else 0.0
+    measured = span - warmup
     return {
         "bytes": total,
         "span_s": span,
-        "goodput_bps": (total * 8 / span) if span > 0 else 0.0,
+        "warmup_s": warmup,
+        "bytes_after_warmup": after_warmup,
+        "goodput_bps": (after_warmup * 8 / measured) if measured > 0 else 0.0,
         "cc": accepted_cc,
     }
 
 
-def source(to: str, port: int, cc: str, seconds: float) -> dict:
-    """Connects and sends as fast as the window allows for `seconds`."""
+def source(to: str, port: int, cc: str, seconds: float, sample_ms: float = 0.0) -> dict:
+    """Connects and sends as fast as the window allows for `seconds`; every `sample_ms` (0: never)
+    records the socket's tcp_info (cwnd and ssthresh in segments)."""
     s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     _set_cc(s, cc)
     s.settimeout(10)
@@ -80,9 +104,18 @@ def source(to: str, port: int, cc: str, seconds: float) -> dict:
     used_cc = _cc_of(s)
     payload = b"\x5a" * CHUNK
     sent = 0
-    end = time.monotonic() + seconds
-    s.settimeout(1.0)
-    while time.monotonic() < end:
+    start = time.monotonic()
+    end = start + seconds
+    samples = []
+    next_sample = start
+    s.settimeout(0.05 if sample_ms > 0 else 1.0)
+    while True:
+        now = time.monotonic()
+        if now >= end:
+            break
+        if sample_ms > 0 and now >= next_sample:
+            samples.append({"t_s": round(now - start, 4), **tcp_info(s)})
+            next_sample += sample_ms / 1000
         try:
             sent += s.send(payload)
         except socket.timeout:
@@ -93,8 +126,9 @@ def source(to: str, port: int, cc: str, seconds: float) -> dict:
         s.recv(1)  # wait for the sink to close: everything sent was delivered
     except OSError:
         pass
+    final = tcp_info(s)
     s.close()
-    return {"bytes_sent": sent, "cc": used_cc}
+    return {"bytes_sent": sent, "cc": used_cc, "final": final, "samples": samples}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -106,14 +140,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--cc", required=True)
     p.add_argument("--seconds", type=float, required=True)
     p.add_argument("--ready-file")
+    p.add_argument("--warmup", type=float, default=0.0)
+    p.add_argument("--sample-ms", type=float, default=0.0)
     a = p.parse_args(argv)
     try:
         if a.role == "sink":
-            out = sink(a.bind, a.port, a.cc, a.seconds, a.ready_file)
+            out = sink(a.bind, a.port, a.cc, a.seconds, a.ready_file, a.warmup)
         else:
             if not a.to:
                 p.error("--to is required for source")
-            out = source(a.to, a.port, a.cc, a.seconds)
+            out = source(a.to, a.port, a.cc, a.seconds, a.sample_ms)
     except OSError as e:
         sys.stderr.write(f"error: {a.role}: {e}\n")
         return 2

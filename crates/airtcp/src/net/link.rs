@@ -9,9 +9,10 @@
 //! packets cross the link in admission order, so each channel sees the same sequence of draws as
 //! it would at the end of serialization.
 
-use super::queue::Queue;
+use super::queue::{Admission, Queue};
+use super::Ecn;
 use super::{NodeId, PacketId};
-use crate::channel::{Capacity, Channel};
+use crate::channel::{Capacity, Channel, Fate};
 use crate::engine::RngStream;
 use crate::time::DataRate;
 
@@ -102,6 +103,65 @@ impl Link {
             }
         }
         st
+    }
+}
+
+/// What became of a packet offered to a link with [`Link::offer`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Offer {
+    /// Dropped by the queue (buffer overflow or an AQM decision).
+    Dropped,
+    /// Serialized, then lost by the channel.
+    Lost,
+    /// Reaches the far end at `at_ns`; `ce`: the queue marked it; `corrupted`: the channel damaged
+    /// its payload.
+    Arrives { at_ns: u64, ce: bool, corrupted: bool },
+}
+
+impl Link {
+    /// Offers a packet of `bytes` (of which `payload` bytes are transport payload) with ECN field
+    /// `ecn` at `now`: the same steps as the simulator's per-packet enqueue — purge, admission by
+    /// the queue (marking), serialization by the capacity model, the channel's fate, propagation —
+    /// with the same counters. For tools that run a link's models outside the event loop (the
+    /// kernel testbed's relay, `crates/airtcp-testbed`). `now` must not decrease between calls.
+    pub fn offer(&mut self, now: u64, bytes: u32, payload: u32, ecn: Ecn) -> Offer {
+        self.purge(now);
+        let q = self.waiting(now);
+        let idle_since = (q == 0 && self.busy_until <= now).then_some(self.busy_until);
+        match self.queue.admit(now, q, idle_since, ecn, &mut self.queue_rng) {
+            a @ (Admission::Queued | Admission::QueuedMarked) => {
+                let ce = a == Admission::QueuedMarked;
+                if ce {
+                    self.stats.ce_marks += 1;
+                }
+                let (start, end) = self.capacity.serve(now, self.busy_until, bytes);
+                self.busy_until = end;
+                self.stats.packets_sent += 1;
+                self.stats.bytes_sent += bytes as u64;
+                self.stats.busy_ns += end - start;
+                let fate = self.channel.fate(bytes, bytes - payload.min(bytes), start);
+                let lost = fate == Fate::Lost;
+                let corrupted = fate == Fate::Corrupted;
+                self.pending.push_back(PendingTx { start, end, bytes, lost, corrupted });
+                if corrupted {
+                    self.stats.corruptions += 1;
+                }
+                if lost {
+                    self.stats.channel_losses += 1;
+                    Offer::Lost
+                } else {
+                    Offer::Arrives { at_ns: end + self.delay_ns, ce, corrupted }
+                }
+            }
+            Admission::OverflowDrop => {
+                self.stats.overflow_drops += 1;
+                Offer::Dropped
+            }
+            Admission::EarlyDrop => {
+                self.stats.early_drops += 1;
+                Offer::Dropped
+            }
+        }
     }
 }
 

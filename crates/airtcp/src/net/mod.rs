@@ -6,7 +6,7 @@ pub mod packet;
 pub mod queue;
 pub mod routing;
 
-pub use link::{Link, LinkStats};
+pub use link::{Link, LinkStats, Offer};
 pub use packet::{Ecn, Packet, PacketArena, PacketId, PacketKind, SackBlock, TcpHeader};
 pub use routing::RoutingTable;
 

@@ -1,0 +1,130 @@
+"""Sim vs kernel on TCP-Jersey's Fig. 10 path (issue 7): the simulator's Reno, Westwood and Jersey
+beside real Linux TCP — kernel reno and cubic, our BPF westwood and jersey — carried by
+airtcp-relay over the same links (experiments/jersey/fig10.toml: CW queue at the base station,
+uniform loss on the wireless hop, Reno recovery), at several loss rates, several seeds each.
+
+    python bench/sim_vs_kernel.py [--runs 5] [--duration 20s] [--warmup 4s] [--update-validation]
+
+Needs root and the kernel testbed (kernel/README.md). Writes results/sim_vs_kernel.json and, with
+--update-validation, the table between the markers in VALIDATION.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "python"))
+
+from airtcp import api  # noqa: E402
+from airtcp import scenario as sc  # noqa: E402
+from airtcp.testbed import emulate  # noqa: E402
+
+LOSSES = [0.0, 0.001, 0.01, 0.03]
+#: scheme -> scenario flow options (as experiments/jersey/fig11.sweep.toml sets them)
+SCHEMES = {
+    "reno": {"cc": "reno"},
+    "cubic": {"cc": "reno"},  # the simulator has no CUBIC; kernel only
+    "westwood": {"cc": "westwood"},
+    "jersey": {"cc": "jersey", "ecn": True},
+}
+KERNEL = ["reno", "cubic", "westwood", "jersey"]
+SIM = ["reno", "westwood", "jersey"]
+BEGIN, END = "<!-- sim-vs-kernel:begin -->", "<!-- sim-vs-kernel:end -->"
+
+
+def variant(base: dict, loss: float, scheme: str, duration: str, warmup: str) -> dict:
+    d = copy.deepcopy(base)
+    d["duration"], d["warmup"] = duration, warmup
+    d["links"][1]["channel"] = {"kind": "uniform", "loss": loss} if loss > 0 else {"kind": "none"}
+    d["flows"][0].update(SCHEMES[scheme])
+    return d
+
+
+def table(res: dict, runs: int, duration: str, warmup: str) -> str:
+    lines = [
+        f"Goodput in kb/s, mean ± sd over {runs} seeds; {duration} transfers, goodput after {warmup}. "
+        "Kernel: Linux TCP between two namespaces through `airtcp-relay` (the simulator's own link, "
+        "queue and channel code; kernel/README.md); sim: `airtcp run` on the same scenario.",
+        "",
+        "| loss | kernel reno | kernel cubic | BPF westwood | BPF jersey | sim Reno | sim Westwood | sim Jersey "
+        "| BPF jersey / kernel reno | sim Jersey / sim Reno |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for loss in LOSSES:
+        k = res["kernel"][str(loss)]
+        s = res["sim"][str(loss)]
+
+        def cell(v: list[float]) -> str:
+            return f"{statistics.mean(v):.0f} ± {statistics.stdev(v) if len(v) > 1 else 0:.0f}"
+
+        kr = statistics.mean(k["reno"])
+        sr = statistics.mean(s["reno"])
+        lines.append(
+            f"| {loss * 100:g}% | " + " | ".join(cell(k[c]) for c in KERNEL) + " | "
+            + " | ".join(cell(s[c]) for c in SIM)
+            + f" | {statistics.mean(k['jersey']) / kr:.2f} | {statistics.mean(s['jersey']) / sr:.2f} |"
+        )
+    return "\n".join(lines)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--duration", default="20s")
+    ap.add_argument("--warmup", default="4s")
+    ap.add_argument("--losses", default=",".join(str(x) for x in LOSSES), help="comma-separated loss rates")
+    ap.add_argument("--update-validation", action="store_true")
+    ap.add_argument("--out", type=Path, default=REPO / "results" / "sim_vs_kernel.json")
+    a = ap.parse_args()
+    LOSSES[:] = [float(x) for x in a.losses.split(",")]
+    base = sc.load(REPO / "experiments" / "jersey" / "fig10.toml")
+    res: dict = {"kernel": {}, "sim": {}, "runs": a.runs, "duration": a.duration, "warmup": a.warmup,
+                 "kernel_detail": []}
+    started = time.monotonic()
+    for loss in LOSSES:
+        res["sim"][str(loss)] = {}
+        res["kernel"][str(loss)] = {}
+        for scheme in SIM:
+            doc = variant(base, loss, scheme, a.duration, a.warmup)
+            text = sc.dumps(doc)
+            res["sim"][str(loss)][scheme] = [
+                api.run(text, seed).summary["flows"][0]["goodput_bps"] / 1e3 for seed in range(1, a.runs + 1)
+            ]
+        for scheme in KERNEL:
+            doc = variant(base, loss, scheme, a.duration, a.warmup)
+            g = []
+            for seed in range(1, a.runs + 1):
+                r = emulate.run_scenario(doc, scheme, seed=seed, sample_ms=500)
+                f = r["flows"][0]
+                g.append(f["goodput_bps"] / 1e3)
+                res["kernel_detail"].append({"loss": loss, "scheme": scheme, "seed": seed, **f,
+                                             "links": r["links"]})
+                print(f"[{time.monotonic() - started:6.0f} s] loss {loss:g} {scheme:8s} seed {seed}: "
+                      f"{g[-1]:7.1f} kb/s  retrans {f['retransmissions']}  ce {f['delivered_ce']}  ss {f['ss_cc']}",
+                      flush=True)
+            res["kernel"][str(loss)][scheme] = g
+        a.out.parent.mkdir(parents=True, exist_ok=True)
+        a.out.write_text(json.dumps(res, indent=1) + "\n")
+    md = table(res, a.runs, a.duration, a.warmup)
+    print(md)
+    if a.update_validation:
+        v = REPO / "VALIDATION.md"
+        text = v.read_text()
+        if BEGIN in text and END in text:
+            head, rest = text.split(BEGIN, 1)
+            _, tail = rest.split(END, 1)
+            v.write_text(head + BEGIN + "\n" + md + "\n" + END + tail)
+        else:
+            print("VALIDATION.md has no sim-vs-kernel markers; table not written", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
