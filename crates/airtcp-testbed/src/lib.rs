@@ -83,7 +83,9 @@ impl Path {
             self.not_ipv4 += 1;
             return;
         };
-        match self.hops[hop].offer(now, bytes, payload, ecn) {
+        // A TCP (protocol 6) segment with payload is a data frame the link's ARQ may repair.
+        let tcp_data = pkt.bytes.get(9) == Some(&6) && payload > 0;
+        match self.hops[hop].offer(now, bytes, payload, ecn, tcp_data) {
             Offer::Dropped | Offer::Lost => {}
             Offer::Arrives { corrupted: true, .. } => self.corrupted_dropped += 1,
             Offer::Arrives { at_ns, ce, .. } => {

@@ -10,10 +10,10 @@ use std::collections::HashMap;
 use crate::app::{CbrSource, OnOffParams, OnOffSource, UdpSource, VoipPool};
 use crate::cc::{LossKind, LossSignal};
 use crate::channel::hsdpa::{CellParams, HsdpaCell, TtiOutput};
-use crate::channel::{Capacity, Channel, Fate, RateSchedule, TraceCapacity};
+use crate::channel::{Capacity, Channel, RateSchedule, TraceCapacity};
 use crate::engine::{Event, EventQueue, RngStream, TimerKind};
 use crate::metrics::jain_fairness;
-use crate::net::link::{PendingTx, Ring};
+use crate::net::link::{Offer, Ring};
 use crate::net::packet::{
     caiad_option_bytes, sack_option_bytes, HACK_HEADER_CHECKSUM_OPTION_BYTES, IP_HEADER_BYTES, TCP_HEADER_BYTES, TS_OPTION_BYTES,
     UDP_HEADER_BYTES,
@@ -473,64 +473,31 @@ impl Simulator {
                 return self.cell_enqueue(ci, pkt);
             }
         }
-        let now = self.now;
         let link = &mut self.links[l];
-        link.purge(now);
-        let q = link.waiting(now);
-        let idle_since = (q == 0 && link.busy_until <= now).then_some(link.busy_until);
         let p = self.pkts.get_mut(pkt);
-        match link.queue.admit(now, q, idle_since, p.ecn, &mut link.queue_rng) {
-            a @ (Admission::Queued | Admission::QueuedMarked) => {
-                if a == Admission::QueuedMarked {
+        let payload = match p.kind {
+            PacketKind::TcpData => p.tcp.len,
+            PacketKind::TcpAck => 0,
+            PacketKind::Udp => p.size_bytes - IP_HEADER_BYTES - UDP_HEADER_BYTES,
+        };
+        match link.offer(self.now, p.size_bytes, payload, p.ecn, p.kind == PacketKind::TcpData) {
+            Offer::Arrives { at_ns, ce, corrupted } => {
+                if ce {
                     p.ecn = Ecn::Ce;
-                    link.stats.ce_marks += 1;
                 }
-                let bytes = p.size_bytes;
-                let (start, end) = link.capacity.serve(now, link.busy_until, bytes);
-                link.busy_until = end;
-                link.stats.packets_sent += 1;
-                link.stats.bytes_sent += bytes as u64;
-                link.stats.busy_ns += end - start;
-                let payload = match p.kind {
-                    PacketKind::TcpData => p.tcp.len,
-                    PacketKind::TcpAck => 0,
-                    PacketKind::Udp => bytes - IP_HEADER_BYTES - UDP_HEADER_BYTES,
-                };
-                let (mut fate, mut start, mut end) = (link.channel.fate(bytes, bytes - payload, start), start, end);
-                if let Some(arq) = link.arq.filter(|_| p.kind == PacketKind::TcpData && fate != Fate::Delivered) {
-                    // TLLR (net::arq): the frame is repaired locally; the link holds it meanwhile.
-                    let hdr = bytes - payload;
-                    let (c, ch, st) = (&mut link.capacity, &mut link.channel, &mut link.stats);
-                    (fate, start, end) = crate::net::arq::repair(arq, c, ch, st, link.delay_ns, bytes, hdr, (start, end), fate);
-                    link.busy_until = end;
+                p.corrupted |= corrupted;
+                // Arrivals on one link are in time order (FIFO, constant delay): only the
+                // earliest is in the event heap, which stays as small as the number of links.
+                if link.in_flight.is_empty() {
+                    self.queue.push(at_ns, Event::Arrive { link: l as u32 });
                 }
-                let lost = fate == Fate::Lost;
-                link.pending.push_back(PendingTx { start, end, bytes, lost, corrupted: fate == Fate::Corrupted });
-                if fate == Fate::Corrupted {
-                    p.corrupted = true;
-                    link.stats.corruptions += 1;
-                }
-                if lost {
-                    link.stats.channel_losses += 1;
-                    note_drop(&mut self.flows, p, DropCause::Channel);
-                    self.pkts.free(pkt);
-                } else {
-                    // Arrivals on one link are in time order (FIFO, constant delay): only the
-                    // earliest is in the event heap, which stays as small as the number of links.
-                    let at = end + link.delay_ns;
-                    if link.in_flight.is_empty() {
-                        self.queue.push(at, Event::Arrive { link: l as u32 });
-                    }
-                    link.in_flight.push_back((at, pkt));
-                }
+                link.in_flight.push_back((at_ns, pkt));
             }
-            Admission::OverflowDrop => {
-                link.stats.overflow_drops += 1;
-                note_drop(&mut self.flows, p, DropCause::Queue);
+            Offer::Lost => {
+                note_drop(&mut self.flows, p, DropCause::Channel);
                 self.pkts.free(pkt);
             }
-            Admission::EarlyDrop => {
-                link.stats.early_drops += 1;
+            Offer::Dropped => {
                 note_drop(&mut self.flows, p, DropCause::Queue);
                 self.pkts.free(pkt);
             }

@@ -120,11 +120,13 @@ pub enum Offer {
 
 impl Link {
     /// Offers a packet of `bytes` (of which `payload` bytes are transport payload) with ECN field
-    /// `ecn` at `now`: the same steps as the simulator's per-packet enqueue — purge, admission by
-    /// the queue (marking), serialization by the capacity model, the channel's fate, propagation —
-    /// with the same counters. For tools that run a link's models outside the event loop (the
-    /// kernel testbed's relay, `crates/airtcp-testbed`). `now` must not decrease between calls.
-    pub fn offer(&mut self, now: u64, bytes: u32, payload: u32, ecn: Ecn) -> Offer {
+    /// `ecn` at `now`: purge, admission by the queue (marking), serialization by the capacity
+    /// model, the channel's fate, local repair by the link's ARQ when `repairable` (a TCP data
+    /// frame, see `net::arq`), propagation — counting each step in the link's stats. The
+    /// simulator's per-packet enqueue and the kernel testbed's relay (`crates/airtcp-testbed`)
+    /// both run a link through this one function. `now` must not decrease between calls.
+    #[inline(always)]
+    pub fn offer(&mut self, now: u64, bytes: u32, payload: u32, ecn: Ecn, repairable: bool) -> Offer {
         self.purge(now);
         let q = self.waiting(now);
         let idle_since = (q == 0 && self.busy_until <= now).then_some(self.busy_until);
@@ -139,7 +141,14 @@ impl Link {
                 self.stats.packets_sent += 1;
                 self.stats.bytes_sent += bytes as u64;
                 self.stats.busy_ns += end - start;
-                let fate = self.channel.fate(bytes, bytes - payload.min(bytes), start);
+                let hdr = bytes - payload.min(bytes);
+                let (mut fate, mut start, mut end) = (self.channel.fate(bytes, hdr, start), start, end);
+                if let Some(arq) = self.arq.filter(|_| repairable && fate != Fate::Delivered) {
+                    // TLLR (net::arq): the frame is repaired locally; the link holds it meanwhile.
+                    let (c, ch, st) = (&mut self.capacity, &mut self.channel, &mut self.stats);
+                    (fate, start, end) = super::arq::repair(arq, c, ch, st, self.delay_ns, bytes, hdr, (start, end), fate);
+                    self.busy_until = end;
+                }
                 let lost = fate == Fate::Lost;
                 let corrupted = fate == Fate::Corrupted;
                 self.pending.push_back(PendingTx { start, end, bytes, lost, corrupted });
