@@ -167,16 +167,55 @@ fn verdict_fractions(flows: &[&FlowSummary]) -> (f64, f64, u64, u64) {
     )
 }
 
+/// The share of Jersey's data segments the CW router marked on the wireless hop, and how many there were.
+fn marked_fraction(outs: &[RunOutput], link: &str) -> (f64, f64) {
+    let (mut marks, mut sent) = (0u64, 0u64);
+    for o in outs {
+        marks += o.summary.links.iter().find(|l| l.name == link).expect("link").ce_marks;
+        sent += o.summary.flows[0].packets_sent;
+    }
+    (marks as f64 / sent as f64, sent as f64)
+}
+
+/// Loss differentiation under the Fig. 12 load: five VoIP talkers on the Fig. 10 path, 1% channel
+/// loss, the paper's Reno recovery (`experiments/jersey/fig12.toml` with Jersey as the TCP flow).
+/// Each n-th duplicate ACK or timeout is a verdict; the simulator knows why the segment was dropped.
+/// Checked: ≥ 90% of channel losses answered as link errors (the issue's bar; Jersey §III-B says
+/// "most link losses"). The queue-drop side is printed, not checked: Jersey's own segments overflow
+/// only ~4 times per run here (VoIP takes most overflows), mostly in the start-up overshoot before
+/// the CW average has risen, so the fraction rests on a few dozen verdicts.
+#[test]
+fn loss_differentiation_fig12_voip_load() {
+    let base = include_str!("../../../experiments/jersey/fig12.toml");
+    assert_eq!(base.matches("cc = \"reno\"").count(), 1);
+    let text = base.replace("cc = \"reno\"", "cc = \"jersey\"\necn = true");
+    let outs: Vec<RunOutput> = (1..=seeds()).map(|seed| run(&text, seed)).collect();
+    for (k, o) in outs.iter().enumerate() {
+        report(&format!("jersey + 5 VoIP seed {}", k + 1), o);
+    }
+    let flows: Vec<&FlowSummary> = outs.iter().map(|o| &o.summary.flows[0]).collect();
+    let (q, c, nq, nc) = verdict_fractions(&flows);
+    let (m, _) = marked_fraction(&outs, "BS->D");
+    eprintln!("5 VoIP: channel losses as link errors {c:.3} of {nc}; queue drops as congestion {q:.3} of {nq}; Jersey segments CW-marked {m:.3}");
+    assert!(c >= 0.9, "channel losses answered as link errors: {c}");
+}
+
 /// Loss differentiation on Fig. 10 with 1% channel loss and a CBR load (200-B datagrams,
-/// 1.2 Mb/s on and off every 2 s) that makes the 2 Mb/s link overflow. The CW queue lets the
+/// 1.2 Mb/s on and off every 2 s) that makes the 2 Mb/s link overflow often. The CW queue lets the
 /// (non-ECT) CBR datagrams pass above the threshold (`drop_non_ect = false`): dropping them
-/// early would keep the queue from ever overflowing, and overflow is what is measured here. Each n-th duplicate ACK
-/// or timeout is a verdict; the simulator knows why the segment was dropped.
-/// Jersey §III-B claims "almost 100% of congestion losses and most link losses are
-/// differentiated": checked as ≥ 90% of queue drops answered as congestion and a majority of
-/// channel losses answered as link errors. The issue also asks ≥ 90% for channel losses: that is
-/// not reached (≈ 85%); see REPRODUCTION.md for why. Checked with Reno's recovery (the paper's)
-/// and NewReno's (one verdict per loss episode instead of one per hole).
+/// early would keep the queue from ever overflowing, and overflow is what is measured here.
+/// Checked, with Reno's recovery (the paper's) and NewReno's (one verdict per loss episode instead
+/// of one per hole):
+/// - ≥ 90% of queue drops answered as congestion (Jersey §III-B: "almost 100%");
+/// - the channel losses answered as congestion are no more than coincident congestion explains. A
+///   channel loss is answered as congestion exactly when the segment that triggers the n-th
+///   duplicate ACK crossed the CW queue while its average was above the threshold. The loss is
+///   independent of the queue, so that happens with about the probability p that any Jersey
+///   segment is marked, which the router counts independently of the verdicts: the wrong
+///   fraction must stay below p + 3 binomial standard deviations. With this load p ≈ 0.19, so no
+///   CW verdict can reach the issue's ≥ 90% of channel losses as link errors (ours: ≈ 0.85).
+///   (This bound is loose: an RFC 3168 "until CWR" echo still passes it here, 0.17 against 0.20;
+///   the Fig. 12 test above is the one that catches that, 0.80 < 0.9.)
 #[test]
 fn loss_differentiation_with_overflow_and_channel_loss() {
     let sched: Vec<String> =
@@ -195,9 +234,15 @@ fn loss_differentiation_with_overflow_and_channel_loss() {
         }
         let flows: Vec<&FlowSummary> = outs.iter().map(|o| &o.summary.flows[0]).collect();
         let (q, c, nq, nc) = verdict_fractions(&flows);
-        eprintln!("{recovery}: queue drops answered as congestion {q:.3} of {nq}; channel losses as link errors {c:.3} of {nc}");
+        let (p, _) = marked_fraction(&outs, "BS->D");
+        let bound = p + 3.0 * (p * (1.0 - p) / nc as f64).sqrt();
+        eprintln!(
+            "{recovery}: queue drops answered as congestion {q:.3} of {nq}; channel losses as link errors {c:.3} of {nc}; \
+             Jersey segments CW-marked p = {p:.3}, so at most {:.3} as congestion",
+            bound
+        );
         assert!(q >= 0.9, "{recovery}: queue drops answered as congestion: {q}");
-        assert!(c > 0.5, "{recovery}: channel losses answered as link errors: {c}");
+        assert!(1.0 - c <= bound, "{recovery}: channel losses answered as congestion {} > marked share bound {bound}", 1.0 - c);
     }
 }
 
@@ -333,26 +378,44 @@ fn table1_jersey_fairness() {
     assert!(jain >= 0.97, "Jain {jain}");
 }
 
-/// Table II: 10 Jersey + 10 Reno flows, no loss. The paper has each group at its fair share
-/// (959 kb/s both); ours does not reproduce it (REPRODUCTION.md): Jersey's ownd = SRTT·R keeps
-/// a standing queue above the CW threshold, so where the CW queue drops non-ECT packets above it
-/// (RED/ECN semantics, the default) Reno starves, and where it lets them pass Jersey, capped at
-/// ownd on every marked ACK, starves. Both group means are printed; what is checked is the
-/// conservation side: the bottleneck stays busy (total goodput ≥ 95% of its payload rate).
+/// Tables II-III (Fig. 15): `experiments/jersey/mix.toml`, 10 Reno + 10 Jersey flows. Its readings
+/// (ns-2's default window of 20 packets, 1000-packet buffers; the paper gives neither) predict by
+/// hand: 20 windows of 20 = 400 packets against a pipe of 92.5 ms x 2404 pkt/s = 222 packets leave
+/// a standing queue of 178 packets, below the CW threshold 1000/3, so with no random loss nothing is
+/// marked or dropped and every flow gets the goodput fair share 20 Mb/s x 1000/1040 / 20 = 961.5
+/// kb/s (Table II: 959 for both groups). With 0.1% loss Reno halves on each loss while Jersey's
+/// unmarked losses leave its window alone, so Jersey's group gets more (Table III: 993.9 vs 916.2).
 #[test]
 fn table2_jersey_reno_shares() {
     let fair = 20e6 * 1000.0 / 1040.0 / 20.0;
-    for drop_non_ect in [true, false] {
-        let text = many_flows(&[("jersey", 10), ("reno", 10)], 0.0)
-            .replace("kind = \"cw\", limit_pkts = 100", &format!("kind = \"cw\", limit_pkts = 100, drop_non_ect = {drop_non_ect}"));
-        let out = run(&text, 1);
-        report(&format!("10 jersey + 10 reno, drop_non_ect = {drop_non_ect}"), &out);
+    let base = include_str!("../../../experiments/jersey/mix.toml");
+    assert!(base.contains("loss = 0.0"));
+    let group_means = |out: &RunOutput| {
         let mean = |cc: &str| {
             let xs: Vec<f64> = out.summary.flows.iter().filter(|f| f.cc.as_deref() == Some(cc)).map(|f| f.goodput_bps).collect();
+            assert_eq!(xs.len(), 10, "{cc} flows");
             xs.iter().sum::<f64>() / xs.len() as f64
         };
-        let (j, r) = (mean("jersey"), mean("reno"));
-        eprintln!("drop_non_ect = {drop_non_ect}: fair share {fair:.0}: Jersey {j:.0}, Reno {r:.0} b/s");
-        assert!(10.0 * (j + r) >= 0.95 * 20.0 * fair, "bottleneck under-used: {}", 10.0 * (j + r));
+        (mean("jersey"), mean("reno"))
+    };
+    let out = run(base, 1);
+    report("Table II, 10 jersey + 10 reno, 0% loss", &out);
+    let bottleneck = out.summary.links.iter().find(|l| l.name == "R->D").expect("R->D link");
+    assert_eq!((bottleneck.overflow_drops, bottleneck.early_drops, bottleneck.ce_marks), (0, 0, 0), "no congestion predicted");
+    let (j, r) = group_means(&out);
+    eprintln!("Table II: fair share {fair:.0}: Jersey {j:.0}, Reno {r:.0} b/s (paper 958 970 / 959 430)");
+    for (name, g) in [("Jersey", j), ("Reno", r)] {
+        assert!((g / fair - 1.0).abs() <= 0.10, "{name} mean {g:.0} vs fair share {fair:.0}");
     }
+    let (mut js, mut rs) = (Vec::new(), Vec::new());
+    for seed in 1..=seeds() {
+        let out = run(&base.replace("loss = 0.0", "loss = 0.001"), seed);
+        let (j, r) = group_means(&out);
+        js.push(j);
+        rs.push(r);
+    }
+    let ((j, _), (r, _)) = (mean_sd(&js), mean_sd(&rs));
+    eprintln!("Table III (0.1% loss, {} seeds): Jersey {j:.0}, Reno {r:.0} b/s, ratio {:.3} (paper 993 860 / 916 200 = 1.085)", seeds(), j / r);
+    assert!(j > r, "Jersey {j:.0} vs Reno {r:.0}");
+    assert!(10.0 * (j + r) >= 0.95 * 20.0 * fair, "bottleneck under-used: {}", 10.0 * (j + r));
 }
