@@ -29,6 +29,13 @@ TARGET = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
 BENCH = TARGET / "release" / "examples" / "bench_scenarios"
 RUN_TOML = TARGET / "release" / "examples" / "run_toml"
 NS3_FIG10 = TARGET / "ns3" / "bin" / "fig10"
+# The same runner linked statically (glibc's static-pie): a process then skips the dynamic loader,
+# which costs ~0.4 ms per start on these VMs (a Rust "hello" takes 1.04 ms dynamic, 0.68 ms static,
+# /bin/true 0.82 ms through the same harness). Built for an explicit --target so that the flag does
+# not reach proc-macros and build scripts.
+GNU_TARGET = "x86_64-unknown-linux-gnu"
+STATIC_DIR = TARGET / "static"
+RUN_TOML_STATIC = STATIC_DIR / GNU_TARGET / "release" / "examples" / "run_toml"
 REPEATS = int(os.environ.get("BENCH_REPEATS", "21"))
 
 
@@ -58,6 +65,11 @@ def main() -> int:
     a = ap.parse_args()
     subprocess.run(["cargo", "build", "--release", "-q", "-p", "airtcp", "--example", "bench_scenarios",
                     "--example", "run_toml"], cwd=ROOT, check=True)
+    have_static = platform.system() == "Linux" and platform.machine() == "x86_64"
+    if have_static:
+        env = dict(os.environ, RUSTFLAGS="-C target-feature=+crt-static", CARGO_TARGET_DIR=str(STATIC_DIR))
+        subprocess.run(["cargo", "build", "--release", "-q", "-p", "airtcp", "--example", "run_toml",
+                        "--target", GNU_TARGET], cwd=ROOT, check=True, env=env)
     if a.build_ns3:
         sys.path.insert(0, str(ROOT / "bench"))
         import validate_ns3  # noqa: E402
@@ -77,35 +89,61 @@ def main() -> int:
     for r in rows:
         print(f"{r['scenario'][6:]:40} {r['median_wall_s']*1e3:7.2f}ms {r['events']:8d} {r['events_per_s']:10.3g}")
 
-    # 2. Fig. 10 NewReno, whole processes side by side: airtcp, ns-2 (steady = minus start-up), ns-3.
+    # 2. Fig. 10 NewReno, whole processes side by side: airtcp, ns-2, ns-3. Besides 100-s processes,
+    # ns-2 and airtcp each run the scenario for 1000 s and for ~0 s: steady-state cost per 100 s =
+    # (T(1000 s) - T(0 s)) / 10, which is far less noisy than a difference of two 100-s medians.
     have_ns2 = shutil.which("ns") is not None
     have_ns3 = NS3_FIG10.exists()
     side = []
-    ns2_start = wall(["ns", str(ROOT / "bench/ns2/fig10.tcl"), "0", "0.001", "1"], n_ext) if have_ns2 else None
+    ns2_tcl = str(ROOT / "bench/ns2/fig10.tcl")
+    ns2_start = wall(["ns", ns2_tcl, "0", "0.001", "1"], n_ext) if have_ns2 else None
     with tempfile.TemporaryDirectory() as tmp:
         for loss in (0.0, 0.01):
             path = Path(tmp) / f"fig10-{loss}.toml"
             path.write_text(fig10_toml(loss))
+            long_path = Path(tmp) / f"fig10-{loss}-1000s.toml"
+            long_path.write_text(fig10_toml(loss).replace('duration = "100s"', 'duration = "1000s"', 1))
+            zero_path = Path(tmp) / f"fig10-{loss}-0s.toml"
+            zero_path.write_text(fig10_toml(loss).replace('duration = "100s"', 'duration = "1ms"', 1)
+                                 .replace('warmup = "10s"', 'warmup = "0s"', 1))
             row = {"loss": loss, "airtcp_process_s": wall([str(RUN_TOML), str(path), "1"], n_ext)}
+            if have_static:
+                row["airtcp_static_process_s"] = wall([str(RUN_TOML_STATIC), str(path), "1"], n_ext)
             inproc = [r for r in rows if r["scenario"] == f"fig10 reno/newreno {loss*100:g}%"][0]["median_wall_s"]
             row["airtcp_in_process_s"] = inproc
+            a_long = wall([str(RUN_TOML), str(long_path), "1"], n)
+            a_zero = wall([str(RUN_TOML), str(zero_path), "1"], n_ext)
+            row["airtcp_steady_per_100s"] = (a_long - a_zero) / 10
             if have_ns2:
-                total = wall(["ns", str(ROOT / "bench/ns2/fig10.tcl"), str(loss), "100", "1"], n_ext)
-                row |= {"ns2_total_s": total, "ns2_startup_s": ns2_start, "ns2_steady_s": total - ns2_start,
-                        "ns2_steady_over_airtcp": (total - ns2_start) / inproc}
+                total = wall(["ns", ns2_tcl, str(loss), "100", "1"], n_ext)
+                long_total = wall(["ns", ns2_tcl, str(loss), "1000", "1"], n)
+                row |= {"ns2_total_s": total, "ns2_startup_s": ns2_start,
+                        "ns2_steady_per_100s": (long_total - ns2_start) / 10,
+                        "ns2_over_airtcp_steady": (long_total - ns2_start) / 10 / row["airtcp_steady_per_100s"],
+                        "ns2_over_airtcp_process": total / row["airtcp_process_s"]}
             if have_ns3:
                 ns3 = wall([str(NS3_FIG10), f"--loss={loss}", "--run=1", "--cc=newreno", "--duration=100",
                             "--warmup=10", "--timestamps=0"], n_ext)
                 row |= {"ns3_process_s": ns3, "airtcp_over_ns3_process": row["airtcp_process_s"] / ns3}
+                if have_static:
+                    row["airtcp_static_over_ns3_process"] = row["airtcp_static_process_s"] / ns3
             side.append(row)
     results["fig10_side_by_side"] = side
-    print(f"\n{'NewReno Fig. 10':16} {'airtcp in-proc':>14} {'airtcp proc':>12} {'ns-2 steady':>12} {'ns-2/airtcp':>12} "
-          f"{'ns-3 proc':>10} {'airtcp/ns-3':>12}")
+    print(f"\n{'NewReno Fig. 10':16} {'airtcp in-proc':>14} {'airtcp proc':>12} {'static proc':>12} "
+          f"{'ns-3 proc':>10} {'airtcp/ns-3':>12} {'static/ns-3':>12}")
     for r in side:
-        ns2 = f"{r['ns2_steady_s']*1e3:10.1f}ms {r['ns2_steady_over_airtcp']:11.1f}x" if have_ns2 else f"{'-':>12} {'-':>12}"
-        ns3 = f"{r['ns3_process_s']*1e3:8.0f}ms {'1/%.0f' % (1 / r['airtcp_over_ns3_process']):>12}" if have_ns3 else ""
+        st = f"{r['airtcp_static_process_s']*1e3:10.2f}ms" if have_static else f"{'-':>12}"
+        ns3 = (f"{r['ns3_process_s']*1e3:8.0f}ms {'1/%.0f' % (1 / r['airtcp_over_ns3_process']):>12} "
+               + (f"{'1/%.0f' % (1 / r['airtcp_static_over_ns3_process']):>12}" if have_static else "")) if have_ns3 else ""
         print(f"{'loss ' + format(r['loss']*100, 'g') + '%':16} {r['airtcp_in_process_s']*1e3:12.2f}ms "
-              f"{r['airtcp_process_s']*1e3:10.2f}ms {ns2} {ns3}")
+              f"{r['airtcp_process_s']*1e3:10.2f}ms {st} {ns3}")
+    if have_ns2:
+        print(f"\n{'per 100 s, steady':16} {'airtcp':>10} {'ns-2':>10} {'ns-2/airtcp':>12} "
+              f"{'ns-2 proc':>10} {'ns-2/airtcp proc':>17}   (steady = (T(1000 s) - T(0 s)) / 10)")
+        for r in side:
+            print(f"{'loss ' + format(r['loss']*100, 'g') + '%':16} {r['airtcp_steady_per_100s']*1e3:8.2f}ms "
+                  f"{r['ns2_steady_per_100s']*1e3:8.2f}ms {r['ns2_over_airtcp_steady']:11.1f}x "
+                  f"{r['ns2_total_s']*1e3:8.1f}ms {r['ns2_over_airtcp_process']:16.1f}x")
 
     # 3. Dumbbells: 20 and 1 000 flows through a 100 Mb/s bottleneck, 100 s.
     db = bench("dumbbell", "20", "100", str(n)) + bench("dumbbell", "1000", "100", "3")
