@@ -167,14 +167,14 @@ fn verdict_fractions(flows: &[&FlowSummary]) -> (f64, f64, u64, u64) {
     )
 }
 
-/// The share of Jersey's data segments the CW router marked on the wireless hop, and how many there were.
-fn marked_fraction(outs: &[RunOutput], link: &str) -> (f64, f64) {
+/// The share of Jersey's data segments the CW router marked on `link`.
+fn marked_fraction(outs: &[RunOutput], link: &str) -> f64 {
     let (mut marks, mut sent) = (0u64, 0u64);
     for o in outs {
         marks += o.summary.links.iter().find(|l| l.name == link).expect("link").ce_marks;
         sent += o.summary.flows[0].packets_sent;
     }
-    (marks as f64 / sent as f64, sent as f64)
+    marks as f64 / sent as f64
 }
 
 /// Loss differentiation under the Fig. 12 load: five VoIP talkers on the Fig. 10 path, 1% channel
@@ -195,7 +195,7 @@ fn loss_differentiation_fig12_voip_load() {
     }
     let flows: Vec<&FlowSummary> = outs.iter().map(|o| &o.summary.flows[0]).collect();
     let (q, c, nq, nc) = verdict_fractions(&flows);
-    let (m, _) = marked_fraction(&outs, "BS->D");
+    let m = marked_fraction(&outs, "BS->D");
     eprintln!("5 VoIP: channel losses as link errors {c:.3} of {nc}; queue drops as congestion {q:.3} of {nq}; Jersey segments CW-marked {m:.3}");
     assert!(c >= 0.9, "channel losses answered as link errors: {c}");
 }
@@ -234,7 +234,7 @@ fn loss_differentiation_with_overflow_and_channel_loss() {
         }
         let flows: Vec<&FlowSummary> = outs.iter().map(|o| &o.summary.flows[0]).collect();
         let (q, c, nq, nc) = verdict_fractions(&flows);
-        let (p, _) = marked_fraction(&outs, "BS->D");
+        let p = marked_fraction(&outs, "BS->D");
         let bound = p + 3.0 * (p * (1.0 - p) / nc as f64).sqrt();
         eprintln!(
             "{recovery}: queue drops answered as congestion {q:.3} of {nq}; channel losses as link errors {c:.3} of {nc}; \
