@@ -109,6 +109,9 @@ pub struct Simulator {
     audit: Option<Vec<Vec<(u64, u64)>>>,
     /// HSDPA cells, each replacing one link's transmitter (see `channel::hsdpa`).
     cells: Vec<CellHop>,
+    /// Per link: the one upstream link through which all its packets come, when the link may be
+    /// offered its packets ahead of the clock (cut-through, see [`Simulator::enqueue`]).
+    cut_feeder: Vec<Option<u32>>,
 }
 
 /// An HSDPA cell and the link whose transmitter it replaces.
@@ -196,8 +199,12 @@ impl Simulator {
                     queue_rng: RngStream::new(seed, &format!("queue:{name}")),
                     busy_until: 0,
                     pending: Ring::new(),
+                    pending_done: 0,
+                    drops_ahead: Ring::new(),
                     in_flight: Ring::new(),
                     stats: LinkStats::default(),
+                    // Size 0 serializes in 0 ns at any rate: a correct initial entry.
+                    tx_memo: [(0, 0); 2],
                     name,
                 });
             }
@@ -217,7 +224,8 @@ impl Simulator {
                 link: li,
                 cell: HsdpaCell::new(CellParams::from_spec(h), make_queue(q, 0), seed, &links[li].name, flows.len()),
             })
-            .collect();
+            .collect::<Vec<_>>();
+        let cut_feeder = cut_through_feeders(&links, &routes, &flows, &cells);
         let mut queue = EventQueue::new();
         for (i, f) in flows.iter().enumerate() {
             if f.start <= end {
@@ -252,6 +260,7 @@ impl Simulator {
             link_series: LinkSeries::default(),
             audit: None,
             cells,
+            cut_feeder,
         })
     }
 
@@ -378,6 +387,17 @@ impl Simulator {
         }
     }
 
+    /// Runs every hop through arrival events, as if no link qualified for cut-through (see
+    /// [`Simulator::enqueue`]): the event-by-event reference that cut-through is tested against.
+    pub fn disable_cut_through(&mut self) {
+        self.cut_feeder.fill(None);
+    }
+
+    /// The links (by index, in the summary's order) that take their packets ahead of the clock.
+    pub fn cut_through_links(&self) -> Vec<usize> {
+        self.cut_feeder.iter().enumerate().filter_map(|(i, f)| f.map(|_| i)).collect()
+    }
+
     /// Current simulated time.
     pub fn now(&self) -> SimTime {
         self.now
@@ -467,40 +487,60 @@ impl Simulator {
 
     /// Offers `pkt` to link `l`: admission by the queue, then (if admitted) its serialization
     /// interval, its channel fate and, unless lost, its arrival at the far end.
-    fn enqueue(&mut self, l: usize, pkt: PacketId) {
+    ///
+    /// Cut-through: when the packet's next link is fed by this link alone and its far-end node
+    /// originates no traffic (see [`cut_through_feeders`]), the packet is offered to the next link
+    /// at once, for the instant it will arrive there, instead of through an arrival event. The
+    /// next link then sees exactly the offers it would see event by event, in the same order and
+    /// at the same instants (its only feeder is a FIFO with a constant delay), so its queue,
+    /// channel draws and drops are the same; only readers at the clock must leave out what lies
+    /// ahead of it (see [`Link::offer_at`]). This saves an event and a heap operation per hop.
+    fn enqueue(&mut self, mut l: usize, pkt: PacketId) {
         if !self.cells.is_empty() {
             if let Some(ci) = self.cells.iter().position(|c| c.link == l) {
                 return self.cell_enqueue(ci, pkt);
             }
         }
-        let link = &mut self.links[l];
-        let p = self.pkts.get_mut(pkt);
-        let payload = match p.kind {
-            PacketKind::TcpData => p.tcp.len,
-            PacketKind::TcpAck => 0,
-            PacketKind::Udp => p.size_bytes - IP_HEADER_BYTES - UDP_HEADER_BYTES,
-        };
-        match link.offer(self.now, p.size_bytes, payload, p.ecn, p.kind == PacketKind::TcpData) {
-            Offer::Arrives { at_ns, ce, corrupted } => {
-                if ce {
-                    p.ecn = Ecn::Ce;
+        let mut at = self.now;
+        loop {
+            let link = &mut self.links[l];
+            let p = self.pkts.get_mut(pkt);
+            let payload = match p.kind {
+                PacketKind::TcpData => p.tcp.len,
+                PacketKind::TcpAck => 0,
+                PacketKind::Udp => p.size_bytes - IP_HEADER_BYTES - UDP_HEADER_BYTES,
+            };
+            match link.offer_at(self.now, at, p.size_bytes, payload, p.ecn, p.kind == PacketKind::TcpData) {
+                Offer::Arrives { at_ns, ce, corrupted } => {
+                    if ce {
+                        p.ecn = Ecn::Ce;
+                    }
+                    p.corrupted |= corrupted;
+                    if p.dst != link.to {
+                        if let Some(next) = self.routes.next_hop(link.to, p.dst) {
+                            if self.cut_feeder[next as usize] == Some(l as u32) {
+                                (l, at) = (next as usize, at_ns);
+                                continue;
+                            }
+                        }
+                    }
+                    // Arrivals on one link are in time order (FIFO, constant delay): only the
+                    // earliest is in the event heap, which stays as small as the number of links.
+                    if link.in_flight.is_empty() {
+                        self.queue.push(at_ns, Event::Arrive { link: l as u32 });
+                    }
+                    link.in_flight.push_back((at_ns, pkt));
                 }
-                p.corrupted |= corrupted;
-                // Arrivals on one link are in time order (FIFO, constant delay): only the
-                // earliest is in the event heap, which stays as small as the number of links.
-                if link.in_flight.is_empty() {
-                    self.queue.push(at_ns, Event::Arrive { link: l as u32 });
+                Offer::Lost => {
+                    note_drop(&mut self.flows, p, DropCause::Channel);
+                    self.pkts.free(pkt);
                 }
-                link.in_flight.push_back((at_ns, pkt));
+                Offer::Dropped => {
+                    note_drop(&mut self.flows, p, DropCause::Queue);
+                    self.pkts.free(pkt);
+                }
             }
-            Offer::Lost => {
-                note_drop(&mut self.flows, p, DropCause::Channel);
-                self.pkts.free(pkt);
-            }
-            Offer::Dropped => {
-                note_drop(&mut self.flows, p, DropCause::Queue);
-                self.pkts.free(pkt);
-            }
+            return;
         }
     }
 
@@ -691,25 +731,24 @@ impl Simulator {
         let opt = if t.timestamps { TS_OPTION_BYTES } else { 0 } + if t.hack { HACK_HEADER_CHECKSUM_OPTION_BYTES } else { 0 };
         let (src, dst) = (flow.src, flow.dst);
         for s in segs.drain(..) {
-            let tcp = TcpHeader {
-                seq: s.seq,
-                len: s.len,
-                cwr: s.cwr,
-                has_ts: s.ts_val.is_some(),
-                ts_val: s.ts_val.unwrap_or(0),
-                ..TcpHeader::default()
-            };
-            let pkt = Packet {
-                src,
-                dst,
-                flow: f as u32,
-                kind: PacketKind::TcpData,
-                size_bytes: IP_HEADER_BYTES + TCP_HEADER_BYTES + opt + s.len,
-                ecn: if s.ect { Ecn::Ect } else { Ecn::NotEct },
-                corrupted: false,
-                tcp,
-            };
-            let id = self.pkts.alloc(pkt);
+            // Built in its arena slot (see `PacketArena::alloc_with`): every field is written.
+            let id = self.pkts.alloc_with(|p| {
+                p.tcp = TcpHeader {
+                    seq: s.seq,
+                    len: s.len,
+                    cwr: s.cwr,
+                    has_ts: s.ts_val.is_some(),
+                    ts_val: s.ts_val.unwrap_or(0),
+                    ..TcpHeader::default()
+                };
+                p.src = src;
+                p.dst = dst;
+                p.flow = f as u32;
+                p.kind = PacketKind::TcpData;
+                p.size_bytes = IP_HEADER_BYTES + TCP_HEADER_BYTES + opt + s.len;
+                p.ecn = if s.ect { Ecn::Ect } else { Ecn::NotEct };
+                p.corrupted = false;
+            });
             self.forward(src, id);
         }
         if let FlowKind::Tcp(t) = &mut self.flows[f].kind {
@@ -849,12 +888,13 @@ impl Simulator {
                 Some(c) => c.cell.waiting_sdus(),
                 None => l.waiting(self.now),
             };
+            let (overflow, early, lost) = l.drops_at(self.now);
             let s = &mut self.link_series;
             s.time_s.push(t);
             s.link.push(li as u32);
             s.queue_pkts.push(q);
             s.avg_queue_pkts.push(l.queue.avg_pkts(q));
-            s.drops.push(l.stats.overflow_drops + l.stats.early_drops + l.stats.channel_losses);
+            s.drops.push(overflow + early + lost);
             s.ce_marks.push(l.stats.ce_marks);
         }
     }
@@ -1005,4 +1045,60 @@ fn note_drop(flows: &mut [Flow], p: &Packet, cause: DropCause) {
             m.insert(p.tcp.seq, cause);
         }
     }
+}
+
+/// Which links may take their packets ahead of the clock (cut-through, see
+/// [`Simulator::enqueue`]), and from which feeder: link L qualifies when
+/// - every packet that reaches L comes off one upstream link U (the routes of all flows, both
+///   directions of a TCP flow, enter L only from U), so L's offers come in U's arrival order;
+/// - L's near node is no flow's source or destination (nothing else is offered to L);
+/// - L's decisions depend only on its offers: a DropTail queue (RED's and CW's averages are read
+///   by samples and evolve with time), no link-level ARQ, not an HSDPA cell.
+fn cut_through_feeders(links: &[Link], routes: &RoutingTable, flows: &[Flow], cells: &[CellHop]) -> Vec<Option<u32>> {
+    // Per link: None = no feeder seen yet, Some(Some(u)) = only u, Some(None) = several or an origin.
+    let mut feeder: Vec<Option<Option<u32>>> = vec![None; links.len()];
+    let mut origin = vec![false; links.iter().map(|l| l.from.max(l.to) as usize + 1).max().unwrap_or(0)];
+    for f in flows {
+        for n in [f.src, f.dst] {
+            if let Some(o) = origin.get_mut(n as usize) {
+                *o = true;
+            }
+        }
+        let both = matches!(f.kind, FlowKind::Tcp(_));
+        for (a, b) in [(f.src, f.dst), (f.dst, f.src)].into_iter().take(if both { 2 } else { 1 }) {
+            let (mut node, mut prev) = (a, None::<u32>);
+            // A route has at most one hop per link: the bound guards against a malformed table.
+            for _ in 0..links.len() {
+                let Some(l) = routes.next_hop(node, b) else { break };
+                if let Some(u) = prev {
+                    let e = &mut feeder[l as usize];
+                    *e = match *e {
+                        None => Some(Some(u)),
+                        Some(Some(x)) if x == u => Some(Some(u)),
+                        _ => Some(None),
+                    };
+                }
+                prev = Some(l);
+                node = links[l as usize].to;
+                if node == b {
+                    break;
+                }
+            }
+        }
+    }
+    links
+        .iter()
+        .enumerate()
+        .map(|(i, l)| {
+            let eligible = !origin.get(l.from as usize).copied().unwrap_or(false)
+                && l.queue.kind_name() == "droptail"
+                && l.arq.is_none()
+                && !cells.iter().any(|c| c.link == i);
+            if eligible {
+                feeder[i].flatten()
+            } else {
+                None
+            }
+        })
+        .collect()
 }

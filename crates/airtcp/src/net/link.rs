@@ -52,16 +52,31 @@ pub struct Link {
     pub queue_rng: RngStream,
     /// When the transmitter finishes everything admitted so far.
     pub busy_until: u64,
-    /// Admitted packets whose serialization has not finished, in FIFO order.
+    /// Admitted packets whose serialization had not finished at the simulator's clock, in FIFO
+    /// order (what the queue held, and will hold, from the clock on).
     pub pending: Ring<PendingTx>,
+    /// Leading entries of `pending` that finished serializing by the latest offer's instant. The
+    /// same as 0 unless offers run ahead of the clock (see [`Link::offer_at`]).
+    pub pending_done: usize,
+    /// Instants of overflow drops decided ahead of the simulator's clock and not yet passed by a
+    /// sample (see [`Link::offer_at`]), so that counters read at the clock leave them out.
+    pub drops_ahead: Ring<u64>,
     /// Packets on their way to the far end, with their arrival times (non-decreasing).
     pub in_flight: Ring<(u64, PacketId)>,
     pub stats: LinkStats,
+    /// The last two (size, serialization time) pairs of a constant-rate link: a link carries one
+    /// or two packet sizes (data segments one way, ACKs the other), and each saves a 64-bit
+    /// division per packet. Same values as [`DataRate::tx_time_ns`].
+    pub tx_memo: [(u32, u64); 2],
 }
 
 /// The serialization interval of an admitted packet (and whether the channel will lose it).
 #[derive(Debug, Clone, Copy)]
 pub struct PendingTx {
+    /// When the packet reached the transmitter (was offered).
+    pub offered: u64,
+    /// Offered ahead of the simulator's clock (see [`Link::offer_at`]).
+    pub ahead: bool,
     pub start: u64,
     pub end: u64,
     pub bytes: u32,
@@ -70,27 +85,70 @@ pub struct PendingTx {
 }
 
 impl Link {
-    /// Forgets packets whose serialization finished by `now`.
+    /// `rate.tx_time_ns(bytes)`, remembered for the last two sizes.
+    #[inline]
+    fn tx_time_ns(&mut self, rate: DataRate, bytes: u32) -> u64 {
+        let m = &mut self.tx_memo;
+        if m[0].0 == bytes {
+            return m[0].1;
+        }
+        if m[1].0 == bytes {
+            m.swap(0, 1);
+            return m[0].1;
+        }
+        let t = rate.tx_time_ns(bytes);
+        m[1] = m[0];
+        m[0] = (bytes, t);
+        t
+    }
+
+    /// Forgets packets whose serialization finished by `now`, the simulator's clock.
     #[inline]
     pub fn purge(&mut self, now: u64) {
         while self.pending.front().is_some_and(|p| p.end <= now) {
             self.pending.pop_front();
+            self.pending_done = self.pending_done.saturating_sub(1);
         }
     }
 
-    /// Packets waiting at `now` (the one being serialized excluded). Call after [`Link::purge`].
-    #[inline]
+    /// Packets waiting at `now` (the one being serialized excluded). A packet offered ahead of the
+    /// clock (see [`Link::offer_at`]) counts once it has arrived: offered before `now`, since a
+    /// sample at its arrival instant was scheduled before the arrival and runs first in the
+    /// event-driven order. Call after [`Link::purge`]`(now)`.
     pub fn waiting(&self, now: u64) -> u32 {
-        let n = self.pending.len() as u32;
+        // Offers are in time order, so what has not arrived by `now` is a suffix of the entries.
+        let n = self.pending.len() - self.ahead_suffix(now).count();
+        // The rest ends after `now` (purged); only the first can be in service (FIFO).
         match self.pending.front() {
-            Some(p) if p.start <= now => n - 1,
-            _ => n,
+            Some(p) if n > 0 && p.start <= now => n as u32 - 1,
+            _ => n as u32,
         }
     }
 
-    /// Counters as of `end`: packets admitted but still unserialized at `end` are taken back out.
+    /// The newest entries, newest first, offered ahead of the clock for `now` or later.
+    fn ahead_suffix(&self, now: u64) -> impl Iterator<Item = &PendingTx> + '_ {
+        (0..self.pending.len()).rev().map_while(move |i| self.pending.get(i).filter(|p| p.ahead && p.offered >= now))
+    }
+
+    /// The drop counters (overflow, early, channel) as they stood at `now`, the simulator's clock:
+    /// drops and losses decided ahead of the clock (see [`Link::offer_at`]) at or after `now` are
+    /// left out, and ahead-of-clock drops before `now` are forgotten. Sample times must not decrease.
+    pub fn drops_at(&mut self, now: u64) -> (u64, u64, u64) {
+        while self.drops_ahead.front().is_some_and(|&t| t < now) {
+            self.drops_ahead.pop_front();
+        }
+        let ahead_losses = self.ahead_suffix(now).filter(|p| p.lost).count() as u64;
+        let st = &self.stats;
+        (st.overflow_drops - self.drops_ahead.len() as u64, st.early_drops, st.channel_losses - ahead_losses)
+    }
+
+    /// Counters as of `end`: packets admitted but still unserialized at `end` are taken back out,
+    /// and so are drops decided ahead of the clock for instants after `end`.
     pub fn stats_at(&self, end: u64) -> LinkStats {
         let mut st = self.stats.clone();
+        st.overflow_drops -= self.drops_ahead.iter().filter(|&&t| t > end).count() as u64;
+        // A packet offered after `end` (ahead of the clock) ends after it too: it is taken out
+        // whole (its serialization starts after `end`).
         for p in self.pending.iter().filter(|p| p.end > end) {
             st.packets_sent -= 1;
             st.bytes_sent -= p.bytes as u64;
@@ -127,8 +185,27 @@ impl Link {
     /// both run a link through this one function. `now` must not decrease between calls.
     #[inline(always)]
     pub fn offer(&mut self, now: u64, bytes: u32, payload: u32, ecn: Ecn, repairable: bool) -> Offer {
-        self.purge(now);
-        let q = self.waiting(now);
+        self.offer_at(now, now, bytes, payload, ecn, repairable)
+    }
+
+    /// [`Link::offer`] of a packet that reaches the transmitter at `now`, while the simulator's
+    /// clock reads `clock` ≤ `now`. The engine offers ahead of the clock where a link is fed by
+    /// one upstream link only (cut-through, see `sim`): its offers then still come in time order,
+    /// and what it decides depends on nothing else. Readers at the clock ([`Link::waiting`],
+    /// [`Link::drops_at`], [`Link::stats_at`]) leave out what lies ahead of it. `now` must not
+    /// decrease between calls, nor `clock`.
+    #[inline(always)]
+    pub fn offer_at(&mut self, clock: u64, now: u64, bytes: u32, payload: u32, ecn: Ecn, repairable: bool) -> Offer {
+        self.purge(clock);
+        // The queue at `now`: skip what has finished by then (kept for readers at the clock).
+        while self.pending.get(self.pending_done).is_some_and(|p| p.end <= now) {
+            self.pending_done += 1;
+        }
+        let n = (self.pending.len() - self.pending_done) as u32;
+        let q = match self.pending.get(self.pending_done) {
+            Some(p) if p.start <= now => n - 1,
+            _ => n,
+        };
         let idle_since = (q == 0 && self.busy_until <= now).then_some(self.busy_until);
         match self.queue.admit(now, q, idle_since, ecn, &mut self.queue_rng) {
             a @ (Admission::Queued | Admission::QueuedMarked) => {
@@ -136,7 +213,13 @@ impl Link {
                 if ce {
                     self.stats.ce_marks += 1;
                 }
-                let (start, end) = self.capacity.serve(now, self.busy_until, bytes);
+                let (start, end) = match self.capacity {
+                    Capacity::Constant(rate) => {
+                        let start = now.max(self.busy_until);
+                        (start, start + self.tx_time_ns(rate, bytes))
+                    }
+                    _ => self.capacity.serve(now, self.busy_until, bytes),
+                };
                 self.busy_until = end;
                 self.stats.packets_sent += 1;
                 self.stats.bytes_sent += bytes as u64;
@@ -151,7 +234,7 @@ impl Link {
                 }
                 let lost = fate == Fate::Lost;
                 let corrupted = fate == Fate::Corrupted;
-                self.pending.push_back(PendingTx { start, end, bytes, lost, corrupted });
+                self.pending.push_back(PendingTx { offered: now, ahead: now > clock, start, end, bytes, lost, corrupted });
                 if corrupted {
                     self.stats.corruptions += 1;
                 }
@@ -164,9 +247,14 @@ impl Link {
             }
             Admission::OverflowDrop => {
                 self.stats.overflow_drops += 1;
+                if now > clock {
+                    self.drops_ahead.push_back(now);
+                }
                 Offer::Dropped
             }
             Admission::EarlyDrop => {
+                // Only an AQM drops early, and a link with one runs at the clock (see `sim`).
+                debug_assert_eq!(now, clock, "an early drop ahead of the clock");
                 self.stats.early_drops += 1;
                 Offer::Dropped
             }
@@ -212,6 +300,12 @@ impl<T: Copy> Ring<T> {
     #[inline]
     pub fn front(&self) -> Option<&T> {
         (self.len > 0).then(|| &self.buf[self.head])
+    }
+
+    /// The `i`-th oldest item.
+    #[inline]
+    pub fn get(&self, i: usize) -> Option<&T> {
+        (i < self.len).then(|| &self.buf[(self.head + i) & (self.buf.len() - 1)])
     }
 
     /// Appends an item, doubling the buffer when full.
