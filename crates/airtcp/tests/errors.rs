@@ -35,7 +35,7 @@ fn each_mistake_names_its_field() {
         ("rate = \"2Mbps\"", "rate = \"0bps\"", "links[1].rate", "greater than 0"),
         ("warmup = \"10s\"", "warmup = \"200s\"", "warmup", "less than duration"),
         ("limit_pkts = 50 }", "limit_pkts = 0 }", "links[0].queue.limit_pkts", "at least 1"),
-        ("[[flows]]", "[[flows]", "line", "table header"),
+        ("[[flows]]", "[[flows]", "line", "expected `]`"),
         ("min_rto = \"200ms\"", "min_rto = \"200ms\"\nmax_rto = \"100ms\"", "flows[0].min_rto", "max_rto"),
     ];
     for (from, to, field, allowed) in cases {

@@ -42,7 +42,10 @@ fn one_line(s: &str) -> String {
 /// Types and units are checked here; ranges, references and routes by [`validate::validate`],
 /// which `Simulator::build` runs (once) before building.
 pub fn parse(text: &str) -> Result<Scenario, ScenarioError> {
-    let de = toml::Deserializer::new(text);
+    let de = toml::Deserializer::parse(text).map_err(|e| {
+        let loc = e.span().map(|s| format!(" (line {})", line_of(text, s.start))).unwrap_or_default();
+        ScenarioError { message: format!("scenario{loc}: {}", one_line(e.message())) }
+    })?;
     let scenario: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
         let path = e.path().to_string();
         let inner = e.into_inner();
