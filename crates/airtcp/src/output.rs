@@ -304,6 +304,16 @@ impl FlowSeries {
 }
 
 impl LinkSeries {
+    /// Reserves room for `rows` more rows in every column.
+    pub fn reserve(&mut self, rows: usize) {
+        self.time_s.reserve_exact(rows);
+        self.link.reserve_exact(rows);
+        self.queue_pkts.reserve_exact(rows);
+        self.avg_queue_pkts.reserve_exact(rows);
+        self.drops.reserve_exact(rows);
+        self.ce_marks.reserve_exact(rows);
+    }
+
     /// The name of the link of row `i`.
     pub fn link_name(&self, i: usize) -> &str {
         &self.link_names[self.link[i] as usize]

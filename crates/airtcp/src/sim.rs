@@ -848,6 +848,7 @@ impl Simulator {
             // columns never hold a doubling's worth of spare capacity (10⁷ rows for 10 000 flows).
             let samples = (self.end / self.sample_ns.max(1) + 1) as usize;
             self.flow_series.reserve(samples.saturating_mul(self.flows.len()));
+            self.link_series.reserve(samples.saturating_mul(self.links.len()));
         }
         for (i, f) in self.flows.iter_mut().enumerate() {
             let s = &mut self.flow_series;
