@@ -70,6 +70,15 @@ def main() -> int:
         env = dict(os.environ, RUSTFLAGS="-C target-feature=+crt-static", CARGO_TARGET_DIR=str(STATIC_DIR))
         subprocess.run(["cargo", "build", "--release", "-q", "-p", "airtcp", "--example", "run_toml",
                         "--target", GNU_TARGET], cwd=ROOT, check=True, env=env)
+    # The same static runner built with profile-guided optimization (bench/build_pgo.sh), where
+    # rustc's LLVM version of llvm-profdata is installed.
+    run_toml_pgo = None
+    if have_static:
+        pgo = subprocess.run(["bash", str(ROOT / "bench" / "build_pgo.sh")], cwd=ROOT, capture_output=True, text=True)
+        if pgo.returncode == 0:
+            run_toml_pgo = pgo.stdout.strip().splitlines()[-1]
+        else:
+            print(f"(no PGO runner: {pgo.stderr.strip().splitlines()[-1] if pgo.stderr.strip() else pgo.returncode})")
     if a.build_ns3:
         sys.path.insert(0, str(ROOT / "bench"))
         import validate_ns3  # noqa: E402
@@ -109,11 +118,17 @@ def main() -> int:
             row = {"loss": loss, "airtcp_process_s": wall([str(RUN_TOML), str(path), "1"], n_ext)}
             if have_static:
                 row["airtcp_static_process_s"] = wall([str(RUN_TOML_STATIC), str(path), "1"], n_ext)
+            if run_toml_pgo:
+                row["airtcp_pgo_process_s"] = wall([run_toml_pgo, str(path), "1"], n_ext)
             inproc = [r for r in rows if r["scenario"] == f"fig10 reno/newreno {loss*100:g}%"][0]["median_wall_s"]
             row["airtcp_in_process_s"] = inproc
             a_long = wall([str(RUN_TOML), str(long_path), "1"], n)
             a_zero = wall([str(RUN_TOML), str(zero_path), "1"], n_ext)
             row["airtcp_steady_per_100s"] = (a_long - a_zero) / 10
+            if run_toml_pgo:
+                p_long = wall([run_toml_pgo, str(long_path), "1"], n)
+                p_zero = wall([run_toml_pgo, str(zero_path), "1"], n_ext)
+                row["airtcp_pgo_steady_per_100s"] = (p_long - p_zero) / 10
             if have_ns2:
                 total = wall(["ns", ns2_tcl, str(loss), "100", "1"], n_ext)
                 long_total = wall(["ns", ns2_tcl, str(loss), "1000", "1"], n)
@@ -121,29 +136,41 @@ def main() -> int:
                         "ns2_steady_per_100s": (long_total - ns2_start) / 10,
                         "ns2_over_airtcp_steady": (long_total - ns2_start) / 10 / row["airtcp_steady_per_100s"],
                         "ns2_over_airtcp_process": total / row["airtcp_process_s"]}
+                if run_toml_pgo:
+                    row["ns2_over_airtcp_pgo_steady"] = row["ns2_steady_per_100s"] / row["airtcp_pgo_steady_per_100s"]
             if have_ns3:
                 ns3 = wall([str(NS3_FIG10), f"--loss={loss}", "--run=1", "--cc=newreno", "--duration=100",
                             "--warmup=10", "--timestamps=0"], n_ext)
                 row |= {"ns3_process_s": ns3, "airtcp_over_ns3_process": row["airtcp_process_s"] / ns3}
                 if have_static:
                     row["airtcp_static_over_ns3_process"] = row["airtcp_static_process_s"] / ns3
+                if run_toml_pgo:
+                    row["airtcp_pgo_over_ns3_process"] = row["airtcp_pgo_process_s"] / ns3
             side.append(row)
     results["fig10_side_by_side"] = side
     print(f"\n{'NewReno Fig. 10':16} {'airtcp in-proc':>14} {'airtcp proc':>12} {'static proc':>12} "
-          f"{'ns-3 proc':>10} {'airtcp/ns-3':>12} {'static/ns-3':>12}")
+          f"{'ns-3 proc':>10} {'airtcp/ns-3':>12} {'static/ns-3':>12}"
+          + (f" {'PGO proc':>10} {'PGO/ns-3':>9}" if run_toml_pgo else ""))
     for r in side:
         st = f"{r['airtcp_static_process_s']*1e3:10.2f}ms" if have_static else f"{'-':>12}"
         ns3 = (f"{r['ns3_process_s']*1e3:8.0f}ms {'1/%.0f' % (1 / r['airtcp_over_ns3_process']):>12} "
                + (f"{'1/%.0f' % (1 / r['airtcp_static_over_ns3_process']):>12}" if have_static else "")) if have_ns3 else ""
+        pgo = ""
+        if run_toml_pgo:
+            pgo = f" {r['airtcp_pgo_process_s']*1e3:8.2f}ms" + (
+                f" {'1/%.0f' % (1 / r['airtcp_pgo_over_ns3_process']):>9}" if have_ns3 else "")
         print(f"{'loss ' + format(r['loss']*100, 'g') + '%':16} {r['airtcp_in_process_s']*1e3:12.2f}ms "
-              f"{r['airtcp_process_s']*1e3:10.2f}ms {st} {ns3}")
+              f"{r['airtcp_process_s']*1e3:10.2f}ms {st} {ns3}{pgo}")
     if have_ns2:
         print(f"\n{'per 100 s, steady':16} {'airtcp':>10} {'ns-2':>10} {'ns-2/airtcp':>12} "
-              f"{'ns-2 proc':>10} {'ns-2/airtcp proc':>17}   (steady = (T(1000 s) - T(0 s)) / 10)")
+              f"{'ns-2 proc':>10} {'ns-2/airtcp proc':>17}" + (f" {'PGO steady':>10} {'ns-2/PGO':>9}" if run_toml_pgo else "")
+              + "   (steady = (T(1000 s) - T(0 s)) / 10)")
         for r in side:
             print(f"{'loss ' + format(r['loss']*100, 'g') + '%':16} {r['airtcp_steady_per_100s']*1e3:8.2f}ms "
                   f"{r['ns2_steady_per_100s']*1e3:8.2f}ms {r['ns2_over_airtcp_steady']:11.1f}x "
-                  f"{r['ns2_total_s']*1e3:8.1f}ms {r['ns2_over_airtcp_process']:16.1f}x")
+                  f"{r['ns2_total_s']*1e3:8.1f}ms {r['ns2_over_airtcp_process']:16.1f}x"
+                  + (f" {r['airtcp_pgo_steady_per_100s']*1e3:8.2f}ms {r['ns2_over_airtcp_pgo_steady']:8.1f}x"
+                     if run_toml_pgo else ""))
 
     # 3. Dumbbells: 20 and 1 000 flows through a 100 Mb/s bottleneck, 100 s.
     db = bench("dumbbell", "20", "100", str(n)) + bench("dumbbell", "1000", "100", "3")
