@@ -52,12 +52,12 @@ bench:
 	$(CARGO) build --release -p airtcp --example bench_scenarios
 	$(PYTHON) bench/run_bench.py
 
-## # A statically linked, profile-guided scenario runner (needs rustc's LLVM llvm-profdata, e.g.
-# Debian's llvm-NN): same results, ~15% faster; prints its path.
+## pgo: a statically linked, profile-guided scenario runner, same results, ~15% faster; prints its
+## path (needs llvm-profdata of rustc's LLVM version, e.g. Debian's llvm-22)
 pgo:
 	bash bench/build_pgo.sh
 
-validate-ns3: airtcp vs ns-3 3.44 side by side -> VALIDATION.md (not in CI: downloads the ~100 MB
+## validate-ns3: airtcp vs ns-3 3.44 side by side -> VALIDATION.md (not in CI: downloads the ~100 MB
 ## `ns3` wheel into target/ns3 and builds C++ twins with g++; QUICK=1 for 3 seeds and short runs)
 validate-ns3:
 	$(PYTHON) bench/validate_ns3.py $(if $(QUICK),--quick,)

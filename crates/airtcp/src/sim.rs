@@ -2,8 +2,10 @@
 //!
 //! Hot path: events are a small `Copy` enum in a binary heap, packets live in an arena, a link
 //! schedules only each packet's arrival (its serialization interval is known at admission, see
-//! `net::link`), and per-flow timers are cancelled lazily (one pending heap entry per timer,
-//! re-armed only when it fires early) — nothing is allocated per packet in steady state.
+//! `net::link`), a hop into a link fed by that one link alone is taken without an event at all
+//! (cut-through, see `Simulator::enqueue`), and per-flow timers are cancelled lazily (one pending
+//! heap entry per timer, re-armed only when it fires early) — nothing is allocated per packet in
+//! steady state.
 
 use std::collections::HashMap;
 
@@ -110,7 +112,7 @@ pub struct Simulator {
     /// HSDPA cells, each replacing one link's transmitter (see `channel::hsdpa`).
     cells: Vec<CellHop>,
     /// Per link: the one upstream link through which all its packets come, when the link may be
-    /// offered its packets ahead of the clock (cut-through, see [`Simulator::enqueue`]).
+    /// offered its packets ahead of the clock (cut-through, see `Simulator::enqueue`).
     cut_feeder: Vec<Option<u32>>,
 }
 
@@ -388,7 +390,7 @@ impl Simulator {
     }
 
     /// Runs every hop through arrival events, as if no link qualified for cut-through (see
-    /// [`Simulator::enqueue`]): the event-by-event reference that cut-through is tested against.
+    /// `Simulator::enqueue`): the event-by-event reference that cut-through is tested against.
     pub fn disable_cut_through(&mut self) {
         self.cut_feeder.fill(None);
     }
@@ -489,7 +491,7 @@ impl Simulator {
     /// interval, its channel fate and, unless lost, its arrival at the far end.
     ///
     /// Cut-through: when the packet's next link is fed by this link alone and its far-end node
-    /// originates no traffic (see [`cut_through_feeders`]), the packet is offered to the next link
+    /// originates no traffic (see `cut_through_feeders`), the packet is offered to the next link
     /// at once, for the instant it will arrive there, instead of through an arrival event. The
     /// next link then sees exactly the offers it would see event by event, in the same order and
     /// at the same instants (its only feeder is a FIFO with a constant delay), so its queue,
@@ -1049,7 +1051,7 @@ fn note_drop(flows: &mut [Flow], p: &Packet, cause: DropCause) {
 }
 
 /// Which links may take their packets ahead of the clock (cut-through, see
-/// [`Simulator::enqueue`]), and from which feeder: link L qualifies when
+/// `Simulator::enqueue`), and from which feeder: link L qualifies when
 /// - every packet that reaches L comes off one upstream link U (the routes of all flows, both
 ///   directions of a TCP flow, enter L only from U), so L's offers come in U's arrival order;
 /// - L's near node is no flow's source or destination (nothing else is offered to L);
