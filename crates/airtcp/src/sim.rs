@@ -205,8 +205,6 @@ impl Simulator {
                     drops_ahead: Ring::new(),
                     in_flight: Ring::new(),
                     stats: LinkStats::default(),
-                    // Size 0 serializes in 0 ns at any rate: a correct initial entry.
-                    tx_memo: [(0, 0); 2],
                     name,
                 });
             }
@@ -227,7 +225,7 @@ impl Simulator {
                 cell: HsdpaCell::new(CellParams::from_spec(h), make_queue(q, 0), seed, &links[li].name, flows.len()),
             })
             .collect::<Vec<_>>();
-        let cut_feeder = cut_through_feeders(&links, &routes, &flows, &cells);
+        let cut_feeder = cut_through_feeders(s.nodes.len(), &links, &routes, &flows, &cells);
         let mut queue = EventQueue::new();
         for (i, f) in flows.iter().enumerate() {
             if f.start <= end {
@@ -542,7 +540,7 @@ impl Simulator {
                     self.pkts.free(pkt);
                 }
             }
-            return;
+            break;
         }
     }
 
@@ -1057,20 +1055,17 @@ fn note_drop(flows: &mut [Flow], p: &Packet, cause: DropCause) {
 /// - L's near node is no flow's source or destination (nothing else is offered to L);
 /// - L's decisions depend only on its offers: a DropTail queue (RED's and CW's averages are read
 ///   by samples and evolve with time), no link-level ARQ, not an HSDPA cell.
-fn cut_through_feeders(links: &[Link], routes: &RoutingTable, flows: &[Flow], cells: &[CellHop]) -> Vec<Option<u32>> {
-    // Per link: None = no feeder seen yet, Some(Some(u)) = only u, Some(None) = several or an origin.
+fn cut_through_feeders(n_nodes: usize, links: &[Link], routes: &RoutingTable, flows: &[Flow], cells: &[CellHop]) -> Vec<Option<u32>> {
+    // Per link: None = no feeder seen yet, Some(Some(u)) = only u, Some(None) = several.
     let mut feeder: Vec<Option<Option<u32>>> = vec![None; links.len()];
-    let mut origin = vec![false; links.iter().map(|l| l.from.max(l.to) as usize + 1).max().unwrap_or(0)];
+    let mut origin = vec![false; n_nodes];
     for f in flows {
-        for n in [f.src, f.dst] {
-            if let Some(o) = origin.get_mut(n as usize) {
-                *o = true;
-            }
-        }
+        origin[f.src as usize] = true;
+        origin[f.dst as usize] = true;
         let both = matches!(f.kind, FlowKind::Tcp(_));
         for (a, b) in [(f.src, f.dst), (f.dst, f.src)].into_iter().take(if both { 2 } else { 1 }) {
             let (mut node, mut prev) = (a, None::<u32>);
-            // A route has at most one hop per link: the bound guards against a malformed table.
+            // Walk to `b` (where `next_hop` gives None); a route has at most one hop per link.
             for _ in 0..links.len() {
                 let Some(l) = routes.next_hop(node, b) else { break };
                 if let Some(u) = prev {
@@ -1083,9 +1078,6 @@ fn cut_through_feeders(links: &[Link], routes: &RoutingTable, flows: &[Flow], ce
                 }
                 prev = Some(l);
                 node = links[l as usize].to;
-                if node == b {
-                    break;
-                }
             }
         }
     }
@@ -1093,15 +1085,9 @@ fn cut_through_feeders(links: &[Link], routes: &RoutingTable, flows: &[Flow], ce
         .iter()
         .enumerate()
         .map(|(i, l)| {
-            let eligible = !origin.get(l.from as usize).copied().unwrap_or(false)
-                && l.queue.kind_name() == "droptail"
-                && l.arq.is_none()
-                && !cells.iter().any(|c| c.link == i);
-            if eligible {
-                feeder[i].flatten()
-            } else {
-                None
-            }
+            let eligible =
+                !origin[l.from as usize] && matches!(l.queue.aqm, Aqm::DropTail) && l.arq.is_none() && !cells.iter().any(|c| c.link == i);
+            feeder[i].flatten().filter(|_| eligible)
         })
         .collect()
 }

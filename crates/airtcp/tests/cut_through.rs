@@ -135,13 +135,7 @@ start = "19.5s"
     for seed in [1, 2, 3] {
         assert_same("chain, lossy", &chain(r#"{ kind = "uniform", loss = 0.02 }"#), seed, None, &[1, 2, 3, 4]);
     }
-    assert_same(
-        "chain, corrupting",
-        &chain(r#"{ kind = "uniform", error_rate = 0.02, effect = "corruption" }"#),
-        4,
-        None,
-        &[1, 2, 3, 4],
-    );
+    assert_same("chain, corrupting", &chain(r#"{ kind = "uniform", error_rate = 0.02, effect = "corruption" }"#), 4, None, &[1, 2, 3, 4]);
 }
 
 /// Links that must run at the clock are not cut: an AQM queue (its average evolves with time and

@@ -196,7 +196,9 @@ fn loss_differentiation_fig12_voip_load() {
     let flows: Vec<&FlowSummary> = outs.iter().map(|o| &o.summary.flows[0]).collect();
     let (q, c, nq, nc) = verdict_fractions(&flows);
     let m = marked_fraction(&outs, "BS->D");
-    eprintln!("5 VoIP: channel losses as link errors {c:.3} of {nc}; queue drops as congestion {q:.3} of {nq}; Jersey segments CW-marked {m:.3}");
+    eprintln!(
+        "5 VoIP: channel losses as link errors {c:.3} of {nc}; queue drops as congestion {q:.3} of {nq}; Jersey segments CW-marked {m:.3}"
+    );
     assert!(c >= 0.9, "channel losses answered as link errors: {c}");
 }
 
@@ -415,7 +417,11 @@ fn table2_jersey_reno_shares() {
         rs.push(r);
     }
     let ((j, _), (r, _)) = (mean_sd(&js), mean_sd(&rs));
-    eprintln!("Table III (0.1% loss, {} seeds): Jersey {j:.0}, Reno {r:.0} b/s, ratio {:.3} (paper 993 860 / 916 200 = 1.085)", seeds(), j / r);
+    eprintln!(
+        "Table III (0.1% loss, {} seeds): Jersey {j:.0}, Reno {r:.0} b/s, ratio {:.3} (paper 993 860 / 916 200 = 1.085)",
+        seeds(),
+        j / r
+    );
     assert!(j > r, "Jersey {j:.0} vs Reno {r:.0}");
     assert!(10.0 * (j + r) >= 0.95 * 20.0 * fair, "bottleneck under-used: {}", 10.0 * (j + r));
 }

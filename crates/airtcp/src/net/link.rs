@@ -64,10 +64,6 @@ pub struct Link {
     /// Packets on their way to the far end, with their arrival times (non-decreasing).
     pub in_flight: Ring<(u64, PacketId)>,
     pub stats: LinkStats,
-    /// The last two (size, serialization time) pairs of a constant-rate link: a link carries one
-    /// or two packet sizes (data segments one way, ACKs the other), and each saves a 64-bit
-    /// division per packet. Same values as [`DataRate::tx_time_ns`].
-    pub tx_memo: [(u32, u64); 2],
 }
 
 /// The serialization interval of an admitted packet (and whether the channel will lose it).
@@ -85,23 +81,6 @@ pub struct PendingTx {
 }
 
 impl Link {
-    /// `rate.tx_time_ns(bytes)`, remembered for the last two sizes.
-    #[inline]
-    fn tx_time_ns(&mut self, rate: DataRate, bytes: u32) -> u64 {
-        let m = &mut self.tx_memo;
-        if m[0].0 == bytes {
-            return m[0].1;
-        }
-        if m[1].0 == bytes {
-            m.swap(0, 1);
-            return m[0].1;
-        }
-        let t = rate.tx_time_ns(bytes);
-        m[1] = m[0];
-        m[0] = (bytes, t);
-        t
-    }
-
     /// Forgets packets whose serialization finished by `now`, the simulator's clock.
     #[inline]
     pub fn purge(&mut self, now: u64) {
@@ -213,13 +192,7 @@ impl Link {
                 if ce {
                     self.stats.ce_marks += 1;
                 }
-                let (start, end) = match self.capacity {
-                    Capacity::Constant(rate) => {
-                        let start = now.max(self.busy_until);
-                        (start, start + self.tx_time_ns(rate, bytes))
-                    }
-                    _ => self.capacity.serve(now, self.busy_until, bytes),
-                };
+                let (start, end) = self.capacity.serve(now, self.busy_until, bytes);
                 self.busy_until = end;
                 self.stats.packets_sent += 1;
                 self.stats.bytes_sent += bytes as u64;

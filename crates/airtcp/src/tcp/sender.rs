@@ -131,12 +131,7 @@ impl SenderCore {
 
     #[inline]
     fn seg_index(&self, seq: u64) -> usize {
-        let off = seq - self.snd_una;
-        // A window's offsets fit in 32 bits: a 32-bit division is much cheaper than a 64-bit one.
-        match u32::try_from(off) {
-            Ok(o) => (o / self.cfg.mss) as usize,
-            Err(_) => (off / self.cfg.mss as u64) as usize,
-        }
+        ((seq - self.snd_una) / self.cfg.mss as u64) as usize
     }
 
     /// Whether a fast retransmit may start (RFC 6582 §3.2 step 2): the cumulative ACK covers more
