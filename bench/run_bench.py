@@ -59,6 +59,17 @@ def fig10_toml(loss: float) -> str:
     return text.replace("loss = 0.01", f"loss = {loss}", 1)
 
 
+
+def grid_toml(loss: float, scheme: str) -> str:
+    """A cell of the ns-3 grid as a file: what `bench_scenarios grid` runs in-process (the shipped
+    Fig. 10 file, loss and scheme set; Vegas without its fine-grained expiry, as ns-3's)."""
+    cc = {"newreno": "reno", "westwood-plus": "westwood-plus", "vegas": "vegas"}[scheme]
+    text = fig10_toml(loss).replace('cc = "reno"', f'cc = "{cc}"', 1)
+    if scheme == "vegas":
+        text = text.replace('recovery = "newreno"',
+                            'recovery = "newreno"\ncc_params = { alpha = 1, beta = 3, gamma = 1, expiry = false }', 1)
+    return text
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--build-ns3", action="store_true", help="build the ns-3 Fig. 10 twin first")
@@ -172,6 +183,52 @@ def main() -> int:
                   + (f" {r['airtcp_pgo_steady_per_100s']*1e3:8.2f}ms {r['ns2_over_airtcp_pgo_steady']:8.1f}x"
                      if run_toml_pgo else ""))
 
+    # 2b. The ns-3 comparison grid: Fig. 10 at five loss rates x NewReno, Westwood+, Vegas, with the
+    # settings of `make validate-ns3`. Three ways to compare, on the same seeds 1..n in one sitting:
+    #   engine:  airtcp in-process (parse + run + summary and series) vs ns-3's Simulator::Run()
+    #            alone (the twin's own timer: no start-up, no topology set-up; favours ns-3);
+    #   process: one scenario per process, airtcp's static runner vs the ns-3 twin, start to exit.
+    if have_ns3:
+        grid_n = max(5, REPEATS // 2)
+        grid = {r["scenario"]: r for r in bench("grid", str(grid_n))}
+        cells = []
+        with tempfile.TemporaryDirectory() as tmp:
+            for loss in (0.0, 0.001, 0.01, 0.03, 0.05):
+                for scheme in ("newreno", "westwood-plus", "vegas"):
+                    ours = grid[f"grid {scheme} {loss:g}"]
+                    path = Path(tmp) / f"grid-{scheme}-{loss}.toml"
+                    path.write_text(grid_toml(loss, scheme))
+                    runner = RUN_TOML_STATIC if have_static else RUN_TOML
+                    proc = statistics.median(wall([str(runner), str(path), str(seed)], 1) for seed in range(1, grid_n + 1))
+                    ns3_proc, ns3_run = [], []
+                    for seed in range(1, grid_n + 1):
+                        t0 = time.perf_counter()
+                        out = subprocess.run([str(NS3_FIG10), f"--loss={loss}", f"--run={seed}", f"--cc={scheme}",
+                                              "--duration=100", "--warmup=10"], check=True, capture_output=True,
+                                             text=True).stdout
+                        ns3_proc.append(time.perf_counter() - t0)
+                        ns3_run.append(json.loads(out)["run_wall_s"])
+                    cells.append({"loss": loss, "scheme": scheme, "seeds": grid_n,
+                                  "airtcp_in_process_s": ours["median_wall_s"],
+                                  "airtcp_process_s": proc, "airtcp_runner": "static" if have_static else "dynamic",
+                                  "ns3_run_s": statistics.median(ns3_run),
+                                  "ns3_process_s": statistics.median(ns3_proc)})
+        for c in cells:
+            c["engine_ratio"] = c["airtcp_in_process_s"] / c["ns3_run_s"]
+            c["process_ratio"] = c["airtcp_process_s"] / c["ns3_process_s"]
+        results["ns3_grid"] = cells
+        print(f"\n{'Fig. 10 grid':24} {'airtcp in-proc':>14} {'ns-3 Run()':>11} {'engine':>8} "
+              f"{'airtcp proc':>12} {'ns-3 proc':>10} {'process':>8}   (medians over seeds 1..{grid_n})")
+        for c in cells:
+            print(f"{c['scheme'] + ' ' + format(c['loss'] * 100, 'g') + '%':24} {c['airtcp_in_process_s']*1e3:12.2f}ms "
+                  f"{c['ns3_run_s']*1e3:9.0f}ms {'1/%.0f' % (1 / c['engine_ratio']):>8} "
+                  f"{c['airtcp_process_s']*1e3:10.2f}ms {c['ns3_process_s']*1e3:8.0f}ms {'1/%.0f' % (1 / c['process_ratio']):>8}")
+        worst_engine = max(cells, key=lambda c: c["engine_ratio"])
+        worst_proc = max(cells, key=lambda c: c["process_ratio"])
+        print(f"worst cell: engine 1/{1 / worst_engine['engine_ratio']:.0f} ({worst_engine['scheme']} "
+              f"{worst_engine['loss'] * 100:g}%), process 1/{1 / worst_proc['process_ratio']:.0f} "
+              f"({worst_proc['scheme']} {worst_proc['loss'] * 100:g}%)")
+
     # 3. Dumbbells: 20 and 1 000 flows through a 100 Mb/s bottleneck, 100 s.
     db = bench("dumbbell", "20", "100", str(n)) + bench("dumbbell", "1000", "100", "3")
     results["dumbbell"] = db
@@ -187,8 +244,12 @@ def main() -> int:
           f"{mem['wall_s']:.2f} s, {mem['flows_that_sent']} flows sent data")
 
     # 5. A 200-run sweep on 1 thread and on all cores (medians of n), same digest required.
-    one = [bench("sweep", "200", "1")[0] for _ in range(n)]
-    allc = [bench("sweep", "200", "0")[0] for _ in range(n)]
+    # Alternated, so that a drift of the machine's speed (these VMs' clocks wander by 30% between
+    # minutes) hits both sides alike.
+    one, allc = [], []
+    for _ in range(n):
+        one.append(bench("sweep", "200", "1")[0])
+        allc.append(bench("sweep", "200", "0")[0])
     digests = {r["digest"] for r in one + allc}
     t1 = statistics.median(r["wall_s"] for r in one)
     tn = statistics.median(r["wall_s"] for r in allc)
@@ -196,6 +257,27 @@ def main() -> int:
                         "speedup": t1 / tn, "identical_results": len(digests) == 1}
     print(f"\nsweep of 200 Fig. 10 runs: {t1:.3f} s on 1 thread, {tn:.3f} s on {allc[0]['threads']}: "
           f"{t1/tn:.2f}x; results identical: {len(digests) == 1}")
+    # 5b. The same 200 runs as ns-3 twin processes, one at a time and `cores` at a time: the time a
+    # researcher waits for the sweep's answers with each simulator.
+    if have_ns3:
+        from concurrent.futures import ThreadPoolExecutor
+
+        losses = [0.0, 0.001, 0.002, 0.005, 0.01, 0.02, 0.03, 0.05, 0.07, 0.1]
+        cmds = [[str(NS3_FIG10), f"--loss={losses[i % 10]}", f"--run={1 + i // 10}", "--cc=newreno",
+                 "--duration=100", "--warmup=10"] for i in range(200)]
+
+        def sweep_ns3(workers: int) -> float:
+            t0 = time.perf_counter()
+            with ThreadPoolExecutor(max_workers=workers) as pool:
+                list(pool.map(lambda c: subprocess.run(c, check=True, capture_output=True), cmds))
+            return time.perf_counter() - t0
+
+        ns3_1, ns3_all = sweep_ns3(1), sweep_ns3(cores)
+        results["sweep"] |= {"ns3_wall_1_s": ns3_1, "ns3_wall_all_s": ns3_all,
+                             "airtcp_over_ns3_1": t1 / ns3_1, "airtcp_over_ns3_all": tn / ns3_all}
+        print(f"the same 200 runs as ns-3 processes: {ns3_1:.1f} s one at a time, {ns3_all:.1f} s {cores} at a "
+              f"time; airtcp / ns-3 = 1/{ns3_1 / t1:.0f} (1 thread vs 1 process at a time), "
+              f"1/{ns3_all / tn:.0f} (all cores each)")
     (ROOT / "bench" / "results.json").write_text(json.dumps(results, indent=2) + "\n")
     return 0 if len(digests) == 1 else 1
 

@@ -4,6 +4,9 @@
 //! bench_scenarios fig10 [REPEATS]            Fig. 10 (100 s) per scheme and recovery: median wall, events/s
 //! bench_scenarios dumbbell FLOWS SECS [REPEATS]  an N-flow dumbbell (100 Mb/s bottleneck)
 //! bench_scenarios memory FLOWS SECS          one N-flow dumbbell run, then the process's peak RSS
+//! bench_scenarios grid [REPEATS]             the ns-3 comparison grid: Fig. 10 at 0, 0.1, 1, 3, 5% loss ×
+//!                                            NewReno, Westwood+, Vegas as `bench/ns3/fig10.cc` runs them
+//!                                            (seeds 1..=REPEATS): median wall per cell, in-process
 //! bench_scenarios sweep RUNS THREADS         RUNS Fig. 10 runs through `airtcp::run_many` on THREADS
 //!                                            threads (0 = all cores): wall time and a digest of the results
 //! ```
@@ -49,6 +52,24 @@ fn fig10_variants() -> Vec<(String, String)> {
     // as the thesis does, not the example's 1000 (which overflows the queues and backs off to RTOs).
     let ie2 = fig10(0.01, "ie2-envelope", "sack", "\nsack = true", false).replacen("rwnd_pkts = 1000", "rwnd_pkts = 70", 1);
     v.push(("ie2-envelope/sack 1% (rwnd 70)".into(), ie2));
+    v
+}
+
+/// The grid of scenarios `bench/run_bench.py` times against the ns-3 twin (`bench/ns3/fig10.cc`):
+/// the settings of `bench/validate_ns3.py` (`fig10_toml`), i.e. the shipped Fig. 10 file with the
+/// loss rate and scheme set, Vegas without its fine-grained expiry (ns-3's TcpVegas has none).
+/// The shipped 100-ms series are kept: airtcp samples, the twin does not.
+fn ns3_grid() -> Vec<(String, String)> {
+    let mut v = Vec::new();
+    for loss in [0.0, 0.001, 0.01, 0.03, 0.05] {
+        for (scheme, cc, extra) in [
+            ("newreno", "reno", ""),
+            ("westwood-plus", "westwood-plus", ""),
+            ("vegas", "vegas", "\ncc_params = { alpha = 1, beta = 3, gamma = 1, expiry = false }"),
+        ] {
+            v.push((format!("grid {scheme} {loss}"), fig10(loss, cc, "newreno", extra, false)));
+        }
+    }
     v
 }
 
@@ -147,6 +168,16 @@ fn main() {
                 })
                 .collect()
         }
+        "grid" => {
+            let repeats = arg(&rest, 0, 10usize);
+            ns3_grid()
+                .iter()
+                .map(|(name, text)| {
+                    let (t, ev) = time_runs(text, repeats);
+                    row(name, 100, repeats, &t, ev)
+                })
+                .collect()
+        }
         "dumbbell" => {
             let (flows, secs, repeats) = (arg(&rest, 0, 20u32), arg(&rest, 1, 100u32), arg(&rest, 2, 5usize));
             let (t, ev) = time_runs(&dumbbell(flows, secs, "100ms"), repeats);
@@ -193,7 +224,7 @@ fn main() {
             )]
         }
         other => {
-            eprintln!("error: unknown benchmark '{other}' (fig10, dumbbell, memory, sweep)");
+            eprintln!("error: unknown benchmark '{other}' (fig10, grid, dumbbell, memory, sweep)");
             std::process::exit(2);
         }
     };
