@@ -93,7 +93,9 @@ impl Link {
     /// Packets waiting at `now` (the one being serialized excluded). A packet offered ahead of the
     /// clock (see [`Link::offer_at`]) counts once it has arrived: offered before `now`, since a
     /// sample at its arrival instant was scheduled before the arrival and runs first in the
-    /// event-driven order. Call after [`Link::purge`]`(now)`.
+    /// event-driven order (the engine cuts a link through only behind a feeder that holds every
+    /// packet for less than one sample interval, which makes this so; see `sim`). Call after
+    /// [`Link::purge`]`(now)`.
     pub fn waiting(&self, now: u64) -> u32 {
         // Offers are in time order, so what has not arrived by `now` is a suffix of the entries.
         let n = self.pending.len() - self.ahead_suffix(now).count();
