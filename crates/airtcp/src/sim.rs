@@ -1043,7 +1043,8 @@ impl Simulator {
 fn max_sojourn_ns(u: &Link, is_cell: bool, max_packet_bytes: u32) -> Option<u64> {
     match u.capacity {
         Capacity::Constant(rate) if u.arq.is_none() && !is_cell => {
-            Some(u.delay_ns + (u.queue.limit_pkts as u64 + 1) * rate.tx_time_ns(max_packet_bytes))
+            // Saturating: a huge buffer on a slow link gives "longer than any interval", not a wrap.
+            Some(u.delay_ns.saturating_add((u.queue.limit_pkts as u64 + 1).saturating_mul(rate.tx_time_ns(max_packet_bytes))))
         }
         _ => None,
     }
