@@ -60,15 +60,6 @@ def fig10_toml(loss: float) -> str:
 
 
 
-def grid_toml(loss: float, scheme: str) -> str:
-    """A cell of the ns-3 grid as a file: what `bench_scenarios grid` runs in-process (the shipped
-    Fig. 10 file, loss and scheme set; Vegas without its fine-grained expiry, as ns-3's)."""
-    cc = {"newreno": "reno", "westwood-plus": "westwood-plus", "vegas": "vegas"}[scheme]
-    text = fig10_toml(loss).replace('cc = "reno"', f'cc = "{cc}"', 1)
-    if scheme == "vegas":
-        text = text.replace('recovery = "newreno"',
-                            'recovery = "newreno"\ncc_params = { alpha = 1, beta = 3, gamma = 1, expiry = false }', 1)
-    return text
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -190,29 +181,27 @@ def main() -> int:
     #   process: one scenario per process, airtcp's static runner vs the ns-3 twin, start to exit.
     if have_ns3:
         grid_n = max(5, REPEATS // 2)
-        grid = {r["scenario"]: r for r in bench("grid", str(grid_n))}
         cells = []
         with tempfile.TemporaryDirectory() as tmp:
-            for loss in (0.0, 0.001, 0.01, 0.03, 0.05):
-                for scheme in ("newreno", "westwood-plus", "vegas"):
-                    ours = grid[f"grid {scheme} {loss:g}"]
-                    path = Path(tmp) / f"grid-{scheme}-{loss}.toml"
-                    path.write_text(grid_toml(loss, scheme))
-                    runner = RUN_TOML_STATIC if have_static else RUN_TOML
-                    proc = statistics.median(wall([str(runner), str(path), str(seed)], 1) for seed in range(1, grid_n + 1))
-                    ns3_proc, ns3_run = [], []
-                    for seed in range(1, grid_n + 1):
-                        t0 = time.perf_counter()
-                        out = subprocess.run([str(NS3_FIG10), f"--loss={loss}", f"--run={seed}", f"--cc={scheme}",
-                                              "--duration=100", "--warmup=10"], check=True, capture_output=True,
-                                             text=True).stdout
-                        ns3_proc.append(time.perf_counter() - t0)
-                        ns3_run.append(json.loads(out)["run_wall_s"])
-                    cells.append({"loss": loss, "scheme": scheme, "seeds": grid_n,
-                                  "airtcp_in_process_s": ours["median_wall_s"],
-                                  "airtcp_process_s": proc, "airtcp_runner": "static" if have_static else "dynamic",
-                                  "ns3_run_s": statistics.median(ns3_run),
-                                  "ns3_process_s": statistics.median(ns3_proc)})
+            for ours in bench("grid", str(grid_n)):
+                loss, scheme = ours["loss"], ours["scheme"]
+                path = Path(tmp) / f"grid-{scheme}-{loss}.toml"
+                path.write_text(ours["toml"])
+                runner = RUN_TOML_STATIC if have_static else RUN_TOML
+                proc = statistics.median(wall([str(runner), str(path), str(seed)], 1) for seed in range(1, grid_n + 1))
+                ns3_proc, ns3_run = [], []
+                for seed in range(1, grid_n + 1):
+                    t0 = time.perf_counter()
+                    out = subprocess.run([str(NS3_FIG10), f"--loss={loss}", f"--run={seed}", f"--cc={scheme}",
+                                          "--duration=100", "--warmup=10"], check=True, capture_output=True,
+                                         text=True).stdout
+                    ns3_proc.append(time.perf_counter() - t0)
+                    ns3_run.append(json.loads(out)["run_wall_s"])
+                cells.append({"loss": loss, "scheme": scheme, "seeds": grid_n,
+                              "airtcp_in_process_s": ours["median_wall_s"],
+                              "airtcp_process_s": proc, "airtcp_runner": "static" if have_static else "dynamic",
+                              "ns3_run_s": statistics.median(ns3_run),
+                              "ns3_process_s": statistics.median(ns3_proc)})
         for c in cells:
             c["engine_ratio"] = c["airtcp_in_process_s"] / c["ns3_run_s"]
             c["process_ratio"] = c["airtcp_process_s"] / c["ns3_process_s"]
@@ -262,9 +251,9 @@ def main() -> int:
     if have_ns3:
         from concurrent.futures import ThreadPoolExecutor
 
-        losses = [0.0, 0.001, 0.002, 0.005, 0.01, 0.02, 0.03, 0.05, 0.07, 0.1]
-        cmds = [[str(NS3_FIG10), f"--loss={losses[i % 10]}", f"--run={1 + i // 10}", "--cc=newreno",
-                 "--duration=100", "--warmup=10"] for i in range(200)]
+        # The (loss, seed) of each of airtcp's 200 runs, as `bench_scenarios sweep` reports them.
+        cmds = [[str(NS3_FIG10), f"--loss={loss}", f"--run={seed}", "--cc=newreno", "--duration=100",
+                 "--warmup=10"] for loss, seed in one[0]["cells"]]
 
         def sweep_ns3(workers: int) -> float:
             t0 = time.perf_counter()

@@ -59,7 +59,7 @@ fn fig10_variants() -> Vec<(String, String)> {
 /// the settings of `bench/validate_ns3.py` (`fig10_toml`), i.e. the shipped Fig. 10 file with the
 /// loss rate and scheme set, Vegas without its fine-grained expiry (ns-3's TcpVegas has none).
 /// The shipped 100-ms series are kept: airtcp samples, the twin does not.
-fn ns3_grid() -> Vec<(String, String)> {
+fn ns3_grid() -> Vec<(&'static str, f64, String)> {
     let mut v = Vec::new();
     for loss in [0.0, 0.001, 0.01, 0.03, 0.05] {
         for (scheme, cc, extra) in [
@@ -67,7 +67,7 @@ fn ns3_grid() -> Vec<(String, String)> {
             ("westwood-plus", "westwood-plus", ""),
             ("vegas", "vegas", "\ncc_params = { alpha = 1, beta = 3, gamma = 1, expiry = false }"),
         ] {
-            v.push((format!("grid {scheme} {loss}"), fig10(loss, cc, "newreno", extra, false)));
+            v.push((scheme, loss, fig10(loss, cc, "newreno", extra, false)));
         }
     }
     v
@@ -170,11 +170,18 @@ fn main() {
         }
         "grid" => {
             let repeats = arg(&rest, 0, 10usize);
+            // Each row also carries its cell and scenario text, so that the harness times the very
+            // same file as a process and names the ns-3 twin's arguments from the row.
             ns3_grid()
                 .iter()
-                .map(|(name, text)| {
+                .map(|(scheme, loss, text)| {
                     let (t, ev) = time_runs(text, repeats);
-                    row(name, 100, repeats, &t, ev)
+                    let mut r: serde_json::Value =
+                        serde_json::from_str(&row(&format!("grid {scheme} {loss}"), 100, repeats, &t, ev)).unwrap();
+                    r["scheme"] = (*scheme).into();
+                    r["loss"] = (*loss).into();
+                    r["toml"] = text.as_str().into();
+                    r.to_string()
                 })
                 .collect()
         }
@@ -201,12 +208,10 @@ fn main() {
         "sweep" => {
             let (runs, threads) = (arg(&rest, 0, 200usize), arg(&rest, 1, 0usize));
             // 200 runs: 10 loss rates × 20 seeds of NewReno on Fig. 10, each run 100 s.
-            let jobs: Vec<airtcp::Job> = (0..runs)
-                .map(|i| {
-                    let loss = [0.0, 0.001, 0.002, 0.005, 0.01, 0.02, 0.03, 0.05, 0.07, 0.1][i % 10];
-                    (fig10(loss, "reno", "newreno", "", false), Some(1 + (i / 10) as u64), None)
-                })
-                .collect();
+            let cells: Vec<(f64, u64)> =
+                (0..runs).map(|i| ([0.0, 0.001, 0.002, 0.005, 0.01, 0.02, 0.03, 0.05, 0.07, 0.1][i % 10], 1 + (i / 10) as u64)).collect();
+            let jobs: Vec<airtcp::Job> =
+                cells.iter().map(|&(loss, seed)| (fig10(loss, "reno", "newreno", "", false), Some(seed), None)).collect();
             let t0 = Instant::now();
             let out = airtcp::run_many(&jobs, threads);
             let wall = t0.elapsed().as_secs_f64();
@@ -220,7 +225,8 @@ fn main() {
             }
             let used = if threads == 0 { std::thread::available_parallelism().map_or(1, |n| n.get()) } else { threads };
             vec![format!(
-                "{{\"scenario\": \"sweep {runs} runs\", \"threads\": {used}, \"wall_s\": {wall:.4}, \"digest\": \"{digest:016x}\"}}"
+                "{{\"scenario\": \"sweep {runs} runs\", \"threads\": {used}, \"wall_s\": {wall:.4}, \"digest\": \"{digest:016x}\", \"cells\": {}}}",
+                serde_json::to_string(&cells).unwrap()
             )]
         }
         other => {
