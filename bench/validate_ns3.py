@@ -17,6 +17,10 @@ Scenarios (both sides built from the same numbers below):
             starting at 0.1 i s; bottleneck DropTail of 64 packets (the BDP at the mean base RTT
             of 53 ms in 1040-B packets); 60 s, goodput over [10 s, 60 s].
   fig10-ts  fig10 with RFC 7323 timestamps on both sides (RTT sampled on every ACK by both).
+  fig10-ackedcount
+            fig10, Westwood+ only, against a diagnostic ns-3 variant (`TcpWestwoodPlusAckedCount` in
+            bench/ns3/twin.h) whose estimator counts acknowledged segments by AckedCount, as airtcp
+            does, instead of ns-3 3.44's counts (VALIDATION.md finding 6).
   red       the same dumbbell with RED + ECN on R1->R2: limit 64, min_th 10, max_th 30,
             w_q 0.002, max_p 0.1, not gentle; ECN-capable TCP.
 Schemes: NewReno (airtcp cc = "reno", recovery = "newreno"; ns-3 TcpNewReno + TcpClassicRecovery),
@@ -252,6 +256,9 @@ def cases(only: set[str], quick: bool):
             if scen in only:
                 for loss in FIG10_LOSSES:
                     yield (scen, scheme, loss)
+    if "fig10-ackedcount" in only:
+        for loss in FIG10_LOSSES:
+            yield ("fig10-ackedcount", "westwood-plus", loss)
     for scen in ("dumbbell", "red"):
         if scen in only:
             for scheme in SCHEMES:
@@ -272,8 +279,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="3 seeds, shorter runs (fig10 40 s, dumbbells 30 s)")
     ap.add_argument("--seeds", type=int, default=None, help="seeds 1..N (default 10, quick 3)")
-    ap.add_argument("--only", default="fig10,fig10-ts,dumbbell,red",
-                    help="comma-separated subset of fig10,fig10-ts (Fig. 10 with timestamps on both sides),dumbbell,red")
+    ap.add_argument("--only", default="fig10,fig10-ts,fig10-ackedcount,dumbbell,red",
+                    help="comma-separated subset of fig10,fig10-ts (Fig. 10 with timestamps on both sides),"
+                         "fig10-ackedcount (Westwood+ against ns-3 counting by AckedCount),dumbbell,red")
     ap.add_argument("--out", default=str(ROOT / "VALIDATION.md"))
     ap.add_argument("--render-only", action="store_true",
                     help="rewrite the report from target/ns3/results.json without running anything")
@@ -297,7 +305,8 @@ def main() -> None:
                 ts = scen == "fig10-ts"
                 key = f"{scen}-{scheme}-{loss}"
                 at = run_airtcp(run_toml, fig10_toml(loss, scheme, fig10_dur, warmup, ts), key, seed)
-                ns = run_ns3(bins["fig10"], [f"--loss={loss}", f"--run={seed}", f"--cc={scheme}",
+                ns_cc = "westwood-plus-ackedcount" if scen == "fig10-ackedcount" else scheme
+                ns = run_ns3(bins["fig10"], [f"--loss={loss}", f"--run={seed}", f"--cc={ns_cc}",
                                              f"--duration={fig10_dur}", f"--warmup={warmup}", f"--timestamps={int(ts)}"])
             else:
                 key = f"{scen}-{scheme}"
@@ -368,6 +377,7 @@ def render(meta: dict, results: list[dict]) -> str:
     ]
     for scen, title in (("fig10", f"TCP-Jersey Fig. 10 topology ({meta['durations']['fig10']:g} s)"),
                         ("fig10-ts", f"Fig. 10 topology with RFC 7323 timestamps on both sides ({meta['durations']['fig10']:g} s)"),
+                        ("fig10-ackedcount", f"Fig. 10, Westwood+ against ns-3 counting by AckedCount (diagnostic, finding 6; {meta['durations']['fig10']:g} s)"),
                         ("dumbbell", f"10-flow dumbbell, DropTail bottleneck ({meta['durations']['dumbbell']:g} s)"),
                         ("red", f"10-flow dumbbell, RED + ECN bottleneck ({meta['durations']['dumbbell']:g} s)")):
         rows = [r for r in results if r["scenario"] == scen]

@@ -32,9 +32,88 @@ namespace twin
 {
 using namespace ns3;
 
+/// A diagnostic variant of ns-3's TcpWestwoodPlus (VALIDATION.md finding 6): the same estimator,
+/// fed by Mascolo et al.'s AckedCount (airtcp's `cc::westwood::AckedCount`) instead of the segment
+/// counts `TcpSocketBase::ProcessAck` passes. ns-3 3.44 counts every duplicate ACK as one segment
+/// and then, on the ACK that ends fast recovery, the whole jump ackNumber - oldHeadSequence again
+/// (its comment there says the count should run from m_recover). Here a duplicate ACK counts one
+/// segment, and a cumulative ACK what the duplicates did not already count (at least one
+/// segment). The cumulative point is read from `m_lastAckedSeq`, which ProcessAck sets first.
+class TcpWestwoodPlusAckedCount : public TcpWestwoodPlus
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::TwinTcpWestwoodPlusAckedCount")
+                                .SetParent<TcpWestwoodPlus>()
+                                .AddConstructor<TcpWestwoodPlusAckedCount>();
+        return tid;
+    }
+
+    TcpWestwoodPlusAckedCount() = default;
+
+    TcpWestwoodPlusAckedCount(const TcpWestwoodPlusAckedCount& o)
+        : TcpWestwoodPlus(o),
+          m_prevAck(o.m_prevAck),
+          m_havePrev(o.m_havePrev),
+          m_accounted(o.m_accounted)
+    {
+    }
+
+    std::string GetName() const override
+    {
+        return "TwinTcpWestwoodPlusAckedCount";
+    }
+
+    Ptr<TcpCongestionOps> Fork() override
+    {
+        return CopyObject<TcpWestwoodPlusAckedCount>(this);
+    }
+
+    void PktsAcked(Ptr<TcpSocketState> tcb, uint32_t segments, const Time& rtt) override
+    {
+        SequenceNumber32 ack = tcb->m_lastAckedSeq;
+        uint32_t count = segments;
+        if (m_havePrev)
+        {
+            if (ack == m_prevAck)
+            {
+                m_accounted += 1; // a duplicate ACK: one segment reached the receiver
+                count = 1;
+            }
+            else
+            {
+                uint32_t acked = (ack - m_prevAck) / tcb->m_segmentSize;
+                if (acked <= m_accounted)
+                {
+                    m_accounted -= acked;
+                    count = std::min<uint32_t>(acked, 1);
+                }
+                else
+                {
+                    count = acked - m_accounted;
+                    m_accounted = 0;
+                }
+            }
+        }
+        m_prevAck = ack;
+        m_havePrev = true;
+        TcpWestwoodPlus::PktsAcked(tcb, count, rtt);
+    }
+
+  private:
+    SequenceNumber32 m_prevAck{0};
+    bool m_havePrev = false;
+    uint32_t m_accounted = 0; // segments counted through duplicate ACKs, not yet cumulatively acked
+};
+
 inline TypeId
 CcTypeId(const std::string& cc)
 {
+    if (cc == "westwood-plus-ackedcount")
+    {
+        return TcpWestwoodPlusAckedCount::GetTypeId();
+    }
     if (cc == "newreno" || cc == "reno")
     {
         return TcpNewReno::GetTypeId();
@@ -47,7 +126,7 @@ CcTypeId(const std::string& cc)
     {
         return TcpVegas::GetTypeId();
     }
-    NS_FATAL_ERROR("unknown --cc " << cc << " (newreno, westwood-plus, vegas)");
+    NS_FATAL_ERROR("unknown --cc " << cc << " (newreno, westwood-plus, vegas, westwood-plus-ackedcount)");
     return TypeId();
 }
 
@@ -87,7 +166,24 @@ struct FlowStats
     bool any = false;
     FILE* cwndLog = nullptr;      // optional "time cwnd ssthresh" trace (TWIN_CWND_LOG=prefix)
     uint32_t ssthresh = 0;
+    FILE* bwLog = nullptr;        // optional "time bps" trace of TcpWestwoodPlus::EstimatedBW
 };
+
+/// Reads TcpSocketBase's protected congestion-control pointer (a diagnostic only: ns-3 has no
+/// public getter, and the estimate lives in the congestion-control object, not the socket).
+struct CcPeek : TcpSocketBase
+{
+    static Ptr<TcpCongestionOps> Of(Ptr<TcpSocketBase> s)
+    {
+        return (*PeekPointer(s)).*(&CcPeek::m_congestionControl);
+    }
+};
+
+inline void
+OnBw(FlowStats* st, DataRate, DataRate now)
+{
+    std::fprintf(st->bwLog, "%.6f %lu\n", Simulator::Now().GetSeconds(), (unsigned long)now.GetBitRate());
+}
 
 inline void
 OnTx(FlowStats* st, Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSocketBase>)
@@ -150,6 +246,13 @@ Instrument(Ptr<Application> app, FlowStats* st, int index)
         st->cwndLog = std::fopen(name.c_str(), "w");
         sock->TraceConnectWithoutContext("SlowStartThreshold", MakeBoundCallback(&OnSsth, st));
         sock->TraceConnectWithoutContext("CongestionWindow", MakeBoundCallback(&OnCwnd, st));
+        // Westwood+: its filtered bandwidth estimate too ("time bps", PREFIX<i>-bw.txt).
+        Ptr<TcpCongestionOps> ops = CcPeek::Of(DynamicCast<TcpSocketBase>(sock));
+        if (DynamicCast<TcpWestwoodPlus>(ops))
+        {
+            st->bwLog = std::fopen((std::string(prefix) + std::to_string(index) + "-bw.txt").c_str(), "w");
+            ops->TraceConnectWithoutContext("EstimatedBW", MakeBoundCallback(&OnBw, st));
+        }
     }
 }
 
