@@ -21,6 +21,10 @@ Scenarios (both sides built from the same numbers below):
             fig10, Westwood+ only, against a diagnostic ns-3 variant (`TcpWestwoodPlusAckedCount` in
             bench/ns3/twin.h) whose estimator counts acknowledged segments by AckedCount, as airtcp
             does, instead of ns-3 3.44's counts (VALIDATION.md finding 6).
+  fig10-flightsize
+            fig10, NewReno only, against a diagnostic ns-3 variant (`TcpNewRenoFlightSize`) whose
+            ssthresh at a fast retransmit is FlightSize/2, as airtcp's, instead of ns-3 3.44's
+            (FlightSize - 1 segment)/2 (finding 5).
   red       the same dumbbell with RED + ECN on R1->R2: limit 64, min_th 10, max_th 30,
             w_q 0.002, max_p 0.1, not gentle; ECN-capable TCP.
 Schemes: NewReno (airtcp cc = "reno", recovery = "newreno"; ns-3 TcpNewReno + TcpClassicRecovery),
@@ -50,6 +54,11 @@ NS3_LIBS = ["core", "network", "internet", "point-to-point", "applications", "tr
 TWINS = {"fig10": "fig10.cc", "dumbbell": "dumbbell.cc"}
 SCHEMES = ["newreno", "westwood-plus", "vegas"]
 FIG10_LOSSES = [0.0, 0.001, 0.01, 0.03, 0.05]
+# Diagnostic tables: scenario -> (airtcp scheme, the ns-3 twin's variant of it in bench/ns3/twin.h).
+DIAGNOSTICS = {
+    "fig10-ackedcount": ("westwood-plus", "westwood-plus-ackedcount"),
+    "fig10-flightsize": ("newreno", "newreno-flightsize"),
+}
 
 # Dumbbell numbers shared by both sides.
 DB_FLOWS = 10
@@ -256,9 +265,10 @@ def cases(only: set[str], quick: bool):
             if scen in only:
                 for loss in FIG10_LOSSES:
                     yield (scen, scheme, loss)
-    if "fig10-ackedcount" in only:
-        for loss in FIG10_LOSSES:
-            yield ("fig10-ackedcount", "westwood-plus", loss)
+    for scen, (scheme, _) in DIAGNOSTICS.items():
+        if scen in only:
+            for loss in FIG10_LOSSES:
+                yield (scen, scheme, loss)
     for scen in ("dumbbell", "red"):
         if scen in only:
             for scheme in SCHEMES:
@@ -279,9 +289,10 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="3 seeds, shorter runs (fig10 40 s, dumbbells 30 s)")
     ap.add_argument("--seeds", type=int, default=None, help="seeds 1..N (default 10, quick 3)")
-    ap.add_argument("--only", default="fig10,fig10-ts,fig10-ackedcount,dumbbell,red",
+    ap.add_argument("--only", default="fig10,fig10-ts,fig10-ackedcount,fig10-flightsize,dumbbell,red",
                     help="comma-separated subset of fig10,fig10-ts (Fig. 10 with timestamps on both sides),"
-                         "fig10-ackedcount (Westwood+ against ns-3 counting by AckedCount),dumbbell,red")
+                         "fig10-ackedcount (Westwood+ against ns-3 counting by AckedCount),"
+                         "fig10-flightsize (NewReno against ns-3 with ssthresh = FlightSize/2),dumbbell,red")
     ap.add_argument("--out", default=str(ROOT / "VALIDATION.md"))
     ap.add_argument("--render-only", action="store_true",
                     help="rewrite the report from target/ns3/results.json without running anything")
@@ -305,7 +316,7 @@ def main() -> None:
                 ts = scen == "fig10-ts"
                 key = f"{scen}-{scheme}-{loss}"
                 at = run_airtcp(run_toml, fig10_toml(loss, scheme, fig10_dur, warmup, ts), key, seed)
-                ns_cc = "westwood-plus-ackedcount" if scen == "fig10-ackedcount" else scheme
+                ns_cc = DIAGNOSTICS[scen][1] if scen in DIAGNOSTICS else scheme
                 ns = run_ns3(bins["fig10"], [f"--loss={loss}", f"--run={seed}", f"--cc={ns_cc}",
                                              f"--duration={fig10_dur}", f"--warmup={warmup}", f"--timestamps={int(ts)}"])
             else:
@@ -378,6 +389,7 @@ def render(meta: dict, results: list[dict]) -> str:
     for scen, title in (("fig10", f"TCP-Jersey Fig. 10 topology ({meta['durations']['fig10']:g} s)"),
                         ("fig10-ts", f"Fig. 10 topology with RFC 7323 timestamps on both sides ({meta['durations']['fig10']:g} s)"),
                         ("fig10-ackedcount", f"Fig. 10, Westwood+ against ns-3 counting by AckedCount (diagnostic, finding 6; {meta['durations']['fig10']:g} s)"),
+                        ("fig10-flightsize", f"Fig. 10, NewReno against ns-3 with ssthresh = FlightSize/2 (diagnostic, finding 5; {meta['durations']['fig10']:g} s)"),
                         ("dumbbell", f"10-flow dumbbell, DropTail bottleneck ({meta['durations']['dumbbell']:g} s)"),
                         ("red", f"10-flow dumbbell, RED + ECN bottleneck ({meta['durations']['dumbbell']:g} s)")):
         rows = [r for r in results if r["scenario"] == scen]

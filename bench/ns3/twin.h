@@ -107,9 +107,57 @@ class TcpWestwoodPlusAckedCount : public TcpWestwoodPlus
     uint32_t m_accounted = 0; // segments counted through duplicate ACKs, not yet cumulatively acked
 };
 
+/// A diagnostic variant of ns-3's TcpNewReno (VALIDATION.md finding 5): ssthresh at a fast
+/// retransmit is FlightSize/2 (RFC 5681 eq. 4, as airtcp computes it). ns-3 3.44's EnterRecovery
+/// passes BytesInFlight() + 1 segment, and with SACK off BytesInFlight() already leaves out the
+/// emulated-SACKed segment and the lost head, so its ssthresh is (FlightSize - 1 segment)/2. The
+/// missing segment is added back here only in CA_RECOVERY (EnterRecovery sets the state first);
+/// timeouts and ECN keep ns-3's rule.
+class TcpNewRenoFlightSize : public TcpNewReno
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::TwinTcpNewRenoFlightSize")
+                                .SetParent<TcpNewReno>()
+                                .AddConstructor<TcpNewRenoFlightSize>();
+        return tid;
+    }
+
+    TcpNewRenoFlightSize() = default;
+
+    TcpNewRenoFlightSize(const TcpNewRenoFlightSize& o)
+        : TcpNewReno(o)
+    {
+    }
+
+    std::string GetName() const override
+    {
+        return "TwinTcpNewRenoFlightSize";
+    }
+
+    Ptr<TcpCongestionOps> Fork() override
+    {
+        return CopyObject<TcpNewRenoFlightSize>(this);
+    }
+
+    uint32_t GetSsThresh(Ptr<const TcpSocketState> tcb, uint32_t bytesInFlight) override
+    {
+        if (tcb->m_congState == TcpSocketState::CA_RECOVERY)
+        {
+            bytesInFlight += tcb->m_segmentSize;
+        }
+        return TcpNewReno::GetSsThresh(tcb, bytesInFlight);
+    }
+};
+
 inline TypeId
 CcTypeId(const std::string& cc)
 {
+    if (cc == "newreno-flightsize")
+    {
+        return TcpNewRenoFlightSize::GetTypeId();
+    }
     if (cc == "westwood-plus-ackedcount")
     {
         return TcpWestwoodPlusAckedCount::GetTypeId();
@@ -126,7 +174,7 @@ CcTypeId(const std::string& cc)
     {
         return TcpVegas::GetTypeId();
     }
-    NS_FATAL_ERROR("unknown --cc " << cc << " (newreno, westwood-plus, vegas, westwood-plus-ackedcount)");
+    NS_FATAL_ERROR("unknown --cc " << cc << " (newreno, westwood-plus, vegas, westwood-plus-ackedcount, newreno-flightsize)");
     return TypeId();
 }
 
