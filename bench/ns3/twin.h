@@ -151,10 +151,60 @@ class TcpNewRenoFlightSize : public TcpNewReno
     }
 };
 
+/// A diagnostic recovery for ns-3 (VALIDATION.md finding 5): TcpClassicRecovery whose window
+/// also counts the duplicate ACKs that arrived before the fast retransmit. With SACK off and
+/// limited transmit off, ns-3 3.44's DupAck() adds no Reno SACK in CA_DISORDER, and EnterRecovery
+/// adds one, so its pipe (BytesInFlight) still holds DupThresh - 1 segments that RFC 5681 §3.2
+/// step 3 counts as gone ("cwnd = ssthresh + 3*SMSS ... the number of segments (three) that have
+/// left the network"). ns-3 sends during recovery while pipe < cwnd = ssthresh; raising cwnd by
+/// those segments here for the recovery (the socket sets cwnd = ssthresh again on exit) makes it
+/// send what RFC 5681's inflation sends. Turning ns-3's LimitedTransmit on instead is not a clean
+/// test: it also sends on those duplicate ACKs.
+class TcpClassicRecoveryDisorder : public TcpClassicRecovery
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::TwinTcpClassicRecoveryDisorder")
+                                .SetParent<TcpClassicRecovery>()
+                                .AddConstructor<TcpClassicRecoveryDisorder>();
+        return tid;
+    }
+
+    TcpClassicRecoveryDisorder() = default;
+
+    TcpClassicRecoveryDisorder(const TcpClassicRecoveryDisorder& o)
+        : TcpClassicRecovery(o)
+    {
+    }
+
+    std::string GetName() const override
+    {
+        return "TwinTcpClassicRecoveryDisorder";
+    }
+
+    Ptr<TcpRecoveryOps> Fork() override
+    {
+        return CopyObject<TcpClassicRecoveryDisorder>(this);
+    }
+
+    void EnterRecovery(Ptr<TcpSocketState> tcb,
+                       uint32_t dupAckCount,
+                       uint32_t unAckDataCount,
+                       uint32_t deliveredBytes) override
+    {
+        TcpClassicRecovery::EnterRecovery(tcb, dupAckCount, unAckDataCount, deliveredBytes);
+        if (dupAckCount > 1)
+        {
+            tcb->m_cWnd = tcb->m_cWnd + (dupAckCount - 1) * tcb->m_segmentSize;
+        }
+    }
+};
+
 inline TypeId
 CcTypeId(const std::string& cc)
 {
-    if (cc == "newreno-flightsize")
+    if (cc == "newreno-flightsize" || cc == "newreno-flightsize-disorder")
     {
         return TcpNewRenoFlightSize::GetTypeId();
     }
@@ -174,7 +224,7 @@ CcTypeId(const std::string& cc)
     {
         return TcpVegas::GetTypeId();
     }
-    NS_FATAL_ERROR("unknown --cc " << cc << " (newreno, westwood-plus, vegas, westwood-plus-ackedcount, newreno-flightsize)");
+    NS_FATAL_ERROR("unknown --cc " << cc << " (newreno, westwood-plus, vegas, westwood-plus-ackedcount, newreno-flightsize, newreno-flightsize-disorder)");
     return TypeId();
 }
 
@@ -182,8 +232,11 @@ inline void
 ConfigureTcp(const std::string& cc, bool ecn, uint32_t mss, uint32_t rwndPkts, bool timestamps = false)
 {
     Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(CcTypeId(cc)));
+    // "-disorder": the diagnostic recovery above (finding 5); otherwise ns-3's classic recovery.
+    const bool disorder = cc.size() > 9 && cc.compare(cc.size() - 9, 9, "-disorder") == 0;
     Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
-                       TypeIdValue(TcpClassicRecovery::GetTypeId()));
+                       TypeIdValue(disorder ? TcpClassicRecoveryDisorder::GetTypeId()
+                                            : TcpClassicRecovery::GetTypeId()));
     Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(mss));
     Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(1));
     Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(1));
