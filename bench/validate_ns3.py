@@ -162,7 +162,7 @@ def fig10_toml(loss: float, scheme: str, duration: float, warmup: float, timesta
     return tomli_w.dumps(doc)
 
 
-def dumbbell_toml(queue: str, scheme: str, duration: float, warmup: float) -> str:
+def dumbbell_toml(queue: str, scheme: str, duration: float, warmup: float, timestamps: bool = False) -> str:
     nodes = [f"S{i}" for i in range(DB_FLOWS)] + ["R1", "R2"] + [f"D{i}" for i in range(DB_FLOWS)]
     out = [f'name = "ns3-{queue}"', f'duration = "{duration:g}s"', f'warmup = "{warmup:g}s"',
            'sample_interval = "1s"', "nodes = [" + ", ".join(f'"{n}"' for n in nodes) + "]", ""]
@@ -180,7 +180,7 @@ def dumbbell_toml(queue: str, scheme: str, duration: float, warmup: float) -> st
                 'queue = { kind = "droptail", limit_pkts = 100 }', ""]
     text = "\n".join(out) + "\n"
     for i in range(DB_FLOWS):
-        text += "\n" + airtcp_flow(f"f{i}", f"S{i}", f"D{i}", scheme, i * DB_SPACING, queue == "red")
+        text += "\n" + airtcp_flow(f"f{i}", f"S{i}", f"D{i}", scheme, i * DB_SPACING, queue == "red", timestamps)
     return text
 
 
@@ -270,7 +270,7 @@ def cases(only: set[str], quick: bool):
         if scen in only:
             for loss in FIG10_LOSSES:
                 yield (scen, scheme, loss)
-    for scen in ("dumbbell", "red"):
+    for scen in ("dumbbell", "dumbbell-ts", "red"):
         if scen in only:
             for scheme in SCHEMES:
                 yield (scen, scheme, 0.0)
@@ -290,12 +290,13 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="3 seeds, shorter runs (fig10 40 s, dumbbells 30 s)")
     ap.add_argument("--seeds", type=int, default=None, help="seeds 1..N (default 10, quick 3)")
-    ap.add_argument("--only", default="fig10,fig10-ts,fig10-ackedcount,fig10-flightsize,fig10-disorder,dumbbell,red",
+    ap.add_argument("--only", default="fig10,fig10-ts,fig10-ackedcount,fig10-flightsize,fig10-disorder,dumbbell,dumbbell-ts,red",
                     help="comma-separated subset of fig10,fig10-ts (Fig. 10 with timestamps on both sides),"
                          "fig10-ackedcount (Westwood+ against ns-3 counting by AckedCount),"
                          "fig10-flightsize (NewReno against ns-3 with ssthresh = FlightSize/2),"
                          "fig10-disorder (the same, and ns-3's recovery counting the duplicate ACKs before the "
-                         "fast retransmit),dumbbell,red")
+                         "fast retransmit),dumbbell,dumbbell-ts (the DropTail dumbbell with RFC 7323 timestamps on both "
+                         "sides),red")
     ap.add_argument("--out", default=str(ROOT / "VALIDATION.md"))
     ap.add_argument("--render-only", action="store_true",
                     help="rewrite the report from target/ns3/results.json without running anything")
@@ -324,12 +325,13 @@ def main() -> None:
                                              f"--duration={fig10_dur}", f"--warmup={warmup}", f"--timestamps={int(ts)}"])
             else:
                 key = f"{scen}-{scheme}"
-                at = run_airtcp(run_toml, dumbbell_toml(scen if scen == "red" else "droptail", scheme, db_dur, warmup), key, seed)
+                ts = scen == "dumbbell-ts"
+                at = run_airtcp(run_toml, dumbbell_toml(scen if scen == "red" else "droptail", scheme, db_dur, warmup, ts), key, seed)
                 ns = run_ns3(bins["dumbbell"], [f"--queue={'red' if scen == 'red' else 'droptail'}", f"--run={seed}",
                                                 f"--cc={scheme}", f"--duration={db_dur}", f"--warmup={warmup}",
                                                 f"--flows={DB_FLOWS}", f"--buffer={DB_BUFFER}", f"--spacing={DB_SPACING}",
                                                 f"--minTh={RED['min_th']}", f"--maxTh={RED['max_th']}",
-                                                f"--qw={RED['weight']}", f"--maxP={RED['max_p']}", "--ecn=1"])
+                                                f"--qw={RED['weight']}", f"--maxP={RED['max_p']}", "--ecn=1", f"--timestamps={int(ts)}"])
             at["seed"] = ns["seed"] = seed
             row["airtcp"].append(at)
             row["ns3"].append(ns)
@@ -395,12 +397,13 @@ def render(meta: dict, results: list[dict]) -> str:
                         ("fig10-flightsize", f"Fig. 10, NewReno against ns-3 with ssthresh = FlightSize/2 (diagnostic, finding 5; {meta['durations']['fig10']:g} s)"),
                         ("fig10-disorder", f"Fig. 10, NewReno against ns-3 with ssthresh = FlightSize/2 and the pre-retransmit duplicate ACKs out of its pipe (diagnostic, finding 5; {meta['durations']['fig10']:g} s)"),
                         ("dumbbell", f"10-flow dumbbell, DropTail bottleneck ({meta['durations']['dumbbell']:g} s)"),
+                        ("dumbbell-ts", f"10-flow dumbbell, DropTail bottleneck, RFC 7323 timestamps on both sides ({meta['durations']['dumbbell']:g} s)"),
                         ("red", f"10-flow dumbbell, RED + ECN bottleneck ({meta['durations']['dumbbell']:g} s)")):
         rows = [r for r in results if r["scenario"] == scen]
         if not rows:
             continue
         out += [f"## {title}", ""]
-        extra = scen in ("dumbbell", "red")
+        extra = scen in ("dumbbell", "dumbbell-ts", "red")
         hdr = "| scheme | loss | airtcp kb/s | ns-3 kb/s | airtcp / ns-3 | FR / RTO airtcp | FR / RTO ns-3 |"
         sep = "|---|---|---|---|---|---|---|"
         if extra:
