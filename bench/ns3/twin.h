@@ -233,7 +233,7 @@ ConfigureTcp(const std::string& cc, bool ecn, uint32_t mss, uint32_t rwndPkts, b
 {
     Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(CcTypeId(cc)));
     // "-disorder": the diagnostic recovery above (finding 5); otherwise ns-3's classic recovery.
-    const bool disorder = cc.size() > 9 && cc.compare(cc.size() - 9, 9, "-disorder") == 0;
+    const bool disorder = cc.ends_with("-disorder");
     Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
                        TypeIdValue(disorder ? TcpClassicRecoveryDisorder::GetTypeId()
                                             : TcpClassicRecovery::GetTypeId()));
