@@ -17,8 +17,8 @@ use crate::engine::{Event, EventQueue, RngStream, TimerKind};
 use crate::metrics::jain_fairness;
 use crate::net::link::{Offer, Ring};
 use crate::net::packet::{
-    caiad_option_bytes, sack_option_bytes, HACK_HEADER_CHECKSUM_OPTION_BYTES, IP_HEADER_BYTES, MAX_TCP_OPTION_BYTES, TCP_HEADER_BYTES,
-    TS_OPTION_BYTES, UDP_HEADER_BYTES,
+    caiad_option_bytes, sack_option_bytes, HACK_HEADER_CHECKSUM_OPTION_BYTES, IP_HEADER_BYTES, TCP_HEADER_BYTES, TS_OPTION_BYTES,
+    UDP_HEADER_BYTES,
 };
 use crate::net::queue::{Admission, Aqm, CwState, Queue, RedParams, RedState};
 use crate::net::{Ecn, Link, LinkStats, Packet, PacketArena, PacketId, PacketKind, RoutingTable, TcpHeader};
@@ -225,7 +225,7 @@ impl Simulator {
                 cell: HsdpaCell::new(CellParams::from_spec(h), make_queue(q, 0), seed, &links[li].name, flows.len()),
             })
             .collect::<Vec<_>>();
-        let cut_feeder = cut_through_feeders(s.nodes.len(), &links, &routes, &flows, &cells, s.sample_interval.as_nanos());
+        let cut_feeder = cut_through_feeders(s.nodes.len(), &links, &routes, &flows, &cells);
         let mut queue = EventQueue::new();
         for (i, f) in flows.iter().enumerate() {
             if f.start <= end {
@@ -241,7 +241,8 @@ impl Simulator {
         if warmup > 0 {
             queue.push(warmup, Event::WarmupEnd);
         }
-        queue.push(0, Event::Sample);
+        // Samples run last at their instant (see `EventQueue::push_last`).
+        queue.push_last(0, Event::Sample);
         Ok(Simulator {
             name: s.name.clone(),
             seed,
@@ -456,7 +457,7 @@ impl Simulator {
                 self.sample();
                 let next = self.now + self.sample_ns;
                 if next <= self.end {
-                    self.queue.push(next, Event::Sample);
+                    self.queue.push_last(next, Event::Sample);
                 }
             }
             Event::CellTti { cell } => self.cell_tti(cell as usize),
@@ -1036,20 +1037,6 @@ impl Simulator {
     }
 }
 
-/// The longest a packet of at most `max_packet_bytes` can spend on link `u`, from its offer to its
-/// arrival at the far end: behind a full buffer and the packet in service, its own serialization,
-/// the propagation delay. `None` where no such bound is known here: a time-varying capacity, link
-/// ARQ (repairs hold a frame), an HSDPA cell.
-fn max_sojourn_ns(u: &Link, is_cell: bool, max_packet_bytes: u32) -> Option<u64> {
-    match u.capacity {
-        Capacity::Constant(rate) if u.arq.is_none() && !is_cell => {
-            // Saturating: a huge buffer on a slow link gives "longer than any interval", not a wrap.
-            Some(u.delay_ns.saturating_add((u.queue.limit_pkts as u64 + 1).saturating_mul(rate.tx_time_ns(max_packet_bytes))))
-        }
-        _ => None,
-    }
-}
-
 /// Records why a data segment of a loss-differentiating flow was dropped.
 fn note_drop(flows: &mut [Flow], p: &Packet, cause: DropCause) {
     if p.kind != PacketKind::TcpData {
@@ -1069,42 +1056,27 @@ fn note_drop(flows: &mut [Flow], p: &Packet, cause: DropCause) {
 /// - L's near node is no flow's source or destination (nothing else is offered to L);
 /// - L's decisions depend only on its offers: a DropTail queue (RED's and CW's averages are read
 ///   by samples and evolve with time), no link-level ARQ, not an HSDPA cell;
-/// - a packet spends less than one sample interval on U (see [`max_sojourn_ns`]), so that a
-///   sample and an arrival at L's near node at the same nanosecond run sample first, event by
-///   event, as the readers at the clock assume (see `Link::waiting`). U's arrival event for a
-///   packet is scheduled no earlier than the packet's offer to U, that is less than one interval
-///   before the arrival, and so after the sample at that instant (scheduled one interval before
-///   it). A longer stay could schedule the arrival first: with 1-ms samples, Fig. 10's 45-ms
-///   S->BS hop made BS->D's sampled queue differ by one packet at such ties.
-fn cut_through_feeders(
-    n_nodes: usize,
-    links: &[Link],
-    routes: &RoutingTable,
-    flows: &[Flow],
-    cells: &[CellHop],
-    sample_ns: u64,
-) -> Vec<Option<u32>> {
+///
+/// How long a packet stays on U does not matter: a sample runs after every other event of its
+/// instant (`EventQueue::push_last`), so a packet that reaches L's near node at a sample's instant
+/// counts at that sample, event by event and cut through alike (see `Link::waiting`). (Before
+/// samples ran last, an arrival and a sample at one nanosecond ran in the order they had been
+/// scheduled, which readers at the clock cannot know; links were then cut only behind feeders
+/// that hold a packet for less than one sample interval.)
+fn cut_through_feeders(n_nodes: usize, links: &[Link], routes: &RoutingTable, flows: &[Flow], cells: &[CellHop]) -> Vec<Option<u32>> {
     let is_cell = |i: usize| cells.iter().any(|c| c.link == i);
     // Per link: None = no feeder seen yet, Some(Some(u)) = only u, Some(None) = several.
     let mut feeder: Vec<Option<Option<u32>>> = vec![None; links.len()];
     let mut origin = vec![false; n_nodes];
-    let mut max_packet_bytes = vec![0u32; links.len()];
     for f in flows {
         origin[f.src as usize] = true;
         origin[f.dst as usize] = true;
-        // The largest packet each direction carries: a datagram, a data segment with the most
-        // options, or a pure ACK (headers and options only).
-        let (both, forward_bytes) = match &f.kind {
-            FlowKind::Tcp(t) => (true, t.sender.core.cfg.mss + IP_HEADER_BYTES + TCP_HEADER_BYTES + MAX_TCP_OPTION_BYTES),
-            FlowKind::Udp(u) => (false, u.source.packet_bytes() + IP_HEADER_BYTES + UDP_HEADER_BYTES),
-        };
-        let ack_bytes = IP_HEADER_BYTES + TCP_HEADER_BYTES + MAX_TCP_OPTION_BYTES;
-        for ((a, b), bytes) in [(f.src, f.dst), (f.dst, f.src)].into_iter().zip([forward_bytes, ack_bytes]).take(if both { 2 } else { 1 }) {
+        let both = matches!(f.kind, FlowKind::Tcp(_));
+        for (a, b) in [(f.src, f.dst), (f.dst, f.src)].into_iter().take(if both { 2 } else { 1 }) {
             let (mut node, mut prev) = (a, None::<u32>);
             // Walk to `b` (where `next_hop` gives None); a route has at most one hop per link.
             for _ in 0..links.len() {
                 let Some(l) = routes.next_hop(node, b) else { break };
-                max_packet_bytes[l as usize] = max_packet_bytes[l as usize].max(bytes);
                 if let Some(u) = prev {
                     let e = &mut feeder[l as usize];
                     *e = match *e {
@@ -1123,10 +1095,7 @@ fn cut_through_feeders(
         .enumerate()
         .map(|(i, l)| {
             let eligible = !origin[l.from as usize] && matches!(l.queue.aqm, Aqm::DropTail) && l.arq.is_none() && !is_cell(i);
-            feeder[i].flatten().filter(|&u| {
-                eligible
-                    && max_sojourn_ns(&links[u as usize], is_cell(u as usize), max_packet_bytes[u as usize]).is_some_and(|b| b < sample_ns)
-            })
+            feeder[i].flatten().filter(|_| eligible)
         })
         .collect()
 }

@@ -2,6 +2,9 @@
 //!
 //! Ties are broken by insertion order, never by comparing payloads or addresses, so two events at
 //! the same nanosecond always run in the order they were scheduled: the run is bit-reproducible.
+//! The one exception is a reader scheduled with [`EventQueue::push_last`] (the time-series
+//! sample): it runs after everything else at its instant, so that what it reads is the state at
+//! the end of that instant, whatever the order in which the instant's events were scheduled.
 
 use crate::time::SimTime;
 
@@ -76,7 +79,29 @@ impl EventQueue {
     pub fn push(&mut self, time: SimTime, event: Event) {
         let seq = self.next_seq;
         self.next_seq += 1;
-        let e = Entry { key: ((time as u128) << 64) | seq as u128, event };
+        self.insert(Entry { key: ((time as u128) << 64) | seq as u128, event });
+    }
+
+    /// Schedules `event` at `time` after every other event at that instant, including those
+    /// scheduled later: its key takes the largest insertion sequence. At most one such event may be
+    /// pending per instant (keys are unique); the engine uses it for its sample, a pure reader,
+    /// so that a sample at `t` reads the state after all of `t`'s events. That is the rule the
+    /// engine's readers at the clock rely on when work has been done ahead of the clock (see
+    /// `net::link::Link::offer_at` and `sim`), and it does not depend on when the instant's
+    /// other events happened to be scheduled.
+    #[inline]
+    pub fn push_last(&mut self, time: SimTime, event: Event) {
+        debug_assert!(
+            !self.heap.iter().any(|e| e.key == (((time as u128) << 64) | u64::MAX as u128)),
+            "two events pushed last at one instant"
+        );
+        self.insert(Entry { key: ((time as u128) << 64) | u64::MAX as u128, event });
+    }
+
+    /// Adds `e` at the bottom and lets it climb to its place ("hole" sifting: `e` stays in
+    /// registers and is written once).
+    #[inline]
+    fn insert(&mut self, e: Entry) {
         let mut i = self.heap.len();
         self.heap.push(e);
         while i > 0 {
@@ -213,6 +238,27 @@ mod tests {
                 (10, Event::FlowStart { flow: 2 }),
                 (10, Event::FlowStart { flow: 3 }),
                 (20, Event::Sample)
+            ]
+        );
+    }
+
+    #[test]
+    fn pushed_last_runs_after_its_instant() {
+        let mut q = EventQueue::new();
+        q.push_last(10, Event::Sample);
+        q.push(10, Event::FlowStart { flow: 1 });
+        q.push(11, Event::FlowStart { flow: 3 });
+        q.push(10, Event::FlowStart { flow: 2 });
+        q.push(9, Event::WarmupEnd);
+        let order: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
+        assert_eq!(
+            order,
+            vec![
+                (9, Event::WarmupEnd),
+                (10, Event::FlowStart { flow: 1 }),
+                (10, Event::FlowStart { flow: 2 }),
+                (10, Event::Sample),
+                (11, Event::FlowStart { flow: 3 }),
             ]
         );
     }

@@ -69,10 +69,13 @@ pub struct Link {
 /// The serialization interval of an admitted packet (and whether the channel will lose it).
 #[derive(Debug, Clone, Copy)]
 pub struct PendingTx {
-    /// When the packet reached the transmitter (was offered).
+    /// When the packet reached the transmitter (was offered): non-decreasing along `pending`.
+    /// Entries offered for an instant after the simulator's clock were offered ahead of it (see
+    /// [`Link::offer_at`]).
     pub offered: u64,
-    /// Offered ahead of the simulator's clock (see [`Link::offer_at`]).
-    pub ahead: bool,
+    /// The link's channel-loss count before this packet, modulo 2³² (the losses among the
+    /// entries from this one on are the count now minus this, see [`Link::drops_at`]).
+    pub losses_before: u32,
     pub start: u64,
     pub end: u64,
     pub bytes: u32,
@@ -90,15 +93,14 @@ impl Link {
         }
     }
 
-    /// Packets waiting at `now` (the one being serialized excluded). A packet offered ahead of the
-    /// clock (see [`Link::offer_at`]) counts once it has arrived: offered before `now`, since a
-    /// sample at its arrival instant was scheduled before the arrival and runs first in the
-    /// event-driven order (the engine cuts a link through only behind a feeder that holds every
-    /// packet for less than one sample interval, which makes this so; see `sim`). Call after
-    /// [`Link::purge`]`(now)`.
+    /// Packets waiting at the end of instant `now` (the one being serialized excluded). A packet
+    /// offered ahead of the clock (see [`Link::offer_at`]) counts once it has arrived: offered at
+    /// or before `now`, since the engine's sample at an instant runs after every other event of
+    /// that instant (`EventQueue::push_last`), the arrival that offers the packet included. Call
+    /// after [`Link::purge`]`(now)`.
     pub fn waiting(&self, now: u64) -> u32 {
         // Offers are in time order, so what has not arrived by `now` is a suffix of the entries.
-        let n = self.pending.len() - self.ahead_suffix(now).count();
+        let n = self.first_offered_after(now);
         // The rest ends after `now` (purged); only the first can be in service (FIFO).
         match self.pending.front() {
             Some(p) if n > 0 && p.start <= now => n as u32 - 1,
@@ -106,19 +108,37 @@ impl Link {
         }
     }
 
-    /// The newest entries, newest first, offered ahead of the clock for `now` or later.
-    fn ahead_suffix(&self, now: u64) -> impl Iterator<Item = &PendingTx> + '_ {
-        (0..self.pending.len()).rev().map_while(move |i| self.pending.get(i).filter(|p| p.ahead && p.offered >= now))
+    /// The index in `pending` of the first entry offered for an instant after `now`, the clock
+    /// (ahead of it), or the number of entries: a binary search, since offers are in time order
+    /// and a receiver node's ACK link can hold a round trip's worth of entries ahead.
+    fn first_offered_after(&self, now: u64) -> usize {
+        let (mut lo, mut hi) = (0, self.pending.len());
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            if self.pending.get(mid).is_some_and(|p| p.offered > now) {
+                hi = mid;
+            } else {
+                lo = mid + 1;
+            }
+        }
+        lo
     }
 
-    /// The drop counters (overflow, early, channel) as they stood at `now`, the simulator's clock:
-    /// drops and losses decided ahead of the clock (see [`Link::offer_at`]) at or after `now` are
-    /// left out, and ahead-of-clock drops before `now` are forgotten. Sample times must not decrease.
+    /// The drop counters (overflow, early, channel) as they stood at the end of instant `now`, the
+    /// simulator's clock: drops and losses decided ahead of the clock (see [`Link::offer_at`]) for
+    /// instants after `now` are left out, and ahead-of-clock drops up to `now` are forgotten.
+    /// Sample times must not decrease.
     pub fn drops_at(&mut self, now: u64) -> (u64, u64, u64) {
-        while self.drops_ahead.front().is_some_and(|&t| t < now) {
+        while self.drops_ahead.front().is_some_and(|&t| t <= now) {
             self.drops_ahead.pop_front();
         }
-        let ahead_losses = self.ahead_suffix(now).filter(|p| p.lost).count() as u64;
+        // Each lost entry counted one loss when it was offered (a link ahead of the clock has no
+        // ARQ, whose repairs count more), so the entries from the first one ahead on hold the
+        // losses counted since it.
+        let ahead_losses = self
+            .pending
+            .get(self.first_offered_after(now))
+            .map_or(0, |p| (self.stats.channel_losses as u32).wrapping_sub(p.losses_before) as u64);
         let st = &self.stats;
         (st.overflow_drops - self.drops_ahead.len() as u64, st.early_drops, st.channel_losses - ahead_losses)
     }
@@ -194,6 +214,7 @@ impl Link {
                 if ce {
                     self.stats.ce_marks += 1;
                 }
+                let losses_before = self.stats.channel_losses as u32;
                 let (start, end) = self.capacity.serve(now, self.busy_until, bytes);
                 self.busy_until = end;
                 self.stats.packets_sent += 1;
@@ -209,7 +230,7 @@ impl Link {
                 }
                 let lost = fate == Fate::Lost;
                 let corrupted = fate == Fate::Corrupted;
-                self.pending.push_back(PendingTx { offered: now, ahead: now > clock, start, end, bytes, lost, corrupted });
+                self.pending.push_back(PendingTx { offered: now, losses_before, start, end, bytes, lost, corrupted });
                 if corrupted {
                     self.stats.corruptions += 1;
                 }
