@@ -110,7 +110,7 @@ impl Link {
 
     /// The index in `pending` of the first entry offered for an instant after `now`, the clock
     /// (ahead of it), or the number of entries: a binary search, since offers are in time order
-    /// and a receiver node's ACK link can hold a round trip's worth of entries ahead.
+    /// and a cut-through link can hold a whole buffer's worth of entries ahead.
     fn first_offered_after(&self, now: u64) -> usize {
         let (mut lo, mut hi) = (0, self.pending.len());
         while lo < hi {
