@@ -102,8 +102,14 @@ impl EventQueue {
     /// registers and is written once).
     #[inline]
     fn insert(&mut self, e: Entry) {
-        let mut i = self.heap.len();
+        let i = self.heap.len();
         self.heap.push(e);
+        self.sift_up(i, e);
+    }
+
+    /// Writes `e` into the hole at `i`, or above it: the hole climbs while its parent is later.
+    #[inline]
+    fn sift_up(&mut self, mut i: usize, e: Entry) {
         while i > 0 {
             let parent = (i - 1) / 2;
             let p = self.heap[parent];
@@ -188,16 +194,7 @@ impl EventQueue {
             self.heap[i] = self.heap[c];
             i = c;
         }
-        while i > 0 {
-            let parent = (i - 1) / 2;
-            let p = self.heap[parent];
-            if p.key <= e.key {
-                break;
-            }
-            self.heap[i] = p;
-            i = parent;
-        }
-        self.heap[i] = e;
+        self.sift_up(i, e);
     }
 
     /// Time of the earliest event, if any.
