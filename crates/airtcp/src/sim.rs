@@ -558,7 +558,8 @@ impl Simulator {
             PacketKind::Udp => p.size_bytes - IP_HEADER_BYTES - UDP_HEADER_BYTES + hop.cell.params.rohc_header_bytes,
             _ => p.size_bytes,
         };
-        match hop.cell.offer(now, f, &self.flows[f].name, am, pkt, air, p.ecn, &mut link.queue_rng) {
+        let sdu = crate::channel::hsdpa::Sdu { pkt, air_bytes: air, ecn: p.ecn };
+        match hop.cell.offer(now, f, &self.flows[f].name, am, sdu, &mut link.queue_rng) {
             a @ (Admission::Queued | Admission::QueuedMarked) => {
                 if a == Admission::QueuedMarked {
                     p.ecn = Ecn::Ce;

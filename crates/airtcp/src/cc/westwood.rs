@@ -20,7 +20,7 @@
 //! - Before any RTT sample (RTT_min unknown) a loss halves as Reno does.
 //! - An ECN echo (outside the paper) is answered like n duplicate ACKs: ssthresh = BWE·RTT_min,
 //!   cwnd = min(cwnd, ssthresh).
-//! - τ = 0.5 s and m = 4 by default (the seeds give no values: Jersey notes "[18] does not
+//! - τ = 0.5 s and m = 4 by default (the seeds give no values: Jersey notes "\[18\] does not
 //!   describe the practical rules of choosing parameters τ and m").
 
 use serde::Deserialize;

@@ -2,7 +2,7 @@
 //! probability (Gilbert 1960; Elliott 1963).
 //!
 //! Two ways to drive the state, because the seeds use both:
-//! - **per packet** (thesis §2.3.1, the matrix M_c = [[p, 1-p], [1-q, q]] of its ref. [24]): before
+//! - **per packet** (thesis §2.3.1, the matrix M_c = [[p, 1-p], [1-q, q]] of its ref. \[24\]): before
 //!   each packet the chain takes one step; p = P(good → good), q = P(bad → bad). The Rayleigh-fading
 //!   model (`fading`) is this chain with error probability 0 in good and 1 in bad.
 //! - **continuous time** (CAIAD §4, Table I: "average 'good' period of t1 seconds and 'bad' period

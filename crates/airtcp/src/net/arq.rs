@@ -3,7 +3,7 @@
 //! them.
 //!
 //! TCP Prairie thesis §2.3 compares "New-Reno with TCP-aware link level retransmission (TLLR)
-//! (e.g., snoop protocol [26])" with the end-to-end variants; it gives no parameters. Our model is
+//! (e.g., snoop protocol \[26\])" with the end-to-end variants; it gives no parameters. Our model is
 //! the smallest one that keeps snoop's two delays, taken from ns-2's snoop (`snoop.h`), which the
 //! thesis ran:
 //! - the first local retransmission happens when the loss is detected, which snoop does on the

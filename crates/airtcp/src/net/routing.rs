@@ -7,7 +7,7 @@ use std::collections::VecDeque;
 
 use super::NodeId;
 
-/// next_hop[node][dst] = the link a packet at `node` bound for `dst` takes.
+/// `next_hop[node][dst]` = the link a packet at `node` bound for `dst` takes.
 #[derive(Debug, Clone)]
 pub struct RoutingTable {
     n: usize,

@@ -264,7 +264,7 @@ fn check_hsdpa(field: &str, h: &HsdpaSpec) -> Result<(), ScenarioError> {
 /// [`validate_and_load`] (so a trace file is read once per build).
 pub type LoadedTraces = Vec<[Option<Vec<u64>>; 2]>;
 
-/// Name of flow entry `i` (its `name`, or "flow<i>").
+/// Name of flow entry `i` (its `name`, or `"flow<i>"`).
 pub fn flow_name(f: &FlowSpec, i: usize) -> String {
     let n = match f {
         FlowSpec::Tcp(t) => &t.name,
@@ -278,7 +278,7 @@ pub fn flow_name(f: &FlowSpec, i: usize) -> String {
 /// One flow a scenario entry stands for (a TCP entry with `count`/`direction` stands for many).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FlowInstance {
-    /// As reported: the entry's name, or "<name>.<k>" / "<name>.rev<k>" inside a group.
+    /// As reported: the entry's name, or `"<name>.<k>"` / `"<name>.rev<k>"` inside a group.
     pub name: String,
     /// Runs dst → src.
     pub reversed: bool,

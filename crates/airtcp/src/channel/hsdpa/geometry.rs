@@ -4,7 +4,7 @@
 //! HSDPA paper §IV-A, Table 2: 19 Node-Bs, 3 sectors each ("clover leaf"), site-to-site distance
 //! 2800 m, path loss L = 128.1 + 37.6 log10 R (R in km), log-normal shadowing (σ = 8 dB,
 //! correlation 1.0 between sectors of a site, 0.5 between sites), BS antenna gain 14 dB, BS total
-//! Tx power 42.3 dBm, UE noise figure 9 dB, antenna pattern of 3GPP TR 25.848 (ref. [10]).
+//! Tx power 42.3 dBm, UE noise figure 9 dB, antenna pattern of 3GPP TR 25.848 (ref. \[10\]).
 //! §V: UEs are "uniformly dropped into the 19-hexagon coverage area" of a wrap-around layout; by
 //! that symmetry every site's area is statistically the same, so we drop uniformly in the central
 //! site's hexagon and take the other 18 sites as the interferers (no wrap-around, so a UE served

@@ -172,6 +172,18 @@ pub struct TtiOutput {
     pub dropped: Vec<PacketId>,
 }
 
+/// One IP packet offered to the cell: the packet, its size on the air interface (after ROHC,
+/// HSDPA paper Table 4) and its ECN field, which the Node-B queue may mark.
+#[derive(Debug, Clone, Copy)]
+pub struct Sdu {
+    /// The packet the cell holds until it is delivered or given up on.
+    pub pkt: PacketId,
+    /// Bytes it takes on the air interface.
+    pub air_bytes: u32,
+    /// Its ECN field on arrival.
+    pub ecn: Ecn,
+}
+
 /// The cell: per-UE state indexed by flow.
 #[derive(Debug)]
 pub struct HsdpaCell {
@@ -251,25 +263,16 @@ impl HsdpaCell {
         self.ues[flow].as_mut().unwrap()
     }
 
-    /// Offers an SDU of `air_bytes` of flow `flow` to its UE's Node-B queue at `now`; returns the
-    /// queue's decision (the packet is the cell's to hold if queued).
-    pub fn offer(
-        &mut self,
-        now: u64,
-        flow: usize,
-        name: &str,
-        am: bool,
-        pkt: PacketId,
-        air_bytes: u32,
-        ecn: Ecn,
-        rng: &mut RngStream,
-    ) -> Admission {
+    /// Offers `sdu` of flow `flow` to its UE's Node-B queue at `now` (the UE is made on the flow's
+    /// first SDU, named `name`, its RLC in acknowledged mode if `am`); returns the queue's decision
+    /// (the packet is the cell's to hold if queued).
+    pub fn offer(&mut self, now: u64, flow: usize, name: &str, am: bool, sdu: Sdu, rng: &mut RngStream) -> Admission {
         let ue = self.ue(flow, name, am);
         let q = ue.rlc.waiting_sdus();
-        let a = ue.queue.admit(now, q, None, ecn, rng);
+        let a = ue.queue.admit(now, q, None, sdu.ecn, rng);
         match a {
             Admission::Queued | Admission::QueuedMarked => {
-                ue.rlc.push(pkt, air_bytes, now);
+                ue.rlc.push(sdu.pkt, sdu.air_bytes, now);
                 if a == Admission::QueuedMarked {
                     ue.stats.ce_marks += 1;
                 }
