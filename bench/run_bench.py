@@ -175,22 +175,28 @@ def main() -> int:
                      if run_toml_pgo else ""))
 
     # 2b. The ns-3 comparison grid: Fig. 10 at five loss rates x NewReno, Westwood+, Vegas, with the
-    # settings of `make validate-ns3`. Three ways to compare, on the same seeds 1..n in one sitting:
+    # settings of `make validate-ns3`. Two ways to compare, on the same seeds 1..n in one sitting:
     #   engine:  airtcp in-process (parse + run + summary and series) vs ns-3's Simulator::Run()
     #            alone (the twin's own timer: no start-up, no topology set-up; favours ns-3);
     #   process: one scenario per process, airtcp's static runner vs the ns-3 twin, start to exit.
+    # Each seed's three timings are taken back to back (airtcp in-process, airtcp process, ns-3), so
+    # that a slow stretch of this shared VM hits both simulators alike; a cell's figure is the median
+    # over its seeds. airtcp's in-process time of a seed is the median of its warm runs
+    # (`bench_scenarios cell`: 3 runs in one process, the first, cold one left out).
     if have_ns3:
         grid_n = max(5, REPEATS // 2)
         cells = []
         with tempfile.TemporaryDirectory() as tmp:
-            for ours in bench("grid", str(grid_n)):
+            # The cells and their scenario files, as `bench_scenarios grid` writes them.
+            for ours in bench("grid", "1"):
                 loss, scheme = ours["loss"], ours["scheme"]
                 path = Path(tmp) / f"grid-{scheme}-{loss}.toml"
                 path.write_text(ours["toml"])
                 runner = RUN_TOML_STATIC if have_static else RUN_TOML
-                proc = statistics.median(wall([str(runner), str(path), str(seed)], 1) for seed in range(1, grid_n + 1))
-                ns3_proc, ns3_run = [], []
+                ours_in, ours_proc, ns3_proc, ns3_run = [], [], [], []
                 for seed in range(1, grid_n + 1):
+                    ours_in.append(bench("cell", scheme, str(loss), str(seed), "3")[0]["wall_s"])
+                    ours_proc.append(wall([str(runner), str(path), str(seed)], 1))
                     t0 = time.perf_counter()
                     out = subprocess.run([str(NS3_FIG10), f"--loss={loss}", f"--run={seed}", f"--cc={scheme}",
                                           "--duration=100", "--warmup=10"], check=True, capture_output=True,
@@ -198,8 +204,8 @@ def main() -> int:
                     ns3_proc.append(time.perf_counter() - t0)
                     ns3_run.append(json.loads(out)["run_wall_s"])
                 cells.append({"loss": loss, "scheme": scheme, "seeds": grid_n,
-                              "airtcp_in_process_s": ours["median_wall_s"],
-                              "airtcp_process_s": proc, "airtcp_runner": "static" if have_static else "dynamic",
+                              "airtcp_in_process_s": statistics.median(ours_in),
+                              "airtcp_process_s": statistics.median(ours_proc), "airtcp_runner": "static" if have_static else "dynamic",
                               "ns3_run_s": statistics.median(ns3_run),
                               "ns3_process_s": statistics.median(ns3_proc)})
         for c in cells:
@@ -242,10 +248,18 @@ def main() -> int:
     digests = {r["digest"] for r in one + allc}
     t1 = statistics.median(r["wall_s"] for r in one)
     tn = statistics.median(r["wall_s"] for r in allc)
+    # Each alternated pair's own speed-up, and its CPU time on all threads over that on one: a pair
+    # whose speed-up falls short while its CPU time grows ran on slower cores (the host's other
+    # tenants), not a worse sweep. The pairs' spread shows how much this VM's figure wanders.
+    pair_speedups = sorted(a["wall_s"] / b["wall_s"] for a, b in zip(one, allc))
+    cpu_growth = statistics.median(b["cpu_s"] / a["cpu_s"] for a, b in zip(one, allc))
     results["sweep"] = {"runs": 200, "threads": allc[0]["threads"], "wall_1_s": t1, "wall_all_s": tn,
-                        "speedup": t1 / tn, "identical_results": len(digests) == 1}
+                        "speedup": t1 / tn, "pair_speedups": pair_speedups,
+                        "cpu_all_over_cpu_1": cpu_growth, "identical_results": len(digests) == 1}
     print(f"\nsweep of 200 Fig. 10 runs: {t1:.3f} s on 1 thread, {tn:.3f} s on {allc[0]['threads']}: "
           f"{t1/tn:.2f}x; results identical: {len(digests) == 1}")
+    print(f"  pairs' speed-ups: min {pair_speedups[0]:.2f}x, median {statistics.median(pair_speedups):.2f}x, "
+          f"max {pair_speedups[-1]:.2f}x; CPU time on {allc[0]['threads']} threads / on 1: {cpu_growth:.2f}")
     # 5b. The same 200 runs as ns-3 twin processes, one at a time and `cores` at a time: the time a
     # researcher waits for the sweep's answers with each simulator.
     if have_ns3:

@@ -7,8 +7,12 @@
 //! bench_scenarios grid [REPEATS]             the ns-3 comparison grid: Fig. 10 at 0, 0.1, 1, 3, 5% loss ×
 //!                                            NewReno, Westwood+, Vegas as `bench/ns3/fig10.cc` runs them
 //!                                            (seeds 1..=REPEATS): median wall per cell, in-process
+//! bench_scenarios cell SCHEME LOSS SEED [REPEATS]  one cell of that grid at one seed, run REPEATS
+//!                                            times in this process: the median wall of the runs after
+//!                                            the first (so that each side of an alternated pair is warm)
 //! bench_scenarios sweep RUNS THREADS         RUNS Fig. 10 runs through `airtcp::run_many` on THREADS
-//!                                            threads (0 = all cores): wall time and a digest of the results
+//!                                            threads (0 = all cores): wall time, the process's CPU time
+//!                                            (user + system) spent in the sweep, and a digest of the results
 //! ```
 //! The scenarios are built from `examples/jersey_fig10.toml` or written here, so a row names
 //! exactly what ran. `fig10` with a bare number as its first argument is kept for old scripts.
@@ -147,6 +151,19 @@ fn peak_rss_kib() -> u64 {
     status.lines().find_map(|l| l.strip_prefix("VmHWM:")).and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok()).unwrap_or(0)
 }
 
+/// CPU time (user + system, all threads) this process has used so far, in seconds. The sweep
+/// reports it beside its wall time: when the speed-up on N threads falls short of N while the CPU
+/// time grows over that of one thread, the cores ran slower (a shared host) for the same work.
+fn cpu_s() -> f64 {
+    // SAFETY: getrusage only writes the struct it is given.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) } != 0 {
+        return f64::NAN;
+    }
+    let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
+    tv(ru.ru_utime) + tv(ru.ru_stime)
+}
+
 fn arg<T: std::str::FromStr>(args: &[String], i: usize, default: T) -> T {
     args.get(i).and_then(|s| s.parse().ok()).unwrap_or(default)
 }
@@ -185,6 +202,29 @@ fn main() {
                 })
                 .collect()
         }
+        "cell" => {
+            let (scheme, loss) = (rest.first().map_or("newreno", String::as_str), arg(&rest, 1, 0.0f64));
+            let (seed, repeats) = (arg(&rest, 2, 1u64), arg(&rest, 3, 3usize).max(2));
+            let Some((_, _, text)) = ns3_grid().into_iter().find(|(s, l, _)| *s == scheme && *l == loss) else {
+                eprintln!("error: no grid cell '{scheme}' at loss {loss} (schemes newreno, westwood-plus, vegas; loss 0, 0.001, 0.01, 0.03, 0.05)");
+                std::process::exit(2);
+            };
+            let mut times = Vec::new();
+            let mut events = 0;
+            for _ in 0..repeats {
+                let t0 = Instant::now();
+                let out = airtcp::run_toml(&text, Some(seed)).unwrap_or_else(|e| panic!("bench scenario: {e}"));
+                times.push(t0.elapsed().as_secs_f64());
+                events = out.summary.events;
+            }
+            let mut warm = times[1..].to_vec();
+            warm.sort_by(|a, b| a.partial_cmp(b).unwrap());
+            vec![format!(
+                "{{\"scenario\": \"cell {scheme} {loss}\", \"seed\": {seed}, \"repeats\": {repeats}, \"wall_s\": {:.6}, \"first_wall_s\": {:.6}, \"events\": {events}}}",
+                warm[warm.len() / 2],
+                times[0]
+            )]
+        }
         "dumbbell" => {
             let (flows, secs, repeats) = (arg(&rest, 0, 20u32), arg(&rest, 1, 100u32), arg(&rest, 2, 5usize));
             let (t, ev) = time_runs(&dumbbell(flows, secs, "100ms"), repeats);
@@ -212,9 +252,9 @@ fn main() {
                 (0..runs).map(|i| ([0.0, 0.001, 0.002, 0.005, 0.01, 0.02, 0.03, 0.05, 0.07, 0.1][i % 10], 1 + (i / 10) as u64)).collect();
             let jobs: Vec<airtcp::Job> =
                 cells.iter().map(|&(loss, seed)| (fig10(loss, "reno", "newreno", "", false), Some(seed), None)).collect();
-            let t0 = Instant::now();
+            let (t0, c0) = (Instant::now(), cpu_s());
             let out = airtcp::run_many(&jobs, threads);
-            let wall = t0.elapsed().as_secs_f64();
+            let (wall, cpu) = (t0.elapsed().as_secs_f64(), cpu_s() - c0);
             // A digest of every run's summary: equal digests = identical results at any thread count.
             let mut digest: u64 = 0xcbf2_9ce4_8422_2325;
             for r in &out {
@@ -225,12 +265,12 @@ fn main() {
             }
             let used = if threads == 0 { std::thread::available_parallelism().map_or(1, |n| n.get()) } else { threads };
             vec![format!(
-                "{{\"scenario\": \"sweep {runs} runs\", \"threads\": {used}, \"wall_s\": {wall:.4}, \"digest\": \"{digest:016x}\", \"cells\": {}}}",
+                "{{\"scenario\": \"sweep {runs} runs\", \"threads\": {used}, \"wall_s\": {wall:.4}, \"cpu_s\": {cpu:.4}, \"digest\": \"{digest:016x}\", \"cells\": {}}}",
                 serde_json::to_string(&cells).unwrap()
             )]
         }
         other => {
-            eprintln!("error: unknown benchmark '{other}' (fig10, grid, dumbbell, memory, sweep)");
+            eprintln!("error: unknown benchmark '{other}' (fig10, grid, cell, dumbbell, memory, sweep)");
             std::process::exit(2);
         }
     };
