@@ -7,6 +7,7 @@ times, across machines (these are noisy shared VMs).
 
   python3 bench/run_bench.py            # everything (a few minutes)
   BENCH_REPEATS=7 python3 bench/run_bench.py
+  BENCH_GRID_ROUNDS=1 python3 bench/run_bench.py   # one round per seed of the ns-3 grid (default 3)
 
 ns-2 is timed if `ns` is on PATH (Debian: ns2). ns-3 is timed if its Fig. 10 twin has been built
 by `make validate-ns3` (target/ns3/bin/fig10); pass --build-ns3 to build it here (downloads the
@@ -37,6 +38,8 @@ GNU_TARGET = "x86_64-unknown-linux-gnu"
 STATIC_DIR = TARGET / "static"
 RUN_TOML_STATIC = STATIC_DIR / GNU_TARGET / "release" / "examples" / "run_toml"
 REPEATS = int(os.environ.get("BENCH_REPEATS", "21"))
+# Rounds per seed of the ns-3 grid (each round: airtcp in-process, airtcp process, ns-3 twin).
+GRID_ROUNDS = int(os.environ.get("BENCH_GRID_ROUNDS", "3"))
 
 
 def bench(*args: str) -> list[dict]:
@@ -181,8 +184,11 @@ def main() -> int:
     #   process: one scenario per process, airtcp's static runner vs the ns-3 twin, start to exit.
     # Each seed's three timings are taken back to back (airtcp in-process, airtcp process, ns-3), so
     # that a slow stretch of this shared VM hits both simulators alike; a cell's figure is the median
-    # over its seeds. airtcp's in-process time of a seed is the median of its warm runs
-    # (`bench_scenarios cell`: 3 runs in one process, the first, cold one left out).
+    # over its seeds of each seed's median over GRID_ROUNDS such rounds (a slow stretch of a few
+    # hundred ms, which these VMs have, then spoils one round, not the seed's figure). airtcp's
+    # in-process time of a round is the median of 3 runs in one process
+    # after 20 ms of warm-up runs (`bench_scenarios cell`): a fresh process runs its first
+    # milliseconds slower on these VMs, and the ns-3 twin's Run() starts after ~20 ms of set-up.
     if have_ns3:
         grid_n = max(5, REPEATS // 2)
         cells = []
@@ -195,15 +201,19 @@ def main() -> int:
                 runner = RUN_TOML_STATIC if have_static else RUN_TOML
                 ours_in, ours_proc, ns3_proc, ns3_run = [], [], [], []
                 for seed in range(1, grid_n + 1):
-                    ours_in.append(bench("cell", scheme, str(loss), str(seed), "3")[0]["wall_s"])
-                    ours_proc.append(wall([str(runner), str(path), str(seed)], 1))
-                    t0 = time.perf_counter()
-                    out = subprocess.run([str(NS3_FIG10), f"--loss={loss}", f"--run={seed}", f"--cc={scheme}",
-                                          "--duration=100", "--warmup=10"], check=True, capture_output=True,
-                                         text=True).stdout
-                    ns3_proc.append(time.perf_counter() - t0)
-                    ns3_run.append(json.loads(out)["run_wall_s"])
-                cells.append({"loss": loss, "scheme": scheme, "seeds": grid_n,
+                    seed_times: dict[str, list[float]] = {"in": [], "proc": [], "ns3_proc": [], "ns3_run": []}
+                    for _ in range(GRID_ROUNDS):
+                        seed_times["in"].append(bench("cell", scheme, str(loss), str(seed), "3")[0]["wall_s"])
+                        seed_times["proc"].append(wall([str(runner), str(path), str(seed)], 1))
+                        t0 = time.perf_counter()
+                        out = subprocess.run([str(NS3_FIG10), f"--loss={loss}", f"--run={seed}", f"--cc={scheme}",
+                                              "--duration=100", "--warmup=10"], check=True, capture_output=True,
+                                             text=True).stdout
+                        seed_times["ns3_proc"].append(time.perf_counter() - t0)
+                        seed_times["ns3_run"].append(json.loads(out)["run_wall_s"])
+                    for acc, key in ((ours_in, "in"), (ours_proc, "proc"), (ns3_proc, "ns3_proc"), (ns3_run, "ns3_run")):
+                        acc.append(statistics.median(seed_times[key]))
+                cells.append({"loss": loss, "scheme": scheme, "seeds": grid_n, "rounds_per_seed": GRID_ROUNDS,
                               "airtcp_in_process_s": statistics.median(ours_in),
                               "airtcp_process_s": statistics.median(ours_proc), "airtcp_runner": "static" if have_static else "dynamic",
                               "ns3_run_s": statistics.median(ns3_run),

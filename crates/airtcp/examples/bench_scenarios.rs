@@ -7,9 +7,9 @@
 //! bench_scenarios grid [REPEATS]             the ns-3 comparison grid: Fig. 10 at 0, 0.1, 1, 3, 5% loss ×
 //!                                            NewReno, Westwood+, Vegas as `bench/ns3/fig10.cc` runs them
 //!                                            (seeds 1..=REPEATS): median wall per cell, in-process
-//! bench_scenarios cell SCHEME LOSS SEED [REPEATS]  one cell of that grid at one seed, run REPEATS
-//!                                            times in this process: the median wall of the runs after
-//!                                            the first (so that each side of an alternated pair is warm)
+//! bench_scenarios cell SCHEME LOSS SEED [REPEATS]  one cell of that grid at one seed: the same run
+//!                                            repeated for CELL_WARMUP_MS (default 20 ms), then the
+//!                                            median wall of REPEATS timed runs
 //! bench_scenarios sweep RUNS THREADS         RUNS Fig. 10 runs through `airtcp::run_many` on THREADS
 //!                                            threads (0 = all cores): wall time, the process's CPU time
 //!                                            (user + system) spent in the sweep, and a digest of the results
@@ -204,25 +204,36 @@ fn main() {
         }
         "cell" => {
             let (scheme, loss) = (rest.first().map_or("newreno", String::as_str), arg(&rest, 1, 0.0f64));
-            let (seed, repeats) = (arg(&rest, 2, 1u64), arg(&rest, 3, 3usize).max(2));
+            let (seed, repeats) = (arg(&rest, 2, 1u64), arg(&rest, 3, 3usize).max(1));
             let Some((_, _, text)) = ns3_grid().into_iter().find(|(s, l, _)| *s == scheme && *l == loss) else {
                 eprintln!("error: no grid cell '{scheme}' at loss {loss} (schemes newreno, westwood-plus, vegas; loss 0, 0.001, 0.01, 0.03, 0.05)");
                 std::process::exit(2);
             };
-            let mut times = Vec::new();
-            let mut events = 0;
-            for _ in 0..repeats {
+            let run = || {
                 let t0 = Instant::now();
                 let out = airtcp::run_toml(&text, Some(seed)).unwrap_or_else(|e| panic!("bench scenario: {e}"));
-                times.push(t0.elapsed().as_secs_f64());
-                events = out.summary.events;
+                (t0.elapsed().as_secs_f64(), out.summary.events)
+            };
+            // Warm-up: the same run, repeated for CELL_WARMUP_MS. A fresh process on these VMs runs
+            // its first few milliseconds up to ~1.6x slower (first run 1.0 ms, fifth 0.61 ms at
+            // NewReno 5%). The ns-3 twin's Run() starts after ~20 ms of its own set-up, so its
+            // clock is past that ramp; airtcp's timed runs start past it too.
+            let warmup_s = std::env::var("CELL_WARMUP_MS").ok().and_then(|v| v.parse::<f64>().ok()).unwrap_or(20.0) / 1e3;
+            let (t0, mut warmup_runs) = (Instant::now(), 0u32);
+            while t0.elapsed().as_secs_f64() < warmup_s {
+                run();
+                warmup_runs += 1;
             }
-            let mut warm = times[1..].to_vec();
-            warm.sort_by(|a, b| a.partial_cmp(b).unwrap());
+            let (mut times, mut events) = (Vec::new(), 0);
+            for _ in 0..repeats {
+                let (t, ev) = run();
+                times.push(t);
+                events = ev;
+            }
+            times.sort_by(|a, b| a.partial_cmp(b).unwrap());
             vec![format!(
-                "{{\"scenario\": \"cell {scheme} {loss}\", \"seed\": {seed}, \"repeats\": {repeats}, \"wall_s\": {:.6}, \"first_wall_s\": {:.6}, \"events\": {events}}}",
-                warm[warm.len() / 2],
-                times[0]
+                "{{\"scenario\": \"cell {scheme} {loss}\", \"seed\": {seed}, \"warmup_runs\": {warmup_runs}, \"repeats\": {repeats}, \"wall_s\": {:.6}, \"events\": {events}}}",
+                times[times.len() / 2]
             )]
         }
         "dumbbell" => {
