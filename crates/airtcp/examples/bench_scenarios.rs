@@ -218,7 +218,16 @@ fn main() {
             // its first few milliseconds up to ~1.6x slower (first run 1.0 ms, fifth 0.61 ms at
             // NewReno 5%). The ns-3 twin's Run() starts after ~20 ms of its own set-up, so its
             // clock is past that ramp; airtcp's timed runs start past it too.
-            let warmup_s = std::env::var("CELL_WARMUP_MS").ok().and_then(|v| v.parse::<f64>().ok()).unwrap_or(20.0) / 1e3;
+            let warmup_s = match std::env::var("CELL_WARMUP_MS") {
+                Err(_) => 0.020,
+                Ok(v) => match v.parse::<f64>() {
+                    Ok(ms) if (0.0..=10_000.0).contains(&ms) => ms / 1e3,
+                    _ => {
+                        eprintln!("error: CELL_WARMUP_MS must be a number of milliseconds in 0..=10000, got '{v}'");
+                        std::process::exit(2);
+                    }
+                },
+            };
             let (t0, mut warmup_runs) = (Instant::now(), 0u32);
             while t0.elapsed().as_secs_f64() < warmup_s {
                 run();
