@@ -524,6 +524,18 @@ pub enum FlowSpec {
 
 tagged_enum!(FlowSpec, "flow", { "tcp" => FlowSpec::Tcp, "cbr" => FlowSpec::Cbr, "onoff" => FlowSpec::OnOff, "voip" => FlowSpec::Voip });
 
+/// How a TCP sender takes RTT samples when timestamps are off (see
+/// [`crate::tcp::sender::RttSampling`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RttSamplingSpec {
+    /// One timed segment per round trip (4.4BSD, ns-2.35).
+    #[default]
+    TimedSegment,
+    /// Every ACK of data sent once (Linux).
+    EveryAck,
+}
+
 /// Which way the flows of a TCP group run.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -670,15 +682,28 @@ pub struct TcpFlowSpec {
     /// Initial ssthresh in segments (default: effectively infinite).
     pub initial_ssthresh_pkts: Option<u32>,
     /// NewReno: reset the retransmission timer on the first partial ACK of a recovery only
-    /// ("impatient", RFC 6582 §3.2 step 5 and §4) or on every partial ACK ("slow-but-steady",
-    /// ns-2's behaviour).
+    /// ("impatient", RFC 6582 §3.2 step 5 and §4; ns-2.35's default `newreno_changes1_ 1`) or on
+    /// every partial ACK ("slow-but-steady": ns-2 with `newreno_changes1_ 0`, and Linux).
     #[serde(default = "default_partial_ack_timer")]
     pub partial_ack_timer: String,
     /// RFC 3042 limited transmit: on each of the first two duplicate ACKs send one new segment
-    /// (cwnd unchanged, flight at most cwnd + 2 SMSS). ns-2's `singledup_` (default 1 since
-    /// 2001), the simulator of every seed paper; off by default as in RFC 5681.
-    #[serde(default)]
+    /// (cwnd unchanged, flight at most cwnd + 2 SMSS). On by default: RFC 5681 §3.2 ("a TCP
+    /// SHOULD send a segment of previously unsent data per [RFC3042]"), ns-2.35's `singledup_`
+    /// (default 1 since 2001, the simulator of every seed paper) and Linux all do it.
+    #[serde(default = "default_true")]
     pub limited_transmit: bool,
+    /// Which ACKs give an RTT sample without timestamps: "timed-segment" (one segment timed per
+    /// round trip, as 4.4BSD and ns-2.35; the default) or "every-ack" (Linux).
+    #[serde(default)]
+    pub rtt_sampling: RttSamplingSpec,
+    /// Restart the retransmission timer at a fast retransmit (ns-2.35's `reset_rtx_timer`, BSD,
+    /// Linux; the default) or leave it running from the last new ACK (RFC 6298 says nothing).
+    #[serde(default = "default_true")]
+    pub fast_retransmit_restarts_rto: bool,
+    /// RFC 6582 §3.2 step 2's ACK heuristic for duplicate ACKs below `recover` (ns-2.35's
+    /// `bugfix_ack_`, off by default there as here).
+    #[serde(default)]
+    pub recover_ack_heuristic: bool,
     /// Duplicate ACKs that trigger fast retransmit.
     #[serde(default = "default_dupthresh")]
     pub dupack_threshold: u32,
@@ -696,7 +721,7 @@ pub struct TcpFlowSpec {
     pub delayed_ack: bool,
     #[serde(default = "default_delack")]
     pub delack_timeout: SimDuration,
-    /// RFC 6298 lower bound on RTO.
+    /// Lower bound on RTO: 200 ms by default as in ns-2.35 and Linux (RFC 6298 (2.4): 1 s).
     #[serde(default = "default_min_rto")]
     pub min_rto: SimDuration,
     /// Upper bound on RTO (RFC 6298 (2.5) allows 60 s).
@@ -710,6 +735,9 @@ pub struct TcpFlowSpec {
     pub clock_granularity: SimDuration,
 }
 
+fn default_true() -> bool {
+    true
+}
 fn default_count() -> u32 {
     1
 }
@@ -738,7 +766,8 @@ fn default_delack() -> SimDuration {
     SimDuration::from_millis(100)
 }
 fn default_min_rto() -> SimDuration {
-    SimDuration::from_millis(1000)
+    // ns-2.35 `minrto_ 0.2` and Linux `TCP_RTO_MIN` (200 ms); RFC 6298 (2.4) says 1 s.
+    SimDuration::from_millis(200)
 }
 fn default_max_rto() -> SimDuration {
     SimDuration::from_millis(60_000)

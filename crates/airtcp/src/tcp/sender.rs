@@ -37,6 +37,40 @@ pub struct SenderConfig {
     pub limited_transmit: bool,
     /// Retransmissions are sent ECT as well (window policies that need it, see `cc::Needs`).
     pub ect_on_retransmissions: bool,
+    /// How RTT samples are taken when timestamps are off.
+    pub rtt_sampling: RttSampling,
+    /// Restart the retransmission timer when fast retransmit sends its segment (the RTT
+    /// measurement in progress is voided either way, see [`RttSampling::TimedSegment`]).
+    ///
+    /// ns-2.35 `dupack_action` (Tahoe, Reno, NewReno, Sack1, FACK) calls `reset_rtx_timer(1, 0)`
+    /// before `output(last_ack_ + 1)`; 4.4BSD `tcp_input` clears `TCPT_REXMT` before it resends;
+    /// Linux re-arms the RTO when it retransmits the head (`tcp_xmit_retransmit_queue`). RFC 6298
+    /// says nothing of fast retransmit, so `false` keeps the timer that the last new ACK armed,
+    /// which then expires about one RTT into the recovery when RTO is close to the RTT.
+    pub fast_retransmit_restarts_rto: bool,
+    /// RFC 6582 §3.2 step 2's ACK heuristic: duplicate ACKs that do not pass `recover` still
+    /// start a fast retransmit when cwnd > SMSS and the last cumulative advance was at most
+    /// 4·SMSS. ns-2.35's `bugfix_ack_` (off by default there, as here); without it a fast
+    /// retransmit needs the cumulative ACK to pass `recover` (ns-2's `bugfix_`, Linux's CA_Loss).
+    pub recover_ack_heuristic: bool,
+}
+
+/// Which ACKs give an RTT sample when RFC 7323 timestamps are off (RFC 6298 §3: Karn's
+/// algorithm, "RTT samples MUST NOT be made using segments that were retransmitted").
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum RttSampling {
+    /// One segment of new data is timed at a time (4.4BSD `t_rtt`/`t_rtseq`, ns-2.35
+    /// `rtt_active_`/`rtt_seq_`): a sample when the cumulative ACK covers it. The measurement is
+    /// voided at a timeout and at a fast retransmit (ns-2 `reset_rtx_timer` clears `rtt_active_`)
+    /// and, by Karn's rule, when the timed segment itself is resent (ns-2 does not check this
+    /// last case and would take the ambiguous sample).
+    #[default]
+    TimedSegment,
+    /// Linux `tcp_clean_rtx_queue`: every ACK that newly acknowledges data gives a sample from
+    /// the oldest newly acknowledged segment that was not SACKed before, unless any newly
+    /// acknowledged segment was retransmitted (`FLAG_RETRANS_DATA_ACKED`). (Linux's SACK RTT
+    /// samples are not modelled.)
+    EveryAck,
 }
 
 /// A segment the sender asks the network to carry.
@@ -134,14 +168,38 @@ impl SenderCore {
         ((seq - self.snd_una) / self.cfg.mss as u64) as usize
     }
 
-    /// Whether a fast retransmit may start (RFC 6582 §3.2 step 2): the cumulative ACK covers more
-    /// than `recover`, or the ACK heuristic says the duplicate ACKs are from a new loss
-    /// (cwnd > SMSS and the last advance of the cumulative ACK was at most 4·SMSS).
-    pub fn ack_covers_recover_or_heuristic(&self) -> bool {
+    /// Whether a fast retransmit may start (RFC 6582 §3.2 step 2: "checks the value of recover to
+    /// see if the Cumulative Acknowledgment field covers more than recover"; ns-2.35 `bugfix_`:
+    /// `highest_ack_ > recover_`), or, with `recover_ack_heuristic`, whether the ACK heuristic says
+    /// the duplicate ACKs are from a new loss (cwnd > SMSS and the last advance of the cumulative
+    /// ACK was at most 4·SMSS). `recover` is set at every fast retransmit and timeout, so the
+    /// duplicate ACKs that go-back-N resends of held data provoke start no second reduction.
+    pub fn recover_guard_passes(&self) -> bool {
         match self.recover {
             None => true,
-            Some(r) => self.snd_una > r || (self.w.cwnd > self.w.mss && self.snd_una - self.prev_highest_ack <= 4 * self.w.mss),
+            Some(r) => {
+                self.snd_una > r
+                    || (self.cfg.recover_ack_heuristic
+                        && self.w.cwnd > self.w.mss
+                        && self.snd_una - self.prev_highest_ack <= 4 * self.w.mss)
+            }
         }
+    }
+
+    /// Linux's RTT sample for a cumulative ACK that acknowledges the first `advance` segments:
+    /// none if any of them was retransmitted, else from the send time of the oldest one that was
+    /// not SACKed before (`tcp_clean_rtx_queue`'s `first_ackt`).
+    fn every_ack_sample(&self, now: SimTime, advance: usize) -> Option<u64> {
+        let mut first_sent = None;
+        for m in self.board.iter().take(advance) {
+            if m.retransmitted {
+                return None;
+            }
+            if first_sent.is_none() && !m.sacked {
+                first_sent = Some(m.sent_at);
+            }
+        }
+        first_sent.map(|t| now - t)
     }
 
     /// What the window policy is told about an ACK.
@@ -213,9 +271,13 @@ impl SenderCore {
         self.stats.segments_sent += 1;
         if retransmission {
             self.stats.retransmissions += 1;
-            // Karn (and BSD): a retransmission voids the measurement in progress.
-            self.timing = None;
-        } else if self.timing.is_none() && !self.cfg.timestamps {
+            // Karn (RFC 6298 §3): the timed segment was resent, so its ACK is ambiguous. Resending
+            // another segment leaves the measurement alone (BSD and ns-2 time one new segment and
+            // keep timing it across other retransmissions).
+            if self.timing.is_some_and(|(end, _)| seq < end && end <= seq + len) {
+                self.timing = None;
+            }
+        } else if self.timing.is_none() && !self.cfg.timestamps && self.cfg.rtt_sampling == RttSampling::TimedSegment {
             self.timing = Some((seq + len, now));
         }
         if seq + len > self.snd_max {
@@ -451,10 +513,14 @@ impl Sender {
         }
         if h.ack > s.snd_una {
             let acked = h.ack - s.snd_una;
-            // RTT sample: RFC 7323 §4.1 from TSecr, else Karn's timed segment.
+            // Segments are MSS-aligned except a finite transfer's last one, which ends at snd_max.
+            let advance = if h.ack == s.snd_max { s.board.len() } else { s.seg_index(h.ack) };
+            // RTT sample: RFC 7323 §4.1 from TSecr, else by `rtt_sampling` under Karn's rule.
             let mut sample = None;
             if s.cfg.timestamps && h.has_ts && h.ts_ecr <= now {
                 sample = Some(now - h.ts_ecr);
+            } else if s.cfg.rtt_sampling == RttSampling::EveryAck {
+                sample = s.every_ack_sample(now, advance);
             } else if let Some((end, t0)) = s.timing {
                 if h.ack >= end {
                     sample = Some(now - t0);
@@ -467,8 +533,6 @@ impl Sender {
                 s.stats.rtt_sum_ns += r as u128;
                 s.stats.rto_sum_ns += s.rtt.base_rto() as u128;
             }
-            // Segments are MSS-aligned except a finite transfer's last one, which ends at snd_max.
-            let advance = if h.ack == s.snd_max { s.board.len() } else { s.seg_index(h.ack) };
             s.board.advance(advance);
             s.prev_highest_ack = s.snd_una;
             s.snd_una = h.ack;
@@ -530,6 +594,13 @@ impl Sender {
                     s.cwr_pending = true;
                 }
                 self.recovery.enter(s, now, reaction);
+                if s.cfg.fast_retransmit_restarts_rto {
+                    // ns-2.35 `reset_rtx_timer(1, 0)`: restart the timer, no back-off.
+                    s.rto_deadline = Some(now + s.rtt.rto());
+                }
+                // ... which also stops timing (`rtt_active_ = 0`), as 4.4BSD's fast retransmit
+                // does (`t_rtttime = 0`).
+                s.timing = None;
             } else if s.cfg.limited_transmit && count == DupAckCount::Count && s.dupacks < s.dupthresh {
                 s.limited_transmit(now);
             }
@@ -594,6 +665,9 @@ pub(crate) mod tests {
             rto_reset_every_partial_ack: false,
             limited_transmit: false,
             ect_on_retransmissions: false,
+            rtt_sampling: RttSampling::TimedSegment,
+            fast_retransmit_restarts_rto: true,
+            recover_ack_heuristic: false,
         }
     }
 
@@ -705,7 +779,10 @@ pub(crate) mod tests {
         assert_eq!(sent(&mut s), vec![(0, true)]);
         s.on_ack(10 * MS, &ack(2000));
         assert_eq!(s.core.w.cwnd, 2000);
-        assert!(s.core.ack_covers_recover_or_heuristic(), "the RFC 6582 heuristic would allow it");
+        assert!(!s.core.recover_guard_passes());
+        s.core.cfg.recover_ack_heuristic = true;
+        assert!(s.core.recover_guard_passes(), "the RFC 6582 ACK heuristic would allow it");
+        s.core.cfg.recover_ack_heuristic = false;
         for k in 0..3 {
             s.on_ack((11 + k) * MS, &ack(2000));
         }
@@ -805,5 +882,108 @@ pub(crate) mod tests {
         assert_eq!(s.core.rtt.srtt(), Some(80 * MS));
         // RFC 6298 (2.2): SRTT 80, RTTVAR 40 → RTO = 80 + 4·40 = 240 ms, back-off cleared.
         assert_eq!(s.core.rtt.rto(), 240 * MS);
+    }
+
+    /// Segments 0..9 out at t = 0 (IW 10); the ACK of segment 0 at 100 ms gives SRTT 100,
+    /// RTTVAR 50, RTO = 100 + 4·50 = 300 ms, restarts the timer (400 ms) and releases segments
+    /// 10 and 11 (segment 10 is timed from 100 ms); segment 1 is lost.
+    fn one_loss_after_first_sample(restart: bool) -> Sender {
+        let mut c = cfg(false, 10);
+        c.fast_retransmit_restarts_rto = restart;
+        let mut s = Sender::new(c, crate::cc::build("reno", None).unwrap(), crate::tcp::recovery::by_name("newreno").unwrap());
+        s.offer(0, u64::MAX);
+        assert_eq!(sent(&mut s).len(), 10);
+        s.on_ack(100 * MS, &ack(1000));
+        assert_eq!(s.core.rtt.rto(), 300 * MS);
+        assert_eq!(s.core.rto_deadline, Some(400 * MS));
+        assert_eq!(sent(&mut s), vec![(10_000, false), (11_000, false)]);
+        assert_eq!(s.core.timing, Some((11_000, 100 * MS)));
+        s
+    }
+
+    /// ns-2.35 `dupack_action` → `reset_rtx_timer(1, 0)`: the third duplicate ACK (130 ms)
+    /// restarts the timer at 130 + 300 = 430 ms and stops timing segment 10, so the full ACK at
+    /// 230 ms gives no sample. With `fast_retransmit_restarts_rto = false` the timer armed by
+    /// the ACK at 100 ms still expires at 400 ms, 270 ms into the recovery.
+    #[test]
+    fn fast_retransmit_restarts_timer_and_stops_timing() {
+        for restart in [true, false] {
+            let mut s = one_loss_after_first_sample(restart);
+            for t in [110, 120, 130] {
+                s.on_ack(t * MS, &ack(1000));
+            }
+            assert_eq!(s.core.stats.fast_retransmits, 1);
+            assert_eq!(sent(&mut s), vec![(1000, true)]);
+            assert_eq!(s.core.rto_deadline, Some(if restart { 430 * MS } else { 400 * MS }));
+            assert_eq!(s.core.timing, None);
+            s.on_ack(230 * MS, &ack(12_000));
+            assert!(!s.core.in_recovery);
+            assert_eq!(s.core.stats.rtt_samples, 1, "no sample from the recovery");
+        }
+    }
+
+    /// Karn's rule voids the measurement only when the timed segment itself is resent: resending
+    /// segment 1 (a CAIAD-style repair at 105 ms) keeps segment 10 timed, and its ACK at 230 ms
+    /// is a sample of 130 ms (SRTT = 7/8·100 + 1/8·130 = 103.75 ms); resending segment 10 voids it.
+    #[test]
+    fn karn_voids_only_the_timed_segment() {
+        let mut s = one_loss_after_first_sample(true);
+        s.core.retransmit(105 * MS, 1000);
+        assert_eq!(s.core.timing, Some((11_000, 100 * MS)));
+        s.on_ack(230 * MS, &ack(11_000));
+        assert_eq!(s.core.stats.rtt_samples, 2);
+        assert_eq!(s.core.rtt.srtt(), Some(103_750_000));
+        let mut s = one_loss_after_first_sample(true);
+        s.core.retransmit(105 * MS, 10_000);
+        assert_eq!(s.core.timing, None);
+        s.on_ack(230 * MS, &ack(11_000));
+        assert_eq!(s.core.stats.rtt_samples, 1);
+    }
+
+    /// Linux-style sampling (`rtt_sampling = every-ack`): IW 4 at t = 0. ACK 1000 at 100 ms:
+    /// sample 100 ms. ACK 3000 at 130 ms newly acknowledges segments 1 and 2, both sent once at
+    /// t = 0: sample 130 ms (SRTT 103.75 ms). Segment 3 is resent at 140 ms; the ACK of 4000 at
+    /// 150 ms covers a retransmitted segment and gives none (`FLAG_RETRANS_DATA_ACKED`).
+    #[test]
+    fn every_ack_sampling_by_hand() {
+        let mut c = cfg(false, 4);
+        c.rtt_sampling = RttSampling::EveryAck;
+        let mut s = Sender::new(c, crate::cc::build("reno", None).unwrap(), crate::tcp::recovery::by_name("newreno").unwrap());
+        s.offer(0, u64::MAX);
+        assert_eq!(sent(&mut s).len(), 4);
+        s.on_ack(100 * MS, &ack(1000));
+        s.on_ack(130 * MS, &ack(3000));
+        assert_eq!(s.core.stats.rtt_samples, 2);
+        assert_eq!(s.core.rtt.srtt(), Some(103_750_000));
+        s.core.retransmit(140 * MS, 3000);
+        s.on_ack(150 * MS, &ack(4000));
+        assert_eq!(s.core.stats.rtt_samples, 2);
+        // The next ACK covers only segments sent once (4 and 5, sent at 100 ms): 60 ms.
+        s.on_ack(160 * MS, &ack(6000));
+        assert_eq!(s.core.stats.rtt_samples, 3);
+        assert_eq!(s.core.rtt.min_rtt, Some(60 * MS));
+    }
+
+    /// ns-2.35 Reno with `bugfix_`: two losses in one window (segments 0 and 3 of 0..7). The
+    /// third duplicate starts recovery (recover = 8000), the partial ACK of 3000 ends it (Reno),
+    /// and the three duplicates of 3000 that follow do not start a second fast retransmit:
+    /// 3000 ≤ recover. (Without the guard Reno halved its window twice for one window's losses.)
+    #[test]
+    fn reno_second_loss_in_window_waits_for_recover() {
+        let mut s = sender("reno", false, 8);
+        s.offer(0, u64::MAX);
+        sent(&mut s);
+        for k in 0..3 {
+            s.on_ack(k * MS, &ack(0));
+        }
+        assert_eq!(s.core.stats.fast_retransmits, 1);
+        assert_eq!(s.core.recover, Some(8000));
+        s.on_ack(10 * MS, &ack(3000));
+        assert!(!s.core.in_recovery);
+        for k in 0..3 {
+            s.on_ack((11 + k) * MS, &ack(3000));
+        }
+        assert_eq!(s.core.stats.fast_retransmits, 1);
+        assert_eq!(s.core.w.ssthresh, 4000);
     }
 }

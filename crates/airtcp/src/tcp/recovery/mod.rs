@@ -18,7 +18,7 @@ pub trait LossRecovery: Send {
     fn name(&self) -> &'static str;
     /// Whether a new fast retransmit may start now (the "recover" guard of RFC 6582 §3.2 step 2).
     fn may_enter(&self, s: &SenderCore) -> bool {
-        s.ack_covers_recover_or_heuristic()
+        s.recover_guard_passes()
     }
     /// Whether this duplicate ACK shows a loss before the DupThresh-th one (FACK's
     /// snd.fack − snd.una > DupThresh·MSS); the sender then starts fast retransmit.

@@ -4,9 +4,11 @@
 //! 3*SMSS. Step 4: inflate by SMSS per further duplicate ACK. Step 5 (partial ACK): retransmit the
 //! first unacknowledged segment, deflate cwnd by the amount newly acknowledged and add back one
 //! SMSS if that amount was at least SMSS; reset the retransmit timer on the first partial ACK only
-//! (the "Impatient" variant, RFC 6582 §4), or on every one with `partial_ack_timer =
-//! "slow-but-steady"` (ns-2's NewReno: after a slow-start overshoot of ~70 losses it recovers one
-//! per RTT without a timeout, where Impatient times out and goes back N). Step 6 (full ACK): cwnd = min(ssthresh,
+//! (the "Impatient" variant, RFC 6582 §4, and ns-2.35's default: `newreno_changes1_ 1` resets the
+//! timer in `partialnewack_helper` only while `firstpartial_` is 0), or on every one with
+//! `partial_ack_timer = "slow-but-steady"` (ns-2 with `newreno_changes1_ 0`; Linux re-arms the RTO
+//! on every ACK of new data): after a slow-start overshoot of ~70 losses it recovers one per RTT
+//! without a timeout, where Impatient times out and goes back N. Step 6 (full ACK): cwnd = min(ssthresh,
 //! max(FlightSize, SMSS) + SMSS) — option (1) of the RFC, which avoids a burst — and exit.
 
 use super::LossRecovery;

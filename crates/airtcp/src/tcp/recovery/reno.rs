@@ -3,8 +3,13 @@
 //! Step 2-3: on the third duplicate ACK retransmit the first unacknowledged segment and set
 //! cwnd = ssthresh + 3*SMSS. Step 4: each further duplicate ACK inflates cwnd by SMSS.
 //! Step 6: the next ACK of new data deflates cwnd to ssthresh and ends recovery, even when it is
-//! partial (Reno's weakness with several losses in one window). No recover guard (RFC 5681 has
-//! none).
+//! partial (Reno's weakness with several losses in one window). RFC 5681 has no recover guard;
+//! like ns-2.35's Reno (`bugfix_`, on by default: `highest_ack_ > recover_` in `dupack_action`) and
+//! Linux (no fast recovery from CA_Loss before `high_seq`), a new fast retransmit needs the
+//! cumulative ACK past `recover`, which every fast retransmit and timeout sets to HighData
+//! ([`LossRecovery::may_enter`]'s default). Without it the duplicate ACKs that go-back-N resends
+//! provoke after a timeout, and those of the second loss of a window after a partial-ACK exit,
+//! start further window reductions.
 
 use super::LossRecovery;
 use crate::cc::Reaction;
@@ -17,10 +22,6 @@ pub struct Reno;
 impl LossRecovery for Reno {
     fn name(&self) -> &'static str {
         "reno"
-    }
-
-    fn may_enter(&self, _s: &SenderCore) -> bool {
-        true
     }
 
     fn enter(&mut self, s: &mut SenderCore, now: SimTime, reaction: Reaction) {

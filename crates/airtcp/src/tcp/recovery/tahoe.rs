@@ -1,7 +1,10 @@
 //! TCP Tahoe (Jacobson 1988): fast retransmit without fast recovery. On the n-th duplicate ACK
 //! the sender sets ssthresh, drops cwnd to one segment and goes back to snd_una, resending in
-//! slow start (go-back-N) — as after a timeout. The recover guard (ns-2's `bugfix_`) keeps the
-//! duplicate ACKs of one loss episode from triggering it again.
+//! slow start (go-back-N) — as after a timeout. The recover guard (ns-2's `bugfix_`, the default
+//! [`LossRecovery::may_enter`]) keeps the duplicate ACKs of one loss episode from triggering it
+//! again: Tahoe goes back N after each fast retransmit, so the duplicates of segments the receiver
+//! already holds come back as duplicate ACKs after small cumulative advances, which is exactly what
+//! RFC 6582's ACK heuristic (`recover_ack_heuristic`) takes for a new loss.
 
 use super::LossRecovery;
 use crate::cc::Reaction;
@@ -14,15 +17,6 @@ pub struct Tahoe;
 impl LossRecovery for Tahoe {
     fn name(&self) -> &'static str {
         "tahoe"
-    }
-
-    /// ns-2's `bugfix_` for Tahoe (`TcpAgent::dupack_action`: `highest_ack_ > recover_`): a new
-    /// fast retransmit only once the cumulative ACK has passed everything sent before the last
-    /// one, without RFC 6582's ACK heuristic. Tahoe goes back N after each fast retransmit, so the
-    /// duplicates of segments the receiver already holds come back as duplicate ACKs after small
-    /// cumulative advances, which is exactly what the heuristic takes for a new loss.
-    fn may_enter(&self, s: &SenderCore) -> bool {
-        s.recover.is_none_or(|r| s.snd_una > r)
     }
 
     fn enter(&mut self, s: &mut SenderCore, now: SimTime, reaction: Reaction) {
