@@ -338,7 +338,11 @@ impl Simulator {
                     corrupted_received: 0,
                     hack: cc_needs.caiad_receiver,
                 }));
-                (a, b, t.start.as_nanos() + inst.start_offset_ns, t.stop, kind)
+                let jitter_ns = match t.start_jitter.as_nanos() {
+                    0 => 0,
+                    j => (RngStream::new(seed, &format!("start:{name}")).uniform() * j as f64) as u64,
+                };
+                (a, b, t.start.as_nanos() + inst.start_offset_ns + jitter_ns, t.stop, kind)
             }
             FlowSpec::Cbr(c) => {
                 let start = c.start.as_nanos();

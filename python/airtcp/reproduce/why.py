@@ -38,6 +38,7 @@ CAUSES = {
     "status-rule": "status rule applied to the wrong number (fixed)",
     "missing-part": "a model part airtcp lacks",
     "engine-bug": "engine or scheme bug (fixed)",
+    "airtcp-defect": "an airtcp behaviour that ns-2.35 and Linux do not share (open)",
     "reading": "an open reading of the paper, measured both ways",
     "model-difference": "a model difference, measured",
 }

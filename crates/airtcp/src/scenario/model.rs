@@ -658,6 +658,11 @@ pub struct TcpFlowSpec {
     /// The k-th flow of the group (each way) starts at `start + k · start_spacing`.
     #[serde(default)]
     pub start_spacing: SimDuration,
+    /// Each flow of the group starts a further uniform random offset in [0, `start_jitter`) later,
+    /// drawn per flow from the run's seed, so that seeds differ even where nothing else is random
+    /// (lossless many-flow runs). Default 0: the starts are exactly as written.
+    #[serde(default)]
+    pub start_jitter: SimDuration,
     /// Total application bytes to send (default: unlimited).
     pub bytes: Option<ByteSize>,
     /// Window policy, e.g. "reno".

@@ -485,8 +485,18 @@ pub fn validate_and_load(s: &Scenario) -> Result<LoadedTraces, ScenarioError> {
                 if !(1..=100_000).contains(&t.count) {
                     return err(format!("flows[{i}].count"), format!("{} is out of range (allowed: 1 to 100000)", t.count));
                 }
+                if t.start_jitter.as_nanos() > s.duration.as_nanos() {
+                    return err(
+                        format!("flows[{i}].start_jitter"),
+                        format!(
+                            "{}s is out of range (allowed: 0s to the duration, {}s)",
+                            t.start_jitter.as_nanos() as f64 / 1e9,
+                            s.duration.as_nanos() as f64 / 1e9
+                        ),
+                    );
+                }
                 if let Some(stop) = t.stop {
-                    let last = t.start.as_nanos() + (t.count as u64 - 1) * t.start_spacing.as_nanos();
+                    let last = t.start.as_nanos() + (t.count as u64 - 1) * t.start_spacing.as_nanos() + t.start_jitter.as_nanos();
                     if stop.as_nanos() <= last {
                         return err(
                             format!("flows[{i}].stop"),
