@@ -8,7 +8,7 @@ CARGO  ?= cargo
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 export PIP_ROOT_USER_ACTION := ignore
 
-.PHONY: setup deps develop demo test test-rust test-python kernel bench pgo validate-ns3 fmt fmt-check wheel clean reproduce reproduce-quick
+.PHONY: setup deps develop demo test test-rust test-python kernel bench pgo validate-ns3 validate-ns2 fmt fmt-check wheel clean reproduce reproduce-quick
 
 ## setup: install build/test tools and the package (editable, extension built in release mode)
 setup: deps develop
@@ -61,6 +61,13 @@ pgo:
 ## `ns3` wheel into target/ns3 and builds C++ twins with g++; QUICK=1 for 3 seeds and short runs)
 validate-ns3:
 	$(PYTHON) bench/validate_ns3.py $(if $(QUICK),--quick,)
+
+## validate-ns2: airtcp vs ns-2.35 (Fig. 10 path, 7 schemes; 20-flow dumbbell, DropTail/RED/CW) ->
+## VALIDATION.md's "airtcp vs ns-2.35" section; where `ns` (Debian's ns2) is installed it also rewrites
+## the committed reference bench/ns2/reference.json, elsewhere it compares against that file
+## (QUICK=1: fewer seeds, reference.json untouched)
+validate-ns2:
+	$(PYTHON) bench/validate_ns2.py $(if $(QUICK),--quick,)
 
 fmt:
 	$(CARGO) fmt --all

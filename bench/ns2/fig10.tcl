@@ -1,46 +1,122 @@
 # ns-2.35 twin of examples/jersey_fig10.toml (TCP-Jersey Fig. 10): S -10Mb/45ms- BS -2Mb/1ms, lossy- D.
-# Usage: ns fig10.tcl LOSS DURATION_S SEED [VARIANT: tahoe|reno|newreno|sack, default newreno]
+# Usage: ns fig10.tcl LOSS DURATION_S SEED [VARIANT [WARMUP_S]]
+#   VARIANT: tahoe | reno | newreno (default) | sack (Sack1) | fack (Fack, Sack1 sink) | vegas
+#            | westwood-plus (TCP-Linux `select_ca westwood`, Sack1 sink echoing timestamps)
+#   WARMUP_S: start of the goodput window of goodput_warm_bps (default 10, the scenario's warmup)
+# Prints one line (key value pairs; the first four fields are as they always were):
+#   acked_pkts A goodput_bps G goodput_warm_bps W timeouts T rexmitpkts R fast_retransmits F drops D
+# goodput_bps: the sender's view, cumulative ACK over [0, DURATION] (TCP-Jersey's measure);
+# goodput_warm_bps: in-order payload delivered at the sink over [WARMUP, DURATION] (airtcp's
+# `goodput_bps`); timeouts = nrexmit_ (Fack: rises of backoff_, below); rexmitpkts = nrexmitpack_; fast_retransmits = ncwndcuts_ -
+# nrexmit_; drops = packets the BS->D queue dropped (queue monitor).
+# Agent settings as bench/ns2/dumbbell.tcl documents (matched to airtcp's defaults and scenario):
+# packetSize_ 1000, window_ 1000, windowInit_ 1, minrto_ 0.2, maxrto_ 60, rtxcur_init_ 1.0,
+# tcpTick_ 0.001, singledup_ 1 (limited transmit; the Fack and Vegas agents have their own
+# duplicate-ACK handling without it), numdupacks_ 3, maxburst_ 0, no delayed ACKs.
+# Vegas: v_alpha_ 1, v_beta_ 3, v_gamma_ 1 (ns-2 defaults = airtcp's), with its fine-grained
+# retransmission on the 1st/2nd duplicate ACK (airtcp `expiry = true`) and Reno-style recovery.
+# The loss model sits after the BS->D link's delay (`link-lossmodel`): lost packets were serialized.
 set loss [lindex $argv 0]
 set dur [lindex $argv 1]
 set seed [lindex $argv 2]
 set variant [expr {[llength $argv] > 3 ? [lindex $argv 3] : "newreno"}]
+set warmup [expr {[llength $argv] > 4 ? [lindex $argv 4] : 10.0}]
 global defaultRNG
 $defaultRNG seed $seed
 set ns [new Simulator]
+
+Agent/TCP set packetSize_ 1000
+Agent/TCP set window_ 1000
+Agent/TCP set windowInit_ 1
+Agent/TCP set minrto_ 0.2
+Agent/TCP set maxrto_ 60
+Agent/TCP set rtxcur_init_ 1.0
+Agent/TCP set tcpTick_ 0.001
+Agent/TCP set singledup_ 1
+Agent/TCP set numdupacks_ 3
+Agent/TCP set maxburst_ 0
+
 set S [$ns node]
 set BS [$ns node]
 set D [$ns node]
 $ns duplex-link $S $BS 10Mb 45ms DropTail
 $ns duplex-link $BS $D 2Mb 1ms DropTail
 $ns queue-limit $S $BS 50
+$ns queue-limit $BS $S 50
 $ns queue-limit $BS $D 50
+$ns queue-limit $D $BS 50
+set qmon [$ns monitor-queue $BS $D ""]
 if {$loss > 0} {
     set em [new ErrorModel]
     $em set rate_ $loss
     $em unit pkt
     $em ranvar [new RandomVariable/Uniform]
+    $ns link-lossmodel $em $BS $D
     $em drop-target [new Agent/Null]
-    $ns lossmodel $em $BS $D
 }
 switch $variant {
     tahoe   { set tcp [new Agent/TCP];         set sink [new Agent/TCPSink] }
     reno    { set tcp [new Agent/TCP/Reno];    set sink [new Agent/TCPSink] }
     newreno { set tcp [new Agent/TCP/Newreno]; set sink [new Agent/TCPSink] }
     sack    { set tcp [new Agent/TCP/Sack1];   set sink [new Agent/TCPSink/Sack1] }
+    fack    { set tcp [new Agent/TCP/Fack];    set sink [new Agent/TCPSink/Sack1] }
+    vegas   {
+        # ns-2.35's Vegas output() leaves out the 40 B of headers the other agents add: 1040-B
+        # packets carry the same 1000-B payload (goodput below counts 1000 B per packet).
+        set tcp [new Agent/TCP/Vegas];   set sink [new Agent/TCPSink]
+        $tcp set packetSize_ 1040
+    }
+    westwood-plus {
+        set tcp [new Agent/TCP/Linux]
+        $tcp set timestamps_ true
+        set sink [new Agent/TCPSink/Sack1]
+        $sink set ts_echo_rfc1323_ true
+    }
+    default { puts stderr "unknown variant $variant"; exit 1 }
 }
-$tcp set packetSize_ 1000
-$tcp set window_ 1000
-$tcp set minrto_ 0.2
 $ns attach-agent $S $tcp
 $ns attach-agent $D $sink
+# ns-2.35's Fack agent does not count its timeouts in nrexmit_: count the rises of its RTO backoff
+# (every expiry doubles backoff_, the next new ACK resets it to 1), as a variable trace.
+set botrace ""
+if {$variant == "fack"} {
+    set botrace [expr {[info exists env(TMPDIR)] ? $env(TMPDIR) : "/tmp"}]/airtcp-ns2-fig10-[pid].tr
+    set botf [open $botrace w]
+    $tcp attach $botf
+    $tcp trace backoff_
+}
+proc timeouts {} {
+    global tcp botrace botf
+    if {$botrace == ""} { return [$tcp set nrexmit_] }
+    close $botf
+    set f [open $botrace r]
+    set n 0; set prev 1
+    while {[gets $f line] >= 0} {
+        set v [lindex $line end]
+        if {$v > $prev} { incr n }
+        set prev $v
+    }
+    close $f
+    file delete $botrace
+    return $n
+}
 $ns connect $tcp $sink
+if {$variant == "westwood-plus"} { $ns at 0 "$tcp select_ca westwood" }
 set ftp [new Application/FTP]
 $ftp attach-agent $tcp
 $ns at 0.0 "$ftp start"
+# TCPSink's bytes_ counts in-order bytes in wire size (1040 B per 1000-B segment, + 10 B with
+# timestamps).
+set base 0
+proc snapshot {} { global sink base; set base [$sink set bytes_] }
 proc finish {} {
-    global tcp dur
-    puts "acked_pkts [$tcp set ack_] goodput_bps [expr [$tcp set ack_] * 8000.0 / $dur]"
+    global tcp sink dur warmup base qmon
+    set wire [expr {1040 + ([$tcp set timestamps_] ? [$tcp set ts_option_size_] : 0)}]
+    set warm [expr {$dur > $warmup ? ([$sink set bytes_] - $base) * 8.0 * 1000 / $wire / ($dur - $warmup) : 0.0}]
+    set t [timeouts]
+    puts "acked_pkts [$tcp set ack_] goodput_bps [expr [$tcp set ack_] * 8000.0 / $dur] goodput_warm_bps $warm timeouts $t rexmitpkts [$tcp set nrexmitpack_] fast_retransmits [expr {[$tcp set ncwndcuts_] - $t}] drops [$qmon set pdrops_]"
     exit 0
 }
+if {$warmup < $dur} { $ns at $warmup "snapshot" }
 $ns at $dur "finish"
 $ns run

@@ -1,0 +1,482 @@
+#!/usr/bin/env python3
+"""airtcp against ns-2.35 as a second reference (issue 23): `make validate-ns2`.
+
+    python3 bench/validate_ns2.py [--quick] [--only fig10,dumbbell] [--use-reference] [--jobs N]
+
+Runs the ns-2 twins in bench/ns2/ where `ns` (Debian's `ns2`, ns-2.35) is installed and writes
+their numbers to bench/ns2/reference.json (a full run only; the file is committed, so that
+tests/python/test_validate_ns2.py and this harness work without ns-2); where `ns` is absent, or
+with --use-reference, the ns-2 side comes from that file. Then runs airtcp (the Python API) on
+the same cells and replaces the section "airtcp vs ns-2.35" of VALIDATION.md (the rest of the
+file is kept), each cell marked against the targets below.
+
+Cells (both sides built from the numbers in this file and the twins' settings):
+  fig10     examples/jersey_fig10.toml, S -10 Mb/s 45 ms- BS -2 Mb/s 1 ms- D, DropTail 50, uniform
+            loss on BS->D data; 1 flow; Tahoe, Reno, NewReno, SACK, FACK, Vegas, Westwood+;
+            loss 0, 0.1, 1, 3, 5 %; 100 s, goodput over [10 s, 100 s]; 10 seeds (quick 3).
+            Twin: bench/ns2/fig10.tcl.
+  dumbbell  experiments/jersey/manyflows.toml (TCP-Jersey Table I path), S -100 Mb/s 45 ms- R
+            -20 Mb/s 1 ms- D, 20 flows 10 ms apart; the R->D queue of 100 packets is DropTail,
+            RED (RED below) or CW (the scenario's own; ns-2: RED set up as CW); Reno, NewReno,
+            SACK, Westwood+; loss 0 and 1 %; 100 s, goodput over [20 s, 100 s]; 5 seeds (quick 2).
+            Twin: bench/ns2/dumbbell.tcl.
+Targets per cell (means over seeds; timeouts, retransmissions and drops summed over flows):
+  timeouts airtcp <= 2 x ns-2 + 10; total goodput within 10 % of ns-2's; Jain within 0.02
+  (multi-flow cells).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from validate_common import cpu_model, jain, mean_ci, replace_section  # noqa: E402
+
+NS2_DIR = ROOT / "bench" / "ns2"
+REFERENCE = NS2_DIR / "reference.json"
+SECTION = "## airtcp vs ns-2.35"
+
+FIG10_SCHEMES = ["tahoe", "reno", "newreno", "sack", "fack", "vegas", "westwood-plus"]
+FIG10_LOSSES = [0.0, 0.001, 0.01, 0.03, 0.05]
+DB_SCHEMES = ["reno", "newreno", "sack", "westwood-plus"]
+DB_LOSSES = [0.0, 0.01]
+DB_QUEUES = ["droptail", "red", "cw"]
+DB_FLOWS = 20
+DB_LIMIT = 100
+#: RED on the 100-packet bottleneck, both sides: Floyd & Jacobson's numbers scaled to the buffer
+#: (max_th = 3 min_th), not gentle, dropping (no ECN: the flows are not ECN-capable).
+RED = {"min_th": 15.0, "max_th": 45.0, "weight": 0.002, "max_p": 0.1}
+#: The scenario's CW queue on the bottleneck (weight 0.2, threshold a third of the buffer).
+CW = {"weight": 0.2, "threshold": DB_LIMIT / 3}
+DURATIONS = {"fig10": (100.0, 10.0), "dumbbell": (100.0, 20.0)}  # (duration, warmup) s
+SEEDS = {"fig10": 10, "dumbbell": 5}
+QUICK_SEEDS = {"fig10": 3, "dumbbell": 2}
+
+# Targets.
+RTO_FACTOR, RTO_SLACK = 2.0, 10.0
+GOODPUT_TOL = 0.10
+JAIN_TOL = 0.02
+
+#: airtcp's flow settings that match the ns-2 agents' (bench/ns2/dumbbell.tcl documents each).
+COMMON = {
+    "mss_bytes": 1000,
+    "rwnd_pkts": 1000,  # window_ 1000
+    "initial_cwnd_pkts": 1,  # windowInit_ 1
+    "min_rto": "200ms",  # minrto_ 0.2
+    "max_rto": "60000ms",  # maxrto_ 60
+    "initial_rto": "1000ms",  # rtxcur_init_ 1.0
+    "clock_granularity": "1ms",  # tcpTick_ 0.001
+    "dupack_threshold": 3,  # numdupacks_ 3
+    "delayed_ack": False,  # TCPSink
+}
+#: Per scheme: the ns-2 variant of the twins and airtcp's flow settings.
+SCHEMES = {
+    "tahoe": {"cc": "reno", "recovery": "tahoe", "limited_transmit": True},  # Agent/TCP, singledup_ 1
+    "reno": {"cc": "reno", "recovery": "reno", "limited_transmit": True},  # Agent/TCP/Reno
+    # Agent/TCP/Newreno resets the retransmission timer on every partial ACK.
+    "newreno": {"cc": "reno", "recovery": "newreno", "partial_ack_timer": "slow-but-steady", "limited_transmit": True},
+    "sack": {"cc": "reno", "recovery": "sack", "sack": True, "limited_transmit": True},  # Sack1 + TCPSink/Sack1
+    # Agent/TCP/Fack: its own duplicate-ACK handling, no limited transmit.
+    "fack": {"cc": "reno", "recovery": "fack", "sack": True, "limited_transmit": False},
+    # Agent/TCP/Vegas: alpha 1, beta 3, gamma 1, the fine-grained retransmission, Reno-style
+    # recovery (inflation, deflation at the first new ACK), no limited transmit.
+    "vegas": {"cc": "vegas", "recovery": "reno", "limited_transmit": False,
+              "cc_params": {"alpha": 1, "beta": 3, "gamma": 1, "expiry": True}},
+    # TCP-Linux westwood (Linux 2.6's tcp_westwood.c, Westwood+: one sample per RTT of at least
+    # 50 ms, filter (7 old + new) / 8), Linux's SACK recovery, timestamps on.
+    "westwood-plus": {"cc": "westwood-plus", "recovery": "sack", "sack": True, "timestamps": True,
+                      "limited_transmit": True, "cc_params": {"alpha": 0.875, "min_interval": "50ms"}},
+}
+
+
+# --------------------------------------------------------------------------- cells
+
+
+def cell_key(c: dict) -> str:
+    return f"{c['scenario']}/{c['queue']}/{c['scheme']}/{c['loss']:g}"
+
+
+def cells(only: set[str] | None = None) -> list[dict]:
+    """Every cell of the comparison, in table order."""
+    out = []
+    if only is None or "fig10" in only:
+        for scheme in FIG10_SCHEMES:
+            for loss in FIG10_LOSSES:
+                out.append({"scenario": "fig10", "scheme": scheme, "loss": loss, "queue": "droptail"})
+    if only is None or "dumbbell" in only:
+        for queue in DB_QUEUES:
+            for scheme in DB_SCHEMES:
+                for loss in DB_LOSSES:
+                    out.append({"scenario": "dumbbell", "scheme": scheme, "loss": loss, "queue": queue})
+    return out
+
+
+def _flow_settings(doc: dict, scheme: str) -> None:
+    from airtcp.scenario import set_path
+
+    flow = doc["flows"][0]
+    for k in ("cc_params", "partial_ack_timer", "sack", "timestamps"):
+        flow.pop(k, None)
+    for key, value in {**COMMON, **SCHEMES[scheme]}.items():
+        set_path(doc, f"flows.0.{key}", value)
+
+
+def airtcp_doc(cell: dict, duration: float | None = None, warmup: float | None = None) -> dict:
+    """The airtcp scenario of a cell: the shipped scenario file with this cell's settings on it."""
+    from airtcp.scenario import load, set_path
+
+    dur, warm = DURATIONS[cell["scenario"]]
+    dur = duration if duration is not None else dur
+    warm = warmup if warmup is not None else warm
+    if cell["scenario"] == "fig10":
+        doc = load(ROOT / "examples" / "jersey_fig10.toml")
+    else:
+        doc = load(ROOT / "experiments" / "jersey" / "manyflows.toml")
+        q = {"droptail": {"kind": "droptail", "limit_pkts": DB_LIMIT},
+             "red": {"kind": "red", "limit_pkts": DB_LIMIT, "min_th_pkts": RED["min_th"], "max_th_pkts": RED["max_th"],
+                     "weight": RED["weight"], "max_p": RED["max_p"], "ecn": False, "gentle": False},
+             "cw": {"kind": "cw", "limit_pkts": DB_LIMIT, "weight": CW["weight"], "threshold_pkts": CW["threshold"],
+                    "drop_non_ect": True}}[cell["queue"]]
+        set_path(doc, "links.1.queue", q)
+        set_path(doc, "flows.0.count", DB_FLOWS)
+        set_path(doc, "flows.0.start_spacing", "10ms")
+    set_path(doc, "name", f"ns2-{cell['scenario']}-{cell['queue']}-{cell['scheme']}")
+    set_path(doc, "duration", f"{dur:g}s")
+    set_path(doc, "warmup", f"{warm:g}s")
+    set_path(doc, "sample_interval", "10s")
+    set_path(doc, "links.1.channel", {"kind": "uniform", "loss": cell["loss"]})
+    _flow_settings(doc, cell["scheme"])
+    return doc
+
+
+def bottleneck(cell: dict) -> str:
+    return "BS->D" if cell["scenario"] == "fig10" else "R->D"
+
+
+def airtcp_totals(summary: dict, cell: dict) -> dict:
+    flows = summary["flows"]
+    link = next(lk for lk in summary["links"] if lk["name"] == bottleneck(cell))
+    g = [f["goodput_bps"] for f in flows]
+    return {
+        "goodput_bps": sum(g),
+        "jain": jain(g),
+        "timeouts": sum(f["timeouts"] for f in flows),
+        "retransmissions": sum(f["retransmissions"] for f in flows),
+        "fast_retransmits": sum(f["fast_retransmits"] for f in flows),
+        "drops": link["overflow_drops"] + link["early_drops"],
+    }
+
+
+def run_airtcp(cell_list: list[dict], seeds: list[int], jobs: int = 1) -> dict[str, list[dict]]:
+    """airtcp's per-seed totals of every cell (runs in-process through the Python API)."""
+    import airtcp
+    from airtcp.scenario import dumps
+
+    texts, keys = [], []
+    for c in cell_list:
+        text = dumps(airtcp_doc(c))
+        for s in seeds[c["scenario"]] if isinstance(seeds, dict) else seeds:
+            texts.append(text)
+            keys.append((cell_key(c), c, s))
+    t0 = time.perf_counter()
+    res = airtcp.run_many(texts, jobs=jobs, seeds=[k[2] for k in keys])
+    wall = (time.perf_counter() - t0) / max(1, len(texts))
+    out: dict[str, list[dict]] = {}
+    for (key, c, s), r in zip(keys, res):
+        out.setdefault(key, []).append({"seed": s, **airtcp_totals(r.summary, c), "wall_s": wall})
+    return out
+
+
+# --------------------------------------------------------------------------- ns-2
+
+
+def parse_kv(tokens: list[str]) -> dict:
+    return {tokens[i]: float(tokens[i + 1]) for i in range(0, len(tokens) - 1, 2)}
+
+
+def run_ns2_once(cell: dict, seed: int) -> dict:
+    """One ns-2 run of a cell: its totals and wall time (process start to exit)."""
+    dur, warm = DURATIONS[cell["scenario"]]
+    env = dict(os.environ)
+    if cell["scenario"] == "fig10":
+        cmd = ["ns", str(NS2_DIR / "fig10.tcl"), f"{cell['loss']:g}", f"{dur:g}", str(seed), cell["scheme"], f"{warm:g}"]
+    else:
+        cmd = ["ns", str(NS2_DIR / "dumbbell.tcl"), f"{cell['loss']:g}", f"{dur:g}", str(seed), cell["scheme"],
+               cell["queue"], f"{warm:g}", str(DB_FLOWS)]
+        env |= {"RED_MIN": f"{RED['min_th']:g}", "RED_MAX": f"{RED['max_th']:g}", "RED_W": f"{RED['weight']:g}",
+                "RED_MAXP": f"{RED['max_p']:g}"}
+    t0 = time.perf_counter()
+    p = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    wall = time.perf_counter() - t0
+    if p.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} failed ({p.returncode}): {p.stderr[-2000:]}")
+    lines = p.stdout.splitlines()
+    if cell["scenario"] == "fig10":
+        kv = parse_kv(next(ln for ln in lines if ln.startswith("acked_pkts")).split())
+        g = [kv["goodput_warm_bps"]]
+        fr = None if cell["scheme"] == "vegas" else int(kv["fast_retransmits"])  # Vegas cuts cwnd outside slowdown()
+    else:
+        g = [parse_kv(ln.split()[2:])["goodput_bps"] for ln in lines if ln.startswith("flow ")]
+        kv = parse_kv(next(ln for ln in lines if ln.startswith("total ")).split()[1:])
+        fr = int(kv["fast_retransmits"])
+    return {
+        "seed": seed,
+        "goodput_bps": sum(g),
+        "jain": jain(g),
+        "timeouts": int(kv["timeouts"]),
+        "retransmissions": int(kv["rexmitpkts"]),
+        "fast_retransmits": fr,
+        "drops": int(kv["drops"]),
+        "wall_s": round(wall, 4),
+    }
+
+
+def ns2_version() -> str:
+    try:
+        v = subprocess.run(["dpkg-query", "-W", "-f", "${Version}", "ns2"], capture_output=True, text=True).stdout.strip()
+    except OSError:
+        v = ""
+    return f"ns-2.35 (Debian ns2 {v})" if v else "ns-2.35"
+
+
+def run_ns2(cell_list: list[dict], seeds: dict[str, list[int]], jobs: int = 1) -> dict[str, list[dict]]:
+    work = [(c, s) for c in cell_list for s in seeds[c["scenario"]]]
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as ex:
+        res = list(ex.map(lambda w: run_ns2_once(*w), work))
+    out: dict[str, list[dict]] = {}
+    for (c, _), r in zip(work, res):
+        out.setdefault(cell_key(c), []).append(r)
+    return out
+
+
+def write_reference(cell_list: list[dict], ns: dict[str, list[dict]], seeds: dict[str, list[int]], wall: float) -> None:
+    ref = {
+        "generator": "bench/validate_ns2.py (make validate-ns2) with bench/ns2/fig10.tcl and bench/ns2/dumbbell.tcl",
+        "ns2": ns2_version(),
+        "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
+        "machine": f"{platform.machine()} {os.cpu_count()} cpus ({cpu_model()})",
+        "ns2_wall_s": round(wall, 1),
+        "durations": reference_durations(),
+        "dumbbell": {"flows": DB_FLOWS, "limit_pkts": DB_LIMIT, "red": RED, "cw": CW},
+        "targets": {"timeouts": f"airtcp <= {RTO_FACTOR:g} x ns-2 + {RTO_SLACK:g}",
+                    "goodput": f"within {GOODPUT_TOL:.0%}", "jain": f"within {JAIN_TOL:g}"},
+        "cells": [
+            {**c, "duration_s": DURATIONS[c["scenario"]][0], "warmup_s": DURATIONS[c["scenario"]][1],
+             "flows": 1 if c["scenario"] == "fig10" else DB_FLOWS, "seeds": seeds[c["scenario"]],
+             "runs": ns[cell_key(c)]}
+            for c in cell_list
+        ],
+    }
+    REFERENCE.write_text(dump_reference(ref))
+
+
+def dump_reference(ref: dict) -> str:
+    """reference.json's text: JSON with one line per cell's settings and per run (diffable)."""
+    head = json.dumps({k: v for k, v in ref.items() if k != "cells"}, indent=1, ensure_ascii=False)
+    cells_text = []
+    for c in ref["cells"]:
+        settings = json.dumps({k: v for k, v in c.items() if k != "runs"})
+        runs = ",\n".join("   " + json.dumps(r) for r in c["runs"])
+        cells_text.append(f"  {settings[:-1]}, \"runs\": [\n{runs}\n  ]}}")
+    return head[:-2] + ',\n "cells": [\n' + ",\n".join(cells_text) + "\n ]\n}\n"
+
+
+def reference_durations() -> dict:
+    return {k: {"duration_s": d, "warmup_s": w} for k, (d, w) in DURATIONS.items()}
+
+
+def load_reference() -> dict:
+    return json.loads(REFERENCE.read_text())
+
+
+# --------------------------------------------------------------------------- targets and report
+
+
+def mean(runs: list[dict], field: str) -> float:
+    return statistics.fmean(r[field] for r in runs)
+
+
+def verdict(cell: dict, at: list[dict], ns: list[dict]) -> dict[str, bool]:
+    """Which targets a cell meets: timeouts, goodput and (multi-flow cells) Jain."""
+    v = {
+        "timeouts": mean(at, "timeouts") <= RTO_FACTOR * mean(ns, "timeouts") + RTO_SLACK,
+        "goodput": abs(mean(at, "goodput_bps") - mean(ns, "goodput_bps")) <= GOODPUT_TOL * mean(ns, "goodput_bps"),
+    }
+    if cell["scenario"] != "fig10":
+        v["jain"] = abs(mean(at, "jain") - mean(ns, "jain")) <= JAIN_TOL
+    return v
+
+
+def render(meta: dict, rows: list[tuple[dict, list[dict], list[dict]]]) -> str:
+    ok = sum(all(verdict(c, a, n).values()) for c, a, n in rows)
+    out = [
+        SECTION,
+        "",
+        f"Generated by `make validate-ns2` (`python3 bench/validate_ns2.py{' --quick' if meta['quick'] else ''}`) on "
+        f"{meta['date']}, {meta['machine']}, airtcp {meta['airtcp_commit']}. ns-2 side: {meta['ns2_source']}. "
+        "Twins: `bench/ns2/fig10.tcl` and `bench/ns2/dumbbell.tcl` (their comments list every matched setting); "
+        "airtcp side: the shipped scenario files with the settings of `bench/validate_ns2.py` (`COMMON`, `SCHEMES`). "
+        f"Seeds per cell: Fig. 10 {len(meta['seeds']['fig10'])}, dumbbell {len(meta['seeds']['dumbbell'])} "
+        "(ns-2: `$defaultRNG seed`; without loss and RED ns-2 draws no random numbers, so its seeds agree). "
+        "Means over seeds; goodput ± 95% CI (Student t), in-order payload at the receivers over [warm-up, end], "
+        "summed over flows; timeouts (ns-2: `nrexmit_`; FACK: rises of `backoff_`, which its agent does not count "
+        "in `nrexmit_`), retransmitted packets (`nrexmitpack_`) and bottleneck queue drops (queue monitor; "
+        "overflow + early) summed over flows. "
+        f"Targets: timeouts ≤ {RTO_FACTOR:g} × ns-2 + {RTO_SLACK:g}, goodput within {GOODPUT_TOL:.0%}, "
+        f"Jain within {JAIN_TOL:g} (multi-flow cells); **✗** names the missed ones. "
+        f"{ok} of {len(rows)} cells meet all targets. Wall: airtcp {meta['airtcp_wall_s']:.0f} s for "
+        f"{meta['airtcp_runs']} runs, ns-2 {meta['ns2_wall_s']:.0f} s ({meta['ns2_runs']} runs; "
+        f"{meta['ns2_per_run']}); whole harness {meta['total_s']:.0f} s.",
+        "",
+    ]
+    groups = [("fig10", "droptail", f"Fig. 10 path, 1 flow ({DURATIONS['fig10'][0]:g} s, goodput over "
+                                     f"[{DURATIONS['fig10'][1]:g} s, end])")]
+    for q, label in (("droptail", "DropTail"), ("red", f"RED (min_th {RED['min_th']:g}, max_th {RED['max_th']:g}, "
+                                                        f"w_q {RED['weight']:g}, max_p {RED['max_p']:g}, not gentle)"),
+                     ("cw", f"CW (weight {CW['weight']:g}, threshold {CW['threshold']:.1f}; ns-2: RED with "
+                            "min_th = max_th = threshold, max_p 1)")):
+        groups.append(("dumbbell", q, f"20-flow dumbbell (TCP-Jersey Table I path), {DB_LIMIT}-packet {label} "
+                                      f"bottleneck ({DURATIONS['dumbbell'][0]:g} s, goodput over "
+                                      f"[{DURATIONS['dumbbell'][1]:g} s, end])"))
+    for scen, queue, title in groups:
+        sel = [r for r in rows if r[0]["scenario"] == scen and r[0]["queue"] == queue]
+        if not sel:
+            continue
+        multi = scen != "fig10"
+        out += [f"### {title}", ""]
+        hdr = "| scheme | loss | goodput airtcp kb/s | ns-2 kb/s | ratio |"
+        sep = "|---|---|---|---|---|"
+        if multi:
+            hdr += " Jain airtcp | ns-2 |"
+            sep += "---|---|"
+        hdr += " timeouts airtcp | ns-2 | retransmissions airtcp | ns-2 | drops airtcp | ns-2 | targets |"
+        sep += "---|---|---|---|---|---|---|"
+        out += [hdr, sep]
+        for c, a, n in sel:
+            ga, ca = mean_ci([x["goodput_bps"] for x in a])
+            gn, cn = mean_ci([x["goodput_bps"] for x in n])
+            line = (f"| {c['scheme']} | {c['loss'] * 100:g}% | {ga / 1e3:.1f} ± {ca / 1e3:.1f} | "
+                    f"{gn / 1e3:.1f} ± {cn / 1e3:.1f} | {ga / gn:.3f} |")
+            if multi:
+                line += f" {mean(a, 'jain'):.4f} | {mean(n, 'jain'):.4f} |"
+            v = verdict(c, a, n)
+            miss = [k for k, good in v.items() if not good]
+            line += (f" {mean(a, 'timeouts'):.1f} | {mean(n, 'timeouts'):.1f} | {mean(a, 'retransmissions'):.0f} | "
+                     f"{mean(n, 'retransmissions'):.0f} | {mean(a, 'drops'):.0f} | {mean(n, 'drops'):.0f} | "
+                     f"{'✓' if not miss else '**✗** ' + ', '.join(miss)} |")
+            out.append(line)
+        out.append("")
+    out += [
+        "Settings matched on both sides: 1000-B segments (1040 B on the wire, ns-2's Vegas agent set to 1040 B "
+        "since it adds no headers), window 1000, initial window 1, minimum RTO 200 ms, maximum 60 s, initial RTO 1 s, "
+        "1-ms RTO clock, 3 duplicate ACKs, no delayed ACKs, limited transmit (ns-2 `singledup_`) for the agents "
+        "that have it (not FACK, Vegas), NewReno's timer reset on every partial ACK (`slow-but-steady`), losses "
+        "after serialization on the wireless hop (`link-lossmodel`), RED counted in packets without `wait_`. "
+        "Not matched: ns-2's agents send a 40-B SYN first (`syn_`), airtcp starts with data; ns-2's Sack1 and "
+        "TCP-Linux recoveries are not RFC 6675; option sizes (ns-2's timestamps 10 B, airtcp's 12 B; ns-2's SACK "
+        "ACKs stay 40 B) on an ACK path that is not loaded.",
+        "",
+    ]
+    return "\n".join(out)
+
+
+# --------------------------------------------------------------------------- main
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true", help="fewer seeds (Fig. 10 3, dumbbell 2); reference.json untouched")
+    ap.add_argument("--only", default="fig10,dumbbell", help="comma-separated subset of fig10,dumbbell")
+    ap.add_argument("--use-reference", action="store_true", help="take ns-2's side from bench/ns2/reference.json "
+                    "even where `ns` is installed")
+    ap.add_argument("--jobs", type=int, default=1, help="processes / threads at a time (default 1)")
+    ap.add_argument("--out", default=str(ROOT / "VALIDATION.md"))
+    ap.add_argument("--render-only", action="store_true",
+                    help="rewrite the section from target/ns2/results.json (the last run) without running anything")
+    a = ap.parse_args()
+    if a.render_only:
+        d = json.loads((ROOT / "target" / "ns2" / "results.json").read_text())
+        rows = [({k: c[k] for k in ("scenario", "scheme", "loss", "queue")}, c["airtcp"], c["ns2"]) for c in d["cells"]]
+        replace_section(Path(a.out), SECTION, render(d["meta"], rows))
+        return
+    only = set(a.only.split(","))
+    cell_list = cells(only)
+    nseeds = QUICK_SEEDS if a.quick else SEEDS
+    seeds = {k: list(range(1, n + 1)) for k, n in nseeds.items()}
+    t_start = time.time()
+
+    have_ns = shutil.which("ns") is not None and not a.use_reference
+    if have_ns:
+        t0 = time.perf_counter()
+        ns = run_ns2(cell_list, seeds, a.jobs)
+        ns_wall = time.perf_counter() - t0
+        ns_source = f"{ns2_version()}, run now"
+        if not a.quick and only >= {"fig10", "dumbbell"}:
+            write_reference(cell_list, ns, seeds, ns_wall)
+            print(f"wrote {REFERENCE}", file=sys.stderr)
+    else:
+        ref = load_reference()
+        if ref["durations"] != reference_durations():
+            sys.exit(f"{REFERENCE} was made with durations {ref['durations']}, this harness uses "
+                     f"{reference_durations()}: regenerate it where `ns` is installed")
+        by_key = {cell_key(c): c for c in ref["cells"]}
+        missing = [cell_key(c) for c in cell_list if cell_key(c) not in by_key]
+        if missing:
+            sys.exit(f"{REFERENCE} lacks cells {missing[:5]}...: regenerate it where `ns` is installed")
+        for scen in {c["scenario"] for c in cell_list}:  # the reference's seeds, as many as asked for
+            ref_seeds = next(rc["seeds"] for rc in ref["cells"] if rc["scenario"] == scen)
+            seeds[scen] = ref_seeds[: nseeds[scen]]
+        ns = {cell_key(c): [r for r in by_key[cell_key(c)]["runs"] if r["seed"] in seeds[c["scenario"]]]
+              for c in cell_list}
+        ns_wall = sum(r["wall_s"] for c in cell_list for r in ns[cell_key(c)])
+        ns_source = f"{ref['ns2']}, from `bench/ns2/reference.json` ({ref['date']})"
+
+    t0 = time.perf_counter()
+    at = run_airtcp(cell_list, seeds, a.jobs)
+    at_wall = time.perf_counter() - t0
+
+    rows = [(c, at[cell_key(c)], ns[cell_key(c)]) for c in cell_list]
+    for c, A, N in rows:
+        v = verdict(c, A, N)
+        print(f"{cell_key(c):32s} goodput {mean(A, 'goodput_bps') / 1e3:8.1f} / {mean(N, 'goodput_bps') / 1e3:8.1f} kb/s  "
+              f"RTO {mean(A, 'timeouts'):6.1f} / {mean(N, 'timeouts'):6.1f}  Jain {mean(A, 'jain'):.4f} / "
+              f"{mean(N, 'jain'):.4f}  {'ok' if all(v.values()) else 'MISS ' + ','.join(k for k, g in v.items() if not g)}",
+              file=sys.stderr)
+    per_run = {s: statistics.fmean(r["wall_s"] for c in cell_list if c["scenario"] == s for r in ns[cell_key(c)])
+               for s in {c["scenario"] for c in cell_list}}
+    meta = {
+        "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
+        "machine": f"{platform.node()} {platform.machine()} {os.cpu_count()} cpus ({cpu_model()})",
+        "quick": a.quick,
+        "seeds": {k: seeds.get(k, []) for k in ("fig10", "dumbbell")},
+        "airtcp_commit": subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
+                                        text=True).stdout.strip(),
+        "ns2_source": ns_source,
+        "ns2_wall_s": ns_wall,
+        "ns2_runs": sum(len(ns[cell_key(c)]) for c in cell_list),
+        "ns2_per_run": ", ".join(f"{s} {w:.2f} s per run" for s, w in sorted(per_run.items())),
+        "airtcp_wall_s": at_wall,
+        "airtcp_runs": sum(len(at[cell_key(c)]) for c in cell_list),
+        "total_s": time.time() - t_start,
+    }
+    replace_section(Path(a.out), SECTION, render(meta, rows))
+    out_dir = ROOT / "target" / "ns2"
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / "results.json").write_text(json.dumps({"meta": meta, "cells": [
+        {**c, "airtcp": A, "ns2": N} for c, A, N in rows]}, indent=1) + "\n")
+    print(f"wrote {a.out} ({SECTION[3:]}) and {out_dir / 'results.json'} in {meta['total_s']:.0f} s", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

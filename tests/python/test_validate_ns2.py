@@ -1,0 +1,90 @@
+"""airtcp against the committed ns-2.35 reference (bench/ns2/reference.json, made by
+`make validate-ns2` where ns-2 is installed; issue 23): the reference covers every cell the harness
+lists, and on the 20-flow DropTail dumbbell (TCP-Jersey Table I path) airtcp meets the targets
+against it — timeouts at most 2x ns-2's + 10, total goodput within 10%, Jain within 0.02.
+No ns-2 needed: the ns-2 side is the committed file."""
+
+from __future__ import annotations
+
+import json
+import math
+import statistics
+import sys
+
+import pytest
+
+from conftest import REPO
+
+sys.path.insert(0, str(REPO / "bench"))
+import validate_ns2 as vn  # noqa: E402
+
+import airtcp  # noqa: E402
+from airtcp.scenario import dumps  # noqa: E402
+
+REFERENCE = REPO / "bench" / "ns2" / "reference.json"
+FIELDS = {"seed": int, "goodput_bps": float, "jain": float, "timeouts": int, "retransmissions": int, "drops": int}
+#: The dumbbell cells checked here: DropTail bottleneck, every scheme and loss of the harness.
+DROPTAIL = [c for c in vn.cells({"dumbbell"}) if c["queue"] == "droptail"]
+#: Seeds of airtcp's side (the reference's first ones; each 20-flow 100-s run takes ~0.1 s).
+TEST_SEEDS = 2
+
+
+@pytest.fixture(scope="module")
+def reference() -> dict:
+    return json.loads(REFERENCE.read_text())
+
+
+def test_reference_is_well_formed_and_covers_the_harness_cells(reference):
+    assert reference["ns2"].startswith("ns-2.35")
+    assert reference["durations"] == vn.reference_durations()
+    assert reference["dumbbell"] == {"flows": vn.DB_FLOWS, "limit_pkts": vn.DB_LIMIT, "red": vn.RED, "cw": vn.CW}
+    keys = [vn.cell_key(c) for c in reference["cells"]]
+    assert len(keys) == len(set(keys)), "duplicate cells"
+    by_key = dict(zip(keys, reference["cells"]))
+    wanted = [vn.cell_key(c) for c in vn.cells()]
+    assert sorted(wanted) == sorted(keys), f"missing {set(wanted) - set(keys)}, extra {set(keys) - set(wanted)}"
+    for key in wanted:
+        cell = by_key[key]
+        scen = cell["scenario"]
+        assert (cell["duration_s"], cell["warmup_s"]) == vn.DURATIONS[scen], key
+        assert cell["flows"] == (1 if scen == "fig10" else vn.DB_FLOWS)
+        assert cell["seeds"] == list(range(1, vn.SEEDS[scen] + 1)), key
+        assert [r["seed"] for r in cell["runs"]] == cell["seeds"], key
+        for run in cell["runs"]:
+            for field, kind in FIELDS.items():
+                assert isinstance(run[field], (int, float) if kind is float else int), (key, field, run[field])
+            capacity = 2e6 if scen == "fig10" else 20e6
+            assert 0 < run["goodput_bps"] <= capacity * 1000 / 1040 * 1.0001, (key, run)
+            assert 1 / cell["flows"] - 1e-9 <= run["jain"] <= 1 + 1e-9, (key, run)
+            assert run["timeouts"] >= 0 and run["retransmissions"] >= 0 and run["drops"] >= 0, (key, run)
+            assert math.isfinite(run["wall_s"]) and run["wall_s"] > 0
+
+
+def test_targets_are_the_issues():
+    assert (vn.RTO_FACTOR, vn.RTO_SLACK, vn.GOODPUT_TOL, vn.JAIN_TOL) == (2.0, 10.0, 0.10, 0.02)
+
+
+@pytest.mark.parametrize("cell", DROPTAIL, ids=[vn.cell_key(c) for c in DROPTAIL])
+def test_airtcp_meets_the_targets_against_ns2_on_the_droptail_dumbbell(reference, cell):
+    ref = next(c for c in reference["cells"] if vn.cell_key(c) == vn.cell_key(cell))
+    seeds = ref["seeds"][:TEST_SEEDS]
+    ns = [r for r in ref["runs"] if r["seed"] in seeds]
+    text = dumps(vn.airtcp_doc(cell))
+    at = [vn.airtcp_totals(r.summary, cell) for r in airtcp.run_many([text] * len(seeds), jobs=2, seeds=seeds)]
+
+    def m(runs, field):
+        return statistics.fmean(r[field] for r in runs)
+
+    got = {f: (m(at, f), m(ns, f)) for f in ("timeouts", "goodput_bps", "jain", "retransmissions", "drops")}
+    msg = f"{vn.cell_key(cell)} seeds {seeds}: airtcp vs ns-2 " + ", ".join(f"{f} {a:.4g} / {n:.4g}" for f, (a, n) in got.items())
+    a_rto, n_rto = got["timeouts"]
+    a_g, n_g = got["goodput_bps"]
+    a_j, n_j = got["jain"]
+    failures = []
+    if not a_rto <= 2 * n_rto + 10:
+        failures.append(f"timeouts {a_rto:.1f} > 2 x {n_rto:.1f} + 10")
+    if not abs(a_g - n_g) <= 0.10 * n_g:
+        failures.append(f"goodput {a_g / 1e3:.1f} kb/s not within 10% of {n_g / 1e3:.1f}")
+    if not abs(a_j - n_j) <= 0.02:
+        failures.append(f"Jain {a_j:.4f} not within 0.02 of {n_j:.4f}")
+    assert not failures, "; ".join(failures) + " -- " + msg
