@@ -84,8 +84,9 @@ COMMON = {
 SCHEMES = {
     "tahoe": {"cc": "reno", "recovery": "tahoe", "limited_transmit": True},  # Agent/TCP, singledup_ 1
     "reno": {"cc": "reno", "recovery": "reno", "limited_transmit": True},  # Agent/TCP/Reno
-    # Agent/TCP/Newreno resets the retransmission timer on every partial ACK.
-    "newreno": {"cc": "reno", "recovery": "newreno", "partial_ack_timer": "slow-but-steady", "limited_transmit": True},
+    # Agent/TCP/Newreno's default newreno_changes1_ 1 resets the timer on the first partial ACK
+    # of a recovery only (partialnewack_helper), airtcp's default "impatient".
+    "newreno": {"cc": "reno", "recovery": "newreno", "partial_ack_timer": "impatient", "limited_transmit": True},
     "sack": {"cc": "reno", "recovery": "sack", "sack": True, "limited_transmit": True},  # Sack1 + TCPSink/Sack1
     # Agent/TCP/Fack: its own duplicate-ACK handling, no limited transmit.
     "fack": {"cc": "reno", "recovery": "fack", "sack": True, "limited_transmit": False},
@@ -151,6 +152,8 @@ def airtcp_doc(cell: dict, duration: float | None = None, warmup: float | None =
         set_path(doc, "links.1.queue", q)
         set_path(doc, "flows.0.count", DB_FLOWS)
         set_path(doc, "flows.0.start_spacing", "10ms")
+        # The twin starts its flows exactly 10 ms apart: no per-seed start offsets on our side.
+        set_path(doc, "flows.0.start_jitter", "0s")
     set_path(doc, "name", f"ns2-{cell['scenario']}-{cell['queue']}-{cell['scheme']}")
     set_path(doc, "duration", f"{dur:g}s")
     set_path(doc, "warmup", f"{warm:g}s")
@@ -381,7 +384,7 @@ def render(meta: dict, rows: list[tuple[dict, list[dict], list[dict]]]) -> str:
         "Settings matched on both sides: 1000-B segments (1040 B on the wire, ns-2's Vegas agent set to 1040 B "
         "since it adds no headers), window 1000, initial window 1, minimum RTO 200 ms, maximum 60 s, initial RTO 1 s, "
         "1-ms RTO clock, 3 duplicate ACKs, no delayed ACKs, limited transmit (ns-2 `singledup_`) for the agents "
-        "that have it (not FACK, Vegas), NewReno's timer reset on every partial ACK (`slow-but-steady`), losses "
+        "that have it (not FACK, Vegas), NewReno's timer reset on the first partial ACK only (ns-2.35's `newreno_changes1_ 1`, airtcp's `impatient`), losses "
         "after serialization on the wireless hop (`link-lossmodel`), RED counted in packets without `wait_`. "
         "Not matched: ns-2's agents send a 40-B SYN first (`syn_`), airtcp starts with data; ns-2's Sack1 and "
         "TCP-Linux recoveries are not RFC 6675; option sizes (ns-2's timestamps 10 B, airtcp's 12 B; ns-2's SACK "

@@ -30,7 +30,8 @@
 #   TCPSink (no delayed ACK)  = delayed_ack = false
 #   timestamps_ false         = timestamps = false (except TCP-Linux, below)
 #   ssthresh: ns-2 starts at window_ (1000), airtcp effectively infinite: same, the window caps it.
-#   Agent/TCP/Newreno resets the RTO timer on every partial ACK = partial_ack_timer "slow-but-steady".
+#   Agent/TCP/Newreno (newreno_changes1_ 1, the default) resets the RTO timer on the first partial
+#   ACK only = partial_ack_timer "impatient".
 # Not matched: ns-2's agents open with a 40-B SYN (syn_ true), airtcp with data; ns-2's option
 # sizes (timestamps 10 B, airtcp 12 B; ns-2's SACK ACKs stay 40 B, airtcp's carry the blocks: ACK
 # path unloaded here); Sack1's and TCP-Linux's recoveries are not RFC 6675.
