@@ -154,7 +154,7 @@ def _prepare(path: Path, sets: list[str] | None) -> tuple[str, dict[str, Any]]:
     text = read_text(path)
     doc = loads(text, source=str(path))
     if sets:
-        apply_overrides(doc, sets)
+        doc = apply_overrides(doc, sets)
         text = dumps(doc)
     return text, doc
 
