@@ -1,56 +1,101 @@
 # airtcp: `make demo` to see it work, `make test` to check it.
-# Works as root without a virtualenv: the package is installed editable (pip + maturin backend),
-# so Python edits take effect at once and `make develop` rebuilds the Rust extension.
+# Everything Python lives in the virtual environment .venv/, made once from $(PYTHON) (so it works on
+# a stock Debian whose system Python refuses `pip install`, PEP 668). The package is installed there
+# editable (pip + maturin backend): Python edits take effect at once, `make develop` rebuilds the
+# Rust extension. `. .venv/bin/activate` puts `airtcp` and the venv's `python` on PATH.
 
 PYTHON ?= python3
-PIP    ?= $(PYTHON) -m pip
+VENV   ?= .venv
+# the venv's python, with the venv's bin/ first on PATH (the maturin build backend runs `maturin`)
+VPY    := PATH="$(abspath $(VENV))/bin:$$PATH" VIRTUAL_ENV="$(abspath $(VENV))" $(VENV)/bin/python
+PIP    := $(VPY) -m pip
 CARGO  ?= cargo
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 export PIP_ROOT_USER_ACTION := ignore
 
-.PHONY: setup deps develop demo test test-rust test-python kernel bench pgo validate-ns3 validate-ns2 fmt fmt-check wheel clean reproduce reproduce-quick
+# Debian packages for kernel/ and the real-kernel tests (BPF congestion controls, testbed).
+KERNEL_PKGS := clang llvm libbpf-dev bpftool iperf3 libelf-dev zlib1g-dev pkg-config
+# root runs apt-get itself, anyone else through sudo when there is one
+SUDO := $(shell [ "$$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1 && echo sudo)
 
-## setup: install build/test tools and the package (editable, extension built in release mode)
+.PHONY: setup deps develop demo test test-rust test-python kernel kernel-deps bench pgo validate-ns3 validate-ns2 fmt \
+        fmt-check wheel clean distclean reproduce reproduce-quick
+
+## setup: the virtual environment .venv/ with the build/test tools, and the package (editable,
+## extension built in release mode)
 setup: deps develop
 
-deps:
+## deps: the build/test tools of requirements-dev.txt in .venv/ (again when that file changes)
+deps: $(VENV)/.deps
+
+# The venv itself, made once. Debian ships venv's ensurepip in python3-venv: installed here when
+# root with apt-get (as for the kernel tools), else a one-line error naming it.
+$(VENV)/.made:
+	@$(PYTHON) -c 'import venv, ensurepip' 2>/dev/null || { \
+	  if [ "$$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing python3-venv (apt-get): $(PYTHON) has no venv/ensurepip module"; \
+	    apt-get update -qq || true; \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >/dev/null; \
+	  fi; \
+	  $(PYTHON) -c 'import venv, ensurepip' 2>/dev/null || { \
+	    echo "error: $(PYTHON) cannot make a virtual environment (no venv/ensurepip module): install python3-venv (Debian/Ubuntu: sudo apt-get install python3-venv) or run with PYTHON=/path/to/python3" >&2; \
+	    exit 1; }; }
+	rm -rf $(VENV)
+	$(PYTHON) -m venv $(VENV)
+	@touch $@
+
+$(VENV)/.deps: $(VENV)/.made requirements-dev.txt
 	$(PIP) install -q -r requirements-dev.txt
+	@touch $@
 
 ## develop: (re)build the Rust extension and install the package editable, with its dependencies
-develop:
+develop: $(VENV)/.deps
 	$(PIP) install -q --no-build-isolation -e '.[dev]'
+	@touch $(VENV)/.installed
+
+# the package installed at least once (targets that only use it; `make develop` rebuilds)
+$(VENV)/.installed: | $(VENV)/.deps
+	$(MAKE) --no-print-directory develop
 
 ## demo: Reno vs Westwood vs TCP-Jersey vs TCP NJ+ on TCP-Jersey's Fig. 10 topology (1% loss) -> out/demo/
 demo: setup
-	$(PYTHON) -m airtcp demo --out out/demo
+	$(VPY) -m airtcp demo --out out/demo
 
 ## reproduce: every seed experiment whose parts exist (full), then REPRODUCTION.md's claims table
-reproduce:
-	$(PYTHON) -m airtcp reproduce --all --update-reproduction
+reproduce: $(VENV)/.installed
+	$(VPY) -m airtcp reproduce --all --update-reproduction
 
 ## reproduce-quick: the same with fewer seeds, shorter runs and fewer points (results/ only)
-reproduce-quick:
-	$(PYTHON) -m airtcp reproduce --all --quick
+reproduce-quick: $(VENV)/.installed
+	$(VPY) -m airtcp reproduce --all --quick
 
 ## test: Rust unit/property tests, then the Python tests against a freshly built extension
+## (the real-kernel tests skip unless root with clang, bpftool and kernel BTF: see kernel-deps)
 test: test-rust setup test-python
 
 test-rust:
 	$(CARGO) test --release -p airtcp -p airtcp-kernel-diff -p airtcp-testbed
+
+test-python: $(VENV)/.installed
+	$(VPY) -m pytest -q tests/python
 
 ## kernel: the BPF congestion controls kernel/build/atcp_*.bpf.o (needs clang, bpftool, kernel BTF)
 ## and the host build of their C core
 kernel:
 	$(MAKE) -C kernel check
 
-test-python:
-	$(PYTHON) -m pytest -q tests/python
+## kernel-deps: the Debian packages of `make kernel` and the real-kernel tests (root or sudo, apt-get)
+kernel-deps:
+	@if dpkg -s $(KERNEL_PKGS) >/dev/null 2>&1; then echo "kernel-deps: all installed"; \
+	elif ! command -v apt-get >/dev/null 2>&1; then echo "kernel-deps: no apt-get; install $(KERNEL_PKGS)" >&2; exit 1; \
+	else $(SUDO) apt-get update -qq || true; \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $(KERNEL_PKGS) >/dev/null; fi
 
 ## bench: criterion micro-benchmarks, then whole-run timings beside ns-2.35 (if `ns` is installed)
-bench:
+bench: $(VENV)/.installed
 	$(CARGO) bench -p airtcp --bench engine -- --quick
 	$(CARGO) build --release -p airtcp --example bench_scenarios
-	$(PYTHON) bench/run_bench.py
+	$(VPY) bench/run_bench.py
 
 ## pgo: a statically linked, profile-guided scenario runner, same results, ~15% faster; prints its
 ## path (needs llvm-profdata of rustc's LLVM version, e.g. Debian's llvm-22)
@@ -59,26 +104,30 @@ pgo:
 
 ## validate-ns3: airtcp vs ns-3 3.44 side by side -> VALIDATION.md (not in CI: downloads the ~100 MB
 ## `ns3` wheel into target/ns3 and builds C++ twins with g++; QUICK=1 for 3 seeds and short runs)
-validate-ns3:
-	$(PYTHON) bench/validate_ns3.py $(if $(QUICK),--quick,)
+validate-ns3: $(VENV)/.installed
+	$(VPY) bench/validate_ns3.py $(if $(QUICK),--quick,)
 
 ## validate-ns2: airtcp vs ns-2.35 (Fig. 10 path, 7 schemes; 20-flow dumbbell, DropTail/RED/CW) ->
 ## VALIDATION.md's "airtcp vs ns-2.35" section; where `ns` (Debian's ns2) is installed it also rewrites
 ## the committed reference bench/ns2/reference.json, elsewhere it compares against that file
 ## (QUICK=1: fewer seeds, reference.json untouched)
-validate-ns2:
-	$(PYTHON) bench/validate_ns2.py $(if $(QUICK),--quick,)
+validate-ns2: $(VENV)/.installed
+	$(VPY) bench/validate_ns2.py $(if $(QUICK),--quick,)
 
 fmt:
 	$(CARGO) fmt --all
-	-$(PYTHON) -m ruff format python tests/python 2>/dev/null || true
+	-$(VPY) -m ruff format python tests/python 2>/dev/null || true
 
 fmt-check:
 	$(CARGO) fmt --all -- --check
 
 ## wheel: a redistributable wheel in target/wheels/
-wheel:
-	$(PYTHON) -m maturin build --release -o target/wheels
+wheel: $(VENV)/.deps
+	$(VPY) -m maturin build --release -o target/wheels
 
 clean:
 	rm -rf out target/wheels python/airtcp/_core*.so .pytest_cache .hypothesis
+
+## distclean: clean, and remove the virtual environment .venv/
+distclean: clean
+	rm -rf $(VENV)

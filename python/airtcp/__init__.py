@@ -18,7 +18,22 @@ from .api import (
 from . import scenario
 from .scenario import OverrideError, ScenarioFileError, apply_overrides
 
-__version__ = "0.1.0"
+
+
+def _package_version() -> str:
+    """The installed distribution's version (its metadata: Cargo's workspace version, via maturin);
+    the extension's own when the package runs from a source tree without metadata."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("airtcp")
+    except PackageNotFoundError:
+        from . import _core
+
+        return _core.__version__
+
+
+__version__ = _package_version()
 
 __all__ = [
     "FLOW_SCHEMA",

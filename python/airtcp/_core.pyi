@@ -1,17 +1,33 @@
-"""Type stubs of the compiled extension (crates/airtcp-py)."""
+"""Type stubs of the compiled extension (crates/airtcp-py/src/lib.rs); checked against the built
+module by tests/python/test_stubs.py (mypy.stubtest)."""
 
-from typing import Any, TypedDict
+import os
+from collections.abc import Sequence
+from typing import Any, TypedDict, type_check_only
+
+__all__ = ["ScenarioError", "run", "run_many", "validate", "__version__"]
 
 __version__: str
 
 class ScenarioError(ValueError):
-    """A scenario that cannot be parsed, validated or built; the message is one line."""
+    """A scenario file that cannot be parsed, validated or built; the message is one line."""
 
+@type_check_only
 class RawRun(TypedDict):
+    """One run's output as plain Python values (a dict at runtime)."""
+
     summary_json: str
     flow_series: dict[str, list[Any]]
     link_series: dict[str, list[Any]]
 
-def run(scenario_text: str, seed: int | None = None) -> RawRun: ...
-def run_many(jobs: list[tuple[str, int | None]], jobs_n: int = 0) -> list[RawRun]: ...
-def validate(scenario_text: str) -> None: ...
+_Dir = str | os.PathLike[str] | None
+
+def run(scenario_text: str, seed: int | None = None, base_dir: _Dir = None) -> RawRun:
+    """Parses, validates and runs one scenario (TOML text). `seed` overrides the file's seed."""
+
+def run_many(jobs: Sequence[tuple[str, int | None, _Dir]], jobs_n: int = 0) -> list[RawRun]:
+    """Runs many (scenario text, seed, base dir) jobs on `jobs_n` threads (0 = all cores); results
+    keep job order. If any job fails, raises ScenarioError naming the first failing job's index."""
+
+def validate(scenario_text: str, base_dir: _Dir = None) -> None:
+    """Parses and validates a scenario without running it; raises ScenarioError when it is invalid."""

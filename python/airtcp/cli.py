@@ -78,6 +78,24 @@ app = _App(
 
 console = Console()
 
+
+def _print_version(value: bool) -> None:
+    if value:
+        from . import __version__
+
+        print(f"airtcp {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: Annotated[
+        bool,
+        typer.Option("--version", help="Print the version and exit.", callback=_print_version, is_eager=True),
+    ] = False,
+) -> None:
+    """Deterministic packet-level TCP simulator."""
+
 # The TCP-Jersey Fig. 11 comparison at 1 % loss: window policy, and the flow options it needs.
 # All use Reno's fast recovery, as in the paper; the lossy hop's queue is a CW router.
 DEMO_VARIANTS: dict[str, dict[str, Any]] = {
@@ -136,7 +154,7 @@ def _prepare(path: Path, sets: list[str] | None) -> tuple[str, dict[str, Any]]:
     text = read_text(path)
     doc = loads(text, source=str(path))
     if sets:
-        apply_overrides(doc, sets)
+        doc = apply_overrides(doc, sets)
         text = dumps(doc)
     return text, doc
 
@@ -219,7 +237,7 @@ SetOption = Annotated[
 def run(
     scenario: Annotated[Path, typer.Argument(metavar="SCENARIO.toml", help="Scenario file (TOML).", show_default=False)],
     seed: Annotated[Optional[int], typer.Option(help="Seed (overrides the scenario's seed).")] = None,
-    out: Annotated[Optional[Path], typer.Option(help="Output directory [default: out/<scenario name>].")] = None,
+    out: Annotated[Optional[Path], typer.Option(help="Output directory.", show_default="out/<scenario name>")] = None,
     sets: SetOption = None,
     write: Annotated[bool, typer.Option("--write/--no-write", help="Write summary, series and plot.")] = True,
 ) -> None:
@@ -300,9 +318,9 @@ def demo(
     out: Annotated[Path, typer.Option(help="Output directory.")] = Path("out/demo"),
     seed: Annotated[Optional[int], typer.Option(help="Seed (overrides the scenario's seed).")] = None,
     duration: Annotated[
-        Optional[str], typer.Option(help="Simulated duration, e.g. 20s [default: the scenario's 100s].")
+        Optional[str], typer.Option(help="Simulated duration, e.g. 20s.", show_default="the scenario's 100s")
     ] = None,
-    jobs: Annotated[int, typer.Option(help="Parallel runs [default: all cores].")] = 0,
+    jobs: Annotated[int, typer.Option(help="Parallel runs.", show_default="all cores")] = 0,
 ) -> None:
     """Compare Reno, Westwood, TCP-Jersey and TCP NJ+ on TCP-Jersey's Fig. 10 topology (1 % loss, CW router)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
@@ -380,11 +398,11 @@ def reproduce(
     all_: Annotated[bool, typer.Option("--all", help="Run every experiment whose parts exist.")] = False,
     list_: Annotated[bool, typer.Option("--list", help="List the experiments, the parts each needs and whether they exist.")] = False,
     quick: Annotated[bool, typer.Option("--quick", help="Fewer seeds, shorter runs, fewer grid points (as each spec says).")] = False,
-    jobs: Annotated[int, typer.Option(help="Parallel runs [default: all cores].")] = 0,
+    jobs: Annotated[int, typer.Option(help="Parallel runs.", show_default="all cores")] = 0,
     seeds: Annotated[Optional[int], typer.Option(help="Seeds per grid point (overrides the spec's count).")] = None,
     out: Annotated[Path, typer.Option(help="Results folder (results/<id>/, cache in results/.cache/).")] = Path("results"),
     experiments: Annotated[
-        Optional[Path], typer.Option(help="Experiments folder [default: ./experiments, else the checkout's].")
+        Optional[Path], typer.Option(help="Experiments folder.", show_default="./experiments, else the checkout's")
     ] = None,
     backend: Annotated[str, typer.Option(help="Where runs execute: local (threads) or ray.")] = "local",
     ray_address: Annotated[Optional[str], typer.Option(help="Ray cluster address for --backend ray.")] = None,
@@ -392,7 +410,8 @@ def reproduce(
         bool, typer.Option("--update-reproduction", help="Regenerate REPRODUCTION.md's claims table from the results.")
     ] = False,
     reproduction: Annotated[
-        Optional[Path], typer.Option(help="The file --update-reproduction rewrites [default: REPRODUCTION.md beside experiments/].")
+        Optional[Path],
+        typer.Option(help="The file --update-reproduction rewrites.", show_default="REPRODUCTION.md beside experiments/"),
     ] = None,
 ) -> None:
     """Re-run a seed paper's experiment (or --all): tables, figure and report.md with the paper's claims beside ours."""

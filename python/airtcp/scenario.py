@@ -6,6 +6,7 @@ moves TOML around. Scenario values with units are strings ("45ms", "10Mbps", "64
 
 from __future__ import annotations
 
+import copy
 import os
 import re
 try:
@@ -111,7 +112,7 @@ def _type_name(v: Any) -> str:
 
 def apply_override(doc: dict[str, Any], assignment: str) -> None:
     """Applies one ``dotted.path=value`` assignment to ``doc`` in place (the value is read by
-    ``parse_value``; see ``set_path`` for the path rules)."""
+    ``parse_value``; see ``set_path`` for the path rules). ``apply_overrides`` is the copying form."""
     if "=" not in assignment:
         raise OverrideError(f"--set '{assignment}': expected KEY=VALUE, e.g. flows.0.recovery=sack")
     key, raw = assignment.split("=", 1)
@@ -151,14 +152,19 @@ def set_path(doc: dict[str, Any], key: str, value: Any) -> None:
 
 
 def apply_overrides(doc: dict[str, Any], sets: list[str] | tuple[str, ...]) -> dict[str, Any]:
-    """Applies ``--set`` style overrides in order and returns ``doc`` (modified in place).
+    """Returns a copy of ``doc`` with ``--set`` style overrides applied in order; ``doc`` itself is
+    left untouched (a deep copy), so variants of one loaded scenario do not accumulate overrides.
 
-    >>> apply_overrides({"flows": [{"recovery": "reno"}]}, ["flows.0.recovery=sack", "duration=20s"])
+    >>> base = {"flows": [{"recovery": "reno"}]}
+    >>> apply_overrides(base, ["flows.0.recovery=sack", "duration=20s"])
     {'flows': [{'recovery': 'sack'}], 'duration': '20s'}
+    >>> base
+    {'flows': [{'recovery': 'reno'}]}
     """
+    out = copy.deepcopy(doc)
     for s in sets:
-        apply_override(doc, s)
-    return doc
+        apply_override(out, s)
+    return out
 
 
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*(s|ms|us|ns)\s*$")

@@ -172,3 +172,44 @@ def test_usage_errors_are_one_line_too():
 def test_no_arguments_shows_help():
     r = run_cli()
     assert r.returncode == 0 and "demo" in r.stdout
+
+
+def _cargo_version() -> str:
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python < 3.11
+        import tomli as tomllib  # type: ignore[no-redef]
+    return tomllib.loads((REPO / "Cargo.toml").read_text())["workspace"]["package"]["version"]
+
+
+def test_version_is_cargos():
+    import airtcp
+    from airtcp import _core
+
+    version = _cargo_version()
+    r = run_cli("--version")
+    assert r.returncode == 0 and r.stdout == f"airtcp {version}\n", (r.stdout, r.stderr)
+    assert airtcp.__version__ == _core.__version__ == version
+
+
+def test_help_shows_defaults():
+    r = run_cli("run", "--help")
+    assert r.returncode == 0
+    assert "[default: (out/<scenario name>)]" in r.stdout and "[default: write]" in r.stdout, r.stdout
+
+
+def test_no_help_text_has_brackets():
+    """rich reads `[...]` in help text as markup and drops it: defaults go in show_default instead."""
+    import typer
+
+    from airtcp.cli import app
+
+    def walk(cmd, path):
+        yield path, cmd.help or ""
+        for p in cmd.params:
+            yield f"{path} {p.name}", getattr(p, "help", None) or ""
+        for name, sub in (getattr(cmd, "commands", None) or {}).items():
+            yield from walk(sub, f"{path} {name}")
+
+    bad = [where for where, text in walk(typer.main.get_command(app), "airtcp") if "[" in text]
+    assert not bad, f"help text with '[' (rich markup eats it): {bad}"

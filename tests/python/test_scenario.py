@@ -122,7 +122,7 @@ def test_round_trip_of_any_scalar(value):
     """Setting a value written as TOML gives that value back, and the result dumps to valid TOML."""
     d = doc()
     text = dumps({"v": value}).split("=", 1)[1].strip()
-    apply_overrides(d, [f"flows.1.x={text}"])
+    d = apply_overrides(d, [f"flows.1.x={text}"])
     assert d["flows"][1]["x"] == value
     assert tomllib.loads(dumps(d)) == d
 
@@ -136,9 +136,21 @@ def test_each_flow_can_be_set_independently(recs):
 def test_apply_overrides_keeps_untouched_parts():
     d = doc()
     expected = copy.deepcopy(d)
-    apply_overrides(d, ["flows.0.cc=vegas"])
+    out = apply_overrides(d, ["flows.0.cc=vegas"])
     expected["flows"][0]["cc"] = "vegas"
-    assert d == expected
+    assert out == expected
+
+
+def test_apply_overrides_leaves_its_input_alone():
+    """Variants of one loaded scenario do not accumulate each other's overrides."""
+    base = doc()
+    before = copy.deepcopy(base)
+    a = apply_overrides(base, ["flows.0.cc=vegas", "links.0.channel.loss=0.01"])
+    b = apply_overrides(base, ["flows.1.cc=westwood"])
+    assert base == before
+    assert a["flows"][0]["cc"] == "vegas" and "cc" not in a["flows"][1]
+    assert b["flows"][1]["cc"] == "westwood" and "cc" not in b["flows"][0] and "channel" not in b["links"][0]
+    assert a["flows"] is not base["flows"] and a["links"][0] is not base["links"][0]
 
 
 def test_load_and_dump_round_trip_of_example():

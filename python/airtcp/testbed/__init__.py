@@ -73,7 +73,7 @@ def unavailable_reason(need_tun: bool = False) -> Optional[str]:
         return "needs root (network namespaces, BPF struct_ops)"
     for tool in ("ip", "bpftool", "clang", "ss", "tc"):
         if shutil.which(tool) is None:
-            return f"{tool} not installed (see .ci/run for the Debian packages)"
+            return f"{tool} not installed (`make kernel-deps` installs the Debian packages)"
     if not Path("/sys/kernel/btf/vmlinux").exists():
         return "kernel without BTF (/sys/kernel/btf/vmlinux)"
     if not (KERNEL_DIR / "Makefile").exists():
