@@ -7,8 +7,10 @@
 //! "If time τ/m (m > 2) has passed without receiving any new ACKs, the filter assumes the reception
 //! of a sample b_k = 0" (Jersey §II-A): we insert those zero samples lazily, whenever the filter is
 //! next read or fed, every τ/m after the last ACK — the same values a timer would produce.
-//! On n duplicate ACKs: ssthresh = BWE·RTT_min (eq. 3, in bytes), cwnd = ssthresh if cwnd > ssthresh;
-//! on a timeout: ssthresh likewise, at least 2 segments, cwnd = 1 segment (thesis pseudocode).
+//! On n duplicate ACKs: ssthresh = BWE·RTT_min (eq. 3, in bytes), cwnd = ssthresh if cwnd > ssthresh,
+//! else cwnd is kept — also through fast recovery, which ends at that window, not at ssthresh
+//! ([`Reaction::KeepWindow`]); on a timeout: ssthresh likewise, at least 2 segments, cwnd = 1
+//! segment (thesis pseudocode).
 //! Window growth between losses is Reno's (RFC 5681). [`Westwood`] is generic over the
 //! [`BandwidthEstimator`] so that Westwood+ (`westwood_plus.rs`) reuses all but the estimator.
 //!
@@ -227,10 +229,25 @@ impl<E: BandwidthEstimator> CongestionControl for Westwood<E> {
 
     fn on_congestion(&mut self, w: &mut Window, s: &LossSignal) -> Reaction {
         self.bwe.advance_to(s.now);
-        w.ssthresh = if self.min_rtt_ns == 0 { halve(s.flight_bytes, w.mss) } else { self.bdp_bytes(w.mss) };
+        if self.min_rtt_ns == 0 {
+            // No RTT_min yet: Reno's halving.
+            w.ssthresh = halve(s.flight_bytes, w.mss);
+            w.cwnd = if s.kind == LossKind::Timeout { w.mss } else { w.cwnd.min(w.ssthresh) };
+            return Reaction::Reduce;
+        }
+        w.ssthresh = self.bdp_bytes(w.mss);
         match s.kind {
             LossKind::Timeout => w.cwnd = w.mss,
-            LossKind::DupAcks | LossKind::Ecn => w.cwnd = w.cwnd.min(w.ssthresh),
+            LossKind::DupAcks | LossKind::Ecn if w.cwnd >= w.ssthresh => w.cwnd = w.ssthresh,
+            // cwnd < ssthresh: kept. "cwnd is then set to be the same as ssthresh if the
+            // connection is not in the SS phase, i.e., cwnd > ssthresh" (Jersey §II-A); thesis
+            // §4.2 pseudocode "if (cwnd > ssthresh) cwnd = ssthresh"; the UCLA ns-2 module
+            // (tcp-westwood.cc, cited by Jersey as [23]) cuts cwnd in `dupack_action` only when it
+            // exceeds ssthresh and never raises it, in TCPW-NR too, whose NewReno recovery adds
+            // `dupwnd_` on top and leaves cwnd there at the exit. So fast recovery must end at
+            // this window, not at ssthresh: KeepWindow (the recovery strategy's inflation on top).
+            LossKind::DupAcks => return Reaction::KeepWindow,
+            LossKind::Ecn => {}
         }
         Reaction::Reduce
     }
@@ -332,5 +349,39 @@ pub(crate) mod tests {
         ww.on_ack(&mut w, &ack_at(4 * MS, 4000, 50 * MS));
         assert_eq!(ww.acked.accounted, 0);
         assert_eq!(ww.bwe.last_sample, 1000.0 * 1e9 / 1e6); // 1000 B over 1 ms
+    }
+
+    /// cwnd below BWE·RTT_min at the third duplicate ACK is kept through Reno's fast recovery
+    /// (Jersey §II-A, thesis §4.2 pseudocode), by hand. Estimate 100 000 B/s, every ACK (new or
+    /// duplicate) 1000 B 10 ms after the previous one, so each sample is 100 000 B/s and the
+    /// filter stays there: (r−1)/(r+1)·E + 2E/(r+1) = E. 4 segments sent at 20.000 s (timed:
+    /// segment 0). ACK 1000 at 20.100 s: RTT_min = 100 ms, slow start cwnd 5000, segments 4, 5 go
+    /// out. Segment 1 lost: duplicates at 20.110, .120, .130 s. Third: ssthresh = 100 000 · 0.1 =
+    /// 10 000 > cwnd 5000, so cwnd stays 5000; Reno inflates it to 5000 + 3·1000 = 8000 (flight
+    /// 5000: segments 6, 7, 8 go out) and the full ACK ends recovery at 5000 — not at
+    /// ssthresh + 3000 = 13 000 during recovery and 10 000 after, as a Reduce would.
+    #[test]
+    fn window_below_ssthresh_is_kept_through_fast_recovery() {
+        use crate::tcp::sender::tests::{ack, cfg, sent};
+        use crate::tcp::sender::Sender;
+        let mut ww = Westwood::new(&WestwoodParams { tau: SimDuration::from_millis(500), m: 4 });
+        ww.bwe.estimate = 100_000.0;
+        ww.bwe.last_sample = 100_000.0;
+        ww.bwe.last_time = Some(20_090 * MS);
+        let mut s = Sender::new(cfg(false, 4), Box::new(ww), crate::tcp::recovery::by_name("reno").unwrap());
+        s.offer(20_000 * MS, u64::MAX);
+        assert_eq!(sent(&mut s).len(), 4);
+        s.on_ack(20_100 * MS, &ack(1000));
+        assert_eq!(s.core.w.cwnd, 5000);
+        assert_eq!(sent(&mut s), vec![(4000, false), (5000, false)]);
+        for k in 1..=3 {
+            s.on_ack((20_100 + 10 * k) * MS, &ack(1000));
+        }
+        assert_eq!(s.core.w.ssthresh, 10_000);
+        assert_eq!(s.core.w.cwnd, 8000);
+        assert_eq!(sent(&mut s), vec![(1000, true), (6000, false), (7000, false), (8000, false)]);
+        s.on_ack(20_200 * MS, &ack(9000));
+        assert!(!s.core.in_recovery);
+        assert_eq!((s.core.w.cwnd, s.core.w.ssthresh), (5000, 10_000));
     }
 }
