@@ -41,6 +41,37 @@ pub struct WestwoodParams {
     /// Zero samples are assumed every τ/m without ACKs; m > 2.
     #[serde(default = "default_m")]
     pub m: u32,
+    /// Which per-ACK filter: Jersey eq. (2) (default) or the UCLA ns-2 module's.
+    #[serde(default)]
+    pub filter: WestwoodFilter,
+}
+
+impl Default for WestwoodParams {
+    fn default() -> Self {
+        WestwoodParams { tau: default_tau(), m: default_m(), filter: WestwoodFilter::default() }
+    }
+}
+
+/// The per-ACK bandwidth filter of Westwood (`cc_params.filter`).
+///
+/// Why two: the seeds describe Westwood by Jersey eq. (2), a Tustin filter whose coefficients
+/// follow each ACK interval Δ_k (with zero samples every τ/m of silence); the simulations they
+/// compare against ran the UCLA ns-2 module (TCPW-NR, `tcp-westwood-nr.cc`, Jersey's ref. \[23\]),
+/// whose `bwe_computation` uses fixed coefficients per ACK whatever Δ_k is. The two weigh bursts
+/// of closely spaced ACKs differently, which decides Westwood's fairness with many flows
+/// (REPRODUCTION.md, `westwood-many-flows`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum WestwoodFilter {
+    /// Jersey eq. (2): b̂_k = (2τ−Δ_k)/(2τ+Δ_k)·b̂_{k−1} + Δ_k/(2τ+Δ_k)·(b_k + b_{k−1}), zero samples
+    /// every τ/m without ACKs; d_k is AckedCount.
+    #[default]
+    JerseyEq2,
+    /// The UCLA ns-2 module (TCPW-NR `bwe_computation`): b_k = d_k/Δ_k on every ACK,
+    /// b̂_k = 0.93548·b̂_{k−1} + 0.03225·(b_k + b_{k−1}) — the Tustin filter with Δ/τ held at
+    /// 1/15 — no zero samples, and d_k is AckedCount capped at two segments ("cumul_ack should not
+    /// be > 2 unless some strange events occur"). τ and m are not used.
+    UclaNs2,
 }
 
 fn default_tau() -> SimDuration {
@@ -67,6 +98,8 @@ impl WestwoodParams {
 pub struct TustinEstimator {
     tau_ns: u64,
     m: u32,
+    /// Fixed coefficients, no zero samples ([`WestwoodFilter::UclaNs2`]).
+    fixed: bool,
     /// b̂, bytes per second.
     pub estimate: f64,
     /// b_{k−1}, bytes per second.
@@ -79,18 +112,32 @@ pub struct TustinEstimator {
 
 impl TustinEstimator {
     pub fn new(tau_ns: u64, m: u32) -> Self {
-        TustinEstimator { tau_ns, m, estimate: 0.0, last_sample: 0.0, last_time: None, carried_bytes: 0 }
+        TustinEstimator { tau_ns, m, fixed: false, estimate: 0.0, last_sample: 0.0, last_time: None, carried_bytes: 0 }
     }
 
-    /// Jersey eq. (2) with Δ in nanoseconds and a sample in bytes/s.
+    /// The UCLA ns-2 module's filter ([`WestwoodFilter::UclaNs2`]).
+    pub fn ucla_ns2() -> Self {
+        TustinEstimator { fixed: true, ..TustinEstimator::new(1, 3) }
+    }
+
+    /// Jersey eq. (2) with Δ in nanoseconds and a sample in bytes/s; or the UCLA module's fixed
+    /// coefficients (`current_bwe_ = current_bwe_ * .93548 + (sample_bwe + last_bwe_sample_) *
+    /// .03225`).
     fn filter(&mut self, sample: f64, delta_ns: u64) {
-        let r = 2.0 * self.tau_ns as f64 / delta_ns as f64;
-        self.estimate = (r - 1.0) / (r + 1.0) * self.estimate + (sample + self.last_sample) / (r + 1.0);
+        if self.fixed {
+            self.estimate = 0.93548 * self.estimate + 0.03225 * (sample + self.last_sample);
+        } else {
+            let r = 2.0 * self.tau_ns as f64 / delta_ns as f64;
+            self.estimate = (r - 1.0) / (r + 1.0) * self.estimate + (sample + self.last_sample) / (r + 1.0);
+        }
         self.last_sample = sample;
     }
 
-    /// Feeds the zero samples due every τ/m of silence up to `now`.
+    /// Feeds the zero samples due every τ/m of silence up to `now` (none for the UCLA filter).
     pub fn advance_to(&mut self, now: SimTime) {
+        if self.fixed {
+            return;
+        }
         let step = (self.tau_ns / self.m as u64).max(1);
         if let Some(mut t) = self.last_time {
             while t + step < now {
@@ -182,21 +229,37 @@ pub struct Westwood<E: BandwidthEstimator = TustinEstimator> {
     reno: Reno,
     acked: AckedCount,
     min_rtt_ns: u64,
+    /// AckedCount capped at this many segments per ACK (the UCLA module's 2), or not at all.
+    count_cap_segments: Option<u64>,
     name: &'static str,
     estimates: [(&'static str, f64); 1],
 }
 
 impl Westwood {
-    /// Westwood proper: the Tustin estimator with the checked τ and m.
+    /// Westwood proper: the Tustin estimator with the checked τ and m, or the UCLA module's filter.
     pub fn new(p: &WestwoodParams) -> Self {
-        Westwood::with_estimator("westwood", TustinEstimator::new(p.tau.as_nanos(), p.m))
+        match p.filter {
+            WestwoodFilter::JerseyEq2 => Westwood::with_estimator("westwood", TustinEstimator::new(p.tau.as_nanos(), p.m)),
+            WestwoodFilter::UclaNs2 => Westwood {
+                count_cap_segments: Some(2),
+                ..Westwood::with_estimator("westwood", TustinEstimator::ucla_ns2())
+            },
+        }
     }
 }
 
 impl<E: BandwidthEstimator> Westwood<E> {
     /// The Westwood rules around estimator `bwe`, reported under scheme name `name`.
     pub fn with_estimator(name: &'static str, bwe: E) -> Self {
-        Westwood { bwe, reno: Reno, acked: AckedCount::default(), min_rtt_ns: 0, name, estimates: [("bwe_bps", 0.0)] }
+        Westwood {
+            bwe,
+            reno: Reno,
+            acked: AckedCount::default(),
+            min_rtt_ns: 0,
+            count_cap_segments: None,
+            name,
+            estimates: [("bwe_bps", 0.0)],
+        }
     }
 
     /// BWE·RTT_min in bytes (Jersey eq. 3 times seg_size), rounded to the byte, at least 2 segments.
@@ -217,7 +280,10 @@ impl<E: BandwidthEstimator> CongestionControl for Westwood<E> {
     }
 
     fn on_ack(&mut self, w: &mut Window, ack: &AckInfo) {
-        let d = self.acked.on_ack(ack.acked_bytes, w.mss);
+        let mut d = self.acked.on_ack(ack.acked_bytes, w.mss);
+        if let Some(cap) = self.count_cap_segments {
+            d = d.min(cap * w.mss); // UCLA: "if (cumul_ack > 2) cumul_ack = 2"
+        }
         self.feed(ack, d);
         self.reno.on_ack(w, ack);
     }
@@ -320,7 +386,7 @@ pub(crate) mod tests {
     /// RTT_min = 100 ms three duplicate ACKs give ssthresh = 10 000 B and cut a larger cwnd to it.
     #[test]
     fn converges_and_sets_ssthresh_to_bwe_times_rtt_min() {
-        let mut ww = Westwood::new(&WestwoodParams { tau: SimDuration::from_millis(500), m: 4 });
+        let mut ww = Westwood::new(&WestwoodParams { tau: SimDuration::from_millis(500), m: 4, ..Default::default() });
         let mut w = Window { cwnd: 30_000, ssthresh: 20_000, mss: 1000 };
         for k in 0..2000u64 {
             ww.on_ack(&mut w, &ack_at(k * 10 * MS, 1000, 100 * MS));
@@ -339,7 +405,7 @@ pub(crate) mod tests {
     /// counts only the 1 not yet counted.
     #[test]
     fn duplicate_acks_are_not_counted_twice() {
-        let mut ww = Westwood::new(&WestwoodParams { tau: SimDuration::from_millis(500), m: 4 });
+        let mut ww = Westwood::new(&WestwoodParams { tau: SimDuration::from_millis(500), m: 4, ..Default::default() });
         let mut w = Window { cwnd: 10_000, ssthresh: 5_000, mss: 1000 };
         ww.on_ack(&mut w, &ack_at(0, 1000, 50 * MS));
         for k in 1..=3 {
@@ -364,7 +430,7 @@ pub(crate) mod tests {
     fn window_below_ssthresh_is_kept_through_fast_recovery() {
         use crate::tcp::sender::tests::{ack, cfg, sent};
         use crate::tcp::sender::Sender;
-        let mut ww = Westwood::new(&WestwoodParams { tau: SimDuration::from_millis(500), m: 4 });
+        let mut ww = Westwood::new(&WestwoodParams { tau: SimDuration::from_millis(500), m: 4, ..Default::default() });
         ww.bwe.estimate = 100_000.0;
         ww.bwe.last_sample = 100_000.0;
         ww.bwe.last_time = Some(20_090 * MS);
@@ -383,5 +449,41 @@ pub(crate) mod tests {
         s.on_ack(20_200 * MS, &ack(9000));
         assert!(!s.core.in_recovery);
         assert_eq!((s.core.w.cwnd, s.core.w.ssthresh), (5000, 10_000));
+    }
+
+    /// The UCLA ns-2 module's filter (`filter = "ucla-ns2"`), by hand. First ACK at 0: no interval
+    /// yet. 1000 B at 10 ms: b_1 = 100 000 B/s, b̂_1 = 0.93548·0 + 0.03225·(100 000 + 0) = 3225.
+    /// 1000 B at 11 ms: b_2 = 1 000 000 B/s, b̂_2 = 0.93548·3225 + 0.03225·1 100 000 = 38 491.923.
+    /// A second of silence adds no zero samples (Jersey eq. (2) would, every τ/m). A cumulative
+    /// ACK of 5 segments at 21 ms counts 2 segments (the module's cap): b_3 = 2000 B / 10 ms =
+    /// 200 000 B/s, b̂_3 = 0.93548·38 491.923 + 0.03225·1 200 000.
+    #[test]
+    fn ucla_ns2_filter_by_hand() {
+        let p = WestwoodParams { filter: WestwoodFilter::UclaNs2, ..Default::default() };
+        let mut ww = Westwood::new(&p);
+        let mut w = Window { cwnd: 10_000, ssthresh: 100_000, mss: 1000 };
+        ww.on_ack(&mut w, &ack_at(0, 1000, 100 * MS));
+        assert_eq!(ww.bwe.estimate, 0.0);
+        ww.on_ack(&mut w, &ack_at(10 * MS, 1000, 100 * MS));
+        assert!((ww.bwe.estimate - 3225.0).abs() < 1e-9, "{}", ww.bwe.estimate);
+        ww.on_ack(&mut w, &ack_at(11 * MS, 1000, 100 * MS));
+        let b2 = 0.93548 * 3225.0 + 0.03225 * 1_100_000.0;
+        assert!((ww.bwe.estimate - b2).abs() < 1e-6, "{}", ww.bwe.estimate);
+        ww.bwe.advance_to(1011 * MS);
+        assert!((ww.bwe.estimate - b2).abs() < 1e-6, "silence changed it: {}", ww.bwe.estimate);
+        // Back to the 21-ms ACK (the silence above inserted nothing, so the state is as at 11 ms).
+        ww.on_ack(&mut w, &ack_at(21 * MS, 5000, 100 * MS));
+        let b3 = 0.93548 * b2 + 0.03225 * 1_200_000.0;
+        assert!((ww.bwe.estimate - b3).abs() < 1e-6, "{} vs {b3}", ww.bwe.estimate);
+    }
+
+    /// `filter` names: the default is Jersey eq. (2); an unknown one is refused.
+    #[test]
+    fn filter_names() {
+        let p: WestwoodParams = toml::from_str("").unwrap();
+        assert_eq!(p.filter, WestwoodFilter::JerseyEq2);
+        let p: WestwoodParams = toml::from_str("filter = \"ucla-ns2\"").unwrap();
+        assert_eq!(p.filter, WestwoodFilter::UclaNs2);
+        assert!(toml::from_str::<WestwoodParams>("filter = \"ucla\"").is_err());
     }
 }
