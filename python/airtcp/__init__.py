@@ -8,6 +8,7 @@
 from .api import (
     FLOW_SCHEMA,
     LINK_SCHEMA,
+    InternalError,
     RunResult,
     ScenarioError,
     jain_fairness,
@@ -38,6 +39,7 @@ __version__ = _package_version()
 __all__ = [
     "FLOW_SCHEMA",
     "LINK_SCHEMA",
+    "InternalError",
     "OverrideError",
     "RunResult",
     "ScenarioError",

@@ -15,7 +15,7 @@ from .scenario import base_dir as scenario_base_dir
 
 ScenarioError = _core.ScenarioError
 
-__all__ = ["RunResult", "ScenarioError", "run", "run_many", "validate", "jain_fairness", "FLOW_SCHEMA", "LINK_SCHEMA"]
+__all__ = ["RunResult", "ScenarioError", "InternalError", "run", "run_many", "validate", "jain_fairness", "FLOW_SCHEMA", "LINK_SCHEMA"]
 
 #: Column types of ``RunResult.flow_series`` (one row per sample instant and flow; the TCP-only
 #: columns are null for UDP flows).
@@ -104,6 +104,25 @@ class RunResult:
         )
 
 
+class InternalError(RuntimeError):
+    """The engine hit a bug (a Rust panic): never the input's fault, so not a ScenarioError. The
+    message is one line and asks for a report with the scenario and seed."""
+
+
+def _engine(call: Callable[..., Any], *args: Any) -> Any:
+    """Calls into the engine, turning a Rust panic (PyO3's PanicException, a BaseException that
+    ``except Exception`` would miss) into an InternalError."""
+    try:
+        return call(*args)
+    except BaseException as e:
+        if type(e).__name__ != "PanicException":
+            raise
+        first = str(e).strip().splitlines()[0] if str(e).strip() else "panic"
+        raise InternalError(
+            f"internal error in the engine ({first}); please report it with the scenario file and seed"
+        ) from None
+
+
 def _check_seed(seed: int | None) -> int | None:
     if seed is None:
         return None
@@ -117,7 +136,7 @@ def run(scenario: ScenarioLike, seed: int | None = None, base_dir: str | os.Path
     scenario's own seed. Relative paths inside it (trace files) resolve against ``base_dir``
     (default: the scenario file's folder, or the working directory for text and dicts).
     Raises ScenarioError (one-line message) when the scenario is invalid."""
-    return RunResult(_core.run(to_text(scenario), _check_seed(seed), _base(scenario, base_dir)))
+    return RunResult(_engine(_core.run, to_text(scenario), _check_seed(seed), _base(scenario, base_dir)))
 
 
 def _base(scenario: ScenarioLike, given: str | os.PathLike | None) -> str | None:
@@ -127,7 +146,7 @@ def _base(scenario: ScenarioLike, given: str | os.PathLike | None) -> str | None
 def validate(scenario: ScenarioLike, base_dir: str | os.PathLike | None = None) -> None:
     """Parses and validates a scenario without running it (``base_dir`` as for ``run``); raises
     ScenarioError when invalid."""
-    _core.validate(to_text(scenario), _base(scenario, base_dir))
+    _engine(_core.validate, to_text(scenario), _base(scenario, base_dir))
 
 
 def run_many(
@@ -156,13 +175,13 @@ def run_many(
     threads = jobs if jobs and jobs > 0 else (os.cpu_count() or 1)
     work = list(zip(texts, seeds, dirs))
     if progress is None:
-        return [RunResult(r) for r in _core.run_many(work, threads)]
+        return [RunResult(r) for r in _engine(_core.run_many, work, threads)]
     results: list[RunResult] = []
     progress(0, len(work))
     for start in range(0, len(work), threads):
         batch = work[start : start + threads]
         try:
-            raw = _core.run_many(batch, threads)
+            raw = _engine(_core.run_many, batch, threads)
         except ScenarioError as e:
             raise ScenarioError(_renumber(str(e), start)) from None
         results.extend(RunResult(r) for r in raw)

@@ -2,8 +2,9 @@
 
 Every expected failure (invalid scenario, missing file, bad ``--set``, TOML syntax error, an output
 that cannot be written) prints exactly one line ``error: <message>`` on stderr and exits with 2.
-Anything unexpected prints one ``error: internal error: ...`` line and exits with 1; set
-``AIRTCP_DEBUG=1`` to see the traceback instead.
+A bug in the engine (a Rust panic) prints one ``error: internal error in the engine ...`` line asking
+for a report and exits with 3; anything else unexpected prints one ``error: internal error: ...``
+line and exits with 1; set ``AIRTCP_DEBUG=1`` to see the traceback instead.
 """
 
 from __future__ import annotations
@@ -132,6 +133,10 @@ def _cli_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
             raise
         except (api.ScenarioError, ScenarioFileError, OverrideError, CliError) as e:
             _fail(e, 2)
+        except api.InternalError as e:
+            if os.environ.get("AIRTCP_DEBUG"):
+                raise
+            _fail(e, 3)
         except OSError as e:
             where = f"{e.filename}: " if getattr(e, "filename", None) else ""
             _fail(f"{where}{e.strerror or e}", 2)
@@ -243,8 +248,8 @@ def run(
 ) -> None:
     """Run one scenario, print a summary table and write summary.json, parquet series and plot.png."""
     text, doc = _prepare(scenario, sets)
-    if seed is not None and seed < 0:
-        raise CliError(f"--seed {seed}: must be a non-negative integer")
+    if seed is not None and not 0 <= seed < 2**64:
+        raise CliError(f"--seed {seed}: out of range (allowed: 0 to {2**64 - 1})")
     result = api.run(text, seed, base_dir=scenario.resolve().parent)
     s = result.summary
     console.print(f"[bold]{s['scenario']}[/bold]  seed {s['seed']}  simulated {s['end_time_s']:g} s "
@@ -330,8 +335,8 @@ def demo(
             parse_duration_s(duration)
         except ValueError as e:
             raise CliError(f"--duration: {e}") from None
-    if seed is not None and seed < 0:
-        raise CliError(f"--seed {seed}: must be a non-negative integer")
+    if seed is not None and not 0 <= seed < 2**64:
+        raise CliError(f"--seed {seed}: out of range (allowed: 0 to {2**64 - 1})")
     doc = loads(demo_scenario_text(), source="jersey_fig10.toml")
     variants = demo_variants(doc, duration)
     labels = [rec for rec, _ in variants]

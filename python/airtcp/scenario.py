@@ -7,6 +7,7 @@ moves TOML around. Scenario values with units are strings ("45ms", "10Mbps", "64
 from __future__ import annotations
 
 import copy
+import datetime
 import os
 import re
 try:
@@ -49,10 +50,11 @@ def _one_line(text: str) -> str:
 
 
 def read_text(path: str | os.PathLike) -> str:
-    """Reads a scenario file's text; a missing or unreadable file raises ScenarioFileError."""
+    """Reads a scenario file's text; a missing or unreadable file raises ScenarioFileError. A UTF-8
+    byte-order mark is dropped (editors on Windows write one; TOML itself does not allow it)."""
     p = Path(path)
     try:
-        return p.read_text(encoding="utf-8")
+        return p.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
         raise ScenarioFileError(f"{p}: no such file") from None
     except IsADirectoryError:
@@ -64,9 +66,11 @@ def read_text(path: str | os.PathLike) -> str:
 def loads(text: str, source: str = "<scenario>") -> dict[str, Any]:
     """Parses TOML text into a dict; a syntax error raises ScenarioFileError naming line and column."""
     try:
-        return tomllib.loads(text)
+        return tomllib.loads(text.removeprefix("\ufeff"))
     except tomllib.TOMLDecodeError as e:
         raise ScenarioFileError(f"{source}: invalid TOML: {_one_line(e)}") from None
+    except RecursionError:
+        raise ScenarioFileError(f"{source}: invalid TOML: arrays or tables nested too deeply") from None
 
 
 def load(path: str | os.PathLike) -> dict[str, Any]:
@@ -74,8 +78,45 @@ def load(path: str | os.PathLike) -> dict[str, Any]:
     return loads(read_text(path), source=str(path))
 
 
+_TOML_SCALARS = (bool, int, float, str, datetime.datetime, datetime.date, datetime.time)
+
+
+def _check_tree(node: Any, where: str, depth: int = 0) -> None:
+    """Raises ScenarioError naming the first place in a scenario dict that TOML cannot hold: a
+    None, a non-string key, a string that is not valid Unicode (a lone surrogate), a value of
+    another Python type, or nesting deeper than any scenario needs."""
+    from ._core import ScenarioError  # the engine's error type, so callers catch one class
+
+    at = where or "scenario"
+    if depth > 64:
+        raise ScenarioError(f"{at}: nested more than 64 levels deep")
+    if node is None:
+        raise ScenarioError(f"{at}: None is not a TOML value (leave the key out for its default)")
+    if isinstance(node, str):
+        try:
+            node.encode("utf-8")
+        except UnicodeEncodeError:
+            raise ScenarioError(f"{at}: the string is not valid Unicode (it holds a lone surrogate)") from None
+        return
+    if isinstance(node, dict):
+        for k, v in node.items():
+            if not isinstance(k, str):
+                raise ScenarioError(f"{at}: key {k!r} is not a string")
+            _check_tree(k, f"{where}.{k}" if where else "<key>", depth + 1)
+            _check_tree(v, f"{where}.{k}" if where else k, depth + 1)
+        return
+    if isinstance(node, (list, tuple)):
+        for i, v in enumerate(node):
+            _check_tree(v, f"{where}.{i}" if where else str(i), depth + 1)
+        return
+    if not isinstance(node, _TOML_SCALARS):
+        raise ScenarioError(f"{at}: a Python {type(node).__name__} is not a TOML value")
+
+
 def dumps(doc: dict[str, Any]) -> str:
-    """Dumps a scenario dict back to TOML text."""
+    """Dumps a scenario dict back to TOML text; a value TOML cannot hold raises ScenarioError
+    naming where it is."""
+    _check_tree(doc, "")
     return tomli_w.dumps(doc)
 
 

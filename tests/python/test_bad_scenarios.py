@@ -74,3 +74,89 @@ def test_cli_rejects_with_one_stderr_line(name, command, tmp_path):
     for fragment in EXPECTED[name]:
         assert fragment in lines[0], f"{name}: {fragment!r} not in {lines[0]!r}"
     assert not (tmp_path / "o").exists()
+
+
+# --- Inputs that used to escape the one-line promise (issue 25, "Not one clean line") ---------
+
+
+def test_deeply_nested_toml_is_one_line(tmp_path):
+    """TOML nested 1000 deep used to end in 'internal error: RecursionError', exit 1."""
+    deep = tmp_path / "deep.toml"
+    deep.write_text("a = " + "[" * 1000 + "]" * 1000 + "\n")
+    r = run_cli("validate", str(deep))
+    assert r.returncode == 2, (r.returncode, r.stderr)
+    assert r.stderr.splitlines() == [f"error: {deep}: invalid TOML: arrays or tables nested too deeply"]
+    with pytest.raises(airtcp.ScenarioError):
+        airtcp.validate(deep.read_text())
+
+
+@pytest.mark.parametrize("seed", ["18446744073709551616", "-1"])
+def test_out_of_range_seed_is_one_line(seed, tmp_path):
+    r = run_cli("run", str(GOOD), "--seed", seed, "--out", str(tmp_path / "o"))
+    assert r.returncode == 2, (r.returncode, r.stderr)
+    assert r.stderr.splitlines() == [f"error: --seed {seed}: out of range (allowed: 0 to 18446744073709551615)"]
+    assert not (tmp_path / "o").exists()
+
+
+def test_byte_order_mark_is_accepted_by_cli_and_api(tmp_path):
+    """A UTF-8 BOM (Windows editors) used to pass through the API but fail the CLI's TOML parse."""
+    bom = tmp_path / "bom.toml"
+    bom.write_bytes(b"\xef\xbb\xbf" + GOOD.read_bytes())
+    r = run_cli("validate", str(bom))
+    assert r.returncode == 0, r.stderr
+    airtcp.validate(bom)
+
+
+@pytest.mark.parametrize(
+    "patch, where, says",
+    [
+        ({"name": "\ud800"}, "name", "lone surrogate"),
+        ({"name": None}, "name", "None is not a TOML value"),
+        ({"links": [{"from": object()}]}, "links.0.from", "a Python object is not a TOML value"),
+        ({"flows": [{"cc_params": {1: 2}}]}, "flows.0.cc_params", "key 1 is not a string"),
+    ],
+)
+def test_dicts_toml_cannot_hold_raise_scenario_error(patch, where, says):
+    """airtcp.run on such dicts used to raise UnicodeEncodeError / TypeError."""
+    doc = {"duration": "1s", "nodes": ["A"], **patch}
+    for call in (airtcp.run, airtcp.validate):
+        with pytest.raises(airtcp.ScenarioError) as e:
+            call(doc)
+        msg = str(e.value)
+        assert msg.startswith(f"{where}: ") and says in msg and "\n" not in msg, msg
+
+
+def test_engine_panic_becomes_internal_error():
+    """A Rust panic (PyO3's PanicException, a BaseException) becomes airtcp.InternalError with one
+    line asking for a report, not a traceback through `except Exception`."""
+    from airtcp import api
+
+    class PanicException(BaseException):  # the name PyO3 gives its panic type
+        pass
+
+    def boom(*_args):
+        raise PanicException("attempt to divide by zero\nmore")
+
+    with pytest.raises(airtcp.InternalError) as e:
+        api._engine(boom, "x")
+    assert str(e.value) == (
+        "internal error in the engine (attempt to divide by zero); please report it with the scenario file and seed"
+    )
+    assert not isinstance(e.value, airtcp.ScenarioError)
+    with pytest.raises(KeyboardInterrupt):  # other BaseExceptions pass through untouched
+        api._engine(lambda: (_ for _ in ()).throw(KeyboardInterrupt()))
+
+
+def test_capacity_averaging_under_one_bit_per_second_is_one_line(tmp_path):
+    """Used to divide by zero in time.rs while building (a panic, ~250 lines of traceback)."""
+    text = GOOD.read_text()
+    assert 'rate = "2Mbps"' in text
+    bad = tmp_path / "slow.toml"
+    bad.write_text(text.replace(
+        'rate = "2Mbps"',
+        'capacity = { kind = "schedule", steps = [{ at = "0s", rate = "1kbps" }, { at = "1ms", rate = "0bps" }], repeat = "2s" }',
+        1,
+    ))
+    r = run_cli("validate", str(bad))
+    assert r.returncode == 2, (r.returncode, r.stderr)
+    assert len(r.stderr.splitlines()) == 1 and "below 1 bit/s" in r.stderr, r.stderr

@@ -37,6 +37,19 @@ fn each_mistake_names_its_field() {
         ("limit_pkts = 50 }", "limit_pkts = 0 }", "links[0].queue.limit_pkts", "at least 1"),
         ("[[flows]]", "[[flows]", "line", "expected `]`"),
         ("min_rto = \"200ms\"", "min_rto = \"200ms\"\nmax_rto = \"100ms\"", "flows[0].min_rto", "max_rto"),
+        // Average capacity under 1 bit/s (issue 25: used to divide by zero while building).
+        (
+            "rate = \"2Mbps\"",
+            "capacity = { kind = \"schedule\", steps = [{ at = \"0s\", rate = \"1kbps\" }, { at = \"1ms\", rate = \"0bps\" }], repeat = \"2s\" }",
+            "links[1].capacity.steps",
+            "below 1 bit/s",
+        ),
+        (
+            "rate = \"2Mbps\"",
+            "capacity = { kind = \"trace\", opportunities_ms = [13000000] }",
+            "links[1].capacity",
+            "below 1 bit/s",
+        ),
     ];
     for (from, to, field, allowed) in cases {
         let e = error_of(from, to);

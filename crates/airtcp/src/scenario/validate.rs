@@ -183,6 +183,23 @@ fn check_capacity(field: &str, c: &CapacitySpec, base_dir: Option<&std::path::Pa
                     if sch.steps.iter().all(|st| st.rate.bps() == 0) {
                         return err(format!("{field}.steps"), "a repeating schedule needs at least one rate above 0bps");
                     }
+                    // The time-average rate sizes derived timings (e.g. RED's idle-time estimate); a
+                    // period-average under 1 b/s rounds to 0 and has no serialization time.
+                    let bit_ns: u128 = sch
+                        .steps
+                        .iter()
+                        .enumerate()
+                        .map(|(k, st)| {
+                            let end = sch.steps.get(k + 1).map_or(p, |n| n.at).as_nanos();
+                            st.rate.bps() as u128 * (end - st.at.as_nanos()) as u128
+                        })
+                        .sum();
+                    if bit_ns < p.as_nanos() as u128 {
+                        return err(
+                            format!("{field}.steps"),
+                            "the average rate over one repeat period is below 1 bit/s (allowed: at least 1 bit/s)",
+                        );
+                    }
                 }
                 None => {
                     if sch.steps.last().unwrap().rate.bps() == 0 {
@@ -195,7 +212,16 @@ fn check_capacity(field: &str, c: &CapacitySpec, base_dir: Option<&std::path::Pa
                 }
             }
         }
-        CapacitySpec::Trace(t) => return trace_opportunities(field, t, base_dir).map(Some),
+        CapacitySpec::Trace(t) => {
+            let ms = trace_opportunities(field, t, base_dir)?;
+            // Average rate = opportunities · bytes · 8 per period (the last timestamp); under 1 b/s it
+            // rounds to 0 and has no serialization time.
+            let period_ms = *ms.last().unwrap_or(&0) as u128;
+            if (ms.len() as u128) * t.opportunity_bytes as u128 * 8 * 1000 < period_ms {
+                return err(field, "the trace's average rate is below 1 bit/s (allowed: at least 1 bit/s)");
+            }
+            return Ok(Some(ms));
+        }
         CapacitySpec::Hsdpa(h) => check_hsdpa(field, h)?,
     }
     Ok(None)
