@@ -37,6 +37,19 @@ fn each_mistake_names_its_field() {
         ("limit_pkts = 50 }", "limit_pkts = 0 }", "links[0].queue.limit_pkts", "at least 1"),
         ("[[flows]]", "[[flows]", "line", "expected `]`"),
         ("min_rto = \"200ms\"", "min_rto = \"200ms\"\nmax_rto = \"100ms\"", "flows[0].min_rto", "max_rto"),
+        // A CBR sending more often than every nanosecond used to loop at one instant forever.
+        (
+            "nodes = [\"S\", \"BS\", \"D\"]",
+            "nodes = [\"S\", \"BS\", \"D\"]\n[[flows]]\nkind = \"cbr\"\nsrc = \"S\"\ndst = \"D\"\npacket_bytes = 1\nrate = \"20Gbps\"",
+            "flows[0].rate",
+            "allowed: up to 8000000000bps",
+        ),
+        (
+            "nodes = [\"S\", \"BS\", \"D\"]",
+            "nodes = [\"S\", \"BS\", \"D\"]\n[[flows]]\nkind = \"cbr\"\nsrc = \"S\"\ndst = \"D\"\nrate = \"0bps\"",
+            "flows[0].rate",
+            "greater than 0bps",
+        ),
         // Average capacity under 1 bit/s (issue 25: used to divide by zero while building).
         (
             "rate = \"2Mbps\"",

@@ -632,6 +632,27 @@ pub fn validate_and_load(s: &Scenario) -> Result<LoadedTraces, ScenarioError> {
                         return err(format!("flows[{i}].schedule[{k}].at"), "steps must be in increasing time order");
                     }
                 }
+                // One packet per interval packet_bytes·8/rate: it must be at least 1 ns, or the
+                // source would send forever at one instant (a 20 Gb/s CBR of 1-byte packets used to).
+                let max_bps = c.packet_bytes as u64 * 8 * 1_000_000_000;
+                let too_fast = |field: String, bps: u64| -> Result<(), ScenarioError> {
+                    if bps > max_bps {
+                        return err(
+                            field,
+                            format!("{bps}bps sends a {}-byte packet more often than every 1 ns (allowed: up to {max_bps}bps)", c.packet_bytes),
+                        );
+                    }
+                    Ok(())
+                };
+                if let Some(r) = c.rate {
+                    if r.bps() == 0 {
+                        return err(format!("flows[{i}].rate"), "must be greater than 0bps (use a schedule step of 0bps to pause)");
+                    }
+                    too_fast(format!("flows[{i}].rate"), r.bps())?;
+                }
+                for (k, st) in c.schedule.iter().enumerate() {
+                    too_fast(format!("flows[{i}].schedule[{k}].rate"), st.rate.bps())?;
+                }
             }
         }
     }
