@@ -95,9 +95,13 @@ SCHEMES = {
     "vegas": {"cc": "vegas", "recovery": "reno", "limited_transmit": False,
               "cc_params": {"alpha": 1, "beta": 3, "gamma": 1, "expiry": True}},
     # TCP-Linux westwood (Linux 2.6's tcp_westwood.c, Westwood+: one sample per RTT of at least
-    # 50 ms, filter (7 old + new) / 8), Linux's SACK recovery, timestamps on.
-    "westwood-plus": {"cc": "westwood-plus", "recovery": "sack", "sack": True, "timestamps": True,
-                      "limited_transmit": True, "cc_params": {"alpha": 0.875, "min_interval": "50ms"}},
+    # 50 ms, filter (7 old + new) / 8), timestamps on, and TCP-Linux's own loss recovery: recovery
+    # "linux" (FACK marking, lost-retransmission detection, its rate halving, no recover guard;
+    # its sending by packets in flight replaces limited transmit) with the timer restarted on every
+    # ACK, duplicates too (tcp-linux.cc `renew_timer`).
+    "westwood-plus": {"cc": "westwood-plus", "recovery": "linux", "rto_restart": "every-ack", "sack": True,
+                      "timestamps": True, "limited_transmit": False,
+                      "cc_params": {"alpha": 0.875, "min_interval": "50ms"}},
 }
 
 
