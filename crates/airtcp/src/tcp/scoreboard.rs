@@ -15,13 +15,6 @@ pub struct SegMeta {
     pub retransmitted: bool,
     /// When it was last sent (TCP Vegas's fine-grained expiry needs it).
     pub sent_at: SimTime,
-    /// Marked lost and not yet sent again (recovery "linux": ns-2.35 `SKB_FLAG_LOST`).
-    pub lost: bool,
-    /// Recovery "linux": snd_max when it was last retransmitted in this episode (0: not
-    /// retransmitted in it), ns-2.35 ScoreBoardNode1's `snd_nxt_` / Linux's `TCP_SKB_CB()->ack_seq`.
-    pub rtx_snd_max: u64,
-    /// Recovery "linux": order of that retransmission in the episode (ns-2.35 `rtx_id_`).
-    pub rtx_id: u32,
 }
 
 /// Segments in [snd_una, snd_max), front = the segment starting at snd_una.

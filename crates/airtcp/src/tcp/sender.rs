@@ -423,6 +423,8 @@ impl SenderCore {
 pub struct Sender {
     pub core: SenderCore,
     pub recovery: Box<dyn LossRecovery>,
+    /// `recovery.marks_losses()`, asked once.
+    marks_losses: bool,
 }
 
 impl Sender {
@@ -462,6 +464,7 @@ impl Sender {
                 stats: SenderStats::default(),
                 prior_cwnd: 0,
             },
+            marks_losses: recovery.marks_losses(),
             recovery,
         }
     }
@@ -543,7 +546,9 @@ impl Sender {
                 s.stats.rtt_sum_ns += r as u128;
                 s.stats.rto_sum_ns += s.rtt.base_rto() as u128;
             }
-            self.recovery.before_cumulative_ack(s, advance);
+            if self.marks_losses {
+                self.recovery.before_cumulative_ack(s, advance);
+            }
             s.board.advance(advance);
             s.prev_highest_ack = s.snd_una;
             s.snd_una = h.ack;
@@ -594,7 +599,7 @@ impl Sender {
             }
             if s.in_recovery {
                 self.recovery.on_dup_ack(s, now);
-            } else if self.recovery.marks_losses() {
+            } else if self.marks_losses {
                 // Recovery starts from the strategy's loss marks (below), not a count.
             } else if count == DupAckCount::Count
                 && (s.dupacks == s.dupthresh
@@ -608,7 +613,7 @@ impl Sender {
             }
             self.clamp();
         }
-        if h.ack == self.core.snd_una && self.recovery.marks_losses() {
+        if self.marks_losses && h.ack == self.core.snd_una {
             // ns-2.35 TCP-Linux `recv`: the scoreboard update marks losses on every ACK, then
             // `tcp_fastretrans_alert` enters TCP_CA_Recovery from Open or Loss on FLAG_DATA_LOST.
             let newly_lost = self.recovery.mark_losses(&mut self.core, now);
@@ -668,9 +673,12 @@ impl Sender {
         s.rtt.on_timeout();
         s.snd_nxt = s.snd_una;
         self.clamp();
-        self.recovery.on_timeout(&mut self.core, now);
-        // Every strategy but "linux" sends by `send_window_limited` outside recovery.
-        self.recovery.send(&mut self.core, now);
+        if self.marks_losses {
+            self.recovery.on_timeout(&mut self.core, now);
+            self.recovery.send(&mut self.core, now);
+        } else {
+            self.core.send_window_limited(now);
+        }
         let s = &mut self.core;
         s.rto_deadline = Some(now + s.rtt.rto());
     }

@@ -55,14 +55,32 @@
 //! `rto_restart = "every-ack"` (see `SenderConfig::rto_restart_every_ack`), set with this
 //! strategy in the ns-2 twin of TCP-Linux.
 
+use std::collections::VecDeque;
+
 use super::LossRecovery;
 use crate::cc::Reaction;
 use crate::tcp::sender::SenderCore;
 use crate::time::SimTime;
 
+/// What the port's scoreboard keeps per outstanding segment beyond SACKed (kept here, beside the
+/// sender's [`crate::tcp::scoreboard::Scoreboard`] and indexed alike, so that other strategies
+/// carry none of it).
+#[derive(Debug, Clone, Copy, Default)]
+struct Marks {
+    /// Marked lost and not yet sent again (`SKB_FLAG_LOST`).
+    lost: bool,
+    /// snd_max when it was last retransmitted in this episode, 0 if not (ScoreBoardNode1's
+    /// `snd_nxt_`; Linux's `TCP_SKB_CB(skb)->ack_seq`).
+    rtx_snd_max: u64,
+    /// That retransmission's order in the episode (`rtx_id_`).
+    rtx_id: u32,
+}
+
 /// ns-2.35 TCP-Linux's loss recovery.
 #[derive(Debug, Default)]
 pub struct Linux {
+    /// Per outstanding segment, front = the segment at snd_una (as the sender's scoreboard).
+    marks: VecDeque<Marks>,
     /// `next_pkts_in_flight_`, in segments: the rate-halving allowance (0 outside recovery).
     next_pif: u64,
     /// TCP_CA_Loss: after a timeout, until the cumulative ACK reaches `recover`.
@@ -76,26 +94,26 @@ pub struct Linux {
 }
 
 impl Linux {
+    /// One entry per outstanding segment (segments sent since the last call start unmarked).
+    fn sync(&mut self, s: &SenderCore) {
+        self.marks.resize(s.board.len(), Marks::default());
+    }
+
     /// Packets in flight (`ScoreBoard1::packets_in_flight`): outstanding − SACKed − lost.
-    fn in_flight(s: &SenderCore) -> u64 {
-        s.board.iter().filter(|m| !m.sacked && !m.lost).count() as u64
+    fn in_flight(&self, s: &SenderCore) -> u64 {
+        s.board.iter().zip(&self.marks).filter(|(b, m)| !b.sacked && !m.lost).count() as u64
     }
 
     /// Forgets the episode's marks and counters (`ClearScoreBoard`, `MarkLoss`'s reset of ids).
-    fn clear_marks(&mut self, s: &mut SenderCore) {
-        for i in 0..s.board.len() {
-            let m = s.board.get_mut(i);
-            m.lost = false;
-            m.rtx_snd_max = 0;
-            m.rtx_id = 0;
-        }
+    fn clear_marks(&mut self) {
+        self.marks.iter_mut().for_each(|m| *m = Marks::default());
         self.next_rtx_id = 0;
         self.acked_rtx_id = None;
     }
 
     /// Step E: the cumulative ACK reached `recover`.
     fn exit(&mut self, s: &mut SenderCore) {
-        self.clear_marks(s);
+        self.clear_marks();
         self.next_pif = 0;
         self.loss_state = false;
         self.just_exited = true;
@@ -121,6 +139,7 @@ impl LossRecovery for Linux {
     }
 
     fn mark_losses(&mut self, s: &mut SenderCore, _now: SimTime) -> bool {
+        self.sync(s);
         if std::mem::take(&mut self.just_exited) {
             return false;
         }
@@ -135,17 +154,16 @@ impl LossRecovery for Linux {
             return false;
         }
         let fack = (((high_sacked - 1 - s.snd_una) / mss) as usize).min(s.board.len() - 1);
-        for m in s.board.iter().take(fack + 1) {
-            if m.sacked && m.rtx_snd_max > 0 {
+        for (b, m) in s.board.iter().zip(&self.marks).take(fack + 1) {
+            if b.sacked && m.rtx_snd_max > 0 {
                 self.acked_rtx_id = Some(self.acked_rtx_id.map_or(m.rtx_id, |a| a.max(m.rtx_id)));
             }
         }
         let thresh = s.dupthresh as usize + 1;
+        let acked_rtx = self.acked_rtx_id;
         let mut newly = false;
-        for i in 0..=fack {
-            let acked_rtx = self.acked_rtx_id;
-            let m = s.board.get_mut(i);
-            if m.sacked || m.lost {
+        for (i, (b, m)) in s.board.iter().zip(self.marks.iter_mut()).enumerate().take(fack + 1) {
+            if b.sacked || m.lost {
                 continue;
             }
             let lost = if m.rtx_snd_max > 0 {
@@ -161,12 +179,14 @@ impl LossRecovery for Linux {
         newly
     }
 
-    fn before_cumulative_ack(&mut self, s: &SenderCore, n: usize) {
-        for m in s.board.iter().take(n) {
+    fn before_cumulative_ack(&mut self, _s: &SenderCore, n: usize) {
+        let n = n.min(self.marks.len());
+        for m in self.marks.iter().take(n) {
             if m.rtx_snd_max > 0 {
                 self.acked_rtx_id = Some(self.acked_rtx_id.map_or(m.rtx_id, |a| a.max(m.rtx_id)));
             }
         }
+        self.marks.drain(..n);
     }
 
     fn enter(&mut self, s: &mut SenderCore, _now: SimTime, reaction: Reaction) {
@@ -188,12 +208,10 @@ impl LossRecovery for Linux {
     }
 
     fn on_timeout(&mut self, s: &mut SenderCore, _now: SimTime) {
-        self.clear_marks(s);
-        for i in 0..s.board.len() {
-            let m = s.board.get_mut(i);
-            if !m.sacked {
-                m.lost = true;
-            }
+        self.sync(s);
+        self.clear_marks();
+        for (b, m) in s.board.iter().zip(self.marks.iter_mut()) {
+            m.lost = !b.sacked;
         }
         self.loss_state = true;
         self.next_pif = 0;
@@ -201,26 +219,27 @@ impl LossRecovery for Linux {
     }
 
     fn send(&mut self, s: &mut SenderCore, now: SimTime) {
+        self.sync(s);
         let mss = s.w.mss;
         let cwnd = s.w.cwnd / mss;
-        let mut pif = Self::in_flight(s);
+        let mut pif = self.in_flight(s);
         self.next_pif = self.next_pif.min(pif + 1);
         let mut first_lost = 0;
         while pif < cwnd.max(self.next_pif) {
-            while first_lost < s.board.len() && !(s.board.get(first_lost).lost && !s.board.get(first_lost).sacked) {
+            while first_lost < self.marks.len() && !(self.marks[first_lost].lost && !s.board.get(first_lost).sacked) {
                 first_lost += 1;
             }
-            if first_lost < s.board.len() {
+            if first_lost < self.marks.len() {
                 let seq = s.snd_una + first_lost as u64 * mss;
-                let snd_max = s.snd_max;
-                s.retransmit(now, seq);
-                let m = s.board.get_mut(first_lost);
+                let m = &mut self.marks[first_lost];
                 m.lost = false;
-                m.rtx_snd_max = snd_max;
+                m.rtx_snd_max = s.snd_max;
                 m.rtx_id = self.next_rtx_id;
                 self.next_rtx_id += 1;
+                s.retransmit(now, seq);
             } else if s.snd_max < s.app_limit && s.snd_max + s.seg_len(s.snd_max) - s.snd_una <= s.cfg.rwnd_bytes {
                 s.send_new(now);
+                self.marks.push_back(Marks::default());
             } else {
                 break;
             }

@@ -48,10 +48,12 @@ pub trait LossRecovery: Send {
     fn mark_losses(&mut self, _s: &mut SenderCore, _now: SimTime) -> bool {
         false
     }
-    /// The first `n` outstanding segments are about to leave the scoreboard (cumulatively ACKed).
+    /// Only for strategies that mark losses: the first `n` outstanding segments are about to leave
+    /// the scoreboard (cumulatively ACKed).
     fn before_cumulative_ack(&mut self, _s: &SenderCore, _n: usize) {}
-    /// The retransmission timer expired; the sender has backed off, signalled the window policy and
-    /// set `recover`, and sends through [`LossRecovery::send`] right after this.
+    /// Only for strategies that mark losses: the retransmission timer expired; the sender has
+    /// backed off, signalled the window policy and set `recover`, and sends through
+    /// [`LossRecovery::send`] right after this (the others go back N by `send_window_limited`).
     fn on_timeout(&mut self, _s: &mut SenderCore, _now: SimTime) {}
 }
 
