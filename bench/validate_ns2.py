@@ -95,9 +95,13 @@ SCHEMES = {
     "vegas": {"cc": "vegas", "recovery": "reno", "limited_transmit": False,
               "cc_params": {"alpha": 1, "beta": 3, "gamma": 1, "expiry": True}},
     # TCP-Linux westwood (Linux 2.6's tcp_westwood.c, Westwood+: one sample per RTT of at least
-    # 50 ms, filter (7 old + new) / 8), Linux's SACK recovery, timestamps on.
-    "westwood-plus": {"cc": "westwood-plus", "recovery": "sack", "sack": True, "timestamps": True,
-                      "limited_transmit": True, "cc_params": {"alpha": 0.875, "min_interval": "50ms"}},
+    # 50 ms, filter (7 old + new) / 8), timestamps on, and TCP-Linux's own loss recovery: recovery
+    # "linux" (FACK marking, lost-retransmission detection, its rate halving, no recover guard;
+    # its sending by packets in flight replaces limited transmit) with the timer restarted on every
+    # ACK, duplicates too (tcp-linux.cc `renew_timer`).
+    "westwood-plus": {"cc": "westwood-plus", "recovery": "linux", "rto_restart": "every-ack", "sack": True,
+                      "timestamps": True, "limited_transmit": False,
+                      "cc_params": {"alpha": 0.875, "min_interval": "50ms"}},
 }
 
 
@@ -384,10 +388,14 @@ def render(meta: dict, rows: list[tuple[dict, list[dict], list[dict]]]) -> str:
         "Settings matched on both sides: 1000-B segments (1040 B on the wire, ns-2's Vegas agent set to 1040 B "
         "since it adds no headers), window 1000, initial window 1, minimum RTO 200 ms, maximum 60 s, initial RTO 1 s, "
         "1-ms RTO clock, 3 duplicate ACKs, no delayed ACKs, limited transmit (ns-2 `singledup_`) for the agents "
-        "that have it (not FACK, Vegas), NewReno's timer reset on the first partial ACK only (ns-2.35's `newreno_changes1_ 1`, airtcp's `impatient`), losses "
+        "that have it (not FACK, Vegas, TCP-Linux), NewReno's timer reset on the first partial ACK only (ns-2.35's `newreno_changes1_ 1`, airtcp's `impatient`), "
+        "TCP-Linux's own loss recovery and timer for Westwood+ (airtcp `recovery = \"linux\"`, `rto_restart = \"every-ack\"`), losses "
         "after serialization on the wireless hop (`link-lossmodel`), RED counted in packets without `wait_`. "
-        "Not matched: ns-2's agents send a 40-B SYN first (`syn_`), airtcp starts with data; ns-2's Sack1 and "
-        "TCP-Linux recoveries are not RFC 6675; option sizes (ns-2's timestamps 10 B, airtcp's 12 B; ns-2's SACK "
+        "Not matched: ns-2's agents send a 40-B SYN first (`syn_`), airtcp starts with data; ns-2's Sack1 "
+        "recovery is not RFC 6675; TCP-Linux's glue around its Westwood+ module (ssthresh from `tcp_reno_ssthresh`, "
+        "cwnd set to the module's `min_cwnd` = BWE·RTT_min at a fast retransmit) and that module's own readings "
+        "(RTT_min the least SRTT, two cascaded 7/8 filters) are not airtcp's `westwood-plus` (ssthresh = BWE·RTT_min, "
+        "one filter, RTT_min the least sample); option sizes (ns-2's timestamps 10 B, airtcp's 12 B; ns-2's SACK "
         "ACKs stay 40 B) on an ACK path that is not loaded.",
         "",
     ]

@@ -37,9 +37,12 @@
 # path unloaded here); Sack1's and TCP-Linux's recoveries are not RFC 6675.
 # westwood-plus: ns-2.35's TCP-Linux (Agent/TCP/Linux, `select_ca westwood`: Linux 2.6's
 #   tcp_westwood.c, which is Westwood+) with its recommended TCPSink/Sack1 receiver echoing
-#   timestamps (ts_echo_rfc1323_); Linux's own SACK recovery. airtcp side: cc westwood-plus with
-#   Linux's filter (cc_params alpha 7/8, min_interval 50 ms = TCP_WESTWOOD_RTT_MIN), recovery
-#   sack, sack and timestamps on. (TCP-Linux counts its timeouts in nrexmit_ too.)
+#   timestamps (ts_echo_rfc1323_); the port's own loss recovery (scoreboard1.cc, tcp-linux.cc).
+#   airtcp side: cc westwood-plus with Linux's filter (cc_params alpha 7/8, min_interval 50 ms =
+#   TCP_WESTWOOD_RTT_MIN), recovery "linux" (that port's recovery: FACK loss marking, lost
+#   retransmissions resent, its rate halving, no recover guard) with rto_restart "every-ack"
+#   (the agent restarts its timer on every ACK, duplicates too), limited_transmit off (the agent
+#   does not use singledup_), sack and timestamps on. (TCP-Linux counts its timeouts in nrexmit_.)
 # The loss model is inserted after the R->D link's delay (`link-lossmodel`): a lost packet has been
 # serialized, as airtcp's channel losses are; it is not a queue drop.
 

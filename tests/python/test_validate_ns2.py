@@ -24,12 +24,12 @@ from airtcp.scenario import dumps  # noqa: E402
 REFERENCE = REPO / "bench" / "ns2" / "reference.json"
 FIELDS = {"seed": int, "goodput_bps": float, "jain": float, "timeouts": int, "retransmissions": int, "drops": int}
 #: The dumbbell cells checked here: DropTail bottleneck, every scheme and loss of the harness.
-#: The DropTail dumbbell cells of ns-2's own TCP agents (Reno, NewReno, Sack1), which meet every
-#: target since the TCP core follows ns-2's timer rules. Westwood+ is left out on purpose and stays
-#: an open item of issue 23: its twin is ns-2's TCP-Linux agent (Linux-style rate-halving recovery
-#: on ns-2's scoreboard), against which airtcp's Westwood+ (RFC 6675 SACK recovery) times out
-#: 25 and 69 times where ns-2 times out 0 and 0.4 (VALIDATION.md, "airtcp vs ns-2.35").
-DROPTAIL = [c for c in vn.cells({"dumbbell"}) if c["queue"] == "droptail" and c["scheme"] != "westwood-plus"]
+#: The DropTail dumbbell cells, every scheme: ns-2's own TCP agents (Reno, NewReno, Sack1), which
+#: meet every target since the TCP core follows ns-2's timer rules, and Westwood+ against ns-2's
+#: TCP-Linux agent, which meets them with that agent's recovery and timer (recovery "linux",
+#: rto_restart "every-ack"; with RFC 6675 SACK recovery it timed out 25 and 69 times where ns-2
+#: times out 0 and 0.4).
+DROPTAIL = [c for c in vn.cells({"dumbbell"}) if c["queue"] == "droptail"]
 #: Seeds of airtcp's side (the reference's first ones; each 20-flow 100-s run takes ~0.1 s).
 TEST_SEEDS = 2
 

@@ -24,7 +24,9 @@ use crate::net::queue::{Admission, Aqm, CwState, Queue, RedParams, RedState};
 use crate::net::{Ecn, Link, LinkStats, Packet, PacketArena, PacketId, PacketKind, RoutingTable, TcpHeader};
 use crate::output::{CallStats, FlowSeries, FlowSummary, LinkSeries, LinkSummary, LossDifferentiation, RunOutput, Summary};
 use crate::scenario::validate::flow_instances;
-use crate::scenario::{CapacitySpec, CwSpec, DropTailSpec, FlowSpec, QueueSpec, RedSpec, RttSamplingSpec, Scenario, ScenarioError};
+use crate::scenario::{
+    CapacitySpec, CwSpec, DropTailSpec, FlowSpec, QueueSpec, RedSpec, RtoRestartSpec, RttSamplingSpec, Scenario, ScenarioError,
+};
 use crate::tcp::sender::RttSampling;
 use crate::tcp::{AckDecision, Receiver, ReceiverConfig, Sender, SenderConfig};
 use crate::time::{ns_to_s, DataRate, SimTime};
@@ -309,6 +311,7 @@ impl Simulator {
                     },
                     fast_retransmit_restarts_rto: t.fast_retransmit_restarts_rto,
                     recover_ack_heuristic: t.recover_ack_heuristic,
+                    rto_restart_every_ack: t.rto_restart == RtoRestartSpec::EveryAck,
                 };
                 let rec = crate::tcp::recovery::by_name(&t.recovery).expect("validated");
                 let differentiates =

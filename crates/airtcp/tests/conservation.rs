@@ -105,7 +105,7 @@ fn hop() -> impl Strategy<Value = Hop> {
 
 fn flow() -> impl Strategy<Value = FlowP> {
     (
-        prop_oneof![Just("tahoe"), Just("reno"), Just("newreno"), Just("sack"), Just("fack")],
+        prop_oneof![Just("tahoe"), Just("reno"), Just("newreno"), Just("sack"), Just("fack"), Just("linux")],
         prop_oneof![
             Just("reno"),
             Just("westwood"),
@@ -133,7 +133,7 @@ fn flow() -> impl Strategy<Value = FlowP> {
             delayed_ack,
             // The Jersey family needs ECN (CW marks), New Jersey and NJ+ also timestamps.
             timestamps: timestamps || cc == "new-jersey" || cc == "nj+",
-            sack: sack || recovery == "sack" || recovery == "fack" || cc == "ie2-envelope",
+            sack: sack || recovery == "sack" || recovery == "fack" || recovery == "linux" || cc == "ie2-envelope",
             ecn: ecn || cc.contains("jersey") || cc == "nj+",
             bytes,
             start_ms,
@@ -175,6 +175,10 @@ fn scenario(hops: &[Hop], flows: &[FlowP], duration_s: u32) -> String {
         );
         if let Some(b) = f.bytes {
             s += &format!("bytes = \"{b}B\"\n");
+        }
+        if f.recovery == "linux" && f.limited_transmit {
+            // ns-2.35 TCP-Linux's timer (limited transmit itself is not used by "linux").
+            s += "rto_restart = \"every-ack\"\n";
         }
     }
     s
@@ -229,6 +233,8 @@ fn finite_transfers_complete_under_loss() {
         ("newreno", "reno"),
         ("sack", "reno"),
         ("fack", "reno"),
+        ("linux", "reno"),
+        ("linux", "westwood-plus"),
         ("newreno", "vegas"),
         ("newreno", "westwood-plus"),
         ("reno", "jersey"),
@@ -252,7 +258,7 @@ fn finite_transfers_complete_under_loss() {
                 cc,
                 delayed_ack: seed % 2 == 0,
                 timestamps: seed % 3 == 0 || cc == "nj+",
-                sack: rec == "sack" || rec == "fack",
+                sack: rec == "sack" || rec == "fack" || rec == "linux",
                 ecn: jersey,
                 bytes: Some(300_000),
                 start_ms: 0,

@@ -536,6 +536,18 @@ pub enum RttSamplingSpec {
     EveryAck,
 }
 
+/// Which ACKs restart a TCP sender's retransmission timer (see
+/// [`crate::tcp::sender::SenderConfig::rto_restart_every_ack`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RtoRestartSpec {
+    /// ACKs of new data (RFC 6298 (5.3)).
+    #[default]
+    NewAck,
+    /// Every new or duplicate ACK while data is outstanding (ns-2.35 TCP-Linux).
+    EveryAck,
+}
+
 /// Which way the flows of a TCP group run.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -709,6 +721,10 @@ pub struct TcpFlowSpec {
     /// `bugfix_ack_`, off by default there as here).
     #[serde(default)]
     pub recover_ack_heuristic: bool,
+    /// Which ACKs restart the retransmission timer: "new-ack" (RFC 6298 (5.3), ACKs of new data;
+    /// the default) or "every-ack" (duplicate ACKs too: ns-2.35's TCP-Linux).
+    #[serde(default)]
+    pub rto_restart: RtoRestartSpec,
     /// Duplicate ACKs that trigger fast retransmit.
     #[serde(default = "default_dupthresh")]
     pub dupack_threshold: u32,

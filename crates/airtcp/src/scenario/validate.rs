@@ -569,7 +569,7 @@ pub fn validate_and_load(s: &Scenario) -> Result<LoadedTraces, ScenarioError> {
                         format!("unknown recovery '{}' (allowed: {})", t.recovery, crate::tcp::recovery::NAMES.join(", ")),
                     );
                 }
-                if (t.recovery == "sack" || t.recovery == "fack") && !t.sack {
+                if matches!(t.recovery.as_str(), "sack" | "fack" | "linux") && !t.sack {
                     return err(format!("flows[{i}].sack"), format!("recovery = \"{}\" needs sack = true", t.recovery));
                 }
                 if !matches!(t.partial_ack_timer.as_str(), "impatient" | "slow-but-steady") {

@@ -53,6 +53,12 @@ pub struct SenderConfig {
     /// 4·SMSS. ns-2.35's `bugfix_ack_` (off by default there, as here); without it a fast
     /// retransmit needs the cumulative ACK to pass `recover` (ns-2's `bugfix_`, Linux's CA_Loss).
     pub recover_ack_heuristic: bool,
+    /// Restart the retransmission timer on every ACK that is new or duplicate while data is
+    /// outstanding, not only on ACKs of new data (RFC 6298 (5.3)). ns-2.35's TCP-Linux
+    /// (`LinuxTcpAgent::time_processing`, its `renew_timer`: `set_rtx_timer()` whenever
+    /// `t_seqno_ > highest_ack_`, on every ACK that is neither old nor beyond `t_seqno_`, so on
+    /// duplicate ACKs too). The timer then expires only after an RTO without any ACK.
+    pub rto_restart_every_ack: bool,
 }
 
 /// Which ACKs give an RTT sample when RFC 7323 timestamps are off (RFC 6298 §3: Karn's
@@ -148,6 +154,9 @@ pub struct SenderCore {
     pub verdicts: Vec<(u64, bool)>,
     pub out: Vec<OutSegment>,
     pub stats: SenderStats,
+    /// cwnd just before the window policy reacted to the loss that started the current recovery
+    /// (rate halving starts from it, see [`crate::tcp::recovery::linux`]).
+    pub prior_cwnd: u64,
 }
 
 impl SenderCore {
@@ -414,6 +423,8 @@ impl SenderCore {
 pub struct Sender {
     pub core: SenderCore,
     pub recovery: Box<dyn LossRecovery>,
+    /// `recovery.marks_losses()`, asked once.
+    marks_losses: bool,
 }
 
 impl Sender {
@@ -451,7 +462,9 @@ impl Sender {
                 verdicts: Vec::new(),
                 out: Vec::with_capacity(16),
                 stats: SenderStats::default(),
+                prior_cwnd: 0,
             },
+            marks_losses: recovery.marks_losses(),
             recovery,
         }
     }
@@ -533,6 +546,9 @@ impl Sender {
                 s.stats.rtt_sum_ns += r as u128;
                 s.stats.rto_sum_ns += s.rtt.base_rto() as u128;
             }
+            if self.marks_losses {
+                self.recovery.before_cumulative_ack(s, advance);
+            }
             s.board.advance(advance);
             s.prev_highest_ack = s.snd_una;
             s.snd_una = h.ack;
@@ -577,36 +593,59 @@ impl Sender {
                 DupAckCount::Reset => s.dupacks = 0,
             }
             s.cc.on_dup_ack(&mut s.w, &info);
+            if s.cfg.rto_restart_every_ack {
+                // ns-2.35 TCP-Linux `renew_timer` on a duplicate ACK (data is outstanding).
+                s.rto_deadline = Some(now + s.rtt.rto());
+            }
             if s.in_recovery {
                 self.recovery.on_dup_ack(s, now);
+            } else if self.marks_losses {
+                // Recovery starts from the strategy's loss marks (below), not a count.
             } else if count == DupAckCount::Count
                 && (s.dupacks == s.dupthresh
                     || self.recovery.detects_loss(s)
                     || (s.dupacks < s.dupthresh && s.cc.expired(now, s.board.get(0).sent_at)))
                 && self.recovery.may_enter(s)
             {
-                s.stats.fast_retransmits += 1;
-                let sig = LossSignal { now, kind: LossKind::DupAcks, marked: h.ece, flight_bytes: s.flight() - s.limited_sent };
-                let reaction = s.signal(&sig);
-                if s.cfg.ecn {
-                    // This reduction answers any congestion echoed in the same window.
-                    s.ecn_recover = Some(s.snd_max);
-                    s.cwr_pending = true;
-                }
-                self.recovery.enter(s, now, reaction);
-                if s.cfg.fast_retransmit_restarts_rto {
-                    // ns-2.35 `reset_rtx_timer(1, 0)`: restart the timer, no back-off.
-                    s.rto_deadline = Some(now + s.rtt.rto());
-                }
-                // ... which also stops timing (`rtt_active_ = 0`), as 4.4BSD's fast retransmit
-                // does (`t_rtttime = 0`).
-                s.timing = None;
+                self.fast_retransmit(now, h.ece);
             } else if s.cfg.limited_transmit && count == DupAckCount::Count && s.dupacks < s.dupthresh {
                 s.limited_transmit(now);
             }
             self.clamp();
         }
+        if self.marks_losses && h.ack == self.core.snd_una {
+            // ns-2.35 TCP-Linux `recv`: the scoreboard update marks losses on every ACK, then
+            // `tcp_fastretrans_alert` enters TCP_CA_Recovery from Open or Loss on FLAG_DATA_LOST.
+            let newly_lost = self.recovery.mark_losses(&mut self.core, now);
+            if newly_lost && !self.core.in_recovery {
+                self.fast_retransmit(now, h.ece);
+                self.clamp();
+            }
+        }
         self.recovery.send(&mut self.core, now);
+    }
+
+    /// Starts a fast retransmit / loss recovery: the window policy reacts, the recovery strategy
+    /// enters (and retransmits, or leaves that to its `send`).
+    fn fast_retransmit(&mut self, now: SimTime, ece: bool) {
+        let s = &mut self.core;
+        s.stats.fast_retransmits += 1;
+        let sig = LossSignal { now, kind: LossKind::DupAcks, marked: ece, flight_bytes: s.flight() - s.limited_sent };
+        s.prior_cwnd = s.w.cwnd;
+        let reaction = s.signal(&sig);
+        if s.cfg.ecn {
+            // This reduction answers any congestion echoed in the same window.
+            s.ecn_recover = Some(s.snd_max);
+            s.cwr_pending = true;
+        }
+        self.recovery.enter(s, now, reaction);
+        if s.cfg.fast_retransmit_restarts_rto {
+            // ns-2.35 `reset_rtx_timer(1, 0)`: restart the timer, no back-off.
+            s.rto_deadline = Some(now + s.rtt.rto());
+        }
+        // ... which also stops timing (`rtt_active_ = 0`), as 4.4BSD's fast retransmit
+        // does (`t_rtttime = 0`).
+        s.timing = None;
     }
 
     /// The retransmission timer fired at `now` (the caller checked the deadline).
@@ -634,8 +673,13 @@ impl Sender {
         s.rtt.on_timeout();
         s.snd_nxt = s.snd_una;
         self.clamp();
+        if self.marks_losses {
+            self.recovery.on_timeout(&mut self.core, now);
+            self.recovery.send(&mut self.core, now);
+        } else {
+            self.core.send_window_limited(now);
+        }
         let s = &mut self.core;
-        s.send_window_limited(now);
         s.rto_deadline = Some(now + s.rtt.rto());
     }
 }
@@ -668,6 +712,7 @@ pub(crate) mod tests {
             rtt_sampling: RttSampling::TimedSegment,
             fast_retransmit_restarts_rto: true,
             recover_ack_heuristic: false,
+            rto_restart_every_ack: false,
         }
     }
 

@@ -3,6 +3,7 @@
 //! duplicate ACK until the loss is repaired; timeouts are handled by the sender for all of them.
 
 pub mod fack;
+pub mod linux;
 pub mod newreno;
 pub mod reno;
 pub mod sack;
@@ -36,6 +37,24 @@ pub trait LossRecovery: Send {
     fn send(&mut self, s: &mut SenderCore, now: SimTime) {
         s.send_window_limited(now);
     }
+    /// Whether the strategy marks lost segments itself on every ACK ([`linux::Linux`]): the sender
+    /// then starts a recovery when [`LossRecovery::mark_losses`] newly marks a segment lost,
+    /// instead of on the DupThresh-th duplicate ACK, and does no limited transmit.
+    fn marks_losses(&self) -> bool {
+        false
+    }
+    /// After an ACK that is new or duplicate has been processed (scoreboard, snd_una, window):
+    /// marks lost segments; true when at least one was newly marked.
+    fn mark_losses(&mut self, _s: &mut SenderCore, _now: SimTime) -> bool {
+        false
+    }
+    /// Only for strategies that mark losses: the first `n` outstanding segments are about to leave
+    /// the scoreboard (cumulatively ACKed).
+    fn before_cumulative_ack(&mut self, _s: &SenderCore, _n: usize) {}
+    /// Only for strategies that mark losses: the retransmission timer expired; the sender has
+    /// backed off, signalled the window policy and set `recover`, and sends through
+    /// [`LossRecovery::send`] right after this (the others go back N by `send_window_limited`).
+    fn on_timeout(&mut self, _s: &mut SenderCore, _now: SimTime) {}
 }
 
 /// RFC 5681 §3.2 steps 2–3, shared by Reno and NewReno: retransmit the first unacknowledged
@@ -49,7 +68,7 @@ pub(crate) fn fast_retransmit_with_inflation(s: &mut SenderCore, now: SimTime, r
 }
 
 /// Names accepted in scenario files.
-pub const NAMES: &[&str] = &["tahoe", "reno", "newreno", "sack", "fack"];
+pub const NAMES: &[&str] = &["tahoe", "reno", "newreno", "sack", "fack", "linux"];
 
 /// Builds the strategy named `name`.
 pub fn by_name(name: &str) -> Option<Box<dyn LossRecovery>> {
@@ -59,6 +78,7 @@ pub fn by_name(name: &str) -> Option<Box<dyn LossRecovery>> {
         "newreno" => Some(Box::new(newreno::NewReno::default())),
         "sack" => Some(Box::new(sack::Sack)),
         "fack" => Some(Box::new(fack::Fack)),
+        "linux" => Some(Box::new(linux::Linux::default())),
         _ => None,
     }
 }
