@@ -308,6 +308,7 @@ impl Simulator {
                         RttSamplingSpec::EveryAck => RttSampling::EveryAck,
                     },
                     fast_retransmit_restarts_rto: t.fast_retransmit_restarts_rto,
+                    fast_retransmit_rto_backoff: t.fast_retransmit_rto_backoff,
                     recover_ack_heuristic: t.recover_ack_heuristic,
                 };
                 let rec = crate::tcp::recovery::by_name(&t.recovery).expect("validated");
