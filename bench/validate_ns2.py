@@ -91,8 +91,9 @@ SCHEMES = {
     # Agent/TCP/Fack: its own duplicate-ACK handling, no limited transmit.
     "fack": {"cc": "reno", "recovery": "fack", "sack": True, "limited_transmit": False},
     # Agent/TCP/Vegas: alpha 1, beta 3, gamma 1, the fine-grained retransmission, Reno-style
-    # recovery (inflation, deflation at the first new ACK), no limited transmit.
-    "vegas": {"cc": "vegas", "recovery": "reno", "limited_transmit": False,
+    # recovery (inflation, deflation at the first new ACK), no limited transmit, and its fast
+    # retransmit backs the RTO off (`reset_rtx_timer(1)`, where the other agents pass backoff 0).
+    "vegas": {"cc": "vegas", "recovery": "reno", "limited_transmit": False, "fast_retransmit_rto_backoff": True,
               "cc_params": {"alpha": 1, "beta": 3, "gamma": 1, "expiry": True}},
     # TCP-Linux westwood (Linux 2.6's tcp_westwood.c, Westwood+: one sample per RTT of at least
     # 50 ms, filter (7 old + new) / 8), timestamps on, and TCP-Linux's own loss recovery: recovery

@@ -97,6 +97,7 @@ fn ack_info(now_us: u64, ts_us: u64, bytes: u64, srtt_us: u64, min_rtt_us: u64, 
         corrupt_seq: None,
         no_congestion: false,
         dupacks: 0,
+        newest_sent_at: None,
     }
 }
 

@@ -310,6 +310,7 @@ impl Simulator {
                         RttSamplingSpec::EveryAck => RttSampling::EveryAck,
                     },
                     fast_retransmit_restarts_rto: t.fast_retransmit_restarts_rto,
+                    fast_retransmit_rto_backoff: t.fast_retransmit_rto_backoff,
                     recover_ack_heuristic: t.recover_ack_heuristic,
                     rto_restart_every_ack: t.rto_restart == RtoRestartSpec::EveryAck,
                 };

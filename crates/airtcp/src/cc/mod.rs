@@ -69,6 +69,36 @@ pub struct AckInfo {
     pub no_congestion: bool,
     /// For a duplicate ACK: the duplicate-ACK counter if this one is counted (the counter + 1).
     pub dupacks: u32,
+    /// For an ACK of new data: when the highest segment it newly acknowledges was sent, if that
+    /// segment was sent only once. TCP Vegas times every segment with the system clock and takes
+    /// a fine-grained RTT sample from each ACK (Brakmo & Peterson §3.1; ns-2.35 `tcp-vegas.cc`:
+    /// `v_sendtime_[seqno]` when `v_transmits_[seqno] == 1`). Unlike `rtt_sample_ns` it is not
+    /// Karn-filtered for the segments below it: an ACK held back by a hole gives a long sample.
+    pub newest_sent_at: Option<SimTime>,
+}
+
+/// The oldest unacknowledged segment, as a policy's own retransmission check sees it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Head {
+    /// When it was last sent.
+    pub sent_at: SimTime,
+    /// It has been sent more than once.
+    pub retransmitted: bool,
+}
+
+/// Which losses arm the recover guard that keeps a second fast retransmit out of one window.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum RecoverGuard {
+    /// Every fast retransmit and every timeout (RFC 6582 §3.2 step 2; ns-2.35's `bugfix_` in
+    /// Reno/NewReno/Sack1, `highest_ack_ > recover_`; Linux's CA_Recovery/CA_Loss): no new fast
+    /// retransmit until the cumulative ACK passes `recover`.
+    #[default]
+    EveryLoss,
+    /// Timeouts only: after a fast retransmit, duplicate ACKs of a later loss of the same window
+    /// may start another (ns-2.35 Vegas: `!bug_fix_ || highest_ack_ > recover_ ||
+    /// last_cwnd_action_ != CWND_ACTION_TIMEOUT`). The window policy then decides, in
+    /// `on_congestion`, whether that loss cuts the window again.
+    TimeoutOnly,
 }
 
 /// What a duplicate ACK does to the sender's duplicate-ACK counter (the counter that starts fast
@@ -145,11 +175,29 @@ pub trait CongestionControl: Send {
     fn on_congestion(&mut self, w: &mut Window, signal: &LossSignal) -> Reaction;
     /// Called when loss recovery ends (the recovery point is cumulatively acknowledged).
     fn on_recovery_exit(&mut self, _w: &mut Window) {}
-    /// Called on a duplicate ACK before the DupThresh-th, outside recovery: true starts fast
-    /// retransmit now. TCP Vegas's "expiry" (thesis §2.2.6): the oldest unacknowledged segment,
-    /// last sent at `oldest_sent_at`, has been out longer than the scheme's fine-grained timeout.
-    fn expired(&mut self, _now: SimTime, _oldest_sent_at: SimTime) -> bool {
+    /// The scheme's own retransmission check (TCP Vegas's fine-grained timeout, Brakmo & Peterson
+    /// §3.1), called on every counted duplicate ACK (after [`Self::on_dup_ack`]) and on every ACK
+    /// of new data that leaves data outstanding (after [`Self::on_ack`] and the recovery
+    /// strategy's processing of it); `head` is the oldest unacknowledged segment then. True asks
+    /// the sender to retransmit `head` now:
+    /// - on a duplicate ACK outside recovery, fast retransmit starts as at the DupThresh-th
+    ///   duplicate (the recover guard permitting; [`Self::on_congestion`] gets `DupAcks`);
+    /// - during recovery, `head` is resent and this duplicate ACK is not handed to the recovery
+    ///   strategy (no inflation for it: the retransmission takes the place it freed);
+    /// - on an ACK of new data, `head` is resent without a window reaction: during recovery as
+    ///   part of it, outside recovery by entering recovery with [`Reaction::KeepWindow`] (later
+    ///   duplicates inflate cwnd and the next new ACK deflates it: ns-2.35 Vegas sets
+    ///   `dupacks_ = numdupacks_` after such a retransmission).
+    ///
+    /// Why a hook: Vegas's check on the first and second new ACK after a retransmission retransmits
+    /// a second loss of the window without waiting for duplicates, which no duplicate-ACK
+    /// callback can ask for.
+    fn retransmit_head(&mut self, _now: SimTime, _head: Head, _ack: &AckInfo) -> bool {
         false
+    }
+    /// Which losses arm the recover guard against a second fast retransmit in one window.
+    fn recover_guard(&self) -> RecoverGuard {
+        RecoverGuard::EveryLoss
     }
     /// Named internal estimates for time series (e.g. a bandwidth estimate in bit/s).
     fn estimates(&self) -> &[(&'static str, f64)] {

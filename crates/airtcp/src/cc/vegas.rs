@@ -1,5 +1,7 @@
 //! TCP Vegas (Brakmo & Peterson, IEEE JSAC 13(8), 1995) as the thesis (seed 001) describes it in
-//! §2.2.6 and §2.2.7.
+//! §2.2.6 and §2.2.7, with its loss handling ("new retransmission mechanism") as ns-2.35's
+//! `Agent/TCP/Vegas` (`tcp/tcp-vegas.cc`, the Arizona x-kernel Vegas ported by Ted Kuo) does it
+//! where the papers leave the details open.
 //!
 //! Congestion avoidance (thesis §2.2.6): Expected = WindowSize / BaseRTT, BaseRTT the minimum of
 //! all measured RTTs; Actual = segments sent within the RTT of a tagged segment / that RTT. Once per
@@ -7,13 +9,41 @@
 //! diff < α → cwnd += 1 segment; diff > β → cwnd −= 1 segment; otherwise cwnd is kept.
 //! Slow start (Brakmo & Peterson §3.3): the window doubles only every other RTT, and is held in
 //! between so that Expected and Actual can be compared; slow start ends when diff > γ.
-//! Losses: on fast retransmit "it reduces the congestion window to 3/4 instead of 1/2" (thesis
-//! §2.2.7, line 411); on a timeout the sender "switches to slow start" (§2.2.6): Reno's timeout
-//! (ssthresh = FlightSize/2, cwnd = 1 segment), then Vegas's slow start.
-//! "Vegas expiry" (§2.2.6): the sender records the send time of every segment; on a duplicate ACK
-//! before the DupThresh-th, if the oldest unacknowledged segment has been out longer than the
-//! fine-grained timeout computed from fine-grained RTT samples, it fast-retransmits at once
-//! ([`CongestionControl::expired`]; the sender records the send times in its scoreboard).
+//!
+//! New retransmission mechanism (Brakmo & Peterson §3.1; thesis §2.2.6–2.2.7), in ns-2.35's terms
+//! (`v_sendtime_`, `v_timeout_`, `v_worried_`, `t_cwnd_changed_`):
+//! - Fine-grained timer: the sender records the send time of every segment (the scoreboard's
+//!   `sent_at`); every ACK whose highest newly acknowledged segment was sent once gives a sample
+//!   R = now − its send time ([`AckInfo::newest_sent_at`]). ns-2's estimator, in its variables
+//!   `v_sa_` = 8·SRTT and `v_sd_` = 4·mean deviation: the first sample sets SRTT = R and
+//!   `v_sd_` = R, then every sample (the first included) runs n = R − SRTT, SRTT += n/8,
+//!   `v_sd_` += |n| − `v_sd_`/4, and the timeout is (SRTT + `v_sd_`/2)·17/16 = 17/16·(SRTT + 2·mdev).
+//!   No expiry before the first sample.
+//! - "For each duplicate acknowledgement received, the sender checks the Vegas expiry" (thesis
+//!   §2.2.6): on every duplicate ACK — the first, second, and those during recovery — if the oldest
+//!   unacknowledged segment has been out at least the timeout, it is retransmitted at once
+//!   ([`CongestionControl::retransmit_head`]): outside recovery as a fast retransmit, during
+//!   recovery as a resend of that segment.
+//! - "When a non-duplicate ACK is received, if it is the first or second one after a
+//!   retransmission, Vegas again checks to see if the time interval since the segment was sent is
+//!   larger than the timeout value. If it is, then Vegas retransmits the segment" (B&P §3.1): after
+//!   each fast retransmit the first two new ACKs check the new oldest segment the same way (ns-2:
+//!   `v_worried_ = 2`; the check stops at the first ACK that finds nothing expired). This repairs
+//!   a second loss of the window that Reno's recovery, ended by the partial ACK, would leave to
+//!   the coarse timer.
+//! - "Vegas only decreases the congestion window if the retransmitted segment was previously sent
+//!   after the last decrease" (B&P §3.1): a later loss of a window already cut is retransmitted
+//!   without a second cut ([`Reaction::KeepWindow`]), and fast retransmit may start again within the
+//!   window after a fast retransmit ([`RecoverGuard::TimeoutOnly`]: ns-2's Vegas applies its
+//!   `bug_fix_` recover test only after a timeout).
+//! - The cut (thesis §2.2.7: "it reduces the congestion window to 3/4 instead of 1/2"), in whole
+//!   segments of W = min(cwnd, rwnd) as ns-2's `window()`: W − ⌊W/4⌋, or ⌊W/2⌋ when the lost
+//!   segment had itself been retransmitted, or 2 when W ≤ 3; it becomes ssthresh and the recovery
+//!   strategy sets cwnd (Reno: ssthresh + duplicates·MSS, deflated to ssthresh at the next new ACK).
+//! - Each fast retransmit backs the fine timeout off: ×2 when the segment had been retransmitted
+//!   before, ×9/8 otherwise, until the next sample recomputes it (ns-2 "v_rto expon. backoff").
+//! - Timeout (thesis §2.2.6: "switches to slow start"): ns-2's `timeout()`: ssthresh = ⌊W/2⌋
+//!   segments (at least 2), cwnd = 2 segments (`v_slowstart_`), and the window counts as cut now.
 //!
 //! Readings where the seeds are silent (tested in `tests`):
 //! - α = 1, β = 3, γ = 1 segments (Brakmo & Peterson's values; the thesis gives none).
@@ -25,25 +55,29 @@
 //!   diff = cwnd·(RTT − BaseRTT)/(RTT·MSS).
 //! - Leaving slow start sets cwnd = min(cwnd, cwnd·BaseRTT/RTT + 1 segment) — the window that
 //!   fills the pipe plus α of backlog (Linux's rule) — and ssthresh = cwnd. Whenever Vegas lowers
-//!   cwnd it lowers ssthresh with it, so that linear mode does not fall back into slow start.
+//!   cwnd it lowers ssthresh with it, so that linear mode does not fall back into slow start; the
+//!   end of a recovery does the same (ns-2 sets `ssthresh_ = 2` when it deflates cwnd).
 //! - cwnd never goes below 2 segments by Vegas's own decrease.
-//! - The 3/4 reduction applies to cwnd (not FlightSize): ssthresh = max(3·cwnd/4, 2 segments); the
-//!   recovery strategy then sets cwnd (NewReno: ssthresh + dupACKs·MSS while recovering). The
-//!   thesis's condition "when the segment that triggered fast retransmit has not been transmitted
-//!   more than once" is left to the recovery's `recover` guard, which already keeps a second fast
-//!   retransmit (and reduction) out of the same window.
-//! - The fine-grained timeout is RFC 6298's SRTT + 4·RTTVAR over the same RTT samples, with no
-//!   minimum and 1-ns granularity (the sender's own RTO has a 200-ms floor). Brakmo & Peterson's
-//!   second check, on the first and second new ACK after a retransmission, is not implemented:
-//!   NewReno's partial-ACK retransmission covers those losses.
+//! - `expiry = false` turns the whole mechanism off (no fine-grained checks, the recover guard of
+//!   every other scheme); the once-per-window cut and ns-2's timeout reaction stay.
+//! - Not modelled from ns-2: a resend during recovery whose segment was last sent after the last
+//!   cut does not cut again (ns-2 halves then); when a fast retransmit keeps the window, Reno's
+//!   recovery still inflates cwnd by the duplicates counted so far (ns-2 leaves cwnd as it is); the
+//!   check on new ACKs is dropped at a timeout (ns-2.35 keeps `v_worried_`; the go-back-N resends
+//!   then make it find nothing expired); when exactly DupThresh duplicates arrived, Reno's
+//!   recovery deflates cwnd at the next new ACK (ns-2's Vegas only above DupThresh); the CA
+//!   rule above is the thesis's, not ns-2's (ns-2 averages every fine sample of the epoch, takes
+//!   Actual from the segments sent in it and rounds diff to an integer).
+//! - ns-2's Vegas also backs the coarse RTO off at every fast retransmit (`reset_rtx_timer(1)`):
+//!   that is the sender's flow option `fast_retransmit_rto_backoff` (off by default), not part of
+//!   this policy.
 //! - During loss recovery (`no_growth`) Vegas leaves cwnd to the recovery strategy and restarts
 //!   its epoch afterwards; an ECN echo is answered as Reno does.
 
 use serde::Deserialize;
 
 use super::reno::Reno;
-use super::{AckInfo, CongestionControl, LossKind, LossSignal, Reaction, Window};
-use crate::tcp::rto::RttEstimator;
+use super::{AckInfo, CongestionControl, Head, LossKind, LossSignal, Reaction, RecoverGuard, Window};
 use crate::time::SimTime;
 
 /// Vegas's parameters (`[flows.cc_params]` with `cc = "vegas"`), in segments.
@@ -59,7 +93,9 @@ pub struct VegasParams {
     /// Leave slow start when diff > γ.
     #[serde(default = "default_gamma")]
     pub gamma: f64,
-    /// Vegas expiry: fast retransmit on an early duplicate ACK when the fine-grained timer expired.
+    /// Vegas's new retransmission mechanism: the fine-grained timeout checked on duplicate ACKs
+    /// and on the first two new ACKs after a retransmission, and fast retransmit again within a
+    /// window already cut.
     #[serde(default = "default_expiry")]
     pub expiry: bool,
 }
@@ -110,6 +146,38 @@ pub enum Decision {
     Decrease,
 }
 
+/// The fine-grained timer of ns-2.35's Vegas (`v_sa_`, `v_sd_`, `v_timeout_`), in nanoseconds.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FineTimer {
+    /// 8·SRTT (`v_sa_`).
+    pub sa: f64,
+    /// 4·mean deviation (`v_sd_`).
+    pub sd: f64,
+    /// The timeout (`v_timeout_`); infinite before the first sample.
+    pub timeout: f64,
+}
+
+impl FineTimer {
+    fn new() -> Self {
+        FineTimer { sa: 0.0, sd: 0.0, timeout: f64::INFINITY }
+    }
+
+    /// One sample R (ns): the first sets SRTT = R and `v_sd_` = R (ns-2 does so at the first
+    /// ACK), then n = R − SRTT, SRTT += n/8, `v_sd_` += |n| − `v_sd_`/4, timeout = 17/16 of
+    /// (`v_sa_`/4 + `v_sd_`)/2 = SRTT + 2·mdev.
+    pub fn sample(&mut self, r: f64) {
+        if !self.timeout.is_finite() {
+            self.sa = 8.0 * r;
+            self.sd = r;
+        }
+        let n = r - self.sa / 8.0;
+        self.sa += n;
+        self.sd += n.abs() - self.sd / 4.0;
+        self.timeout = (self.sa / 4.0 + self.sd) / 2.0;
+        self.timeout += self.timeout / 16.0;
+    }
+}
+
 /// TCP Vegas window policy.
 #[derive(Debug, Clone)]
 pub struct Vegas {
@@ -127,11 +195,19 @@ pub struct Vegas {
     base_rtt_ns: u64,
     /// Slow start grows during this epoch (it alternates with holding epochs).
     grow: bool,
-    /// Fine-grained RTT estimator for Vegas expiry.
-    fine: RttEstimator,
+    /// The fine-grained timer.
+    pub fine: FineTimer,
+    /// New ACKs still to check after a retransmission (ns-2 `v_worried_`).
+    worried: u32,
+    /// When the window was last cut by a loss (ns-2 `t_cwnd_changed_`); None: never.
+    cut_at: Option<SimTime>,
+    /// The oldest unacknowledged segment at the latest check (what a fast retransmit resends).
+    head: Head,
+    /// The receiver's window (ns-2's `window()` is min(cwnd, rwnd)).
+    rwnd: u64,
     /// The last diff computed, in segments (for tests and traces).
     pub last_diff: f64,
-    /// Fast retransmits started by Vegas expiry.
+    /// Retransmissions asked for by the fine-grained timer.
     pub expiries: u64,
 }
 
@@ -148,8 +224,11 @@ impl Vegas {
             last_rtt_ns: 0,
             base_rtt_ns: 0,
             grow: true,
-            // No expiry before the first sample: the initial timeout is "infinite".
-            fine: RttEstimator::new(u64::MAX, 0, u64::MAX, 1),
+            fine: FineTimer::new(),
+            worried: 0,
+            cut_at: None,
+            head: Head::default(),
+            rwnd: u64::MAX,
             last_diff: 0.0,
             expiries: 0,
         }
@@ -197,6 +276,22 @@ impl Vegas {
         self.epoch_end = None;
         self.epoch_min_rtt_ns = None;
     }
+
+    /// W = min(cwnd, rwnd) in whole segments (ns-2's integer `window()`).
+    fn window_segments(&self, w: &Window) -> u64 {
+        w.cwnd.min(self.rwnd) / w.mss
+    }
+
+    /// What every retransmission by duplicate ACKs does (ns-2's dupack branch): check the next two
+    /// new ACKs, and back the fine timeout off (×2 for a segment sent more than once, else ×9/8).
+    fn on_retransmission(&mut self) {
+        self.worried = 2;
+        if self.head.retransmitted {
+            self.fine.timeout *= 2.0;
+        } else {
+            self.fine.timeout += self.fine.timeout / 8.0;
+        }
+    }
 }
 
 impl CongestionControl for Vegas {
@@ -204,9 +299,18 @@ impl CongestionControl for Vegas {
         "vegas"
     }
 
+    fn on_start(&mut self, _w: &mut Window, rwnd_bytes: u64) {
+        self.rwnd = rwnd_bytes;
+    }
+
     fn on_ack(&mut self, w: &mut Window, ack: &AckInfo) {
+        if let Some(t) = ack.newest_sent_at {
+            let r = ack.now.saturating_sub(t);
+            if r > 0 {
+                self.fine.sample(r as f64);
+            }
+        }
         if let Some(r) = ack.rtt_sample_ns {
-            self.fine.sample(r);
             self.last_rtt_ns = r;
             self.epoch_min_rtt_ns = Some(self.epoch_min_rtt_ns.map_or(r, |m| m.min(r)));
         }
@@ -240,24 +344,79 @@ impl CongestionControl for Vegas {
         self.reset_epoch();
         match s.kind {
             LossKind::DupAcks => {
-                // thesis §2.2.7: the window is reduced to 3/4 instead of 1/2.
-                w.ssthresh = (w.cwnd * 3 / 4).max(2 * w.mss);
+                self.on_retransmission();
+                // B&P §3.1: cut only if the lost segment was sent after the last cut (ns-2:
+                // `t_cwnd_changed_ < sendTime`), to 3/4 (thesis §2.2.7), 1/2 for a segment already
+                // retransmitted, 2 segments for a window of 3 or less.
+                if self.cut_at.is_some_and(|t| t >= self.head.sent_at) {
+                    return Reaction::KeepWindow;
+                }
+
+                let win = self.window_segments(w);
+                let cut = if win <= 3 {
+                    2
+                } else if self.head.retransmitted {
+                    win / 2
+                } else {
+                    win - win / 4
+                };
+                w.ssthresh = cut * w.mss;
+                self.cut_at = Some(s.now);
                 Reaction::Reduce
             }
-            // thesis §2.2.6: a timeout switches to slow start (Reno's timeout); ECN as Reno.
-            LossKind::Timeout | LossKind::Ecn => {
+            LossKind::Timeout => {
+                // ns-2.35 `VegasTcpAgent::timeout`: slowdown(CLOSE_SSTHRESH_HALF) then
+                // cwnd_ = v_slowstart_ (2); the thesis's "switches to slow start".
+                w.ssthresh = (self.window_segments(w) / 2).max(2) * w.mss;
+                w.cwnd = 2 * w.mss;
+                self.grow = true;
+                self.worried = 0;
+                self.cut_at = Some(s.now);
+                Reaction::Reduce
+            }
+            LossKind::Ecn => {
                 self.grow = true;
                 Reno.on_congestion(w, s)
             }
         }
     }
 
-    fn expired(&mut self, now: SimTime, oldest_sent_at: SimTime) -> bool {
-        // thesis §2.2.6: "For each duplicate acknowledgement received, the sender checks the Vegas
-        // expiry" against the fine-grained timeout.
-        let fire = self.expiry && self.fine.srtt().is_some() && now.saturating_sub(oldest_sent_at) > self.fine.base_rto();
-        self.expiries += fire as u64;
-        fire
+    fn on_recovery_exit(&mut self, w: &mut Window) {
+        // ns-2 deflates cwnd and sets `ssthresh_ = 2` ("vegas ssthresh is used only during
+        // slow-start"): linear mode goes on.
+        w.ssthresh = w.ssthresh.min(w.cwnd);
+    }
+
+    fn retransmit_head(&mut self, now: SimTime, head: Head, ack: &AckInfo) -> bool {
+        self.head = head;
+        if !self.expiry {
+            return false;
+        }
+        let due = now.saturating_sub(head.sent_at) as f64 >= self.fine.timeout;
+        if ack.acked_bytes > 0 {
+            // B&P §3.1: the first and second non-duplicate ACK after a retransmission; ns-2 stops
+            // checking at the first one that finds nothing expired, and does not touch the window.
+            if self.worried == 0 {
+                return false;
+            }
+            self.worried -= 1;
+            if !due {
+                self.worried = 0;
+            }
+        } else if due && ack.recovering {
+            // A resend during recovery goes through ns-2's fast-retransmit branch too.
+            self.on_retransmission();
+        }
+        self.expiries += due as u64;
+        due
+    }
+
+    fn recover_guard(&self) -> RecoverGuard {
+        if self.expiry {
+            RecoverGuard::TimeoutOnly
+        } else {
+            RecoverGuard::EveryLoss
+        }
     }
 }
 
@@ -331,53 +490,157 @@ mod tests {
         assert_eq!(w.cwnd, 5000);
     }
 
-    /// 3/4 on fast retransmit, Reno's on timeout; Vegas expiry against SRTT + 4·RTTVAR.
+    /// The cut rules and ns-2's fine timer, MSS 1000, cwnd 16 segments, rwnd 1000 segments:
+    /// - fast retransmit of a segment sent once, no cut yet: W = 16 → 16 − ⌊16/4⌋ = 12 segments;
+    /// - again for a segment sent at or before that cut (t = 0): no second cut (`KeepWindow`);
+    /// - timeout at 10 ms with cwnd 16: ssthresh = ⌊16/2⌋ = 8, cwnd = 2 segments;
+    /// - fast retransmit at 20 ms of a segment retransmitted at 15 ms (after the timeout's cut),
+    ///   W = 6: halved to 3; with W = 3: 2 segments.
+    /// - Fine timer: samples 100, 100 ms: first SRTT 100, v_sd 100, then n = 0, v_sd = 75 →
+    ///   timeout (200 + 75)/2·17/16 = 146.09375 ms; second n = 0, v_sd = 56.25 →
+    ///   (200 + 56.25)/2·17/16 = 136.1328125 ms. A fast retransmit backs it off ×9/8 (sent once)
+    ///   → 153.1494140625 ms, or ×2 (sent before) → 272.265625 ms.
     #[test]
-    fn reductions_and_expiry() {
+    fn cuts_timeout_and_fine_timer() {
         let mut v = vegas();
-        let mut w = Window { cwnd: 16_000, ssthresh: 16_000, mss: 1000 };
-        let s = LossSignal { now: 0, kind: LossKind::DupAcks, marked: false, flight_bytes: 16_000 };
-        assert_eq!(v.on_congestion(&mut w, &s), Reaction::Reduce);
+        let mut w = Window { cwnd: 16_000, ssthresh: 64_000, mss: 1000 };
+        v.on_start(&mut w, 1_000_000);
+        let sig = |now: u64, kind| LossSignal { now, kind, marked: false, flight_bytes: 16_000 };
+        let ack = ack_at(0, 0, 100 * MS);
+        v.retransmit_head(0, Head { sent_at: 0, retransmitted: false }, &ack);
+        assert_eq!(v.on_congestion(&mut w, &sig(0, LossKind::DupAcks)), Reaction::Reduce);
         assert_eq!(w.ssthresh, 12_000);
-        let s = LossSignal { kind: LossKind::Timeout, flight_bytes: 10_000, ..s };
-        v.on_congestion(&mut w, &s);
-        assert_eq!((w.cwnd, w.ssthresh), (1000, 5000));
-        // No RTT sample yet: never expires.
-        assert!(!v.expired(10_000 * MS, 0));
-        // Samples 100 then 100 ms: SRTT 100, RTTVAR (3·50 + 0)/4 = 37.5 → timeout 250 ms.
-        for _ in 0..2 {
-            v.on_ack(&mut w, &AckInfo { rtt_sample_ns: Some(100 * MS), ..ack_at(0, 1000, 100 * MS) });
-        }
-        assert!(!v.expired(250 * MS, 0));
-        assert!(v.expired(250 * MS + 1, 0));
-        assert_eq!(v.expiries, 1);
+        assert_eq!(v.on_congestion(&mut w, &sig(5 * MS, LossKind::DupAcks)), Reaction::KeepWindow);
+        assert_eq!(w.ssthresh, 12_000);
+        v.on_congestion(&mut w, &sig(10 * MS, LossKind::Timeout));
+        assert_eq!((w.cwnd, w.ssthresh), (2000, 8000));
+        v.retransmit_head(20 * MS, Head { sent_at: 15 * MS, retransmitted: true }, &ack);
+        w.cwnd = 6000;
+        assert_eq!(v.on_congestion(&mut w, &sig(20 * MS, LossKind::DupAcks)), Reaction::Reduce);
+        assert_eq!(w.ssthresh, 3000);
+        v.cut_at = None;
+        w.cwnd = 3000;
+        v.on_congestion(&mut w, &sig(20 * MS, LossKind::DupAcks));
+        assert_eq!(w.ssthresh, 2000);
+        // The fine timer: no expiry before a sample.
+        let mut v = vegas();
+        let dup = AckInfo { acked_bytes: 0, ..ack };
+        assert!(!v.retransmit_head(1_000_000 * MS, Head::default(), &dup));
+        v.fine.sample((100 * MS) as f64);
+        assert_eq!(v.fine.timeout, 146.09375 * MS as f64);
+        v.fine.sample((100 * MS) as f64);
+        assert_eq!(v.fine.timeout, 136.1328125 * MS as f64);
+        let mut f = v.fine;
+        v.head = Head { sent_at: 0, retransmitted: false };
+        v.on_retransmission();
+        assert_eq!(v.fine.timeout, 153.1494140625 * MS as f64);
+        v.fine = f;
+        v.head.retransmitted = true;
+        v.on_retransmission();
+        assert_eq!(v.fine.timeout, 272.265625 * MS as f64);
+        // Expired at ≥ the timeout; `expiry = false` never.
+        f.timeout = 136.0 * MS as f64;
+        v.fine = f;
+        assert!(!v.retransmit_head(136 * MS - 1, Head::default(), &dup));
+        assert!(v.retransmit_head(136 * MS, Head::default(), &dup));
         v.expiry = false;
-        assert!(!v.expired(1000 * MS, 0));
+        assert!(!v.retransmit_head(1000 * MS, Head::default(), &dup));
+        assert_eq!(v.recover_guard(), RecoverGuard::EveryLoss);
     }
 
-    /// Vegas expiry through the sender: IW 10 segments sent at 0; the ACK of segment 0 at 100 ms
-    /// gives the first RTT sample (SRTT 100, RTTVAR 50 → fine timeout 300 ms; the sender's own RTO,
-    /// also 300 ms, restarts at 100 ms). A first duplicate ACK at 299 ms finds segment 1000 out for
-    /// 299 ms: nothing. The next, at 301 ms: expired → fast retransmit on the 2nd duplicate ACK,
-    /// ssthresh = 3/4 of cwnd 11 000 = 8250, NewReno's cwnd = 8250 + 2 segments.
+    /// The checks on new ACKs after a retransmission (B&P §3.1; ns-2 `v_worried_`): the first two
+    /// new ACKs check; the first that finds nothing expired ends the checks.
     #[test]
-    fn expiry_retransmits_before_three_dupacks() {
+    fn new_ack_checks_after_a_retransmission() {
+        let mut v = vegas();
+        v.fine.sample((100 * MS) as f64); // timeout 146.09375 ms
+        let new = ack_at(0, 1000, 100 * MS);
+        let old = Head { sent_at: 0, retransmitted: false };
+        // No retransmission yet: new ACKs do not check.
+        assert!(!v.retransmit_head(500 * MS, old, &new));
+        v.worried = 2;
+        assert!(v.retransmit_head(500 * MS, old, &new));
+        assert!(v.retransmit_head(500 * MS, old, &new));
+        assert!(!v.retransmit_head(500 * MS, old, &new), "only the first two");
+        v.worried = 2;
+        assert!(!v.retransmit_head(100 * MS, old, &new), "not expired");
+        assert!(!v.retransmit_head(500 * MS, old, &new), "checks ended");
+    }
+
+    /// A window with two losses through the sender, Reno recovery, MSS 1000, IW 10, rwnd 1000
+    /// segments, no limited transmit. Segments 0–9 leave at 0; segments 1 and 3 are lost.
+    /// - 100 ms: ACK 1000 (segment 0, sent once at 0): fine sample 100 ms → timeout 146.09375 ms
+    ///   (see `cuts_timeout_and_fine_timer`); slow start cwnd 11 → segments 10, 11 leave.
+    /// - 101 ms: duplicate (segment 2): segment 1 out 101 ms < 146.09: nothing.
+    /// - 150 ms: duplicate (segment 4): out 150 ms ≥ 146.09 → fast retransmit on the second
+    ///   duplicate: W = 11 → ssthresh 11 − 2 = 9 segments, Reno's cwnd = 9 + 2 = 11; segment 1
+    ///   resent; the fine timeout backed off ×9/8 and the next two new ACKs will check.
+    /// - 151 ms: duplicate (segment 5) during recovery: segment 1 resent 1 ms ago, not expired →
+    ///   Reno inflates cwnd to 12 → segment 12 leaves.
+    /// - 250 ms: ACK 3000 (the resent segment 1 with segment 2): Reno's recovery ends, cwnd 9.
+    ///   Sample from segment 2 (sent once at 0): R = 250, n = 150, SRTT 118.75 (v_sa 950),
+    ///   v_sd = 75 + 150 − 18.75 = 206.25 → timeout (237.5 + 206.25)/2·17/16 = 235.7421875 ms.
+    ///   First new ACK after the retransmission: segment 3 out 250 ms ≥ 235.74 → resent at once,
+    ///   recovery entered keeping cwnd 9 (no second cut: segment 3 was sent before the cut at
+    ///   150 ms). The recover guard (recover = 12 000 from the first fast retransmit) would
+    ///   otherwise have held segment 3 back until the RTO.
+    /// - 350 ms: ACK 13 000: all acknowledged, cwnd 9, one cut, no timeout.
+    #[test]
+    fn second_loss_of_a_window_by_the_new_ack_check() {
         use crate::tcp::sender::tests::{ack, cfg, sent};
         use crate::tcp::Sender;
-        let mut s = Sender::new(cfg(false, 10), Box::new(vegas()), crate::tcp::recovery::by_name("newreno").unwrap());
+        let mut s = Sender::new(cfg(false, 10), Box::new(vegas()), crate::tcp::recovery::by_name("reno").unwrap());
         s.offer(0, u64::MAX);
         assert_eq!(sent(&mut s).len(), 10);
         s.on_ack(100 * MS, &ack(1000));
         assert_eq!(s.core.w.cwnd, 11_000);
-        sent(&mut s);
-        s.on_ack(299 * MS, &ack(1000));
+        assert_eq!(sent(&mut s), vec![(10_000, false), (11_000, false)]);
+        s.on_ack(101 * MS, &ack(1000));
         assert!(!s.core.in_recovery);
         assert_eq!(sent(&mut s), vec![]);
-        s.on_ack(301 * MS, &ack(1000));
+        s.on_ack(150 * MS, &ack(1000));
         assert!(s.core.in_recovery);
         assert_eq!(s.core.stats.fast_retransmits, 1);
         assert_eq!(sent(&mut s), vec![(1000, true)]);
-        assert_eq!((s.core.w.ssthresh, s.core.w.cwnd), (8250, 10_250));
+        assert_eq!((s.core.w.ssthresh, s.core.w.cwnd), (9000, 11_000));
+        s.on_ack(151 * MS, &ack(1000));
+        assert_eq!(s.core.w.cwnd, 12_000);
+        assert_eq!(sent(&mut s), vec![(12_000, false)]);
+        s.on_ack(250 * MS, &ack(3000));
+        assert_eq!(sent(&mut s), vec![(3000, true)]);
+        assert!(s.core.in_recovery);
+        assert_eq!(s.core.stats.fast_retransmits, 2);
+        assert_eq!((s.core.w.ssthresh, s.core.w.cwnd), (9000, 9000));
+        s.on_ack(350 * MS, &ack(13_000));
+        assert!(!s.core.in_recovery);
+        assert_eq!((s.core.w.ssthresh, s.core.w.cwnd), (9000, 9000));
+        assert_eq!((s.core.stats.timeouts, s.core.stats.retransmissions), (0, 2));
+    }
+
+    /// The same window with `expiry = false`: no early retransmit, and after the partial ACK the
+    /// recover guard keeps segment 3 for the RTO (timer restarted at the fast retransmit at 150 ms
+    /// with RTO 300 ms: SRTT 100, RTTVAR 50 from the 100-ms sample).
+    #[test]
+    fn without_expiry_the_second_loss_waits_for_the_timer() {
+        use crate::tcp::sender::tests::{ack, cfg, sent};
+        use crate::tcp::Sender;
+        let p = VegasParams { alpha: 1.0, beta: 3.0, gamma: 1.0, expiry: false };
+        let mut s = Sender::new(cfg(false, 10), Box::new(Vegas::new(&p)), crate::tcp::recovery::by_name("reno").unwrap());
+        s.offer(0, u64::MAX);
+        s.on_ack(100 * MS, &ack(1000));
+        for t in [101, 150] {
+            s.on_ack(t * MS, &ack(1000));
+        }
+        assert!(!s.core.in_recovery);
+        s.on_ack(151 * MS, &ack(1000));
+        assert!(s.core.in_recovery);
+        sent(&mut s);
+        s.on_ack(250 * MS, &ack(3000));
+        for t in [251, 252, 253] {
+            s.on_ack(t * MS, &ack(3000));
+        }
+        assert_eq!(sent(&mut s).iter().filter(|x| x.1).count(), 0);
+        assert_eq!(s.core.rto_deadline, Some(250 * MS + 300 * MS));
     }
 
     #[test]

@@ -379,6 +379,7 @@ pub(crate) mod tests {
             corrupt_seq: None,
             no_congestion: false,
             dupacks: 0,
+            newest_sent_at: None,
         }
     }
 

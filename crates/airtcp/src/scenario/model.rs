@@ -717,6 +717,11 @@ pub struct TcpFlowSpec {
     /// Linux; the default) or leave it running from the last new ACK (RFC 6298 says nothing).
     #[serde(default = "default_true")]
     pub fast_retransmit_restarts_rto: bool,
+    /// Back the timer off (RTO doubled, until a valid RTT sample) when fast retransmit restarts
+    /// it: ns-2.35's `Agent/TCP/Vegas` calls `reset_rtx_timer(1)` (back-off on), its other
+    /// agents `reset_rtx_timer(1, 0)`. Off by default.
+    #[serde(default)]
+    pub fast_retransmit_rto_backoff: bool,
     /// RFC 6582 §3.2 step 2's ACK heuristic for duplicate ACKs below `recover` (ns-2.35's
     /// `bugfix_ack_`, off by default there as here).
     #[serde(default)]

@@ -6,7 +6,7 @@
 //! options of its configuration (as ns-2's one-way TCP agents do). Sequence numbers are absolute
 //! byte offsets starting at 0, and segments are cut at multiples of the MSS.
 
-use crate::cc::{AckInfo, CongestionControl, DupAckCount, LossKind, LossSignal, Reaction, Window};
+use crate::cc::{AckInfo, CongestionControl, DupAckCount, Head, LossKind, LossSignal, Reaction, RecoverGuard, Window};
 use crate::net::TcpHeader;
 use crate::tcp::recovery::LossRecovery;
 use crate::tcp::rto::RttEstimator;
@@ -48,6 +48,12 @@ pub struct SenderConfig {
     /// says nothing of fast retransmit, so `false` keeps the timer that the last new ACK armed,
     /// which then expires about one RTT into the recovery when RTO is close to the RTT.
     pub fast_retransmit_restarts_rto: bool,
+    /// With `fast_retransmit_restarts_rto`: back the timer off first (RTO doubled until a valid
+    /// RTT sample, as at a timeout). ns-2.35's `Agent/TCP/Vegas` calls `reset_rtx_timer(1)`, whose
+    /// `backoff` defaults to 1, where its Reno, NewReno, Sack1 and FACK agents pass 0; a run of
+    /// fast retransmits without a valid sample between them (each voids the measurement) then
+    /// ratchets its RTO up to 64 times.
+    pub fast_retransmit_rto_backoff: bool,
     /// RFC 6582 §3.2 step 2's ACK heuristic: duplicate ACKs that do not pass `recover` still
     /// start a fast retransmit when cwnd > SMSS and the last cumulative advance was at most
     /// 4·SMSS. ns-2.35's `bugfix_ack_` (off by default there, as here); without it a fast
@@ -128,6 +134,8 @@ pub struct SenderCore {
     pub in_recovery: bool,
     /// snd_max when recovery or the last timeout began (RFC 6582 "recover", exclusive end).
     pub recover: Option<u64>,
+    /// `recover` was set by a timeout (not by a fast retransmit): see [`RecoverGuard`].
+    pub recover_by_timeout: bool,
     /// snd_una before the latest cumulative ACK advance (RFC 6582 prev_highest_ack).
     pub prev_highest_ack: u64,
     /// How the policy reacted to the loss that started the current recovery.
@@ -183,11 +191,14 @@ impl SenderCore {
     /// the duplicate ACKs are from a new loss (cwnd > SMSS and the last advance of the cumulative
     /// ACK was at most 4·SMSS). `recover` is set at every fast retransmit and timeout, so the
     /// duplicate ACKs that go-back-N resends of held data provoke start no second reduction.
+    /// A window policy whose guard is [`RecoverGuard::TimeoutOnly`] (ns-2.35 Vegas) is held back
+    /// only by a `recover` that a timeout set.
     pub fn recover_guard_passes(&self) -> bool {
         match self.recover {
             None => true,
             Some(r) => {
                 self.snd_una > r
+                    || (!self.recover_by_timeout && self.cc.recover_guard() == RecoverGuard::TimeoutOnly)
                     || (self.cfg.recover_ack_heuristic
                         && self.w.cwnd > self.w.mss
                         && self.snd_una - self.prev_highest_ack <= 4 * self.w.mss)
@@ -211,6 +222,12 @@ impl SenderCore {
         first_sent.map(|t| now - t)
     }
 
+    /// The oldest unacknowledged segment (there must be one).
+    pub fn head(&self) -> Head {
+        let m = self.board.get(0);
+        Head { sent_at: m.sent_at, retransmitted: m.retransmitted }
+    }
+
     /// What the window policy is told about an ACK.
     #[allow(clippy::too_many_arguments)]
     fn ack_info(
@@ -222,6 +239,7 @@ impl SenderCore {
         no_growth: bool,
         recovering: bool,
         dupacks: u32,
+        newest_sent_at: Option<SimTime>,
     ) -> AckInfo {
         AckInfo {
             now,
@@ -239,6 +257,7 @@ impl SenderCore {
             corrupt_seq: h.corrupt_seq,
             no_congestion: h.no_congestion,
             dupacks,
+            newest_sent_at,
         }
     }
 
@@ -254,6 +273,7 @@ impl SenderCore {
     pub fn begin_recovery(&mut self, reaction: Reaction) {
         self.in_recovery = true;
         self.recover = Some(self.snd_max);
+        self.recover_by_timeout = false;
         self.reaction = reaction;
         self.recovery_base = match reaction {
             Reaction::Reduce => self.w.ssthresh,
@@ -294,6 +314,17 @@ impl SenderCore {
         }
         // RFC 6298 (5.1): start the timer when data is sent and it is not running.
         if self.rto_deadline.is_none() {
+            self.rto_deadline = Some(now + self.rtt.rto());
+        }
+    }
+
+    /// The retransmission timer at a fast retransmit (`fast_retransmit_restarts_rto`, ns-2.35's
+    /// `reset_rtx_timer(1, backoff)`).
+    fn fast_retransmit_timer(&mut self, now: SimTime) {
+        if self.cfg.fast_retransmit_restarts_rto {
+            if self.cfg.fast_retransmit_rto_backoff {
+                self.rtt.on_timeout();
+            }
             self.rto_deadline = Some(now + self.rtt.rto());
         }
     }
@@ -448,6 +479,7 @@ impl Sender {
                 dupthresh,
                 in_recovery: false,
                 recover: None,
+                recover_by_timeout: false,
                 prev_highest_ack: 0,
                 reaction: Reaction::Reduce,
                 recovery_base: 0,
@@ -499,7 +531,7 @@ impl Sender {
         // the segment reached the receiver with an intact header and a corrupted payload.
         if let Some(seq) = h.corrupt_seq {
             if seq >= h.ack.max(s.snd_una) && seq < s.snd_max {
-                let info = s.ack_info(now, h, 0, None, true, s.in_recovery, s.dupacks);
+                let info = s.ack_info(now, h, 0, None, true, s.in_recovery, s.dupacks, None);
                 if s.cc.on_corruption_report(&mut s.w, &info, seq) {
                     s.retransmit(now, seq);
                 }
@@ -540,6 +572,8 @@ impl Sender {
                     s.timing = None;
                 }
             }
+            // The highest newly acknowledged segment's send time, if it was sent once (Vegas).
+            let newest = (advance > 0).then(|| s.board.get(advance - 1)).filter(|m| !m.retransmitted).map(|m| m.sent_at);
             if let Some(r) = sample {
                 s.rtt.sample(r);
                 s.stats.rtt_samples += 1;
@@ -572,7 +606,7 @@ impl Sender {
                 s.cwr_pending = true;
                 s.stats.ecn_reductions += 1;
             }
-            let info = s.ack_info(now, h, acked, sample, was_in_recovery || ecn_reduce, was_in_recovery, 0);
+            let info = s.ack_info(now, h, acked, sample, was_in_recovery || ecn_reduce, was_in_recovery, 0, newest);
             s.cc.on_ack(&mut s.w, &info);
             // RFC 6298 (5.2)/(5.3): stop the timer when all is acknowledged, else restart it.
             if s.snd_una == s.snd_max {
@@ -581,11 +615,21 @@ impl Sender {
                 s.rto_deadline = Some(now + s.rtt.rto());
             }
             s.restart_timer_on_ack = true;
+            // The policy's own check on a new ACK (TCP Vegas: the first and second new ACK after a
+            // retransmission): resend the head now, without a window reaction.
+            if s.snd_una < s.snd_max && s.cc.retransmit_head(now, s.head(), &info) {
+                if s.in_recovery {
+                    s.retransmit(now, s.snd_una);
+                } else {
+                    s.stats.fast_retransmits += 1;
+                    self.recovery.enter(s, now, Reaction::KeepWindow);
+                }
+            }
             self.clamp();
         } else if h.ack == self.core.snd_una && self.core.snd_max > self.core.snd_una {
             // A duplicate ACK (RFC 5681 §2: same ACK number, outstanding data).
             let s = &mut self.core;
-            let info = s.ack_info(now, h, 0, None, true, s.in_recovery, s.dupacks + 1);
+            let info = s.ack_info(now, h, 0, None, true, s.in_recovery, s.dupacks + 1, None);
             let count = s.cc.classify_dup_ack(&info);
             match count {
                 DupAckCount::Count => s.dupacks += 1,
@@ -597,14 +641,22 @@ impl Sender {
                 // ns-2.35 TCP-Linux `renew_timer` on a duplicate ACK (data is outstanding).
                 s.rto_deadline = Some(now + s.rtt.rto());
             }
+            // The policy's own retransmission check (TCP Vegas's fine-grained timeout).
+            let head_due = count == DupAckCount::Count && s.cc.retransmit_head(now, s.head(), &info);
             if s.in_recovery {
-                self.recovery.on_dup_ack(s, now);
+                if head_due {
+                    // A retransmission on a duplicate ACK: the timer as at a fast retransmit
+                    // (ns-2.35's Vegas takes its fast-retransmit branch for it).
+                    s.retransmit(now, s.snd_una);
+                    s.fast_retransmit_timer(now);
+                    s.timing = None;
+                } else {
+                    self.recovery.on_dup_ack(s, now);
+                }
             } else if self.marks_losses {
                 // Recovery starts from the strategy's loss marks (below), not a count.
             } else if count == DupAckCount::Count
-                && (s.dupacks == s.dupthresh
-                    || self.recovery.detects_loss(s)
-                    || (s.dupacks < s.dupthresh && s.cc.expired(now, s.board.get(0).sent_at)))
+                && (s.dupacks == s.dupthresh || self.recovery.detects_loss(s) || head_due)
                 && self.recovery.may_enter(s)
             {
                 self.fast_retransmit(now, h.ece);
@@ -639,10 +691,9 @@ impl Sender {
             s.cwr_pending = true;
         }
         self.recovery.enter(s, now, reaction);
-        if s.cfg.fast_retransmit_restarts_rto {
-            // ns-2.35 `reset_rtx_timer(1, 0)`: restart the timer, no back-off.
-            s.rto_deadline = Some(now + s.rtt.rto());
-        }
+        // ns-2.35 `reset_rtx_timer(1, 0)`: restart the timer (no back-off unless the flow asks
+        // for Vegas's `reset_rtx_timer(1)`, `fast_retransmit_rto_backoff`) ...
+        s.fast_retransmit_timer(now);
         // ... which also stops timing (`rtt_active_ = 0`), as 4.4BSD's fast retransmit
         // does (`t_rtttime = 0`).
         s.timing = None;
@@ -664,6 +715,7 @@ impl Sender {
         }
         // RFC 6582 §3.2 step 1 / RFC 6675 §5.1: after a timeout, recover = HighData.
         s.recover = Some(s.snd_max);
+        s.recover_by_timeout = true;
         s.in_recovery = false;
         s.dupacks = 0;
         s.limited_sent = 0;
@@ -711,6 +763,7 @@ pub(crate) mod tests {
             ect_on_retransmissions: false,
             rtt_sampling: RttSampling::TimedSegment,
             fast_retransmit_restarts_rto: true,
+            fast_retransmit_rto_backoff: false,
             recover_ack_heuristic: false,
             rto_restart_every_ack: false,
         }
