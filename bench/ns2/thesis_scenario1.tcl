@@ -34,6 +34,8 @@ switch $variant {
     reno    { set tcp [new Agent/TCP/Reno];    set sink [new Agent/TCPSink] }
     newreno { set tcp [new Agent/TCP/Newreno]; set sink [new Agent/TCPSink] }
     sack    { set tcp [new Agent/TCP/Sack1];   set sink [new Agent/TCPSink/Sack1] }
+    fack    { set tcp [new Agent/TCP/Fack];    set sink [new Agent/TCPSink/Sack1] }
+    vegas   { set tcp [new Agent/TCP/Vegas];   set sink [new Agent/TCPSink] }
 }
 $tcp set packetSize_ 1000
 $tcp set window_ 15
