@@ -97,10 +97,12 @@ def _options(
 ) -> None:
     """Deterministic packet-level TCP simulator."""
 
-# The TCP-Jersey Fig. 11 comparison at 1 % loss: window policy, and the flow options it needs.
-# All use Reno's fast recovery, as in the paper; the lossy hop's queue is a CW router.
+# The TCP-Jersey Fig. 11 comparison at 1 % loss: window policy, and the flow options it needs,
+# with CUBIC (RFC 9438) as the baseline people compare against. All use Reno's fast recovery, as
+# in the paper; the lossy hop's queue is a CW router.
 DEMO_VARIANTS: dict[str, dict[str, Any]] = {
     "reno": {"cc": "reno"},
+    "cubic": {"cc": "cubic"},
     "westwood": {"cc": "westwood"},
     "jersey": {"cc": "jersey", "ecn": True},
     "nj+": {"cc": "nj+", "ecn": True, "timestamps": True},
@@ -289,7 +291,7 @@ def demo_scenario_text() -> str:
 
 
 def demo_variants(doc: dict[str, Any], duration: str | None = None) -> list[tuple[str, dict[str, Any]]]:
-    """The demo's four runs of one scenario: every TCP flow with Reno, Westwood, TCP-Jersey and TCP NJ+
+    """The demo's five runs of one scenario: every TCP flow with Reno, CUBIC, Westwood, TCP-Jersey and TCP NJ+
     (Reno recovery), behind a congestion-warning queue on each lossy link (TCP-Jersey Fig. 10/11)."""
     base = copy.deepcopy(doc)
     if duration is not None:
@@ -327,7 +329,7 @@ def demo(
     ] = None,
     jobs: Annotated[int, typer.Option(help="Parallel runs.", show_default="all cores")] = 0,
 ) -> None:
-    """Compare Reno, Westwood, TCP-Jersey and TCP NJ+ on TCP-Jersey's Fig. 10 topology (1 % loss, CW router)."""
+    """Compare Reno, CUBIC, Westwood, TCP-Jersey and TCP NJ+ on TCP-Jersey's Fig. 10 topology (1 % loss, CW router)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
     if duration is not None:
@@ -390,7 +392,7 @@ def demo(
 
     mss = next((f.get("mss_bytes", 1000) for f in doc.get("flows", []) if f.get("kind", "tcp") == "tcp"), 1000)
     plot_demo(labels, results, out / "demo.png", mss_bytes=mss,
-              title=f"{doc.get('name', 'demo')}: Reno vs Westwood vs TCP-Jersey vs TCP NJ+ (1 % loss)")
+              title=f"{doc.get('name', 'demo')}: Reno vs CUBIC vs Westwood vs TCP-Jersey vs TCP NJ+ (1 % loss)")
     console.print(f"wrote {out}/demo.json, {out}/demo.png")
 
 

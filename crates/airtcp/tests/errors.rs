@@ -16,7 +16,7 @@ fn each_mistake_names_its_field() {
         ("delay = \"45ms\"", "delay = \"-5ms\"", "links[0].delay", "negative"),
         ("to = \"BS\"", "to = \"XX\"", "links[0].to", "unknown node 'XX'"),
         ("seed = 1", "sed = 1", "sed", "unknown field"),
-        ("cc = \"reno\"", "cc = \"cubic\"", "flows[0].cc", "allowed: reno"),
+        ("cc = \"reno\"", "cc = \"bbr\"", "flows[0].cc", "allowed: reno"),
         ("recovery = \"newreno\"", "recovery = \"sack\"", "flows[0].sack", "sack = true"),
         ("recovery = \"newreno\"", "recovery = \"fack\"", "flows[0].sack", "recovery = \"fack\" needs sack = true"),
         ("recovery = \"newreno\"", "recovery = \"vegas\"", "flows[0].recovery", "tahoe, reno, newreno, sack"),
@@ -91,6 +91,16 @@ fn cc_params_are_checked_by_the_scheme() {
     let ok = BASE.replacen("cc = \"reno\"", "cc = \"vegas\"\ncc_params = { alpha = 2.0, beta = 4.0, gamma = 1.5, expiry = false }", 1);
     airtcp::validate_toml(&ok).unwrap();
     let ok = BASE.replacen("cc = \"reno\"", "cc = \"westwood-plus\"\ncc_params = { alpha = 0.8, min_interval = \"20ms\" }", 1);
+    airtcp::validate_toml(&ok).unwrap();
+    let e = error_of("cc = \"reno\"", "cc = \"cubic\"\ncc_params = { beta = 1.2 }");
+    assert!(e.starts_with("flows[0].cc_params.beta") && e.contains("0 < beta < 1"), "{e}");
+    let e = error_of("cc = \"reno\"", "cc = \"cubic\"\ncc_params = { c = 0.4 }");
+    assert!(e.starts_with("flows[0].cc_params") && e.contains("unknown field `c`"), "{e}");
+    let ok = BASE.replacen(
+        "cc = \"reno\"",
+        "cc = \"cubic\"\ncc_params = { c_pkts_per_s3 = 0.8, beta = 0.5, fast_convergence = false, reno_friendly = false }",
+        1,
+    );
     airtcp::validate_toml(&ok).unwrap();
 }
 

@@ -6,6 +6,7 @@
 //! Its parameters come from the flow's `[flows.cc_params]` table, deserialized by the scheme.
 
 pub mod caiad;
+pub mod cubic;
 pub mod ie2;
 pub mod jersey;
 pub mod new_jersey;
@@ -254,7 +255,7 @@ pub struct Needs {
 
 /// Names accepted in scenario files.
 pub const NAMES: &[&str] =
-    &["reno", "westwood", "westwood-plus", "vegas", "jersey", "new-jersey", "nj+", "prairie", "ie2-envelope", "caiad"];
+    &["reno", "westwood", "westwood-plus", "vegas", "jersey", "new-jersey", "nj+", "prairie", "ie2-envelope", "caiad", "cubic"];
 
 /// Deserializes a scheme's parameter table; errors read "field: message".
 fn params<T: serde::de::DeserializeOwned>(table: Option<&toml::Table>) -> Result<T, String> {
@@ -317,6 +318,11 @@ pub fn build(name: &str, table: Option<&toml::Table>) -> Result<Box<dyn Congesti
             let p: caiad::CaiadParams = params(table).map_err(Some)?;
             p.check().map_err(Some)?;
             Ok(Box::new(caiad::Caiad::new(&p)))
+        }
+        "cubic" => {
+            let p: cubic::CubicParams = params(table).map_err(Some)?;
+            p.check().map_err(Some)?;
+            Ok(Box::new(cubic::Cubic::new(&p)))
         }
         _ => Err(None),
     }
