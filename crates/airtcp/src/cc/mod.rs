@@ -196,6 +196,12 @@ pub trait CongestionControl: Send {
     fn retransmit_head(&mut self, _now: SimTime, _head: Head, _ack: &AckInfo) -> bool {
         false
     }
+    /// Whether this policy reads send times: [`CongestionControl::retransmit_head`] and
+    /// [`AckInfo::newest_sent_at`] are only served to policies that say so (asked once, at the
+    /// start), so that the others do not pay the per-ACK scoreboard lookups.
+    fn reads_send_times(&self) -> bool {
+        false
+    }
     /// Which losses arm the recover guard against a second fast retransmit in one window.
     fn recover_guard(&self) -> RecoverGuard {
         RecoverGuard::EveryLoss

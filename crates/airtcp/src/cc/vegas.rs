@@ -411,6 +411,10 @@ impl CongestionControl for Vegas {
         due
     }
 
+    fn reads_send_times(&self) -> bool {
+        true // the fine RTT samples (newest_sent_at) and the expiry checks (retransmit_head)
+    }
+
     fn recover_guard(&self) -> RecoverGuard {
         if self.expiry {
             RecoverGuard::TimeoutOnly
