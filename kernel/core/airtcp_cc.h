@@ -265,12 +265,28 @@ static inline void atcp_westwood_on_dup_ack(struct atcp_westwood *s, struct atcp
 static inline u32 atcp_westwood_on_congestion(struct atcp_westwood *s, struct atcp_window *w, const struct atcp_loss *l)
 {
 	atcp_tustin_advance(&s->bwe, l->now_us);
-	w->ssthresh = s->min_rtt_us == 0 ? atcp_halve(l->flight_bytes, w->mss) : atcp_westwood_bdp(s, w->mss);
-	if (l->kind == ATCP_LOSS_TIMEOUT)
+	if (s->min_rtt_us == 0) {
+		/* No RTT_min yet: Reno's halving. */
+		w->ssthresh = atcp_halve(l->flight_bytes, w->mss);
+		if (l->kind == ATCP_LOSS_TIMEOUT)
+			w->cwnd = w->mss;
+		else if (w->cwnd > w->ssthresh)
+			w->cwnd = w->ssthresh;
+		return ATCP_REDUCE;
+	}
+	w->ssthresh = atcp_westwood_bdp(s, w->mss);
+	if (l->kind == ATCP_LOSS_TIMEOUT) {
 		w->cwnd = w->mss;
-	else if (w->cwnd > w->ssthresh)
+		return ATCP_REDUCE;
+	}
+	if (w->cwnd >= w->ssthresh) {
 		w->cwnd = w->ssthresh;
-	return ATCP_REDUCE;
+		return ATCP_REDUCE;
+	}
+	/* cwnd < ssthresh: kept, also through fast recovery (Jersey II-A "cwnd is then set to be the
+	 * same as ssthresh if ... cwnd > ssthresh"; the UCLA module's dupack_action). Rust:
+	 * cc::westwood on_congestion. An ECN echo keeps it too, answered as a reduction. */
+	return l->kind == ATCP_LOSS_DUPACKS ? ATCP_KEEP_WINDOW : ATCP_REDUCE;
 }
 
 /* ---------------------------------------------------------------------------------------------- */
