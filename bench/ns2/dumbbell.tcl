@@ -61,6 +61,8 @@ set red_maxp [envor RED_MAXP 0.1]
 
 global defaultRNG
 $defaultRNG seed $seed
+set jrng [new RNG]
+$jrng seed [expr {$seed * 7919 + 1}]
 set ns [new Simulator]
 
 Agent/TCP set packetSize_ 1000
@@ -148,7 +150,11 @@ for {set i 0} {$i < $nflows} {incr i} {
     if {$variant == "westwood-plus"} { $ns at 0 "$tcp($i) select_ca westwood" }
     set ftp($i) [new Application/FTP]
     $ftp($i) attach-agent $tcp($i)
-    $ns at [expr {$i * 0.01}] "$ftp($i) start"
+    # Optional per-seed start offsets (env JITTER_MS, airtcp's `start_jitter`): uniform in
+    # [0, JITTER_MS) from a stream of its own, so the loss and RED draws are unchanged.
+    set jit 0.0
+    if {[info exists env(JITTER_MS)]} { set jit [expr {[$jrng uniform 0 $env(JITTER_MS)] / 1000.0}] }
+    $ns at [expr {$i * 0.01 + $jit}] "$ftp($i) start"
 }
 
 # In-order bytes delivered at the sinks: TCPSink's bytes_ counts what its acker delivers in order,
