@@ -65,16 +65,7 @@ set jrng [new RNG]
 $jrng seed [expr {$seed * 7919 + 1}]
 set ns [new Simulator]
 
-Agent/TCP set packetSize_ 1000
-Agent/TCP set window_ 1000
-Agent/TCP set windowInit_ 1
-Agent/TCP set minrto_ 0.2
-Agent/TCP set maxrto_ 60
-Agent/TCP set rtxcur_init_ 1.0
-Agent/TCP set tcpTick_ 0.001
-Agent/TCP set singledup_ 1
-Agent/TCP set numdupacks_ 3
-Agent/TCP set maxburst_ 0
+source [file join [file dirname [info script]] common.tcl]
 
 # RED in packets (ns-2 defaults count bytes), drop not mark, no "wait" between drops (Floyd &
 # Jacobson's count spacing as airtcp's red.rs), idle decay with 500-B typical packets (both).
@@ -131,18 +122,7 @@ if {$loss > 0} {
 }
 
 for {set i 0} {$i < $nflows} {incr i} {
-    switch $variant {
-        reno    { set tcp($i) [new Agent/TCP/Reno];    set sink($i) [new Agent/TCPSink] }
-        newreno { set tcp($i) [new Agent/TCP/Newreno]; set sink($i) [new Agent/TCPSink] }
-        sack    { set tcp($i) [new Agent/TCP/Sack1];   set sink($i) [new Agent/TCPSink/Sack1] }
-        westwood-plus {
-            set tcp($i) [new Agent/TCP/Linux]
-            $tcp($i) set timestamps_ true
-            set sink($i) [new Agent/TCPSink/Sack1]
-            $sink($i) set ts_echo_rfc1323_ true
-        }
-        default { puts stderr "unknown variant $variant"; exit 1 }
-    }
+    lassign [make_agents $variant] tcp($i) sink($i)
     $tcp($i) set fid_ $i
     $ns attach-agent $S $tcp($i)
     $ns attach-agent $D $sink($i)
