@@ -24,10 +24,7 @@ use crate::net::queue::{Admission, Aqm, CwState, Queue, RedParams, RedState};
 use crate::net::{Ecn, Link, LinkStats, Packet, PacketArena, PacketId, PacketKind, RoutingTable, TcpHeader};
 use crate::output::{CallStats, FlowSeries, FlowSummary, LinkSeries, LinkSummary, LossDifferentiation, RunOutput, Summary};
 use crate::scenario::validate::flow_instances;
-use crate::scenario::{
-    CapacitySpec, CwSpec, DropTailSpec, FlowSpec, QueueSpec, RedSpec, RtoRestartSpec, RttSamplingSpec, Scenario, ScenarioError,
-};
-use crate::tcp::sender::RttSampling;
+use crate::scenario::{CapacitySpec, CwSpec, DropTailSpec, FlowSpec, QueueSpec, RedSpec, RtoRestartSpec, Scenario, ScenarioError};
 use crate::tcp::{AckDecision, Receiver, ReceiverConfig, Sender, SenderConfig};
 use crate::time::{ns_to_s, DataRate, SimTime};
 
@@ -305,10 +302,7 @@ impl Simulator {
                     rto_reset_every_partial_ack: t.partial_ack_timer == "slow-but-steady",
                     limited_transmit: t.limited_transmit,
                     ect_on_retransmissions: cc.needs().ect_on_retransmissions,
-                    rtt_sampling: match t.rtt_sampling {
-                        RttSamplingSpec::TimedSegment => RttSampling::TimedSegment,
-                        RttSamplingSpec::EveryAck => RttSampling::EveryAck,
-                    },
+                    rtt_sampling: t.rtt_sampling,
                     fast_retransmit_restarts_rto: t.fast_retransmit_restarts_rto,
                     fast_retransmit_rto_backoff: t.fast_retransmit_rto_backoff,
                     recover_ack_heuristic: t.recover_ack_heuristic,

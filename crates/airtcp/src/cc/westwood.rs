@@ -240,10 +240,9 @@ impl Westwood {
     pub fn new(p: &WestwoodParams) -> Self {
         match p.filter {
             WestwoodFilter::JerseyEq2 => Westwood::with_estimator("westwood", TustinEstimator::new(p.tau.as_nanos(), p.m)),
-            WestwoodFilter::UclaNs2 => Westwood {
-                count_cap_segments: Some(2),
-                ..Westwood::with_estimator("westwood", TustinEstimator::ucla_ns2())
-            },
+            WestwoodFilter::UclaNs2 => {
+                Westwood { count_cap_segments: Some(2), ..Westwood::with_estimator("westwood", TustinEstimator::ucla_ns2()) }
+            }
         }
     }
 }

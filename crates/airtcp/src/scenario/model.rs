@@ -4,6 +4,7 @@
 
 use serde::Deserialize;
 
+pub use crate::tcp::sender::RttSampling;
 use crate::time::{ByteSize, DataRate, SimDuration};
 
 /// Marks a field path inside a `kind`-tagged table so [`super::parse`] can append it to the
@@ -524,18 +525,6 @@ pub enum FlowSpec {
 
 tagged_enum!(FlowSpec, "flow", { "tcp" => FlowSpec::Tcp, "cbr" => FlowSpec::Cbr, "onoff" => FlowSpec::OnOff, "voip" => FlowSpec::Voip });
 
-/// How a TCP sender takes RTT samples when timestamps are off (see
-/// [`crate::tcp::sender::RttSampling`]).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum RttSamplingSpec {
-    /// One timed segment per round trip (4.4BSD, ns-2.35).
-    #[default]
-    TimedSegment,
-    /// Every ACK of data sent once (Linux).
-    EveryAck,
-}
-
 /// Which ACKs restart a TCP sender's retransmission timer (see
 /// [`crate::tcp::sender::SenderConfig::rto_restart_every_ack`]).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
@@ -712,7 +701,7 @@ pub struct TcpFlowSpec {
     /// Which ACKs give an RTT sample without timestamps: "timed-segment" (one segment timed per
     /// round trip, as 4.4BSD and ns-2.35; the default) or "every-ack" (Linux).
     #[serde(default)]
-    pub rtt_sampling: RttSamplingSpec,
+    pub rtt_sampling: RttSampling,
     /// Restart the retransmission timer at a fast retransmit (ns-2.35's `reset_rtx_timer`, BSD,
     /// Linux; the default) or leave it running from the last new ACK (RFC 6298 says nothing).
     #[serde(default = "default_true")]

@@ -639,7 +639,10 @@ pub fn validate_and_load(s: &Scenario) -> Result<LoadedTraces, ScenarioError> {
                     if bps > max_bps {
                         return err(
                             field,
-                            format!("{bps}bps sends a {}-byte packet more often than every 1 ns (allowed: up to {max_bps}bps)", c.packet_bytes),
+                            format!(
+                                "{bps}bps sends a {}-byte packet more often than every 1 ns (allowed: up to {max_bps}bps)",
+                                c.packet_bytes
+                            ),
                         );
                     }
                     Ok(())

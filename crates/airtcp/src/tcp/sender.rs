@@ -69,7 +69,9 @@ pub struct SenderConfig {
 
 /// Which ACKs give an RTT sample when RFC 7323 timestamps are off (RFC 6298 §3: Karn's
 /// algorithm, "RTT samples MUST NOT be made using segments that were retransmitted").
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+/// In a scenario: `rtt_sampling = "timed-segment"` (the default) or `"every-ack"`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum RttSampling {
     /// One segment of new data is timed at a time (4.4BSD `t_rtt`/`t_rtseq`, ns-2.35
     /// `rtt_active_`/`rtt_seq_`): a sample when the cumulative ACK covers it. The measurement is
@@ -318,15 +320,18 @@ impl SenderCore {
         }
     }
 
-    /// The retransmission timer at a fast retransmit (`fast_retransmit_restarts_rto`, ns-2.35's
-    /// `reset_rtx_timer(1, backoff)`).
-    fn fast_retransmit_timer(&mut self, now: SimTime) {
+    /// The timers at a fast retransmit: ns-2.35's `reset_rtx_timer(1, backoff)` restarts the
+    /// retransmission timer (`fast_retransmit_restarts_rto`; backed off first with
+    /// `fast_retransmit_rto_backoff`, Vegas's `reset_rtx_timer(1)`) and stops the RTT timing
+    /// (`rtt_active_ = 0`), as 4.4BSD's fast retransmit does (`t_rtttime = 0`).
+    fn fast_retransmit_timers(&mut self, now: SimTime) {
         if self.cfg.fast_retransmit_restarts_rto {
             if self.cfg.fast_retransmit_rto_backoff {
                 self.rtt.on_timeout();
             }
             self.rto_deadline = Some(now + self.rtt.rto());
         }
+        self.timing = None;
     }
 
     /// Retransmits the segment starting at `seq`.
@@ -578,10 +583,8 @@ impl Sender {
                 }
             }
             // The highest newly acknowledged segment's send time, if it was sent once (Vegas).
-            let newest = (self.cc_reads_send_times && advance > 0)
-                .then(|| s.board.get(advance - 1))
-                .filter(|m| !m.retransmitted)
-                .map(|m| m.sent_at);
+            let newest =
+                (self.cc_reads_send_times && advance > 0).then(|| s.board.get(advance - 1)).filter(|m| !m.retransmitted).map(|m| m.sent_at);
             if let Some(r) = sample {
                 s.rtt.sample(r);
                 s.stats.rtt_samples += 1;
@@ -650,15 +653,13 @@ impl Sender {
                 s.rto_deadline = Some(now + s.rtt.rto());
             }
             // The policy's own retransmission check (TCP Vegas's fine-grained timeout).
-            let head_due =
-                self.cc_reads_send_times && count == DupAckCount::Count && s.cc.retransmit_head(now, s.head(), &info);
+            let head_due = self.cc_reads_send_times && count == DupAckCount::Count && s.cc.retransmit_head(now, s.head(), &info);
             if s.in_recovery {
                 if head_due {
                     // A retransmission on a duplicate ACK: the timer as at a fast retransmit
                     // (ns-2.35's Vegas takes its fast-retransmit branch for it).
                     s.retransmit(now, s.snd_una);
-                    s.fast_retransmit_timer(now);
-                    s.timing = None;
+                    s.fast_retransmit_timers(now);
                 } else {
                     self.recovery.on_dup_ack(s, now);
                 }
@@ -700,12 +701,7 @@ impl Sender {
             s.cwr_pending = true;
         }
         self.recovery.enter(s, now, reaction);
-        // ns-2.35 `reset_rtx_timer(1, 0)`: restart the timer (no back-off unless the flow asks
-        // for Vegas's `reset_rtx_timer(1)`, `fast_retransmit_rto_backoff`) ...
-        s.fast_retransmit_timer(now);
-        // ... which also stops timing (`rtt_active_ = 0`), as 4.4BSD's fast retransmit
-        // does (`t_rtttime = 0`).
-        s.timing = None;
+        s.fast_retransmit_timers(now);
     }
 
     /// The retransmission timer fired at `now` (the caller checked the deadline).
