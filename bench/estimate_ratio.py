@@ -23,6 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "python"))
 
 import airtcp  # noqa: E402
+from airtcp.scenario import parse_duration_s  # noqa: E402
 import polars as pl  # noqa: E402
 
 
@@ -31,7 +32,7 @@ def measure(path: Path, tweak: dict, seed: int) -> tuple[float, float, int, floa
     doc["links"][1]["channel"]["loss"] = 0.0
     doc["flows"][0].update(tweak)
     r = airtcp.run(doc, seed=seed, base_dir=path.parent)
-    warm = float(str(doc.get("warmup", "0s")).rstrip("s"))
+    warm = parse_duration_s(doc.get("warmup", "0s"))
     est = r.flow_series.filter(pl.col("time_s") >= warm).group_by("flow").agg(pl.col("bwe_bps").mean())
     total = float(r.flows["goodput_bps"].sum())
     ratio = float(est["bwe_bps"].mean()) / (total / len(r.flows))
