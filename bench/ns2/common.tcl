@@ -27,7 +27,7 @@ proc make_agents {variant} {
             set tcp [new Agent/TCP/Vegas];   set sink [new Agent/TCPSink]
             $tcp set packetSize_ 1040
         }
-        westwood-plus {
+        linux-reno - westwood-plus {
             set tcp [new Agent/TCP/Linux]
             $tcp set timestamps_ true
             set sink [new Agent/TCPSink/Sack1]

@@ -5,6 +5,7 @@
 #
 # Usage: ns dumbbell.tcl LOSS DURATION_S SEED VARIANT QUEUE [WARMUP_S] [FLOWS]
 #   VARIANT: reno | newreno | sack (Sack1 + TCPSink/Sack1) | westwood-plus (TCP-Linux westwood)
+#            | linux-reno (TCP-Linux with its reno module: tells the port's machinery from Westwood+)
 #   QUEUE:   droptail (100 packets) | red (RED, the numbers below, limit 100)
 #            | cw (RED set up as TCP-Jersey's CW on non-ECN traffic: drop while avg >= 100/3)
 #   Environment: RED_MIN RED_MAX RED_W RED_MAXP override the RED numbers (bench/validate_ns2.py
@@ -128,6 +129,7 @@ for {set i 0} {$i < $nflows} {incr i} {
     $ns attach-agent $D $sink($i)
     $ns connect $tcp($i) $sink($i)
     if {$variant == "westwood-plus"} { $ns at 0 "$tcp($i) select_ca westwood" }
+    if {$variant == "linux-reno"} { $ns at 0 "$tcp($i) select_ca reno" }
     set ftp($i) [new Application/FTP]
     $ftp($i) attach-agent $tcp($i)
     # Optional per-seed start offsets (env JITTER_MS, airtcp's `start_jitter`): uniform in

@@ -74,6 +74,7 @@ proc timeouts {} {
 }
 $ns connect $tcp $sink
 if {$variant == "westwood-plus"} { $ns at 0 "$tcp select_ca westwood" }
+if {$variant == "linux-reno"} { $ns at 0 "$tcp select_ca reno" }
 set ftp [new Application/FTP]
 $ftp attach-agent $tcp
 $ns at 0.0 "$ftp start"

@@ -60,7 +60,9 @@ fn update_name(u: u32) -> AbeUpdate {
 
 fn pair(algo: Algo) -> (Sim, Core) {
     let sim = match algo {
-        Algo::Westwood { tau_us, m } => Sim::Westwood(Westwood::new(&WestwoodParams { tau: SimDuration(tau_us as u64 * US), m, ..Default::default() })),
+        Algo::Westwood { tau_us, m } => {
+            Sim::Westwood(Westwood::new(&WestwoodParams { tau: SimDuration(tau_us as u64 * US), m, ..Default::default() }))
+        }
         Algo::Jersey { update, k } => Sim::Jersey(Jersey::new(&JerseyParams { k: k as f64, abe_update: update_name(update) })),
         Algo::NewJersey { update, k } => {
             Sim::New(NewJersey::new(Variant::NewJersey, &NewJerseyParams { k: k as f64, abe_update: Some(update_name(update)) }))

@@ -307,6 +307,7 @@ impl Simulator {
                     fast_retransmit_rto_backoff: t.fast_retransmit_rto_backoff,
                     recover_ack_heuristic: t.recover_ack_heuristic,
                     rto_restart_every_ack: t.rto_restart == RtoRestartSpec::EveryAck,
+                    rtt_sample_duplicate_acks: t.rtt_sample_duplicate_acks,
                 };
                 let rec = crate::tcp::recovery::by_name(&t.recovery).expect("validated");
                 let differentiates =

@@ -191,6 +191,21 @@ impl BandwidthEstimator for TustinEstimator {
     }
 }
 
+/// How Westwood cuts the window at a loss (`cc_params.decrease` of Westwood+).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Decrease {
+    /// Westwood's adaptive decrease (Jersey eq. 3, thesis §4.2): ssthresh = BWE·RTT_min, cwnd cut
+    /// to it when larger (kept through fast recovery when smaller); cwnd = 1 segment on a timeout.
+    #[default]
+    Westwood,
+    /// Linux 2.6.22's `tcp_westwood.c` as ns-2.35's TCP-Linux drives it: Reno's ssthresh
+    /// (cwnd/2, at least 2 segments) on every loss; at a fast retransmit cwnd = BWE·RTT_min in
+    /// whole segments (at least 2), above or below the old window; recovery ends at the larger of
+    /// that and ssthresh (with `recovery = "linux"`). Meant for the ns-2 twin.
+    LinuxNs2,
+}
+
 /// Mascolo et al.'s "AckedCount" in bytes: how much an ACK says reached the receiver. A duplicate
 /// ACK counts one segment (it reports a segment that arrived); a later cumulative ACK counts only
 /// what duplicates did not already count (but at least one segment, for the segment it reports).
@@ -231,6 +246,10 @@ pub struct Westwood<E: BandwidthEstimator = TustinEstimator> {
     min_rtt_ns: u64,
     /// AckedCount capped at this many segments per ACK (the UCLA module's 2), or not at all.
     count_cap_segments: Option<u64>,
+    /// How a loss cuts the window (Westwood's, or Linux's `tcp_westwood.c` as ns-2 drives it).
+    pub(crate) decrease: Decrease,
+    /// RTT_min is the least smoothed RTT (Linux's `tcp_westwood.c`) instead of the least sample.
+    pub(crate) rtt_min_from_srtt: bool,
     name: &'static str,
     estimates: [(&'static str, f64); 1],
 }
@@ -256,6 +275,8 @@ impl<E: BandwidthEstimator> Westwood<E> {
             acked: AckedCount::default(),
             min_rtt_ns: 0,
             count_cap_segments: None,
+            decrease: Decrease::Westwood,
+            rtt_min_from_srtt: false,
             name,
             estimates: [("bwe_bps", 0.0)],
         }
@@ -267,7 +288,15 @@ impl<E: BandwidthEstimator> Westwood<E> {
     }
 
     fn feed(&mut self, ack: &AckInfo, bytes: u64) {
-        self.min_rtt_ns = ack.min_rtt_ns;
+        if !self.rtt_min_from_srtt {
+            self.min_rtt_ns = ack.min_rtt_ns;
+        } else if ack.srtt_ns > 0 {
+            // tcp_westwood.c: `w->rtt = tp->srtt >> 3` (pkts_acked), `update_rtt_min`:
+            // rtt_min = min(w->rtt, rtt_min) on every ACK.
+            // In whole 1-ms jiffies, as the module reads it under ns-2.
+            let srtt = ack.srtt_ns / 1_000_000 * 1_000_000;
+            self.min_rtt_ns = if self.min_rtt_ns == 0 { srtt } else { self.min_rtt_ns.min(srtt) };
+        }
         self.bwe.on_delivered(ack.now, bytes, ack.srtt_ns);
         self.estimates[0].1 = self.bwe.bytes_per_s() * 8.0;
     }
@@ -299,6 +328,28 @@ impl<E: BandwidthEstimator> CongestionControl for Westwood<E> {
             w.ssthresh = halve(s.flight_bytes, w.mss);
             w.cwnd = if s.kind == LossKind::Timeout { w.mss } else { w.cwnd.min(w.ssthresh) };
             return Reaction::Reduce;
+        }
+        if self.decrease == Decrease::LinuxNs2 {
+            // Linux 2.6.22 tcp_westwood.c under ns-2.35 TCP-Linux: `.ssthresh = tcp_reno_ssthresh`
+            // = max(snd_cwnd >> 1, 2) segments, on a fast retransmit and on a timeout alike
+            // (`enter_loss`; Westwood ignores CA_EVENT_LOSS); at a fast retransmit the port then
+            // sets cwnd = `min_cwnd()` = tcp_westwood_bw_rttmin = max(bw_est·rtt_min/mss, 2)
+            // segments, whether that is below or above the old window (tcp-linux.cc
+            // `tcp_fastretrans_alert` step F). Recovery "linux" ends it at max(cwnd, ssthresh)
+            // moderated to in flight + 3 (ns-2 never raises CA_EVENT_COMPLETE_CWR).
+            let cwnd_segs = w.cwnd / w.mss;
+            w.ssthresh = (cwnd_segs / 2).max(2) * w.mss;
+            match s.kind {
+                LossKind::Timeout => {
+                    w.cwnd = w.mss;
+                    return Reaction::Reduce;
+                }
+                LossKind::DupAcks | LossKind::Ecn => {
+                    let bdp_segs = (self.bwe.bytes_per_s() * self.min_rtt_ns as f64 / NS_PER_S as f64 / w.mss as f64) as u64;
+                    w.cwnd = bdp_segs.max(2) * w.mss;
+                    return Reaction::KeepWindow;
+                }
+            }
         }
         w.ssthresh = self.bdp_bytes(w.mss);
         match s.kind {

@@ -28,7 +28,7 @@
 
 use serde::Deserialize;
 
-use super::westwood::{BandwidthEstimator, Westwood};
+use super::westwood::{BandwidthEstimator, Decrease, Westwood};
 use crate::time::{SimDuration, SimTime, NS_PER_S};
 
 /// Westwood+'s parameters (`[flows.cc_params]` with `cc = "westwood-plus"`).
@@ -41,6 +41,39 @@ pub struct WestwoodPlusParams {
     /// Shortest sampling interval: a sample spans max(SRTT, min_interval) (Linux: 50 ms).
     #[serde(default = "default_min_interval")]
     pub min_interval: SimDuration,
+    /// One EWMA (Grieco & Mascolo) or two cascaded ones (Linux `tcp_westwood.c`).
+    #[serde(default)]
+    pub filter: PlusFilter,
+    /// How a loss cuts the window.
+    #[serde(default)]
+    pub decrease: Decrease,
+    /// Where RTT_min comes from.
+    #[serde(default)]
+    pub rtt_min: RttMinSource,
+}
+
+/// Westwood+'s filter (`cc_params.filter`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PlusFilter {
+    /// Grieco & Mascolo: b̂_k = α·b̂_{k−1} + (1 − α)·b_k.
+    #[default]
+    Ewma,
+    /// Linux `westwood_filter`: bw_ns_est = α·bw_ns_est + (1 − α)·b_k, then
+    /// bw_est = α·bw_est + (1 − α)·bw_ns_est (two cascaded EWMAs, α = 7/8 in Linux); the first
+    /// sample fills both.
+    Cascade,
+}
+
+/// Where Westwood+'s RTT_min comes from (`cc_params.rtt_min`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RttMinSource {
+    /// The least RTT sample (the sender's min RTT).
+    #[default]
+    Sample,
+    /// The least smoothed RTT seen on an ACK (Linux 2.6.22 `tcp_westwood.c`: `w->rtt = srtt`).
+    Srtt,
 }
 
 fn default_alpha() -> f64 {
@@ -67,6 +100,8 @@ pub struct PerRttEstimator {
     min_interval_ns: u64,
     /// b̂, bytes per second (0 before the first sample).
     pub estimate: f64,
+    /// The first stage of the cascade (Linux `bw_ns_est`), when [`PlusFilter::Cascade`].
+    first_stage: Option<f64>,
     /// t_{k−1}: when the current interval opened (None before the first ACK).
     interval_start: Option<SimTime>,
     /// d_k so far: bytes reported delivered since `interval_start`.
@@ -82,6 +117,7 @@ impl PerRttEstimator {
             alpha: p.alpha,
             min_interval_ns: p.min_interval.as_nanos(),
             estimate: 0.0,
+            first_stage: (p.filter == PlusFilter::Cascade).then_some(0.0),
             interval_start: None,
             interval_bytes: 0,
             samples: 0,
@@ -102,7 +138,22 @@ impl BandwidthEstimator for PerRttEstimator {
         }
         // Grieco & Mascolo: b_k = d_k / Δ_k, b̂_k = α·b̂_{k−1} + (1 − α)·b_k.
         let b = self.interval_bytes as f64 * NS_PER_S as f64 / delta as f64;
-        self.estimate = if self.samples == 0 { b } else { self.alpha * self.estimate + (1.0 - self.alpha) * b };
+        let a = self.alpha;
+        match &mut self.first_stage {
+            // Grieco & Mascolo: b̂_k = α·b̂_{k−1} + (1 − α)·b_k.
+            None => self.estimate = if self.samples == 0 { b } else { a * self.estimate + (1.0 - a) * b },
+            // tcp_westwood.c `westwood_filter`: "If the filter is empty fill it with the first
+            // sample", else bw_ns_est = filter(bw_ns_est, b), bw_est = filter(bw_est, bw_ns_est).
+            Some(ns) => {
+                if self.samples == 0 {
+                    *ns = b;
+                    self.estimate = b;
+                } else {
+                    *ns = a * *ns + (1.0 - a) * b;
+                    self.estimate = a * self.estimate + (1.0 - a) * *ns;
+                }
+            }
+        }
         self.samples += 1;
         self.interval_start = Some(now);
         self.interval_bytes = 0;
@@ -118,7 +169,10 @@ pub type WestwoodPlus = Westwood<PerRttEstimator>;
 
 /// Builds Westwood+ with its (checked) parameters.
 pub fn new(p: &WestwoodPlusParams) -> WestwoodPlus {
-    Westwood::with_estimator("westwood-plus", PerRttEstimator::new(p))
+    let mut w = Westwood::with_estimator("westwood-plus", PerRttEstimator::new(p));
+    w.decrease = p.decrease;
+    w.rtt_min_from_srtt = p.rtt_min == RttMinSource::Srtt;
+    w
 }
 
 #[cfg(test)]
@@ -130,7 +184,13 @@ mod tests {
     const MS: u64 = 1_000_000;
 
     fn params() -> WestwoodPlusParams {
-        WestwoodPlusParams { alpha: 0.9, min_interval: SimDuration::from_millis(50) }
+        WestwoodPlusParams {
+            alpha: 0.9,
+            min_interval: SimDuration::from_millis(50),
+            filter: PlusFilter::Ewma,
+            decrease: Decrease::Westwood,
+            rtt_min: RttMinSource::Sample,
+        }
     }
 
     /// One sample per RTT on a crafted ACK sequence, SRTT = 100 ms, MSS 1000:
@@ -170,6 +230,56 @@ mod tests {
         let s = LossSignal { now: 240 * MS, kind: LossKind::DupAcks, marked: false, flight_bytes: 10_000 };
         ww.on_congestion(&mut w, &s);
         assert_eq!((w.ssthresh, w.cwnd), (3291, 3291));
+    }
+
+    /// Linux `tcp_westwood.c` readings (`filter = "cascade"`, `rtt_min = "srtt"`,
+    /// `decrease = "linux-ns2"`), α = 7/8, MSS 1000, by hand:
+    /// - ACKs at 0 (opens), 60 ms (6000 B, SRTT 50 ms): Δ = 60 ms ≥ 50 ms → b_1 = 100 000 B/s
+    ///   fills both stages (bw_ns_est = bw_est = 100 000).
+    /// - ACK at 160 ms (4000 B, SRTT 120 ms; the sender's least sample is 40 ms): Δ = 100 ms < 120 ms,
+    ///   no sample; RTT_min = least SRTT = 50 ms (not the 40-ms sample).
+    /// - ACK at 200 ms (1000 B): Δ = 140 ms → b_2 = 5000/0.14 = 35 714.29; bw_ns_est =
+    ///   7/8·100 000 + 1/8·35 714.29 = 91 964.29; bw_est = 7/8·100 000 + 1/8·91 964.29 = 98 995.54.
+    /// - cwnd 20 segments, three duplicate ACKs: ssthresh = Reno's 20/2 = 10 segments; cwnd =
+    ///   floor(98 995.54·0.05/1000) = 4 segments (`min_cwnd`), below ssthresh: KeepWindow.
+    /// - At cwnd 3 segments a timeout: ssthresh = max(3/2, 2) = 2 segments, cwnd 1.
+    /// - With BWE·RTT_min above the old window the fast retransmit raises cwnd to it.
+    #[test]
+    fn linux_readings_by_hand() {
+        let p = WestwoodPlusParams {
+            alpha: 0.875,
+            filter: PlusFilter::Cascade,
+            decrease: Decrease::LinuxNs2,
+            rtt_min: RttMinSource::Srtt,
+            ..params()
+        };
+        let mut ww = new(&p);
+        let mut w = Window { cwnd: 20_000, ssthresh: 100_000, mss: 1000 };
+        let ack = |t: u64, bytes: u64, srtt: u64| crate::cc::AckInfo {
+            srtt_ns: srtt * MS,
+            min_rtt_ns: 40 * MS,
+            ..ack_at(t * MS, bytes, 40 * MS)
+        };
+        ww.on_ack(&mut w, &ack(0, 1000, 50));
+        ww.on_ack(&mut w, &ack(60, 6000, 50));
+        assert_eq!(ww.bwe.samples, 1);
+        assert!((ww.bwe.estimate - 100_000.0).abs() < 1e-6);
+        ww.on_ack(&mut w, &ack(160, 4000, 120));
+        assert_eq!(ww.bwe.samples, 1);
+        ww.on_ack(&mut w, &ack(200, 1000, 120));
+        let ns = 0.875 * 100_000.0 + 0.125 * (5000.0 / 0.14);
+        let est = 0.875 * 100_000.0 + 0.125 * ns;
+        assert!((ww.bwe.estimate - est).abs() < 1e-6, "{} vs {est}", ww.bwe.estimate);
+        w.cwnd = 20_000;
+        let s = LossSignal { now: 210 * MS, kind: LossKind::DupAcks, marked: false, flight_bytes: 20_000 };
+        assert_eq!(ww.on_congestion(&mut w, &s), crate::cc::Reaction::KeepWindow);
+        assert_eq!((w.ssthresh, w.cwnd), (10_000, 4000));
+        w.cwnd = 3000;
+        ww.on_congestion(&mut w, &LossSignal { kind: LossKind::Timeout, ..s });
+        assert_eq!((w.ssthresh, w.cwnd), (2000, 1000));
+        w.cwnd = 2000;
+        ww.on_congestion(&mut w, &s);
+        assert_eq!((w.ssthresh, w.cwnd), (2000, 4000));
     }
 
     /// Before the first RTT sample the interval is `min_interval`; with a short SRTT the 50 ms

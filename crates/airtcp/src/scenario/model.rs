@@ -719,6 +719,10 @@ pub struct TcpFlowSpec {
     /// the default) or "every-ack" (duplicate ACKs too: ns-2.35's TCP-Linux).
     #[serde(default)]
     pub rto_restart: RtoRestartSpec,
+    /// With timestamps, take RTT samples from duplicate ACKs too (ns-2.35's TCP-Linux); off by
+    /// default (RFC 7323 §4.1, Linux: ACKs of new data only).
+    #[serde(default)]
+    pub rtt_sample_duplicate_acks: bool,
     /// Duplicate ACKs that trigger fast retransmit.
     #[serde(default = "default_dupthresh")]
     pub dupack_threshold: u32,

@@ -52,6 +52,15 @@ impl RttEstimator {
         self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
     }
 
+    /// Feeds a measurement that does not end the back-off: ns-2.35's TCP-Linux takes one from
+    /// every duplicate ACK's timestamp echo (`rtt_update`) but clears `t_backoff_` only when its
+    /// timed segment is acknowledged.
+    pub fn sample_keeping_backoff(&mut self, r: u64) {
+        let backoff = self.backoff;
+        self.sample(r);
+        self.backoff = backoff;
+    }
+
     /// (5.5) The timer expired: RTO <- RTO * 2, bounded by max_rto.
     pub fn on_timeout(&mut self) {
         if self.rto() < self.max_rto {

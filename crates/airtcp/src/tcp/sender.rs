@@ -65,6 +65,13 @@ pub struct SenderConfig {
     /// `t_seqno_ > highest_ack_`, on every ACK that is neither old nor beyond `t_seqno_`, so on
     /// duplicate ACKs too). The timer then expires only after an RTO without any ACK.
     pub rto_restart_every_ack: bool,
+    /// With timestamps, duplicate ACKs give RTT samples too (now − TSecr, the TSval the receiver
+    /// holds as TS.Recent: the last segment that advanced its left edge, so during a loss the
+    /// samples grow by the time since the hole). ns-2.35's TCP-Linux does this
+    /// (`LinuxTcpAgent::time_processing` calls `rtt_update(now - ts_echo)` on every ACK with a
+    /// timestamp); RFC 7323 §4.1 and Linux (`tcp_ack_update_rtt` only under FLAG_ACKED) take
+    /// samples from ACKs of new data only, as airtcp does by default.
+    pub rtt_sample_duplicate_acks: bool,
 }
 
 /// Which ACKs give an RTT sample when RFC 7323 timestamps are off (RFC 6298 §3: Karn's
@@ -288,8 +295,9 @@ impl SenderCore {
         let len = self.seg_len(seq);
         debug_assert!(len > 0 && seq < self.app_limit.max(self.snd_max));
         let i = self.seg_index(seq);
-        self.board.get_mut(i).retransmitted |= retransmission;
-        self.board.get_mut(i).sent_at = now;
+        let m = self.board.get_mut(i);
+        m.retransmitted |= retransmission;
+        m.sent_at = now;
         let cwr = !retransmission && std::mem::take(&mut self.cwr_pending);
         self.out.push(OutSegment {
             seq,
@@ -648,6 +656,13 @@ impl Sender {
                 DupAckCount::Reset => s.dupacks = 0,
             }
             s.cc.on_dup_ack(&mut s.w, &info);
+            if s.cfg.rtt_sample_duplicate_acks && s.cfg.timestamps && h.has_ts && h.ts_ecr <= now {
+                let r = now - h.ts_ecr;
+                s.rtt.sample_keeping_backoff(r);
+                s.stats.rtt_samples += 1;
+                s.stats.rtt_sum_ns += r as u128;
+                s.stats.rto_sum_ns += s.rtt.base_rto() as u128;
+            }
             if s.cfg.rto_restart_every_ack {
                 // ns-2.35 TCP-Linux `renew_timer` on a duplicate ACK (data is outstanding).
                 s.rto_deadline = Some(now + s.rtt.rto());
@@ -771,6 +786,7 @@ pub(crate) mod tests {
             fast_retransmit_rto_backoff: false,
             recover_ack_heuristic: false,
             rto_restart_every_ack: false,
+            rtt_sample_duplicate_acks: false,
         }
     }
 
@@ -788,6 +804,30 @@ pub(crate) mod tests {
 
     pub(crate) fn sent(s: &mut Sender) -> Vec<(u64, bool)> {
         s.core.out.drain(..).map(|o| (o.seq, o.retransmission)).collect()
+    }
+
+    /// `rtt_sample_duplicate_acks` (ns-2.35 TCP-Linux): 4 segments sent at t = 0 with TSval 0.
+    /// ACK 1000 at 100 ms (TSecr 0): first sample, SRTT 100 ms. Segment 1 lost; duplicate ACKs
+    /// at 150 and 200 ms echo TS.Recent = 0 (the segment that last advanced the receiver's left
+    /// edge): samples of 150 and 200 ms with the option, SRTT = 7/8·(7/8·100 + 1/8·150) + 1/8·200
+    /// = 7/8·106.25 + 25 = 117.968 75 ms; without it the duplicates give none and SRTT stays 100 ms.
+    #[test]
+    fn duplicate_ack_rtt_samples_by_hand() {
+        for on in [false, true] {
+            let mut c = cfg(false, 4);
+            c.timestamps = true;
+            c.rtt_sample_duplicate_acks = on;
+            let mut s = Sender::new(c, crate::cc::build("reno", None).unwrap(), crate::tcp::recovery::by_name("reno").unwrap());
+            s.offer(0, u64::MAX);
+            assert!(sent(&mut s).len() >= 4);
+            let ts = |n: u64| TcpHeader { has_ts: true, ts_ecr: 0, ..ack(n) };
+            s.on_ack(100 * MS, &ts(1000));
+            assert_eq!(s.core.rtt.srtt(), Some(100 * MS));
+            s.on_ack(150 * MS, &ts(1000));
+            s.on_ack(200 * MS, &ts(1000));
+            let want = if on { 117_968_750 } else { 100 * MS };
+            assert_eq!((s.core.rtt.srtt(), s.core.stats.rtt_samples), (Some(want), if on { 3 } else { 1 }));
+        }
     }
 
     /// RFC 6582 worked by hand: 10 segments in flight, segments 2 and 5 lost.
