@@ -418,12 +418,12 @@ def render(meta: dict, rows: list[tuple[dict, list[dict], list[dict]]]) -> str:
         "0.972) with 27.2 timeouts and 15 891 queue drops, airtcp 0.990 (0.985 to 0.993) with 1.8 and 6130 "
         "(before the module readings above it was 0.993 with 1.1 and 5771); SACK in the same cell agrees "
         "(0.993 vs 0.996). The same script's `linux-reno` (TCP-Linux with its Reno module, not a validation "
-        "cell) separates the port from the module: Jain 0.990 vs airtcp 0.998, but 44.8 timeouts vs 0.3. The port's source "
-        "and a trace point at the cause (not yet modelled to confirm it): at a fast retransmit it sets cwnd to the module's `min_cwnd`, which for Reno "
-        "is `tcp_reno_min_cwnd` = ssthresh/2, a quarter of the old window (Linux itself uses it only as the "
-        "floor of rate halving); traced in ns-2, flows fall to 3–5 segments and time out with ssthresh 2. "
-        "airtcp's `linux` recovery sets cwnd = ssthresh (for Westwood+ the `linux-ns2` decrease reproduces the "
-        "port's setting). What still makes TCP-Linux's Westwood+ drop 2.6 times as often as ours is open.",
+        "cell) separates the port from the module: Jain 0.990 vs airtcp 0.998, but 44.8 timeouts vs 0.3. Traced in ns-2, its flows fall to 3–5 "
+        "segments and time out with ssthresh 2. One port reading was modelled and ruled out as the main cause: "
+        "at a fast retransmit the port sets cwnd to the module's `min_cwnd`, for Reno `tcp_reno_min_cwnd` = "
+        "ssthresh/2 (Linux uses it only as the floor of rate halving), where airtcp's `linux` recovery sets "
+        "cwnd = ssthresh; with that setting airtcp times out 3.2 times (5 seeds), not 45. Both gaps (the port's "
+        "timeouts, and TCP-Linux Westwood+ dropping 2.6 times as often as ours) are open.",
         "",
     ]
     return "\n".join(out)
