@@ -1,5 +1,5 @@
 # ns-2.35 twin of experiments/prairie/scenario1.toml: FH -10Mb/29ms- BS -2Mb/1ms, lossy- MH, window 15.
-# Usage: [SINGLEDUP=0|1] ns thesis_scenario1.tcl LOSS DURATION_S SEED VARIANT(tahoe|reno|newreno|sack) [ACKLOSS 0|1]
+# Usage: [SINGLEDUP=0|1] ns thesis_scenario1.tcl LOSS DURATION_S SEED VARIANT(tahoe|reno|newreno|sack|fack|vegas) [ACKLOSS 0|1]
 # Prints goodput, timeouts (nrexmit_: every RTO expiry with data outstanding) and ncwndcuts_
 # (every slowdown: timeouts + fast retransmits). SINGLEDUP sets singledup_ (limited transmit; ns-2.35 default 1).
 set loss [lindex $argv 0]
@@ -29,14 +29,8 @@ if {$loss > 0} {
     $ns lossmodel [em $loss] $BS $D
     if {$ackloss} { $ns lossmodel [em $loss] $D $BS }
 }
-switch $variant {
-    tahoe   { set tcp [new Agent/TCP];         set sink [new Agent/TCPSink] }
-    reno    { set tcp [new Agent/TCP/Reno];    set sink [new Agent/TCPSink] }
-    newreno { set tcp [new Agent/TCP/Newreno]; set sink [new Agent/TCPSink] }
-    sack    { set tcp [new Agent/TCP/Sack1];   set sink [new Agent/TCPSink/Sack1] }
-    fack    { set tcp [new Agent/TCP/Fack];    set sink [new Agent/TCPSink/Sack1] }
-    vegas   { set tcp [new Agent/TCP/Vegas];   set sink [new Agent/TCPSink] }
-}
+source [file join [file dirname [info script]] agents.tcl]
+lassign [make_agents $variant] tcp sink
 $tcp set packetSize_ 1000
 $tcp set window_ 15
 $tcp set minrto_ 0.2

@@ -1,0 +1,27 @@
+# The ns-2.35 sender agent and sink of each scheme, shared by the twins (fig10.tcl and dumbbell.tcl
+# through common.tcl, thesis_scenario1.tcl directly, which keeps ns-2's own agent defaults).
+
+# A new sender agent and its sink for scheme `variant`, as the list {tcp sink}.
+proc make_agents {variant} {
+    switch $variant {
+        tahoe   { set tcp [new Agent/TCP];         set sink [new Agent/TCPSink] }
+        reno    { set tcp [new Agent/TCP/Reno];    set sink [new Agent/TCPSink] }
+        newreno { set tcp [new Agent/TCP/Newreno]; set sink [new Agent/TCPSink] }
+        sack    { set tcp [new Agent/TCP/Sack1];   set sink [new Agent/TCPSink/Sack1] }
+        fack    { set tcp [new Agent/TCP/Fack];    set sink [new Agent/TCPSink/Sack1] }
+        vegas   {
+            # ns-2.35's Vegas output() leaves out the 40 B of headers the other agents add: 1040-B
+            # packets carry the same 1000-B payload (goodput counts 1000 B per packet).
+            set tcp [new Agent/TCP/Vegas];   set sink [new Agent/TCPSink]
+            $tcp set packetSize_ 1040
+        }
+        linux-reno - westwood-plus {
+            set tcp [new Agent/TCP/Linux]
+            $tcp set timestamps_ true
+            set sink [new Agent/TCPSink/Sack1]
+            $sink set ts_echo_rfc1323_ true
+        }
+        default { puts stderr "unknown variant $variant"; exit 1 }
+    }
+    return [list $tcp $sink]
+}
