@@ -231,6 +231,13 @@ impl SenderCore {
         first_sent.map(|t| now - t)
     }
 
+    /// Counts RTT sample `r` (just fed to the estimator) in the flow's statistics.
+    fn count_rtt_sample(&mut self, r: u64) {
+        self.stats.rtt_samples += 1;
+        self.stats.rtt_sum_ns += r as u128;
+        self.stats.rto_sum_ns += self.rtt.base_rto() as u128;
+    }
+
     /// The oldest unacknowledged segment (there must be one).
     pub fn head(&self) -> Head {
         let m = self.board.get(0);
@@ -595,9 +602,7 @@ impl Sender {
                 (self.cc_reads_send_times && advance > 0).then(|| s.board.get(advance - 1)).filter(|m| !m.retransmitted).map(|m| m.sent_at);
             if let Some(r) = sample {
                 s.rtt.sample(r);
-                s.stats.rtt_samples += 1;
-                s.stats.rtt_sum_ns += r as u128;
-                s.stats.rto_sum_ns += s.rtt.base_rto() as u128;
+                s.count_rtt_sample(r);
             }
             if self.marks_losses {
                 self.recovery.before_cumulative_ack(s, advance);
@@ -659,9 +664,7 @@ impl Sender {
             if s.cfg.rtt_sample_duplicate_acks && s.cfg.timestamps && h.has_ts && h.ts_ecr <= now {
                 let r = now - h.ts_ecr;
                 s.rtt.sample_keeping_backoff(r);
-                s.stats.rtt_samples += 1;
-                s.stats.rtt_sum_ns += r as u128;
-                s.stats.rto_sum_ns += s.rtt.base_rto() as u128;
+                s.count_rtt_sample(r);
             }
             if s.cfg.rto_restart_every_ack {
                 // ns-2.35 TCP-Linux `renew_timer` on a duplicate ACK (data is outstanding).
