@@ -67,6 +67,13 @@ impl Scoreboard {
         }
     }
 
+    /// Forgets every SACK: no segment SACKed, `high_sacked` 0. For a recovery that, like ns-2.35
+    /// TCP-Linux's `ScoreBoard1::ClearScoreBoard`, rebuilds its view from the next ACK's blocks.
+    pub fn clear_sacked(&mut self) {
+        self.segs.iter_mut().for_each(|m| m.sacked = false);
+        self.high_sacked = 0;
+    }
+
     pub fn iter(&self) -> impl DoubleEndedIterator<Item = &SegMeta> + ExactSizeIterator {
         self.segs.iter()
     }

@@ -31,7 +31,8 @@
 //!   is down to cwnd; 0 outside recovery. Outside recovery the same rule lets each SACKed segment
 //!   release one new segment (so the flow's `limited_transmit` is not used).
 //! - **Exit** (step E): when the cumulative ACK reaches `recover`, in Recovery or Loss: the
-//!   scoreboard is cleared (`ClearScoreBoard`), and if cwnd < ssthresh, cwnd = ssthresh moderated
+//!   scoreboard is cleared (`ClearScoreBoard`: lost and retransmitted marks and the SACKs too, so
+//!   the next ACK rebuilds it from its own, at most three, blocks), and if cwnd < ssthresh, cwnd = ssthresh moderated
 //!   to at most in flight + 3 segments (`tcp_moderate_cwnd`, `tcp_max_burst`; in flight counted on
 //!   the cleared scoreboard: everything outstanding). No marking on that ACK (the port returns).
 //! - **Timeout** (`LinuxTcpAgent::timeout`/`enter_loss`; Linux `tcp_enter_loss`): the policy's
@@ -47,7 +48,6 @@
 //!   highest SACKed one, which marks the same segments, at most one ACK sooner.
 //! - `acked_rtx_id_` is the highest id of any retransmission ACKed or SACKed in the episode (the
 //!   port assigns the id of the latest one SACKed, which can move it down).
-//! - After the exit the SACKed flags are kept (the port rebuilds them from the next ACK's blocks).
 //! - Not in the port and not here: Linux's undo (DSACK, Eifel timestamps, F-RTO), its
 //!   reordering estimate, the Disorder and CWR states.
 //!
@@ -114,6 +114,7 @@ impl Linux {
     /// Step E: the cumulative ACK reached `recover`.
     fn exit(&mut self, s: &mut SenderCore) {
         self.clear_marks();
+        s.board.clear_sacked();
         self.next_pif = 0;
         self.loss_state = false;
         self.just_exited = true;
@@ -337,6 +338,33 @@ mod tests {
         // ... and the second retransmission's ACK ends the recovery.
         s.on_ack(250 * MS, &sack(14_000, &[]));
         assert!(!s.core.in_recovery);
+    }
+
+    /// The exit forgets the SACKs too (`ClearScoreBoard` frees every node and sets `fack_` to 0):
+    /// the next ACK rebuilds the board from its own blocks, so a segment SACKed before the exit
+    /// that this ACK does not report counts as not received. Continuing the trace:
+    /// - ACK 0, SACK 10..12, 14, 1..9 (150 ms): 0's retransmission is lost again (14 was sent
+    ///   after it); in flight = 15 − 13 SACKed − 1 lost = 1, next = min(6, 2) = 2: resend 0, then
+    ///   new 15..18 while in flight < cwnd 6.
+    /// - ACK 13000 = recover, SACK 14 (250 ms): exit, board cleared: in flight = all 6 outstanding
+    ///   (13..18) = cwnd: nothing sent (with 14 still SACKed it would be 5 and 19 would go out).
+    /// - ACK 13000, SACK 16..18 only (260 ms): fack = 18; 13 and 14 are 5 and 4 below it: lost,
+    ///   a second recovery (Reno: ssthresh = cwnd = flight 6000 / 2, recover 19000); in flight = 6 − 3 − 2 = 1:
+    ///   resend 13 and 14 (in flight 3 = cwnd 3) — 14 needlessly, as the port does.
+    #[test]
+    fn exit_forgets_sacks_and_the_next_ack_rebuilds_them() {
+        let mut s = one_loss_in_recovery(false);
+        s.on_ack(150 * MS, &sack(0, &[(10_000, 13_000), (14_000, 15_000), (1000, 10_000)]));
+        assert_eq!(sent(&mut s), vec![(0, true), (15_000, false), (16_000, false), (17_000, false), (18_000, false)]);
+        s.on_ack(250 * MS, &sack(13_000, &[(14_000, 15_000)]));
+        assert!(!s.core.in_recovery);
+        assert_eq!(s.core.board.high_sacked, 0);
+        assert_eq!(sent(&mut s), vec![]);
+        s.on_ack(260 * MS, &sack(13_000, &[(16_000, 19_000)]));
+        assert!(s.core.in_recovery);
+        assert_eq!(s.core.stats.fast_retransmits, 2);
+        assert_eq!((s.core.w.ssthresh, s.core.w.cwnd, s.core.recover), (3000, 3000, Some(19_000)));
+        assert_eq!(sent(&mut s), vec![(13_000, true), (14_000, true)]);
     }
 
     /// No `recover` guard: after the recovery above ends at 13000, segment 13 (the first sent
