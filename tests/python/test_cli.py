@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 from importlib import resources
 
 import polars as pl
+import pytest
 
 from conftest import EXAMPLE, GOOD, REPO, run_cli
 
@@ -214,3 +216,59 @@ def test_no_help_text_has_brackets():
 
     bad = [where for where, text in walk(typer.main.get_command(app), "airtcp") if "[" in text]
     assert not bad, f"help text with '[' (rich markup eats it): {bad}"
+
+
+# A run of 10^7 simulated seconds (several minutes of wall time) that only an interrupt ends soon.
+_ENDLESS = ["--set", "duration=10000000s", "--set", "sample_interval=1000s"]
+
+_API_SCRIPT = """
+import sys, time, airtcp
+from airtcp.scenario import load, set_path
+doc = load(sys.argv[1])
+set_path(doc, "duration", "10000000s")
+set_path(doc, "sample_interval", "1000s")
+print("ready", flush=True)
+t0 = time.monotonic()
+try:
+    if sys.argv[2] == "run":
+        airtcp.run(doc)
+    else:
+        airtcp.run_many([doc, doc, doc], jobs=2)
+except KeyboardInterrupt:
+    print("KeyboardInterrupt", flush=True)
+"""
+
+
+def _interrupt(args: list[str], tmp_path, wait_for_ready: bool) -> tuple[subprocess.CompletedProcess[str], float]:
+    """Starts `python ARGS`, sends SIGINT once the run is under way, returns its result and how
+    many seconds it took to end after the signal."""
+    import signal
+    import sys
+    import time
+
+    p = subprocess.Popen([sys.executable, *args], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if wait_for_ready:
+        assert p.stdout is not None and p.stdout.readline().strip() == "ready"
+        time.sleep(0.5)
+    else:
+        time.sleep(4.0)  # imports done, the engine running
+    t0 = time.monotonic()
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=120)
+    return subprocess.CompletedProcess(p.args, p.returncode, out, err), time.monotonic() - t0
+
+
+def test_ctrl_c_stops_a_long_cli_run_with_one_line_and_no_output(tmp_path):
+    r, took = _interrupt(["-m", "airtcp", "run", str(EXAMPLE), *_ENDLESS, "--out", "out"], tmp_path, False)
+    assert r.returncode == 130, r.stderr
+    assert r.stderr == "error: interrupted\n"
+    assert not (tmp_path / "out").exists()
+    assert took < 10, f"ended {took:.1f} s after SIGINT"
+
+
+@pytest.mark.parametrize("how", ["run", "run_many"])
+def test_ctrl_c_raises_keyboardinterrupt_from_the_api(tmp_path, how):
+    r, took = _interrupt(["-c", _API_SCRIPT, str(EXAMPLE), how], tmp_path, True)
+    assert r.stdout.strip() == "KeyboardInterrupt", r.stderr
+    assert r.returncode == 0
+    assert took < 10, f"ended {took:.1f} s after SIGINT"

@@ -2,12 +2,16 @@
 //!
 //! It only converts: scenario text in, a dict of plain Python values out. Everything a user sees
 //! (DataFrames, the CLI, plots) lives in `python/airtcp/`. Simulations run with the GIL released,
-//! so Python threads (a progress bar, other work) keep running meanwhile.
+//! so Python threads (a progress bar, other work) keep running meanwhile, and Ctrl-C stops them
+//! (see [`interruptible`]).
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{channel, RecvTimeoutError};
+use std::time::Duration;
 
 use pyo3::create_exception;
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyKeyboardInterrupt, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -61,11 +65,62 @@ fn output_to_dict(py: Python<'_>, out: airtcp::RunOutput) -> PyResult<Py<PyDict>
     Ok(d.unbind())
 }
 
+/// How often the waiting thread looks for a pending Python signal (Ctrl-C).
+const SIGNAL_POLL: Duration = Duration::from_millis(50);
+
+/// Runs `work` on a scoped thread while the calling thread waits for it without the GIL. Python
+/// runs its signal handlers only on the main thread and only when asked, so while it waits the
+/// caller asks every [`SIGNAL_POLL`]: a pending Ctrl-C (the handler raises `KeyboardInterrupt`)
+/// sets the stop flag that the engine reads between slices of a run, and that error is raised
+/// once `work` has returned. Off the main thread `check_signals` finds nothing, and the work
+/// simply runs to its end. A panic in `work` is resumed here, so it surfaces as before.
+fn interruptible<T: Send>(py: Python<'_>, work: impl FnOnce(&AtomicBool) -> T + Send) -> PyResult<T> {
+    let stop = AtomicBool::new(false);
+    let mut pending: Option<PyErr> = None;
+    let done = py.allow_threads(|| {
+        std::thread::scope(|scope| {
+            let (tx, rx) = channel();
+            let stop = &stop;
+            scope.spawn(move || {
+                let _ = tx.send(std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(stop))));
+            });
+            loop {
+                match rx.recv_timeout(SIGNAL_POLL) {
+                    Ok(r) => return r,
+                    Err(RecvTimeoutError::Timeout) => {
+                        if pending.is_none() {
+                            if let Err(e) = Python::with_gil(|py| py.check_signals()) {
+                                pending = Some(e);
+                                stop.store(true, Ordering::Relaxed);
+                            }
+                        }
+                    }
+                    Err(RecvTimeoutError::Disconnected) => unreachable!("the worker sends before it ends"),
+                }
+            }
+        })
+    });
+    let out = match done {
+        Ok(v) => v,
+        Err(payload) => std::panic::resume_unwind(payload),
+    };
+    match pending {
+        Some(e) => Err(e),
+        None => Ok(out),
+    }
+}
+
+fn interrupted() -> PyErr {
+    PyKeyboardInterrupt::new_err("interrupted")
+}
+
 /// Parses, validates and runs one scenario (TOML text). `seed` overrides the file's seed.
 #[pyfunction]
 #[pyo3(signature = (scenario_text, seed=None, base_dir=None))]
 fn run(py: Python<'_>, scenario_text: String, seed: Option<u64>, base_dir: Option<PathBuf>) -> PyResult<Py<PyDict>> {
-    let out = py.allow_threads(|| airtcp::run_toml_in(&scenario_text, seed, base_dir.as_deref())).map_err(scenario_err)?;
+    let out = interruptible(py, |stop| airtcp::run_toml_in_until_stopped(&scenario_text, seed, base_dir.as_deref(), stop))?
+        .map_err(scenario_err)?
+        .ok_or_else(interrupted)?;
     output_to_dict(py, out)
 }
 
@@ -74,11 +129,12 @@ fn run(py: Python<'_>, scenario_text: String, seed: Option<u64>, base_dir: Optio
 #[pyfunction]
 #[pyo3(signature = (jobs, jobs_n=0))]
 fn run_many(py: Python<'_>, jobs: Vec<(String, Option<u64>, Option<PathBuf>)>, jobs_n: usize) -> PyResult<Vec<Py<PyDict>>> {
-    let results = py.allow_threads(|| airtcp::run_many(&jobs, jobs_n));
+    let results = interruptible(py, |stop| airtcp::run_many_until_stopped(&jobs, jobs_n, stop))?;
     let mut outs = Vec::with_capacity(results.len());
     for (i, r) in results.into_iter().enumerate() {
         match r {
-            Ok(out) => outs.push(out),
+            Ok(Some(out)) => outs.push(out),
+            Ok(None) => return Err(interrupted()),
             Err(e) => return Err(ScenarioError::new_err(format!("job {i}: {e}"))),
         }
     }

@@ -38,6 +38,20 @@ pub fn run_scenario(scenario: &Scenario, seed: Option<u64>) -> Result<RunOutput,
     Ok(sim.run())
 }
 
+/// [`run_toml_in`] that stops early when `stop` is set (see [`sim::Simulator::run_until_stopped`]):
+/// `Ok(None)` when it stopped, otherwise the same results as [`run_toml_in`].
+pub fn run_toml_in_until_stopped(
+    text: &str,
+    seed: Option<u64>,
+    base_dir: Option<&std::path::Path>,
+    stop: &std::sync::atomic::AtomicBool,
+) -> Result<Option<RunOutput>, ScenarioError> {
+    let mut scenario = scenario::parse(text)?;
+    scenario.base_dir = base_dir.map(|d| d.to_path_buf());
+    let mut sim = sim::Simulator::build(&scenario, seed.unwrap_or(scenario.seed))?;
+    Ok(sim.run_until_stopped(stop))
+}
+
 /// Parses and validates a scenario without running it.
 pub fn validate_toml(text: &str) -> Result<(), ScenarioError> {
     validate_toml_in(text, None)
@@ -58,8 +72,24 @@ pub type Job = (String, Option<u64>, Option<std::path::PathBuf>);
 /// Each run is independent and deterministic, so the results equal those of running the jobs one
 /// by one, in the same order as `jobs`.
 pub fn run_many(jobs: &[Job], threads: usize) -> Vec<Result<RunOutput, ScenarioError>> {
+    let never = std::sync::atomic::AtomicBool::new(false);
+    run_many_until_stopped(jobs, threads, &never).into_iter().map(|r| r.map(|o| o.expect("the stop flag is never set"))).collect()
+}
+
+/// [`run_many`] that stops early when `stop` is set: runs in progress end at their next check,
+/// jobs not yet started do not start; each of those is `Ok(None)`.
+pub fn run_many_until_stopped(
+    jobs: &[Job],
+    threads: usize,
+    stop: &std::sync::atomic::AtomicBool,
+) -> Vec<Result<Option<RunOutput>, ScenarioError>> {
     use rayon::prelude::*;
-    let one = |(t, s, d): &Job| run_toml_in(t, *s, d.as_deref());
+    let one = |(t, s, d): &Job| {
+        if stop.load(std::sync::atomic::Ordering::Relaxed) {
+            return Ok(None);
+        }
+        run_toml_in_until_stopped(t, *s, d.as_deref(), stop)
+    };
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build();
     match pool {
         Ok(pool) => pool.install(|| jobs.par_iter().map(one).collect()),
