@@ -244,36 +244,32 @@ impl SenderCore {
         Head { sent_at: m.sent_at, retransmitted: m.retransmitted }
     }
 
-    /// What the window policy is told about an ACK.
+    /// What the window policy is told about an ACK (`h`'s own fields are read through it).
     #[allow(clippy::too_many_arguments)]
-    fn ack_info(
+    #[inline]
+    fn ack_info<'h>(
         &self,
         now: SimTime,
-        h: &TcpHeader,
+        h: &'h TcpHeader,
         acked_bytes: u64,
         rtt_sample_ns: Option<u64>,
         no_growth: bool,
         recovering: bool,
         dupacks: u32,
         newest_sent_at: Option<SimTime>,
-    ) -> AckInfo {
+    ) -> AckInfo<'h> {
         AckInfo {
             now,
-            ack: h.ack,
             acked_bytes,
             rtt_sample_ns,
             srtt_ns: self.rtt.srtt().unwrap_or(0),
             min_rtt_ns: self.rtt.min_rtt.unwrap_or(0),
-            ece: h.ece,
-            ts_val: h.has_ts.then_some(h.ts_val),
-            ts_ecr: h.has_ts.then_some(h.ts_ecr),
             flight_bytes: self.flight(),
             no_growth,
             recovering,
-            corrupt_seq: h.corrupt_seq,
-            no_congestion: h.no_congestion,
             dupacks,
             newest_sent_at,
+            header: h,
         }
     }
 
