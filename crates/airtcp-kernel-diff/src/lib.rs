@@ -105,12 +105,12 @@ impl Core {
     fn ack(a: &AckInfo) -> CAck {
         CAck {
             now_us: us32(a.now),
-            ts_val_us: a.ts_val.map_or(0, us32),
+            ts_val_us: a.ts_val().map_or(0, us32),
             acked_bytes: a.acked_bytes,
             srtt_us: a.srtt_ns / 1000,
             min_rtt_us: a.min_rtt_ns / 1000,
-            has_ts: a.ts_val.is_some() as u8,
-            ece: a.ece as u8,
+            has_ts: a.ts_val().is_some() as u8,
+            ece: a.ece() as u8,
             no_growth: a.no_growth as u8,
             recovering: a.recovering as u8,
         }

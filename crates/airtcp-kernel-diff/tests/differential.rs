@@ -18,6 +18,7 @@ use airtcp::cc::jersey::{AbeUpdate, Jersey, JerseyParams};
 use airtcp::cc::new_jersey::{NewJersey, NewJerseyParams, Variant};
 use airtcp::cc::westwood::{Westwood, WestwoodParams};
 use airtcp::cc::{AckInfo, CongestionControl, LossKind, LossSignal, Window};
+use airtcp::net::TcpHeader;
 use airtcp::time::SimDuration;
 use airtcp_kernel_diff::{Algo, Core};
 use proptest::prelude::*;
@@ -82,24 +83,24 @@ enum Ev {
     Loss { gap_us: u64, kind: LossKind, marked: bool, flight_segs: u64 },
 }
 
-fn ack_info(now_us: u64, ts_us: u64, bytes: u64, srtt_us: u64, min_rtt_us: u64, ece: bool) -> AckInfo {
+/// The header of an ACK stamped by the receiver at `ts_us` (its TSval), with ECN-Echo `ece`.
+fn header(ts_us: u64, ece: bool) -> TcpHeader {
+    TcpHeader { ece, has_ts: true, ts_val: ts_us * US, ..TcpHeader::default() }
+}
+
+fn ack_info(now_us: u64, header: &TcpHeader, bytes: u64, srtt_us: u64, min_rtt_us: u64) -> AckInfo<'_> {
     AckInfo {
         now: now_us * US,
-        ack: 0,
         acked_bytes: bytes,
         rtt_sample_ns: None,
         srtt_ns: srtt_us * US,
         min_rtt_ns: min_rtt_us * US,
-        ece,
-        ts_val: Some(ts_us * US),
-        ts_ecr: None,
         flight_bytes: 0,
         no_growth: false,
         recovering: false,
-        corrupt_seq: None,
-        no_congestion: false,
         dupacks: 0,
         newest_sent_at: None,
+        header,
     }
 }
 
@@ -145,11 +146,8 @@ fn run(algo: Algo, mss: u64, init_cwnd_segs: u64, init_ssthresh: u64, events: &[
                 if *s > 0 {
                     min_rtt_us = if min_rtt_us == 0 { *s } else { min_rtt_us.min(*s) };
                 }
-                let a = AckInfo {
-                    recovering: *recovering,
-                    no_growth: *no_growth,
-                    ..ack_info(now_us, ts_us, *bytes, srtt_us, min_rtt_us, *ece)
-                };
+                let h = header(ts_us, *ece);
+                let a = AckInfo { recovering: *recovering, no_growth: *no_growth, ..ack_info(now_us, &h, *bytes, srtt_us, min_rtt_us) };
                 sim.cc().on_ack(&mut w, &a);
                 core.on_ack(&mut wc, &a);
                 (None, None)
@@ -160,7 +158,8 @@ fn run(algo: Algo, mss: u64, init_cwnd_segs: u64, init_ssthresh: u64, events: &[
                 if *s > 0 {
                     min_rtt_us = if min_rtt_us == 0 { *s } else { min_rtt_us.min(*s) };
                 }
-                let a = ack_info(now_us, ts_us, 0, srtt_us, min_rtt_us, *ece);
+                let h = header(ts_us, *ece);
+                let a = ack_info(now_us, &h, 0, srtt_us, min_rtt_us);
                 sim.cc().on_dup_ack(&mut w, &a);
                 core.on_dup_ack(&mut wc, &a);
                 (None, None)
@@ -291,15 +290,15 @@ fn jersey_core_by_hand() {
     let mut c = Core::new(Algo::Jersey { update: 0, k: 1 });
     let mut w = Window { cwnd: 100_000, ssthresh: 1_000_000, mss: 1000 };
     for i in 0..=10u64 {
-        c.on_ack(&mut w, &ack_info(i * 10_000, 0, 1000, 100_000, 100_000, false));
+        c.on_ack(&mut w, &ack_info(i * 10_000, &header(0, false), 1000, 100_000, 100_000));
     }
     assert_eq!(c.rate_bytes_per_s(), 50_000.0);
     for i in 11..=20u64 {
-        c.on_ack(&mut w, &ack_info(i * 10_000, 0, 1000, 100_000, 100_000, false));
+        c.on_ack(&mut w, &ack_info(i * 10_000, &header(0, false), 1000, 100_000, 100_000));
     }
     assert_eq!(c.rate_bytes_per_s(), 75_000.0);
     for i in 21..=3000u64 {
-        c.on_ack(&mut w, &ack_info(i * 10_000, 0, 1000, 100_000, 100_000, false));
+        c.on_ack(&mut w, &ack_info(i * 10_000, &header(0, false), 1000, 100_000, 100_000));
     }
     assert!((c.rate_bytes_per_s() - 100_000.0).abs() < 1.0);
     w.cwnd = 30_000;
@@ -316,15 +315,15 @@ fn jersey_core_by_hand() {
 fn westwood_core_by_hand_and_long_silence() {
     let mut c = Core::new(Algo::Westwood { tau_us: 500_000, m: 4 });
     let mut w = Window { cwnd: 10_000, ssthresh: 5_000, mss: 1000 };
-    c.on_ack(&mut w, &ack_info(0, 0, 1000, 50_000, 50_000, false));
-    c.on_ack(&mut w, &ack_info(100_000, 0, 10_000, 50_000, 50_000, false));
+    c.on_ack(&mut w, &ack_info(0, &header(0, false), 1000, 50_000, 50_000));
+    c.on_ack(&mut w, &ack_info(100_000, &header(0, false), 10_000, 50_000, 50_000));
     assert!((c.rate_bytes_per_s() - 100_000.0 / 11.0).abs() < 1.0 / 256.0);
-    c.on_ack(&mut w, &ack_info(100_000 + 40_000_000, 0, 1000, 50_000, 50_000, false));
+    c.on_ack(&mut w, &ack_info(100_000 + 40_000_000, &header(0, false), 1000, 50_000, 50_000));
     // After the silence only the last ACK's sample remains: (1000 B / 125 ms-step gap) filtered.
     let (mut sim, _) = pair(Algo::Westwood { tau_us: 500_000, m: 4 });
     let mut ws = Window { cwnd: 10_000, ssthresh: 5_000, mss: 1000 };
     for (t, b) in [(0u64, 1000u64), (100_000, 10_000), (40_100_000, 1000)] {
-        sim.cc().on_ack(&mut ws, &ack_info(t, 0, b, 50_000, 50_000, false));
+        sim.cc().on_ack(&mut ws, &ack_info(t, &header(0, false), b, 50_000, 50_000));
     }
     assert!((c.rate_bytes_per_s() - sim.rates().0).abs() <= 2.0 / 256.0, "{} vs {}", c.rate_bytes_per_s(), sim.rates().0);
 }

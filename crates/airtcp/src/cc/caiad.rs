@@ -191,7 +191,7 @@ impl CongestionControl for Caiad {
 
     /// Case 1: a normal ACK.
     fn on_ack(&mut self, w: &mut Window, ack: &AckInfo) {
-        self.corrupted.retain(|&s| s >= ack.ack);
+        self.corrupted.retain(|&s| s >= ack.ack());
         // The segments this ACK covers no longer hold the inflation their duplicates gave.
         let deflate = self.inflation_bytes.min(ack.acked_bytes);
         self.inflation_bytes -= deflate;
@@ -202,13 +202,13 @@ impl CongestionControl for Caiad {
     }
 
     fn classify_dup_ack(&mut self, ack: &AckInfo) -> DupAckCount {
-        if ack.no_congestion {
+        if ack.no_congestion() {
             // Case 4: "reset the counter of DUPACK to zero".
             DupAckCount::Reset
-        } else if ack.corrupt_seq.is_some() {
+        } else if ack.corrupt_seq().is_some() {
             // Case 3 alone: the duplicate reports a corruption, not a loss; it is not counted.
             DupAckCount::Ignore
-        } else if ack.dupacks == 3 && self.corrupted.contains(&ack.ack) {
+        } else if ack.dupacks == 3 && self.corrupted.contains(&ack.ack()) {
             // Case 2: "if ((the counter of DUPACK=3) and (the first missing segment is corrupted
             // one)) { reset the counter of DUPACK to zero; }"
             DupAckCount::Reset
@@ -219,7 +219,7 @@ impl CongestionControl for Caiad {
     }
 
     fn on_dup_ack(&mut self, w: &mut Window, ack: &AckInfo) {
-        if ack.no_congestion {
+        if ack.no_congestion() {
             // Case 4: "update the amount of integral data (D_k) by D_k + MSS".
             self.d_bytes += self.acked.on_dup_ack(w.mss);
             self.nc_dupacks += 1;
@@ -235,7 +235,7 @@ impl CongestionControl for Caiad {
                 let inc = if w.in_slow_start() { self.alpha * w.mss as f64 } else { self.alpha * (w.mss * w.mss) as f64 / w.cwnd as f64 };
                 w.cwnd += (inc.round() as u64).max(1);
             }
-        } else if ack.corrupt_seq.is_none() {
+        } else if ack.corrupt_seq().is_none() {
             // Case 2: "update the amount of integral data (D_k) by D_k + MSS".
             self.d_bytes += self.acked.on_dup_ack(w.mss);
         }
@@ -281,7 +281,8 @@ impl CongestionControl for Caiad {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::westwood::tests::ack_at;
+    use crate::cc::westwood::tests::{ack_at, header};
+    use crate::net::TcpHeader;
 
     const MS: u64 = 1_000_000;
 
@@ -289,8 +290,9 @@ mod tests {
         Caiad::new(&CaiadParams { tau: SimDuration::from_millis(500), inflate_on_no_congestion: false })
     }
 
-    fn dup(now_ms: u64, ackno: u64, corrupt: Option<u64>, nc: bool, dupacks: u32) -> AckInfo {
-        AckInfo { ack: ackno, corrupt_seq: corrupt, no_congestion: nc, dupacks, ..ack_at(now_ms * MS, 0, 50 * MS) }
+    fn dup(now_ms: u64, ackno: u64, corrupt: Option<u64>, nc: bool, dupacks: u32) -> AckInfo<'static> {
+        let h = TcpHeader { ack: ackno, corrupt_seq: corrupt, no_congestion: nc, ..TcpHeader::default() };
+        AckInfo { dupacks, header: header(h), ..ack_at(now_ms * MS, 0, 50 * MS) }
     }
 
     /// Eqs. (1)–(3) by hand, RTT_min = 50 ms, MSS 1000, τ = 0.5 s:
@@ -353,7 +355,8 @@ mod tests {
         assert_eq!(c.classify_dup_ack(&dup(1, 0, Some(0), true, 1)), DupAckCount::Reset);
         assert_eq!(c.classify_dup_ack(&dup(1, 0, None, true, 1)), DupAckCount::Reset);
         // Once segment 0 is acknowledged it no longer counts as the corrupted first missing one.
-        c.on_ack(&mut w, &AckInfo { ack: 1000, no_growth: true, ..ack_at(2 * MS, 1000, 50 * MS) });
+        let h = header(TcpHeader { ack: 1000, ..TcpHeader::default() });
+        c.on_ack(&mut w, &AckInfo { no_growth: true, header: h, ..ack_at(2 * MS, 1000, 50 * MS) });
         assert_eq!(c.classify_dup_ack(&dup(3, 1000, None, false, 3)), DupAckCount::Count);
         // Adaptive increase, every other No-Congestion duplicate.
         c.alpha = 0.75;

@@ -324,7 +324,7 @@ mod tests {
     }
 
     /// A cwnd-limited ACK of one 1000-B segment at `t` ns with SRTT 100 ms.
-    fn ack(t: u64, cwnd: u64) -> AckInfo {
+    fn ack(t: u64, cwnd: u64) -> AckInfo<'static> {
         AckInfo { flight_bytes: cwnd - 1000, srtt_ns: 100 * MS, ..ack_at(t, 1000, 100 * MS) }
     }
 

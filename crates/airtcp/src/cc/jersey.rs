@@ -250,7 +250,7 @@ pub fn on_ack_window(w: &mut Window, ack: &AckInfo, ownd: Option<u64>) {
     if ack.recovering {
         return;
     }
-    if let (true, Some(ownd)) = (ack.ece, ownd) {
+    if let (true, Some(ownd)) = (ack.ece(), ownd) {
         rate_control(w, ownd); // lines 7–8
     }
     grow(w, ack); // lines 5 and 9
@@ -334,8 +334,9 @@ pub(crate) mod tests {
 
     pub const MS: u64 = 1_000_000;
 
-    pub fn ack_at(now: u64, acked: u64, srtt: u64, ece: bool) -> AckInfo {
-        AckInfo { ece, ..crate::cc::westwood::tests::ack_at(now, acked, srtt) }
+    pub fn ack_at(now: u64, acked: u64, srtt: u64, ece: bool) -> AckInfo<'static> {
+        let header = crate::cc::westwood::tests::header(crate::net::TcpHeader { ece, ..Default::default() });
+        AckInfo { header, ..crate::cc::westwood::tests::ack_at(now, acked, srtt) }
     }
 
     /// Fig. 6, per-RTT reading, by hand. RTT = 100 ms, k = 1. ACKs of 1000 B every 10 ms from t = 0.

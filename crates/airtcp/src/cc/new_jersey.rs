@@ -121,7 +121,7 @@ impl NewJersey {
 
     fn feed(&mut self, ack: &AckInfo, bytes: u64) {
         self.srtt_ns = ack.srtt_ns;
-        if let Some(ts) = ack.ts_val {
+        if let Some(ts) = ack.ts_val() {
             self.receiver_abe.on_ack(ts, bytes, self.srtt_ns);
         }
         if self.variant == Variant::NjPlus {
@@ -193,8 +193,9 @@ mod tests {
     }
 
     /// An ACK at sender time `now` stamped by the receiver at `ts`.
-    fn ack_ts(now: u64, ts: u64, acked: u64) -> AckInfo {
-        AckInfo { ts_val: Some(ts), ..ack_at(now, acked, 100 * MS, false) }
+    fn ack_ts(now: u64, ts: u64, acked: u64) -> AckInfo<'static> {
+        let header = crate::cc::westwood::tests::header(crate::net::TcpHeader { has_ts: true, ts_val: ts, ..Default::default() });
+        AckInfo { header, ..ack_at(now, acked, 100 * MS, false) }
     }
 
     /// TABE ignores ACK compression: segments reach the receiver every 10 ms (100 kB/s), but the

@@ -199,7 +199,7 @@ impl PrairieEstimator {
     fn open_period(&mut self, now: SimTime, ack: &AckInfo) {
         self.period_start_ns = Some(now);
         // The tagged segment: the first byte not yet sent when the opening ACK arrives.
-        self.tag_seq = ack.ack + ack.flight_bytes;
+        self.tag_seq = ack.ack() + ack.flight_bytes;
         self.period_acks = 1;
         self.ia_count = 0;
         self.ia_sum_ns = 0.0;
@@ -265,7 +265,7 @@ impl PrairieEstimator {
             self.period_rtt_ns = Some(r);
         }
         self.note_interarrival(now - self.last_ack_ns);
-        if ack.ack > self.tag_seq {
+        if ack.ack() > self.tag_seq {
             // The tagged segment is acknowledged: this ACK opens the next burst (no sample).
             self.close_period(now, start);
             self.open_period(now, ack);
@@ -373,14 +373,20 @@ impl CongestionControl for Prairie {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::westwood::tests::ack_at;
+    use crate::cc::westwood::tests::{ack_at, header};
+    use crate::net::TcpHeader;
 
     const MS: u64 = 1_000_000;
 
     /// An ACK at `t_ns` with cumulative number `ack`, `flight` bytes outstanding, minRTT 100 ms
     /// and the RTT sample `rtt_ms`, if any.
-    fn ack(t_ns: u64, ack: u64, flight: u64, rtt_ms: Option<u64>) -> AckInfo {
-        AckInfo { ack, flight_bytes: flight, rtt_sample_ns: rtt_ms.map(|r| r * MS), ..ack_at(t_ns, 1000, 100 * MS) }
+    fn ack(t_ns: u64, ack: u64, flight: u64, rtt_ms: Option<u64>) -> AckInfo<'static> {
+        AckInfo {
+            header: header(TcpHeader { ack, ..TcpHeader::default() }),
+            flight_bytes: flight,
+            rtt_sample_ns: rtt_ms.map(|r| r * MS),
+            ..ack_at(t_ns, 1000, 100 * MS)
+        }
     }
 
     fn close(a: f64, b: f64) -> bool {

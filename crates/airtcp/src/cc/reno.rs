@@ -47,7 +47,7 @@ impl CongestionControl for Reno {
 mod tests {
     use super::*;
 
-    fn ack(acked: u64) -> AckInfo {
+    fn ack(acked: u64) -> AckInfo<'static> {
         crate::cc::westwood::tests::ack_at(0, acked, 0)
     }
 

@@ -324,13 +324,13 @@ impl CongestionControl for Vegas {
         if w.in_slow_start() && self.grow {
             w.cwnd += ack.acked_bytes.min(w.mss);
         }
-        let snd_max = ack.ack + ack.flight_bytes;
+        let snd_max = ack.ack() + ack.flight_bytes;
         match self.epoch_end {
             None => {
                 self.epoch_end = Some(snd_max);
                 self.epoch_min_rtt_ns = None;
             }
-            Some(end) if ack.ack >= end => {
+            Some(end) if ack.ack() >= end => {
                 let rtt = self.epoch_min_rtt_ns.unwrap_or(self.last_rtt_ns);
                 self.decide(w, rtt);
                 self.epoch_end = Some(snd_max);
@@ -427,7 +427,8 @@ impl CongestionControl for Vegas {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::westwood::tests::ack_at;
+    use crate::cc::westwood::tests::{ack_at, header};
+    use crate::net::TcpHeader;
 
     const MS: u64 = 1_000_000;
 
@@ -475,7 +476,7 @@ mod tests {
         let mut v = vegas();
         let mut w = Window { cwnd: 2000, ssthresh: 1_000_000, mss: 1000 };
         let ack = |t: u64, ackno: u64, flight: u64| AckInfo {
-            ack: ackno,
+            header: header(TcpHeader { ack: ackno, ..TcpHeader::default() }),
             flight_bytes: flight,
             rtt_sample_ns: Some(100 * MS),
             ..ack_at(t * MS, 1000, 100 * MS)

@@ -376,6 +376,7 @@ impl<E: BandwidthEstimator> CongestionControl for Westwood<E> {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::net::TcpHeader;
 
     const MS: u64 = 1_000_000;
 
@@ -410,27 +411,29 @@ pub(crate) mod tests {
         assert!((f.estimate - est).abs() < 1e-6, "{} vs {est}", f.estimate);
     }
 
-    /// An ACK at `now` of `acked` bytes with SRTT = RTT_min = `min_rtt` (shared by the tests of
-    /// the schemes built on Westwood's, and Vegas's).
-    pub(crate) fn ack_at(now: u64, acked: u64, min_rtt: u64) -> AckInfo {
+    /// An ACK at `now` of `acked` bytes with SRTT = RTT_min = `min_rtt` and a default header
+    /// (ACK number 0, no options; shared by the tests of the schemes built on Westwood's, and
+    /// Vegas's).
+    pub(crate) fn ack_at(now: u64, acked: u64, min_rtt: u64) -> AckInfo<'static> {
         AckInfo {
             now,
-            ack: 0,
             acked_bytes: acked,
             rtt_sample_ns: None,
             srtt_ns: min_rtt,
             min_rtt_ns: min_rtt,
-            ece: false,
-            ts_val: None,
-            ts_ecr: None,
             flight_bytes: 0,
             no_growth: false,
             recovering: false,
-            corrupt_seq: None,
-            no_congestion: false,
             dupacks: 0,
             newest_sent_at: None,
+            header: header(TcpHeader::default()),
         }
+    }
+
+    /// The ACK header of a test's [`AckInfo`], leaked so that helpers can return the `AckInfo`
+    /// (a few bytes per test ACK).
+    pub(crate) fn header(h: TcpHeader) -> &'static TcpHeader {
+        Box::leak(Box::new(h))
     }
 
     /// A constant ACK stream of 1000 B every 10 ms (100 kB/s) drives the estimate to 100 kB/s; with

@@ -244,36 +244,32 @@ impl SenderCore {
         Head { sent_at: m.sent_at, retransmitted: m.retransmitted }
     }
 
-    /// What the window policy is told about an ACK.
+    /// What the window policy is told about an ACK (`h`'s own fields are read through it).
     #[allow(clippy::too_many_arguments)]
-    fn ack_info(
+    #[inline]
+    fn ack_info<'h>(
         &self,
         now: SimTime,
-        h: &TcpHeader,
+        h: &'h TcpHeader,
         acked_bytes: u64,
         rtt_sample_ns: Option<u64>,
         no_growth: bool,
         recovering: bool,
         dupacks: u32,
         newest_sent_at: Option<SimTime>,
-    ) -> AckInfo {
+    ) -> AckInfo<'h> {
         AckInfo {
             now,
-            ack: h.ack,
             acked_bytes,
             rtt_sample_ns,
             srtt_ns: self.rtt.srtt().unwrap_or(0),
             min_rtt_ns: self.rtt.min_rtt.unwrap_or(0),
-            ece: h.ece,
-            ts_val: h.has_ts.then_some(h.ts_val),
-            ts_ecr: h.has_ts.then_some(h.ts_ecr),
             flight_bytes: self.flight(),
             no_growth,
             recovering,
-            corrupt_seq: h.corrupt_seq,
-            no_congestion: h.no_congestion,
             dupacks,
             newest_sent_at,
+            header: h,
         }
     }
 
@@ -479,6 +475,9 @@ pub struct Sender {
     /// `cc.reads_send_times()`, asked once: only then are the head's and the newest acknowledged
     /// segment's send times looked up on each ACK (they cost every other scheme ~2% per event).
     cc_reads_send_times: bool,
+    /// `marks_losses || cc_reads_send_times`: which of the two copies of the ACK path runs (see
+    /// [`Sender::on_ack`]).
+    hooks: bool,
 }
 
 impl Sender {
@@ -488,6 +487,7 @@ impl Sender {
         let rtt = RttEstimator::new(cfg.initial_rto_ns, cfg.min_rto_ns, cfg.max_rto_ns, cfg.granularity_ns);
         let dupthresh = cfg.dupthresh;
         let cc_reads_send_times = cc.reads_send_times();
+        let marks_losses = recovery.marks_losses();
         Sender {
             core: SenderCore {
                 cfg,
@@ -520,8 +520,9 @@ impl Sender {
                 stats: SenderStats::default(),
                 prior_cwnd: 0,
             },
-            marks_losses: recovery.marks_losses(),
+            marks_losses,
             cc_reads_send_times,
+            hooks: marks_losses || cc_reads_send_times,
             recovery,
         }
     }
@@ -546,7 +547,25 @@ impl Sender {
     }
 
     /// Processes an ACK.
+    ///
+    /// The ACK path is compiled twice: with `HOOKS = false` for the flows whose window policy
+    /// reads no send times and whose recovery strategy marks no losses (every combination but
+    /// Vegas and TCP-Linux recovery), so that their ACKs do not test those per-flow options
+    /// (~8 instructions per ACK; the choice is one branch).
     pub fn on_ack(&mut self, now: SimTime, h: &TcpHeader) {
+        if self.hooks {
+            self.process_ack::<true>(now, h);
+        } else {
+            self.process_ack::<false>(now, h);
+        }
+    }
+
+    /// [`Sender::on_ack`]; with `HOOKS = false`, `marks_losses` and `cc_reads_send_times` are
+    /// known to be false.
+    #[inline(always)]
+    fn process_ack<const HOOKS: bool>(&mut self, now: SimTime, h: &TcpHeader) {
+        let marks_losses = HOOKS && self.marks_losses;
+        let reads_send_times = HOOKS && self.cc_reads_send_times;
         let s = &mut self.core;
         if h.ack > s.snd_max {
             return; // acknowledges data never sent: ignore (RFC 793)
@@ -599,12 +618,12 @@ impl Sender {
             }
             // The highest newly acknowledged segment's send time, if it was sent once (Vegas).
             let newest =
-                (self.cc_reads_send_times && advance > 0).then(|| s.board.get(advance - 1)).filter(|m| !m.retransmitted).map(|m| m.sent_at);
+                (reads_send_times && advance > 0).then(|| s.board.get(advance - 1)).filter(|m| !m.retransmitted).map(|m| m.sent_at);
             if let Some(r) = sample {
                 s.rtt.sample(r);
                 s.count_rtt_sample(r);
             }
-            if self.marks_losses {
+            if marks_losses {
                 self.recovery.before_cumulative_ack(s, advance);
             }
             s.board.advance(advance);
@@ -641,7 +660,7 @@ impl Sender {
             s.restart_timer_on_ack = true;
             // The policy's own check on a new ACK (TCP Vegas: the first and second new ACK after a
             // retransmission): resend the head now, without a window reaction.
-            if self.cc_reads_send_times && s.snd_una < s.snd_max && s.cc.retransmit_head(now, s.head(), &info) {
+            if reads_send_times && s.snd_una < s.snd_max && s.cc.retransmit_head(now, s.head(), &info) {
                 if s.in_recovery {
                     s.retransmit(now, s.snd_una);
                 } else {
@@ -671,7 +690,7 @@ impl Sender {
                 s.rto_deadline = Some(now + s.rtt.rto());
             }
             // The policy's own retransmission check (TCP Vegas's fine-grained timeout).
-            let head_due = self.cc_reads_send_times && count == DupAckCount::Count && s.cc.retransmit_head(now, s.head(), &info);
+            let head_due = reads_send_times && count == DupAckCount::Count && s.cc.retransmit_head(now, s.head(), &info);
             if s.in_recovery {
                 if head_due {
                     // A retransmission on a duplicate ACK: the timer as at a fast retransmit
@@ -681,7 +700,7 @@ impl Sender {
                 } else {
                     self.recovery.on_dup_ack(s, now);
                 }
-            } else if self.marks_losses {
+            } else if marks_losses {
                 // Recovery starts from the strategy's loss marks (below), not a count.
             } else if count == DupAckCount::Count
                 && (s.dupacks == s.dupthresh || self.recovery.detects_loss(s) || head_due)
@@ -693,7 +712,7 @@ impl Sender {
             }
             self.clamp();
         }
-        if self.marks_losses && h.ack == self.core.snd_una {
+        if marks_losses && h.ack == self.core.snd_una {
             // ns-2.35 TCP-Linux `recv`: the scoreboard update marks losses on every ACK, then
             // `tcp_fastretrans_alert` enters TCP_CA_Recovery from Open or Loss on FLAG_DATA_LOST.
             let newly_lost = self.recovery.mark_losses(&mut self.core, now);
