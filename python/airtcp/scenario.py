@@ -10,6 +10,7 @@ import copy
 import datetime
 import os
 import re
+import stat
 try:
     import tomllib
 except ModuleNotFoundError:  # Python < 3.11
@@ -49,12 +50,32 @@ def _one_line(text: str) -> str:
     return " ".join(part.strip() for part in str(text).splitlines() if part.strip())
 
 
+#: The largest scenario file airtcp reads (a 10 000-flow scenario written out flow by flow is
+#: under 2 MiB). Larger files, and anything that is not a regular file (a FIFO would block the
+#: reader forever, ``/dev/zero`` would fill memory), are refused before reading.
+SCENARIO_FILE_MAX_BYTES = 16 * 2**20
+
+
 def read_text(path: str | os.PathLike) -> str:
-    """Reads a scenario file's text; a missing or unreadable file raises ScenarioFileError. A UTF-8
-    byte-order mark is dropped (editors on Windows write one; TOML itself does not allow it)."""
+    """Reads a scenario file's text; a missing, unreadable, non-regular or too large file (over
+    ``SCENARIO_FILE_MAX_BYTES``) raises ScenarioFileError. A UTF-8 byte-order mark is dropped
+    (editors on Windows write one; TOML itself does not allow it)."""
     p = Path(path)
     try:
-        return p.read_text(encoding="utf-8-sig")
+        st = p.stat()
+        if stat.S_ISDIR(st.st_mode):
+            raise IsADirectoryError(str(p))
+        if not stat.S_ISREG(st.st_mode):
+            raise ScenarioFileError(f"{p}: not a regular file (a FIFO, device or socket); give a scenario file")
+        if st.st_size > SCENARIO_FILE_MAX_BYTES:
+            raise ScenarioFileError(
+                f"{p}: {st.st_size} bytes, more than a scenario file may have (allowed: up to {SCENARIO_FILE_MAX_BYTES} bytes)"
+            )
+        with open(p, "rb") as f:
+            data = f.read(SCENARIO_FILE_MAX_BYTES + 1)  # bounded even if the file grows meanwhile
+        if len(data) > SCENARIO_FILE_MAX_BYTES:
+            raise ScenarioFileError(f"{p}: grew past {SCENARIO_FILE_MAX_BYTES} bytes while being read")
+        return data.decode("utf-8-sig")
     except FileNotFoundError:
         raise ScenarioFileError(f"{p}: no such file") from None
     except IsADirectoryError:

@@ -272,3 +272,27 @@ def test_ctrl_c_raises_keyboardinterrupt_from_the_api(tmp_path, how):
     assert r.stdout.strip() == "KeyboardInterrupt", r.stderr
     assert r.returncode == 0
     assert took < 10, f"ended {took:.1f} s after SIGINT"
+
+
+def test_scenario_must_be_a_regular_file_of_bounded_size(tmp_path):
+    """A FIFO (would block forever), /dev/zero (would fill memory) and a file over the cap are
+    refused with one line before anything is read."""
+    import os
+
+    from airtcp.scenario import SCENARIO_FILE_MAX_BYTES
+
+    fifo = tmp_path / "s.fifo"
+    os.mkfifo(fifo)
+    for p in (fifo, "/dev/zero"):
+        r = run_cli("validate", str(p), timeout=60)
+        assert r.returncode == 2
+        assert r.stderr == f"error: {p}: not a regular file (a FIFO, device or socket); give a scenario file\n"
+    big = tmp_path / "big.toml"
+    with open(big, "wb") as f:
+        f.truncate(SCENARIO_FILE_MAX_BYTES + 1)  # sparse: nothing written
+    r = run_cli("run", str(big), timeout=60)
+    assert r.returncode == 2
+    assert r.stderr == (
+        f"error: {big}: {SCENARIO_FILE_MAX_BYTES + 1} bytes, more than a scenario file may have "
+        f"(allowed: up to {SCENARIO_FILE_MAX_BYTES} bytes)\n"
+    )

@@ -186,3 +186,45 @@ fn envelope_channels_capacities_and_sources_name_their_fields() {
         assert!(!e.contains('\n'), "{e}");
     }
 }
+
+/// A trace "file" that is not a regular file is refused before it is opened: a FIFO would block
+/// the reader forever (nothing ever writes to it), `/dev/zero` would be read until memory ran out.
+#[cfg(unix)]
+#[test]
+fn trace_files_must_be_regular_files() {
+    let dir = std::env::temp_dir().join(format!("airtcp-fifo-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let fifo = dir.join("trace.fifo");
+    let _ = std::fs::remove_file(&fifo);
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status().is_ok_and(|s| s.success());
+    let mut paths = vec![std::path::PathBuf::from("/dev/zero"), dir.clone()];
+    if made {
+        paths.push(fifo.clone());
+    }
+    for p in paths {
+        let e = error_of("rate = \"2Mbps\"", &format!("capacity = {{ kind = \"trace\", file = \"{}\" }}", p.display()));
+        let want = format!("links[1].capacity.file: '{}' is not a regular file", p.display());
+        assert!(e.starts_with(&want), "got {e:?}, want {want:?}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A trace file over the size cap is refused from its size alone (a sparse file: nothing is
+/// written or read).
+#[test]
+fn trace_files_over_the_cap_are_refused_unread() {
+    let path = std::env::temp_dir().join(format!("airtcp-big-{}.trace", std::process::id()));
+    let f = std::fs::File::create(&path).unwrap();
+    f.set_len(airtcp::scenario::validate::TRACE_FILE_MAX_BYTES + 1).unwrap();
+    let e = error_of("rate = \"2Mbps\"", &format!("capacity = {{ kind = \"trace\", file = \"{}\" }}", path.display()));
+    let _ = std::fs::remove_file(&path);
+    assert_eq!(
+        e,
+        format!(
+            "links[1].capacity.file: '{}' has {} bytes (allowed: up to {})",
+            path.display(),
+            airtcp::scenario::validate::TRACE_FILE_MAX_BYTES + 1,
+            airtcp::scenario::validate::TRACE_FILE_MAX_BYTES
+        )
+    );
+}

@@ -124,6 +124,33 @@ fn check_channel(field: &str, c: &ChannelSpec) -> Result<(), ScenarioError> {
     }
 }
 
+/// The largest capacity trace file airtcp reads: 256 MiB holds some 30 million delivery
+/// opportunities, an hour of a 100 Mb/s mahimahi trace.
+pub const TRACE_FILE_MAX_BYTES: u64 = 256 << 20;
+
+/// Reads a trace file, refusing before it opens anything that is not a regular file (a FIFO would
+/// block forever, `/dev/zero` would fill memory) or that is larger than [`TRACE_FILE_MAX_BYTES`];
+/// the read itself is bounded too, in case the file grows meanwhile.
+fn read_trace_file(field: &str, path: &std::path::Path) -> Result<String, ScenarioError> {
+    use std::io::Read;
+    let cannot = |e: std::io::Error| ScenarioError::new(field, format!("cannot read '{}': {e}", path.display()));
+    let meta = std::fs::metadata(path).map_err(cannot)?;
+    if !meta.is_file() {
+        return err(field, format!("'{}' is not a regular file (a directory, FIFO, device or socket)", path.display()));
+    }
+    let too_large =
+        |n: u64| ScenarioError::new(field, format!("'{}' has {n} bytes (allowed: up to {TRACE_FILE_MAX_BYTES})", path.display()));
+    if meta.len() > TRACE_FILE_MAX_BYTES {
+        return Err(too_large(meta.len()));
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    std::fs::File::open(path).map_err(cannot)?.take(TRACE_FILE_MAX_BYTES + 1).read_to_end(&mut bytes).map_err(cannot)?;
+    if bytes.len() as u64 > TRACE_FILE_MAX_BYTES {
+        return Err(too_large(bytes.len() as u64));
+    }
+    String::from_utf8(bytes).map_err(|_| ScenarioError::new(field, format!("'{}' is not UTF-8 text", path.display())))
+}
+
 /// The delivery opportunities of a trace capacity (read from its file, resolved against
 /// `base_dir`, or given inline), checked.
 pub fn trace_opportunities(field: &str, t: &TraceCapacitySpec, base_dir: Option<&std::path::Path>) -> Result<Vec<u64>, ScenarioError> {
@@ -133,8 +160,7 @@ pub fn trace_opportunities(field: &str, t: &TraceCapacitySpec, base_dir: Option<
                 Some(d) if std::path::Path::new(f).is_relative() => d.join(f),
                 _ => std::path::PathBuf::from(f),
             };
-            let text = std::fs::read_to_string(&path)
-                .map_err(|e| ScenarioError::new(format!("{field}.file"), format!("cannot read '{}': {e}", path.display())))?;
+            let text = read_trace_file(&format!("{field}.file"), &path)?;
             super::super::channel::trace::parse_mahimahi(&text)
                 .map_err(|m| ScenarioError::new(format!("{field}.file"), format!("'{}' {m}", path.display())))?
         }
