@@ -73,8 +73,10 @@ reproduce-quick: $(VENV)/.installed
 ## (the real-kernel tests skip unless root with clang, bpftool and kernel BTF: see kernel-deps)
 test: test-rust setup test-python
 
+# The test profile (Cargo.toml): optimized, with overflow checks and debug assertions on, so an
+# arithmetic overflow in the engine fails a test instead of wrapping silently as in release.
 test-rust:
-	$(CARGO) test --release -p airtcp -p airtcp-kernel-diff -p airtcp-testbed
+	$(CARGO) test -p airtcp -p airtcp-kernel-diff -p airtcp-testbed
 
 test-python: $(VENV)/.installed
 	$(VPY) -m pytest -q tests/python
