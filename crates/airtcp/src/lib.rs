@@ -27,9 +27,14 @@ pub fn run_toml(text: &str, seed: Option<u64>) -> Result<RunOutput, ScenarioErro
 
 /// [`run_toml`] with relative paths resolved against `base_dir` (the scenario file's folder).
 pub fn run_toml_in(text: &str, seed: Option<u64>, base_dir: Option<&std::path::Path>) -> Result<RunOutput, ScenarioError> {
+    run_scenario(&parse_in(text, base_dir)?, seed)
+}
+
+/// Parses a scenario whose relative paths resolve against `base_dir`.
+fn parse_in(text: &str, base_dir: Option<&std::path::Path>) -> Result<Scenario, ScenarioError> {
     let mut scenario = scenario::parse(text)?;
     scenario.base_dir = base_dir.map(|d| d.to_path_buf());
-    run_scenario(&scenario, seed)
+    Ok(scenario)
 }
 
 /// Runs an already parsed scenario (validating it first).
@@ -46,8 +51,7 @@ pub fn run_toml_in_until_stopped(
     base_dir: Option<&std::path::Path>,
     stop: &std::sync::atomic::AtomicBool,
 ) -> Result<Option<RunOutput>, ScenarioError> {
-    let mut scenario = scenario::parse(text)?;
-    scenario.base_dir = base_dir.map(|d| d.to_path_buf());
+    let scenario = parse_in(text, base_dir)?;
     let mut sim = sim::Simulator::build(&scenario, seed.unwrap_or(scenario.seed))?;
     Ok(sim.run_until_stopped(stop))
 }
@@ -59,8 +63,7 @@ pub fn validate_toml(text: &str) -> Result<(), ScenarioError> {
 
 /// [`validate_toml`] with relative paths resolved against `base_dir`.
 pub fn validate_toml_in(text: &str, base_dir: Option<&std::path::Path>) -> Result<(), ScenarioError> {
-    let mut scenario = scenario::parse(text)?;
-    scenario.base_dir = base_dir.map(|d| d.to_path_buf());
+    let scenario = parse_in(text, base_dir)?;
     sim::Simulator::build(&scenario, scenario.seed).map(|_| ())
 }
 
