@@ -40,7 +40,7 @@ fn parse_in(text: &str, base_dir: Option<&std::path::Path>) -> Result<Scenario, 
 /// Runs an already parsed scenario (validating it first).
 pub fn run_scenario(scenario: &Scenario, seed: Option<u64>) -> Result<RunOutput, ScenarioError> {
     let mut sim = sim::Simulator::build(scenario, seed.unwrap_or(scenario.seed))?;
-    Ok(sim.run())
+    sim.run()
 }
 
 /// [`run_toml_in`] that stops early when `stop` is set (see [`sim::Simulator::run_until_stopped`]):
@@ -53,7 +53,7 @@ pub fn run_toml_in_until_stopped(
 ) -> Result<Option<RunOutput>, ScenarioError> {
     let scenario = parse_in(text, base_dir)?;
     let mut sim = sim::Simulator::build(&scenario, seed.unwrap_or(scenario.seed))?;
-    Ok(sim.run_until_stopped(stop))
+    sim.run_until_stopped(stop)
 }
 
 /// Parses and validates a scenario without running it.

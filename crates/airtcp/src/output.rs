@@ -272,6 +272,10 @@ impl PartialEq for FlowSeries {
 }
 
 impl FlowSeries {
+    /// Bytes of one row in the engine: five `f64` and five `u64` columns and the `u32` flow index
+    /// (the memory estimate of `limits.max_memory` uses it).
+    pub const ROW_BYTES: u64 = 10 * 8 + 4;
+
     /// The name of the flow of row `i`.
     pub fn flow_name(&self, i: usize) -> &str {
         &self.flow_names[self.flow[i] as usize]
@@ -304,6 +308,10 @@ impl FlowSeries {
 }
 
 impl LinkSeries {
+    /// Bytes of one row in the engine: two `f64`, two `u64`, the `u32` queue length and the `u32`
+    /// link index.
+    pub const ROW_BYTES: u64 = 4 * 8 + 2 * 4;
+
     /// Reserves room for `rows` more rows in every column.
     pub fn reserve(&mut self, rows: usize) {
         self.time_s.reserve_exact(rows);

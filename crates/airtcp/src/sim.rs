@@ -115,6 +115,12 @@ pub struct Simulator {
     /// Per link: the one upstream link through which all its packets come, when the link may be
     /// offered its packets ahead of the clock (cut-through, see `Simulator::enqueue`).
     cut_feeder: Vec<Option<u32>>,
+    /// `limits.max_events` of the scenario.
+    max_events: u64,
+    /// `limits.max_memory` of the scenario (the packet arena's cap is what it leaves for packets).
+    max_memory: u64,
+    /// `limits.wall_clock` of the scenario.
+    wall_clock: Option<std::time::Duration>,
 }
 
 /// An HSDPA cell and the link whose transmitter it replaces.
@@ -171,7 +177,9 @@ impl Simulator {
     /// Builds the network of a scenario (validating it) for the given seed.
     pub fn build(s: &Scenario, seed: u64) -> Result<Self, ScenarioError> {
         let traces = crate::scenario::validate::validate_and_load(s)?;
-        let id = |n: &str| s.nodes.iter().position(|x| x == n).unwrap() as u32;
+        // A map, not a scan: 10⁵ flows on a 10⁴-node topology would take 10⁹ comparisons.
+        let ids: std::collections::HashMap<&str, u32> = s.nodes.iter().enumerate().map(|(i, n)| (n.as_str(), i as u32)).collect();
+        let id = |n: &str| ids[n];
         let mut links = Vec::new();
         let mut cell_links = Vec::new();
         for (i, l) in s.links.iter().enumerate() {
@@ -214,6 +222,9 @@ impl Simulator {
                 });
             }
         }
+        // What the memory limit leaves for packets once the up-front estimate is taken.
+        let up_front = crate::scenario::validate::memory_estimate(s, links.len() as u64, &traces).total;
+        let packet_cap = (s.limits.max_memory.0.saturating_sub(up_front) / crate::net::packet::PACKET_BYTES) as usize;
         let pairs: Vec<_> = links.iter().map(|l| (l.from, l.to)).collect();
         let routes = RoutingTable::build(s.nodes.len(), &pairs);
         let end = s.duration.as_nanos();
@@ -257,7 +268,7 @@ impl Simulator {
             nodes: s.nodes.clone(),
             links,
             routes,
-            pkts: PacketArena::new(),
+            pkts: PacketArena::with_cap(packet_cap),
             queue,
             flows,
             now: 0,
@@ -267,6 +278,9 @@ impl Simulator {
             audit: None,
             cells,
             cut_feeder,
+            max_events: s.limits.max_events,
+            max_memory: s.limits.max_memory.0,
+            wall_clock: s.limits.wall_clock.map(|w| std::time::Duration::from_nanos(w.as_nanos())),
         })
     }
 
@@ -424,30 +438,44 @@ impl Simulator {
         self.pkts.live()
     }
 
-    /// Runs to the scenario's end time and returns the results.
-    pub fn run(&mut self) -> RunOutput {
+    /// Runs to the scenario's end time and returns the results, or the error of the scenario's
+    /// `limits` that the run exceeded (events, wall-clock time).
+    pub fn run(&mut self) -> Result<RunOutput, ScenarioError> {
+        let never = AtomicBool::new(false);
+        self.run_until_stopped(&never).map(|o| o.expect("the stop flag is never set"))
+    }
+
+    /// The whole run as one slice, without the stop flag or the event and wall-clock limits: the
+    /// reference that tests compare the sliced loop with (`tests/interrupt.rs`).
+    #[doc(hidden)]
+    pub fn run_in_one_slice(&mut self) -> RunOutput {
         self.advance(self.end);
         self.now = self.end;
         self.output()
     }
 
     /// [`Simulator::run`] that stops early when `stop` is set (Ctrl-C in the CLI and the Python
-    /// API). The flag is read between slices of simulated time, each sized from the last one's event
-    /// count to about [`EVENTS_PER_STOP_CHECK`] events, so the loop itself carries no per-event
-    /// check and a set flag ends the run within milliseconds of wall time. `None` when it stopped;
-    /// otherwise the results equal [`Simulator::run`]'s bit for bit (slicing changes no event's order:
-    /// each slice handles every event up to and including its end, as the single loop would).
-    pub fn run_until_stopped(&mut self, stop: &AtomicBool) -> Option<RunOutput> {
+    /// API). The flag and the `limits` are checked between slices of simulated time, each sized
+    /// from the last one's event count to about [`EVENTS_PER_STOP_CHECK`] events, so the loop itself
+    /// carries no per-event check and a set flag ends the run within milliseconds of wall time.
+    /// `Ok(None)` when it stopped; otherwise the results equal an unsliced run's bit for bit
+    /// (slicing changes no event's order: each slice handles every event up to and including its
+    /// end, as a single loop would). The event limit is exact: the run fails exactly when it needs
+    /// more than `limits.max_events` events, wherever the slices fall.
+    pub fn run_until_stopped(&mut self, stop: &AtomicBool) -> Result<Option<RunOutput>, ScenarioError> {
+        let started = std::time::Instant::now();
         let mut span: SimTime = 1_000_000;
         let mut from: SimTime = 0;
         loop {
             if stop.load(Ordering::Relaxed) {
-                return None;
+                return Ok(None);
             }
+            self.check_limits(started)?;
             let before = self.events;
             let limit = from.saturating_add(span).min(self.end);
             self.advance(limit);
             if limit >= self.end {
+                self.check_limits(started)?;
                 break;
             }
             from = limit;
@@ -459,13 +487,45 @@ impl Simulator {
             }
         }
         self.now = self.end;
-        Some(self.output())
+        Ok(Some(self.output()))
+    }
+
+    /// The error of the first of the scenario's `limits` that the run has exceeded so far.
+    fn check_limits(&self, started: std::time::Instant) -> Result<(), ScenarioError> {
+        let at = format!("stopped at t = {}s of {}s", ns_to_s(self.now), ns_to_s(self.end));
+        if self.pkts.over_cap() {
+            return Err(ScenarioError::new(
+                "limits.max_memory",
+                format!(
+                    "the run holds more than {} packets at once, which with the settings' own memory exceeds the limit of {:.0}MB ({at}; raise limits.max_memory)",
+                    self.pkts.cap(),
+                    self.max_memory as f64 / 1e6
+                ),
+            ));
+        }
+        if self.events > self.max_events {
+            return Err(ScenarioError::new(
+                "limits.max_events",
+                format!("the run needs more than {} events ({at}; raise limits.max_events)", self.max_events),
+            ));
+        }
+        if let Some(w) = self.wall_clock {
+            if started.elapsed() > w {
+                return Err(ScenarioError::new(
+                    "limits.wall_clock",
+                    format!("the run took longer than {}s of wall-clock time ({at}; raise limits.wall_clock)", w.as_secs_f64()),
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// Handles every event due at or before `limit`, in order.
     fn advance(&mut self, limit: SimTime) {
         while let Some((t, ev)) = self.queue.peek() {
-            if t > limit {
+            // A run over its packet memory stops at once, not at the slice's end: one slice could
+            // start 10⁵ flows of a million-packet window each.
+            if t > limit || self.pkts.over_cap() {
                 break;
             }
             self.now = t;

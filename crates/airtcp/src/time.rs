@@ -42,6 +42,21 @@ impl SimDuration {
     }
 }
 
+/// The longest span a scenario may give, 10⁷ s (about 116 days). It keeps every time the engine
+/// computes far inside `u64` nanoseconds (1.8·10¹⁹ ns, 584 years): an event is scheduled at the
+/// current time (at most the run's duration) plus one span (a delay, a timer bounded by `max_rto`,
+/// a start offset, which validation keeps in this range too) or one serialization time (at most
+/// 65 kB at 1 bit/s, 5.3·10⁵ s), so no sum exceeds 2.1·10¹⁶ ns, a thousandth of the range.
+pub const MAX_DURATION_NS: u64 = 10_000_000 * NS_PER_S;
+
+/// The fastest rate a scenario may give, 1 Tb/s: a rate times a duration in bits
+/// (10¹² · 10⁷ = 10¹⁹) still fits a `u64`.
+pub const MAX_RATE_BPS: u64 = 1_000_000_000_000;
+
+/// The largest size a scenario may give, 10¹⁵ bytes (1 PB, 8 000 s at 1 Tb/s): byte counts and
+/// sequence numbers (`u64`) stay far from wrapping.
+pub const MAX_SIZE_BYTES: u64 = 1_000_000_000_000_000;
+
 /// A data rate in bits per second.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct DataRate(pub u64);
@@ -70,7 +85,7 @@ pub struct ByteSize(pub u64);
 
 /// Parses "<decimal><unit>" exactly, scaling by the unit's multiplier given as a power of ten
 /// (time, rate) or an integer (bytes). Returns the integer value or a message naming the units.
-fn parse_scaled(text: &str, units: &[(&str, u64)], what: &str) -> Result<u64, String> {
+fn parse_scaled(text: &str, units: &[(&str, u64)], what: &str, max: u64) -> Result<u64, String> {
     let s = text.trim();
     let allowed = units.iter().map(|(u, _)| *u).collect::<Vec<_>>().join(", ");
     if s.starts_with('-') {
@@ -93,7 +108,11 @@ fn parse_scaled(text: &str, units: &[(&str, u64)], what: &str) -> Result<u64, St
     if int_part.is_empty() && frac_part.is_empty() || frac_part.contains('.') {
         return Err(format!("{what} '{text}' is not a number followed by a unit (allowed units: {allowed})"));
     }
-    let overflow = || format!("{what} '{text}' is too large");
+    // The bound in the largest unit that writes it as a whole number.
+    let overflow = || {
+        let (u, m) = units.iter().find(|(_, m)| max % m == 0).expect("the smallest unit is 1");
+        format!("{what} '{text}' is out of range (allowed: 0{u} to {}{u})", max / m)
+    };
     let int_val: u128 = if int_part.is_empty() { 0 } else { int_part.parse().map_err(|_| overflow())? };
     let mut value = int_val.checked_mul(mult as u128).ok_or_else(overflow)?;
     // Fraction: value += frac * mult / 10^len, which must be an integer.
@@ -106,7 +125,10 @@ fn parse_scaled(text: &str, units: &[(&str, u64)], what: &str) -> Result<u64, St
         }
         value += scaled / denom;
     }
-    u64::try_from(value).map_err(|_| overflow())
+    match u64::try_from(value) {
+        Ok(v) if v <= max => Ok(v),
+        _ => Err(overflow()),
+    }
 }
 
 const TIME_UNITS: &[(&str, u64)] = &[("s", NS_PER_S), ("ms", 1_000_000), ("us", 1_000), ("ns", 1)];
@@ -116,19 +138,19 @@ const SIZE_UNITS: &[(&str, u64)] = &[("GB", 1_000_000_000), ("MB", 1_000_000), (
 impl std::str::FromStr for SimDuration {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        parse_scaled(s, TIME_UNITS, "duration").map(SimDuration)
+        parse_scaled(s, TIME_UNITS, "duration", MAX_DURATION_NS).map(SimDuration)
     }
 }
 impl std::str::FromStr for DataRate {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        parse_scaled(s, RATE_UNITS, "rate").map(DataRate)
+        parse_scaled(s, RATE_UNITS, "rate", MAX_RATE_BPS).map(DataRate)
     }
 }
 impl std::str::FromStr for ByteSize {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        parse_scaled(s, SIZE_UNITS, "size").map(ByteSize)
+        parse_scaled(s, SIZE_UNITS, "size", MAX_SIZE_BYTES).map(ByteSize)
     }
 }
 
@@ -215,6 +237,24 @@ mod tests {
         assert!("-5ms".parse::<SimDuration>().unwrap_err().contains("negative"));
         assert!("5".parse::<SimDuration>().unwrap_err().contains("no unit"));
         assert!("0.5ns".parse::<SimDuration>().unwrap_err().contains("resolution"));
+    }
+
+    #[test]
+    fn refuses_values_beyond_the_ranges_that_keep_arithmetic_exact() {
+        assert_eq!("10000000s".parse::<SimDuration>().unwrap().0, MAX_DURATION_NS);
+        let e = "10000000.000000001s".parse::<SimDuration>().unwrap_err();
+        assert_eq!(e, "duration '10000000.000000001s' is out of range (allowed: 0s to 10000000s)");
+        // 584 years, which used to wrap silently, and beyond u64 altogether.
+        assert!("18000000000s".parse::<SimDuration>().unwrap_err().contains("out of range"));
+        assert!("99999999999999999999999s".parse::<SimDuration>().unwrap_err().contains("out of range"));
+        assert_eq!("1000Gbps".parse::<DataRate>().unwrap().0, MAX_RATE_BPS);
+        assert_eq!("1001Gbps".parse::<DataRate>().unwrap_err(), "rate '1001Gbps' is out of range (allowed: 0Gbps to 1000Gbps)");
+        assert_eq!("1000000GB".parse::<ByteSize>().unwrap().0, MAX_SIZE_BYTES);
+        assert!("1000001GB".parse::<ByteSize>().unwrap_err().contains("(allowed: 0GB to 1000000GB)"));
+        // The bounds leave room: the latest event time the engine can form (end of run + a maximal
+        // span + the serialization of 65 kB at 1 bit/s) is a thousandth of the u64 range.
+        let latest = 2 * MAX_DURATION_NS + DataRate(1).tx_time_ns(65_080);
+        assert!(latest < u64::MAX / 500, "{latest}");
     }
 
     #[test]

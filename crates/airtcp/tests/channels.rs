@@ -199,7 +199,7 @@ bytes = "4MB"
 "#;
     let sc = airtcp::scenario::parse(text).unwrap();
     let mut sim = airtcp::sim::Simulator::build(&sc, 3).unwrap();
-    let out = sim.run();
+    let out = sim.run().unwrap();
     let f = &out.summary.flows[0];
     assert_eq!(f.delivered_bytes, 4_000_000);
     assert_eq!(f.acked_bytes, 4_000_000);

@@ -198,7 +198,7 @@ proptest! {
         let sc = airtcp::scenario::parse(&text).map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
         let mut sim = Simulator::build(&sc, seed).unwrap();
         sim.enable_audit();
-        let out = sim.run();
+        let out = sim.run().unwrap();
         prop_assert_eq!(out.summary.end_time_s, duration_s as f64);
         prop_assert_eq!(sim.now(), duration_s as u64 * 1_000_000_000);
         for (i, f) in out.summary.flows.iter().enumerate() {

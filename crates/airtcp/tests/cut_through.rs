@@ -15,7 +15,7 @@ fn run(toml: &str, seed: u64, cut: bool, base: Option<&std::path::Path>) -> (Str
         sim.disable_cut_through();
     }
     let links = sim.cut_through_links();
-    let mut out = sim.run();
+    let mut out = sim.run().unwrap();
     let events = out.summary.events;
     out.summary.events = 0;
     (serde_json::to_string(&out).expect("serializes"), events, links)

@@ -36,7 +36,7 @@ fn each_mistake_names_its_field() {
         ),
         ("rate = \"2Mbps\"", "rate = \"0bps\"", "links[1].rate", "greater than 0"),
         ("warmup = \"10s\"", "warmup = \"200s\"", "warmup", "less than duration"),
-        ("limit_pkts = 50 }", "limit_pkts = 0 }", "links[0].queue.limit_pkts", "at least 1"),
+        ("limit_pkts = 50 }", "limit_pkts = 0 }", "links[0].queue.limit_pkts", "allowed: 1 to 1000000"),
         ("[[flows]]", "[[flows]", "line", "expected `]`"),
         ("min_rto = \"200ms\"", "min_rto = \"200ms\"\nmax_rto = \"100ms\"", "flows[0].min_rto", "max_rto"),
         // A CBR sending more often than every nanosecond used to loop at one instant forever.
@@ -135,7 +135,7 @@ fn envelope_channels_capacities_and_sources_name_their_fields() {
         (
             "channel = { kind = \"uniform\", loss = 0.01 }",
             "channel = { kind = \"gilbert-elliott\", mean_good = \"0s\", mean_bad = \"1s\" }",
-            "links[1].channel.mean_good: must be greater than 0s",
+            "links[1].channel.mean_good: 0ns is out of range (allowed: 1us to 10000000s)",
         ),
         (
             "channel = { kind = \"uniform\", loss = 0.01 }",
@@ -227,4 +227,175 @@ fn trace_files_over_the_cap_are_refused_unread() {
             airtcp::scenario::validate::TRACE_FILE_MAX_BYTES
         )
     );
+}
+
+/// Issue 25's "silent time wrap-around", "memory blow-ups from small files" and "accepted nonsense":
+/// each is refused at validation, before anything is allocated, by a range that names the field.
+#[test]
+fn values_that_used_to_wrap_hang_or_exhaust_memory_are_out_of_range() {
+    let cases = [
+        // A 584-year delay wrapped the arrival time (data arrived with an 8.6 ms minimum RTT).
+        ("delay = \"45ms\"", "delay = \"18000000000s\"", "links[0].delay", "allowed: 0s to 10000000s"),
+        ("duration = \"100s\"", "duration = \"10000001s\"", "duration", "allowed: 0s to 10000000s"),
+        ("rate = \"10Mbps\"", "rate = \"2000Gbps\"", "links[0].rate", "allowed: 0Gbps to 1000Gbps"),
+        // start_spacing near 2^63 ns started a third flow at t = 0 and bypassed stop.
+        (
+            "cc = \"reno\"",
+            "cc = \"reno\"\ncount = 3\nstart_spacing = \"9000000s\"",
+            "flows[0].start_spacing",
+            "start + (count - 1) * start_spacing = 18000000s, is out of range",
+        ),
+        // min_rto = max_rto near 2^64 ns gave 10^8 timeouts in 100 ms.
+        ("min_rto = \"200ms\"", "min_rto = \"18446744073s\"", "flows[0].min_rto", "allowed: 0s to 10000000s"),
+        ("min_rto = \"200ms\"", "min_rto = \"1ns\"\nmax_rto = \"1ns\"", "flows[0].max_rto", "allowed: 1us"),
+        ("min_rto = \"200ms\"", "min_rto = \"200ms\"\ninitial_rto = \"0s\"", "flows[0].initial_rto", "allowed: 1us"),
+        ("min_rto = \"200ms\"", "min_rto = \"200ms\"\ndelayed_ack = true\ndelack_timeout = \"1ns\"", "flows[0].delack_timeout", "allowed: 1us"),
+        // count = 4294967295 built every flow name before the range check.
+        ("cc = \"reno\"", "cc = \"reno\"\ncount = 4294967295", "flows[0].count", "allowed: 1 to 100000"),
+        // rwnd = initial cwnd = 2^32 - 1 sent four billion packets at t = 0.
+        ("rwnd_pkts = 1000", "rwnd_pkts = 4294967295", "flows[0].rwnd_pkts", "allowed: 1 to 1000000"),
+        ("rwnd_pkts = 1000", "rwnd_pkts = 1000\ninitial_cwnd_pkts = 1000001", "flows[0].initial_cwnd_pkts", "allowed: 1 to 1000000"),
+        ("limit_pkts = 50 }", "limit_pkts = 4294967295 }", "links[0].queue.limit_pkts", "allowed: 1 to 1000000"),
+        // Gilbert–Elliott with 1 ns sojourns, or never leaving its first state.
+        (
+            "channel = { kind = \"uniform\", loss = 0.01 }",
+            "channel = { kind = \"gilbert-elliott\", mean_good = \"1ns\", mean_bad = \"1ns\" }",
+            "links[1].channel.mean_good",
+            "allowed: 1us",
+        ),
+        (
+            "channel = { kind = \"uniform\", loss = 0.01 }",
+            "channel = { kind = \"gilbert-elliott\", p_stay_good = 1.0, q_stay_bad = 1.0 }",
+            "links[1].channel.q_stay_bad",
+            "p_stay_good + q_stay_bad < 2",
+        ),
+        // RED thresholds above the buffer, or infinite.
+        (
+            "queue = { kind = \"droptail\", limit_pkts = 50 }\nchannel",
+            "queue = { kind = \"red\", limit_pkts = 50, min_th_pkts = 60, max_th_pkts = 70 }\nchannel",
+            "links[1].queue.min_th_pkts",
+            "below limit_pkts = 50",
+        ),
+        (
+            "queue = { kind = \"droptail\", limit_pkts = 50 }\nchannel",
+            "queue = { kind = \"red\", limit_pkts = 50, min_th_pkts = 5, max_th_pkts = inf }\nchannel",
+            "links[1].queue.max_th_pkts",
+            "up to limit_pkts = 50",
+        ),
+        // A VoIP pool whose talkers toggle every nanosecond took 44 s per simulated millisecond.
+        (
+            "nodes = [\"S\", \"BS\", \"D\"]",
+            "nodes = [\"S\", \"BS\", \"D\"]\n[[flows]]\nkind = \"voip\"\nsrc = \"S\"\ndst = \"D\"\nsources = 10000\ncall_interarrival = \"1ns\"\nmean_on = \"1ns\"",
+            "flows[0].mean_on",
+            "allowed: 1us",
+        ),
+        (
+            "nodes = [\"S\", \"BS\", \"D\"]",
+            "nodes = [\"S\", \"BS\", \"D\"]\n[[flows]]\nkind = \"voip\"\nsrc = \"S\"\ndst = \"D\"\ncall_interarrival = \"1ns\"",
+            "flows[0].call_interarrival",
+            "allowed: 1us",
+        ),
+        ("rate = \"2Mbps\"", "capacity = { kind = \"trace\", opportunities_ms = [1, 10000000001] }", "links[1].capacity.opportunities_ms", "entry 2: 10000000001 ms is out of range"),
+        ("cc = \"reno\"", "cc = \"reno\"\nbytes = \"1000001GB\"", "flows[0].bytes", "allowed: 0GB to 1000000GB"),
+    ];
+    for (from, to, field, allowed) in cases {
+        let e = error_of(from, to);
+        assert!(!e.contains('\n'), "multi-line error: {e}");
+        assert!(e.starts_with(field), "{to}: {e:?} does not start with {field}");
+        assert!(e.contains(allowed), "{to}: {e:?} does not say {allowed:?}");
+    }
+    // 30 000 nodes used to build a 7.2 GB routing table.
+    let nodes: Vec<String> = (0..10_001).map(|i| format!("\"n{i}\"")).collect();
+    let e = error_of("nodes = [\"S\", \"BS\", \"D\"]", &format!("nodes = [\"S\", \"BS\", \"D\", {}]", nodes.join(", ")));
+    assert!(e.starts_with("nodes: 10004 nodes is out of range (allowed: 1 to 10000)"), "{e}");
+}
+
+/// A scenario at the edge of every range validates and runs, in the test profile (overflow checks
+/// on): the bounds leave the engine's time sums in range, as `time::MAX_DURATION_NS` argues.
+#[test]
+fn the_largest_values_allowed_run_without_overflow() {
+    let text = BASE
+        .replacen("duration = \"100s\"", "duration = \"10000000s\"", 1)
+        .replacen("warmup = \"10s\"", "warmup = \"9999999s\"", 1)
+        .replacen("sample_interval = \"100ms\"", "sample_interval = \"10000000s\"", 1)
+        .replacen("delay = \"45ms\"", "delay = \"10000000s\"", 1)
+        .replacen("rate = \"10Mbps\"", "rate = \"1000Gbps\"", 1)
+        .replacen("rate = \"2Mbps\"", "rate = \"1bps\"", 1)
+        .replacen("rwnd_pkts = 1000", "rwnd_pkts = 1000000", 1)
+        .replacen(
+            "min_rto = \"200ms\"",
+            "min_rto = \"10000000s\"\nmax_rto = \"10000000s\"\ninitial_rto = \"10000000s\"\ncount = 100000\nstart_spacing = \"100s\"\nstart_jitter = \"10000000s\"\nbytes = \"1000000GB\"\ninitial_cwnd_pkts = 10\ndelayed_ack = true\ndelack_timeout = \"10000000s\"",
+            1,
+        );
+    let s = airtcp::scenario::parse(&text).unwrap();
+    let mut sim = airtcp::sim::Simulator::build(&s, 1).unwrap();
+    let out = sim.run().unwrap();
+    assert_eq!(out.summary.end_time_s, 1e7);
+}
+
+/// Packets are bounded by what `limits.max_memory` leaves after the up-front estimate: a
+/// million-packet initial window sent into a path that holds it all (1000 s in flight at 1 Tb/s)
+/// needs some 100 MB of packets, over a 50 MB limit, and the run stops at the end of that event
+/// with one line naming the limit; with the default 4 GB, the 100 flows' 10⁸ packets (some 10 GB)
+/// would otherwise get the run killed for memory.
+#[test]
+fn packets_beyond_the_memory_limit_stop_the_run() {
+    let text = BASE
+        .replacen("delay = \"45ms\"", "delay = \"1000s\"", 1)
+        .replacen("rate = \"10Mbps\"", "rate = \"1000Gbps\"", 1)
+        .replacen("rate = \"2Mbps\"", "rate = \"1000Gbps\"", 1)
+        .replace("limit_pkts = 50 }", "limit_pkts = 1000000 }")
+        .replacen("rwnd_pkts = 1000", "rwnd_pkts = 1000000\ninitial_cwnd_pkts = 1000000\ncount = 100", 1)
+        .replacen("nodes = [", "limits = { max_memory = \"50MB\" }\nnodes = [", 1);
+    let e = match airtcp::run_toml(&text, None) {
+        Ok(out) => panic!("the run completed ({} events)", out.summary.events),
+        Err(e) => e.to_string(),
+    };
+    assert!(e.starts_with("limits.max_memory: the run holds more than"), "{e}");
+    assert!(e.contains("exceeds the limit of 50MB (stopped at t = 0s of 100s"), "{e}");
+    assert!(!e.contains('\n'));
+}
+
+/// The event limit is exact: a run needing E events completes with `max_events = E` and fails with
+/// E − 1, with one line naming the limit; both before and after the slices fall.
+#[test]
+fn the_event_limit_is_exact() {
+    let events = airtcp::run_toml(BASE, None).unwrap().summary.events;
+    let ok = BASE.replacen("nodes = [", &format!("limits = {{ max_events = {events} }}\nnodes = ["), 1);
+    assert_eq!(airtcp::run_toml(&ok, None).unwrap().summary.events, events);
+    let short = BASE.replacen("nodes = [", &format!("limits = {{ max_events = {} }}\nnodes = [", events - 1), 1);
+    let e = airtcp::run_toml(&short, None).unwrap_err().to_string();
+    assert!(e.starts_with(&format!("limits.max_events: the run needs more than {} events", events - 1)), "{e}");
+    assert!(!e.contains('\n'));
+}
+
+/// The time series and memory limits are checked at validation, from the settings alone.
+#[test]
+fn series_and_memory_limits_refuse_before_running() {
+    // 10^7 samples of 1 flow and 4 one-way links: 5·10^7 rows, above the default 5·10^6.
+    let e = error_of("sample_interval = \"100ms\"", "sample_interval = \"10us\"");
+    assert!(
+        e.starts_with("limits.max_series_rows: the time series would have 50000005 rows (10000001 samples x (1 flows + 4 links))"),
+        "{e}"
+    );
+    // Raised, it passes the row limit and the memory estimate (10^7 × 84 + 4·10^7 × 40 bytes) decides.
+    let e = error_of(
+        "sample_interval = \"100ms\"",
+        "sample_interval = \"10us\"\nlimits = { max_series_rows = 100000000, max_memory = \"1GB\" }",
+    );
+    assert!(e.starts_with("limits.max_memory: the run needs about 2440MB"), "{e}");
+    assert!(e.contains("time series 2440MB") && e.contains("above the limit of 1000MB"), "{e}");
+    let e = error_of("sample_interval = \"100ms\"", "sample_interval = \"100ms\"\nlimits = { max_events = 0 }");
+    assert!(e.starts_with("limits.max_events: must be at least 1"), "{e}");
+    let e = error_of("sample_interval = \"100ms\"", "sample_interval = \"100ms\"\nlimits = { max_cpu = 3 }");
+    assert!(e.starts_with("limits") && e.contains("unknown field `max_cpu`"), "{e}");
+}
+
+/// A wall-clock limit stops the run with one line naming it (here one already spent at the
+/// first check).
+#[test]
+fn a_wall_clock_limit_stops_the_run() {
+    let text = BASE.replacen("nodes = [", "limits = { wall_clock = \"1ns\" }\nnodes = [", 1);
+    let e = airtcp::run_toml(&text, None).unwrap_err().to_string();
+    assert!(e.starts_with("limits.wall_clock: the run took longer than 0.000000001s of wall-clock time (stopped at t = 0s of 100s"), "{e}");
 }

@@ -5,14 +5,15 @@ use std::sync::atomic::AtomicBool;
 const FIG10: &str = include_str!("../../../examples/jersey_fig10.toml");
 
 /// Slicing the run to read the flag changes no event's order: summary and series are identical
-/// to an uninterrupted `run`, for a lossy 1000-s run: its slices start at 1 ms and double while
+/// to a run in one slice, for a lossy 1000-s run: its slices start at 1 ms and double while
 /// they hold under half of `EVENTS_PER_STOP_CHECK`, so its ~255 000 events cross some twenty
 /// slice boundaries, the later slices sized by the event count.
 #[test]
 fn unset_flag_gives_the_same_results_as_run() {
     let text = FIG10.replacen("duration = \"100s\"", "duration = \"1000s\"", 1);
     assert_ne!(text, FIG10);
-    let plain = airtcp::run_toml(&text, Some(7)).unwrap();
+    let scenario = airtcp::scenario::parse(&text).unwrap();
+    let plain = airtcp::sim::Simulator::build(&scenario, 7).unwrap().run_in_one_slice();
     let never = AtomicBool::new(false);
     let sliced = airtcp::run_toml_in_until_stopped(&text, Some(7), None, &never).unwrap().expect("not stopped");
     assert!(plain.summary.events > airtcp::sim::EVENTS_PER_STOP_CHECK, "too few events for sized slices");
@@ -25,7 +26,11 @@ fn unset_flag_gives_the_same_results_as_run() {
 /// `run_many` starts none of its jobs.
 #[test]
 fn set_flag_stops_runs_and_jobs() {
-    let long = FIG10.replacen("duration = \"100s\"", "duration = \"1000000s\"", 1);
+    let long = FIG10.replacen("duration = \"100s\"", "duration = \"1000000s\"", 1).replacen(
+        "sample_interval = \"100ms\"",
+        "sample_interval = \"10s\"",
+        1,
+    );
     assert_ne!(long, FIG10);
     let stop = AtomicBool::new(true);
     assert!(airtcp::run_toml_in_until_stopped(&long, None, None, &stop).unwrap().is_none());

@@ -33,6 +33,12 @@ pub fn parse_mahimahi(text: &str) -> Result<Vec<u64>, String> {
             continue;
         }
         let ms: u64 = l.parse().map_err(|_| format!("line {}: '{l}' is not a whole number of milliseconds", i + 1))?;
+        // The time range of every scenario duration (`time::MAX_DURATION_NS`), so the period and
+        // the opportunity times stay exact in nanoseconds.
+        let max_ms = crate::time::MAX_DURATION_NS / 1_000_000;
+        if ms > max_ms {
+            return Err(format!("line {}: {ms} ms is out of range (allowed: 0 to {max_ms})", i + 1));
+        }
         if out.last().is_some_and(|&p| ms < p) {
             return Err(format!("line {}: timestamps must not decrease ({ms} after {})", i + 1, out.last().unwrap()));
         }

@@ -119,16 +119,57 @@ pub struct Packet {
 }
 
 /// Slab of packets with a free list.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct PacketArena {
     slots: Vec<Packet>,
     free: Vec<PacketId>,
     live: usize,
+    /// Most slots the arena may hold before [`PacketArena::over_cap`] says so (the run's memory
+    /// limit); `usize::MAX` when unlimited. Checked only when the arena grows, off the hot path.
+    cap: usize,
+    /// The arena grew past `cap`: the run must stop after the current event.
+    over_cap: bool,
+}
+
+/// Bytes a live packet costs: its slot and one 16-byte entry in a link's queue or flight ring
+/// (the memory limit converts to a packet count with it).
+pub const PACKET_BYTES: u64 = std::mem::size_of::<Packet>() as u64 + 16;
+
+impl Default for PacketArena {
+    fn default() -> Self {
+        PacketArena { slots: Vec::new(), free: Vec::new(), live: 0, cap: usize::MAX, over_cap: false }
+    }
 }
 
 impl PacketArena {
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// An arena that reports [`PacketArena::over_cap`] once it holds more than `cap` slots (it
+    /// keeps working: the caller stops the run at the next event boundary). The cap also keeps
+    /// slot ids inside `PacketId`.
+    pub fn with_cap(cap: usize) -> Self {
+        PacketArena { cap: cap.min(PacketId::MAX as usize), ..Self::default() }
+    }
+
+    /// The most slots before [`PacketArena::over_cap`].
+    pub fn cap(&self) -> usize {
+        self.cap
+    }
+
+    /// Whether the arena has grown past its cap.
+    #[inline]
+    pub fn over_cap(&self) -> bool {
+        self.over_cap
+    }
+
+    /// Called when a new slot is added: the only place the arena grows.
+    #[cold]
+    fn grew(&mut self) {
+        if self.slots.len() > self.cap {
+            self.over_cap = true;
+        }
     }
 
     /// Stores `p` and returns its id, reusing a freed slot when there is one.
@@ -140,6 +181,9 @@ impl PacketArena {
             id
         } else {
             self.slots.push(p);
+            if self.slots.len() > self.cap {
+                self.grew();
+            }
             (self.slots.len() - 1) as PacketId
         }
     }
@@ -163,6 +207,9 @@ impl PacketArena {
                     corrupted: false,
                     tcp: TcpHeader::default(),
                 });
+                if self.slots.len() > self.cap {
+                    self.grew();
+                }
                 (self.slots.len() - 1) as PacketId
             }
         };

@@ -71,10 +71,59 @@ pub struct Scenario {
     pub links: Vec<LinkSpec>,
     #[serde(default)]
     pub flows: Vec<FlowSpec>,
+    /// Resource limits of the run: a run that would exceed one is refused or stopped with an
+    /// error naming it, never killed for memory or left running for hours.
+    #[serde(default)]
+    pub limits: Limits,
     /// Folder that relative paths in the scenario (trace files) are resolved against: the
     /// scenario file's folder when it was loaded from a file, else the working directory.
     #[serde(skip)]
     pub base_dir: Option<std::path::PathBuf>,
+}
+
+/// Resource limits (issue 25): sane defaults that a user with a bigger machine or a longer run can
+/// raise. The memory and series limits are checked before anything is allocated; events and wall
+/// time while running (between slices of events, so they cost nothing per event).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Limits {
+    /// Events the run may handle. The default, 10⁹, is about a minute of wall time (Fig. 10's
+    /// 100 s take 3·10⁴); every experiment in `experiments/` needs under 10⁸.
+    #[serde(default = "default_max_events")]
+    pub max_events: u64,
+    /// Rows of the time series (flow rows plus link rows: samples × (flows + links)). The default,
+    /// 5·10⁶, is 0.3 GB in the engine and some 1.5 GB once handed to Python.
+    #[serde(default = "default_max_series_rows")]
+    pub max_series_rows: u64,
+    /// Bound on the engine's estimate of the memory the run allocates in proportion to its
+    /// settings (routing table, flow state, time series, trace opportunities).
+    #[serde(default = "default_max_memory")]
+    pub max_memory: ByteSize,
+    /// Wall-clock time the run may take; none by default, since a limit on it makes whether a run
+    /// completes depend on the machine (the results of a run that completes do not).
+    #[serde(default)]
+    pub wall_clock: Option<SimDuration>,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_events: default_max_events(),
+            max_series_rows: default_max_series_rows(),
+            max_memory: default_max_memory(),
+            wall_clock: None,
+        }
+    }
+}
+
+fn default_max_events() -> u64 {
+    1_000_000_000
+}
+fn default_max_series_rows() -> u64 {
+    5_000_000
+}
+fn default_max_memory() -> ByteSize {
+    ByteSize(4_000_000_000)
 }
 
 fn default_name() -> String {

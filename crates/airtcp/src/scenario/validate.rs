@@ -12,6 +12,35 @@ fn err<T>(field: impl std::fmt::Display, msg: impl std::fmt::Display) -> Result<
     Err(ScenarioError::new(field, msg))
 }
 
+/// The most nodes a scenario may name. Routing keeps a next hop for every (node, destination)
+/// pair, 4 bytes each: 400 MB at this bound.
+pub const MAX_NODES: usize = 10_000;
+
+/// The longest queue, receiver window or initial window, in packets. A million 1500-byte packets
+/// is 1.5 GB of buffer: beyond it a value is a typo, and it would size allocations.
+pub const MAX_PKTS: u32 = 1_000_000;
+
+/// The shortest mean time or period of anything that recurs on its own (timers, on/off and call
+/// processes, Gilbert–Elliott sojourns): 1 µs. Below it a single flow or channel makes a billion
+/// events per simulated second, and the run looks hung (1 ns used to).
+pub const MIN_PERIOD_NS: u64 = 1_000;
+
+/// A count in packets (queue limit, windows): 1 to [`MAX_PKTS`].
+fn pkts(field: String, v: u32) -> Result<(), ScenarioError> {
+    if !(1..=MAX_PKTS).contains(&v) {
+        return err(field, format!("{v} is out of range (allowed: 1 to {MAX_PKTS})"));
+    }
+    Ok(())
+}
+
+/// A recurring period or mean time: at least [`MIN_PERIOD_NS`].
+fn period(field: String, d: SimDuration) -> Result<(), ScenarioError> {
+    if d.as_nanos() < MIN_PERIOD_NS {
+        return err(field, format!("{}ns is out of range (allowed: 1us to 10000000s)", d.as_nanos()));
+    }
+    Ok(())
+}
+
 fn probability(field: String, p: f64) -> Result<(), ScenarioError> {
     if !(0.0..=1.0).contains(&p) || p.is_nan() {
         return err(field, format!("{p} is out of range (allowed: 0 to 1)"));
@@ -21,20 +50,22 @@ fn probability(field: String, p: f64) -> Result<(), ScenarioError> {
 
 fn check_queue(field: &str, q: &QueueSpec) -> Result<(), ScenarioError> {
     match q {
-        QueueSpec::Droptail(DropTailSpec { limit_pkts }) => {
-            if *limit_pkts == 0 {
-                return err(format!("{field}.limit_pkts"), "must be at least 1 packet");
-            }
-        }
+        QueueSpec::Droptail(DropTailSpec { limit_pkts }) => pkts(format!("{field}.limit_pkts"), *limit_pkts)?,
         QueueSpec::Red(RedSpec { limit_pkts, min_th_pkts, max_th_pkts, weight, max_p, .. }) => {
-            if *limit_pkts == 0 {
-                return err(format!("{field}.limit_pkts"), "must be at least 1 packet");
+            pkts(format!("{field}.limit_pkts"), *limit_pkts)?;
+            // Thresholds above the buffer would never be reached by the average queue: RED would
+            // silently be DropTail.
+            if !(*min_th_pkts >= 0.0 && *min_th_pkts < *limit_pkts as f64) {
+                return err(
+                    format!("{field}.min_th_pkts"),
+                    format!("{min_th_pkts} is out of range (allowed: 0 to below limit_pkts = {limit_pkts})"),
+                );
             }
-            if min_th_pkts.is_nan() || *min_th_pkts < 0.0 {
-                return err(format!("{field}.min_th_pkts"), format!("{min_th_pkts} is out of range (allowed: >= 0)"));
-            }
-            if max_th_pkts.is_nan() || *max_th_pkts <= *min_th_pkts {
-                return err(format!("{field}.max_th_pkts"), format!("{max_th_pkts} must be greater than min_th_pkts ({min_th_pkts})"));
+            if !(*max_th_pkts > *min_th_pkts && *max_th_pkts <= *limit_pkts as f64) {
+                return err(
+                    format!("{field}.max_th_pkts"),
+                    format!("{max_th_pkts} is out of range (allowed: above min_th_pkts = {min_th_pkts}, up to limit_pkts = {limit_pkts})"),
+                );
             }
             if !(*weight > 0.0 && *weight <= 1.0) {
                 return err(format!("{field}.weight"), format!("{weight} is out of range (allowed: 0 < weight <= 1)"));
@@ -44,9 +75,7 @@ fn check_queue(field: &str, q: &QueueSpec) -> Result<(), ScenarioError> {
             }
         }
         QueueSpec::Cw(CwSpec { limit_pkts, weight, threshold_pkts, .. }) => {
-            if *limit_pkts == 0 {
-                return err(format!("{field}.limit_pkts"), "must be at least 1 packet");
-            }
+            pkts(format!("{field}.limit_pkts"), *limit_pkts)?;
             if !(*weight > 0.0 && *weight <= 1.0) {
                 return err(format!("{field}.weight"), format!("{weight} is out of range (allowed: 0 < weight <= 1)"));
             }
@@ -73,16 +102,20 @@ fn check_channel(field: &str, c: &ChannelSpec) -> Result<(), ScenarioError> {
             match (g.p_stay_good, g.q_stay_bad, g.mean_good, g.mean_bad) {
                 (Some(p), Some(q), None, None) => {
                     probability(format!("{field}.p_stay_good"), p)?;
-                    probability(format!("{field}.q_stay_bad"), q)
-                }
-                (None, None, Some(g_), Some(b)) => {
-                    if g_.as_nanos() == 0 {
-                        return err(format!("{field}.mean_good"), "must be greater than 0s");
-                    }
-                    if b.as_nanos() == 0 {
-                        return err(format!("{field}.mean_bad"), "must be greater than 0s");
+                    probability(format!("{field}.q_stay_bad"), q)?;
+                    // Both 1: the chain never leaves its first state, and its stationary share of
+                    // bad packets, (1 − p)/(2 − p − q), is 0/0.
+                    if p == 1.0 && q == 1.0 {
+                        return err(
+                            format!("{field}.q_stay_bad"),
+                            "p_stay_good and q_stay_bad are both 1: the channel never changes state (allowed: p_stay_good + q_stay_bad < 2)",
+                        );
                     }
                     Ok(())
+                }
+                (None, None, Some(g_), Some(b)) => {
+                    period(format!("{field}.mean_good"), g_)?;
+                    period(format!("{field}.mean_bad"), b)
                 }
                 _ => err(
                     field,
@@ -376,8 +409,8 @@ fn check_onoff(i: usize, rate: DataRate, packet_bytes: u32, mean_on: SimDuration
     if packet_bytes == 0 || packet_bytes > 65_000 {
         return err(format!("flows[{i}].packet_bytes"), format!("{packet_bytes} is out of range (allowed: 1 to 65000)"));
     }
-    positive(format!("flows[{i}].mean_on"), mean_on)?;
-    positive(format!("flows[{i}].mean_off"), mean_off)
+    period(format!("flows[{i}].mean_on"), mean_on)?;
+    period(format!("flows[{i}].mean_off"), mean_off)
 }
 
 /// Checks everything a type cannot; returns the first problem found.
@@ -402,6 +435,9 @@ pub fn validate_and_load(s: &Scenario) -> Result<LoadedTraces, ScenarioError> {
     }
     if s.nodes.is_empty() {
         return err("nodes", "at least one node is required");
+    }
+    if s.nodes.len() > MAX_NODES {
+        return err("nodes", format!("{} nodes is out of range (allowed: 1 to {MAX_NODES})", s.nodes.len()));
     }
     let mut ids = HashMap::new();
     for (i, n) in s.nodes.iter().enumerate() {
@@ -487,9 +523,7 @@ pub fn validate_and_load(s: &Scenario) -> Result<LoadedTraces, ScenarioError> {
                 format!("must be from 1 to 1000, got {}", l.link_retransmission_max),
             );
         }
-        if l.link_retransmission_timeout.as_nanos() == 0 {
-            return err(format!("links[{i}].link_retransmission_timeout"), "must be greater than 0s");
-        }
+        period(format!("links[{i}].link_retransmission_timeout"), l.link_retransmission_timeout)?;
         let mut dirs = vec![(f, t)];
         if l.duplex {
             dirs.push((t, f));
@@ -507,6 +541,23 @@ pub fn validate_and_load(s: &Scenario) -> Result<LoadedTraces, ScenarioError> {
     let routes = RoutingTable::build(s.nodes.len(), &one_way);
     let mut names = HashMap::new();
     for (i, fl) in s.flows.iter().enumerate() {
+        // Before the instances are built: a count of 4 294 967 295 used to make that many names.
+        if let FlowSpec::Tcp(t) = fl {
+            if !(1..=100_000).contains(&t.count) {
+                return err(format!("flows[{i}].count"), format!("{} is out of range (allowed: 1 to 100000)", t.count));
+            }
+            // The group's last start, in exact arithmetic: it must stay in the time range.
+            let last = t.start.as_nanos() as u128 + (t.count as u128 - 1) * t.start_spacing.as_nanos() as u128;
+            if last > crate::time::MAX_DURATION_NS as u128 {
+                return err(
+                    format!("flows[{i}].start_spacing"),
+                    format!(
+                        "the group's last start, start + (count - 1) * start_spacing = {}s, is out of range (allowed: up to 10000000s)",
+                        last as f64 / 1e9
+                    ),
+                );
+            }
+        }
         for inst in flow_instances(fl, i) {
             if let Some(j) = names.insert(inst.name.clone(), i) {
                 let whose = if j == i { String::new() } else { format!(" (also flows[{j}])") };
@@ -534,9 +585,6 @@ pub fn validate_and_load(s: &Scenario) -> Result<LoadedTraces, ScenarioError> {
         }
         match fl {
             FlowSpec::Tcp(t) => {
-                if !(1..=100_000).contains(&t.count) {
-                    return err(format!("flows[{i}].count"), format!("{} is out of range (allowed: 1 to 100000)", t.count));
-                }
                 if t.start_jitter.as_nanos() > s.duration.as_nanos() {
                     return err(
                         format!("flows[{i}].start_jitter"),
@@ -607,12 +655,8 @@ pub fn validate_and_load(s: &Scenario) -> Result<LoadedTraces, ScenarioError> {
                 if !(1..=65_000).contains(&t.mss_bytes) {
                     return err(format!("flows[{i}].mss_bytes"), format!("{} is out of range (allowed: 1 to 65000)", t.mss_bytes));
                 }
-                if t.rwnd_pkts == 0 {
-                    return err(format!("flows[{i}].rwnd_pkts"), "must be at least 1");
-                }
-                if t.initial_cwnd_pkts == 0 {
-                    return err(format!("flows[{i}].initial_cwnd_pkts"), "must be at least 1");
-                }
+                pkts(format!("flows[{i}].rwnd_pkts"), t.rwnd_pkts)?;
+                pkts(format!("flows[{i}].initial_cwnd_pkts"), t.initial_cwnd_pkts)?;
                 if t.max_cwnd_pkts == Some(0) {
                     return err(format!("flows[{i}].max_cwnd_pkts"), "must be at least 1");
                 }
@@ -625,14 +669,13 @@ pub fn validate_and_load(s: &Scenario) -> Result<LoadedTraces, ScenarioError> {
                 if t.bytes.is_some_and(|b| b.0 == 0) {
                     return err(format!("flows[{i}].bytes"), "must be greater than 0B");
                 }
+                period(format!("flows[{i}].max_rto"), t.max_rto)?;
+                period(format!("flows[{i}].initial_rto"), t.initial_rto)?;
                 if t.min_rto > t.max_rto {
                     return err(format!("flows[{i}].min_rto"), "must not exceed max_rto");
                 }
-                if t.max_rto.as_nanos() == 0 {
-                    return err(format!("flows[{i}].max_rto"), "must be greater than 0s");
-                }
-                if t.delayed_ack && t.delack_timeout.as_nanos() == 0 {
-                    return err(format!("flows[{i}].delack_timeout"), "must be greater than 0s when delayed_ack = true");
+                if t.delayed_ack {
+                    period(format!("flows[{i}].delack_timeout"), t.delack_timeout)?;
                 }
             }
             FlowSpec::OnOff(o) => check_onoff(i, o.rate, o.packet_bytes, o.mean_on, o.mean_off)?,
@@ -641,8 +684,8 @@ pub fn validate_and_load(s: &Scenario) -> Result<LoadedTraces, ScenarioError> {
                 if !(1..=10_000).contains(&v.sources) {
                     return err(format!("flows[{i}].sources"), format!("{} is out of range (allowed: 1 to 10000)", v.sources));
                 }
-                positive(format!("flows[{i}].call_interarrival"), v.call_interarrival)?;
-                positive(format!("flows[{i}].call_duration"), v.call_duration)?;
+                period(format!("flows[{i}].call_interarrival"), v.call_interarrival)?;
+                period(format!("flows[{i}].call_duration"), v.call_duration)?;
             }
             FlowSpec::Cbr(c) => {
                 if c.packet_bytes == 0 || c.packet_bytes > 65_000 {
@@ -685,5 +728,104 @@ pub fn validate_and_load(s: &Scenario) -> Result<LoadedTraces, ScenarioError> {
             }
         }
     }
+    check_limits(s, one_way.len() as u64, &traces)?;
     Ok(traces)
+}
+
+/// Engine bytes per flow besides its time series: sender, receiver, window policy and their
+/// buffers at rest (2.9 kB measured with 10⁵ Reno flows; rounded up).
+const FLOW_STATE_BYTES: u64 = 4096;
+
+/// The engine's memory that a scenario's settings alone decide (bytes): what
+/// `limits.max_memory` is checked against before the run, and what it leaves for packets.
+#[derive(Debug, Clone, Copy)]
+pub struct MemoryEstimate {
+    /// Next hops: nodes² × 4 bytes.
+    pub routing: u64,
+    /// Per-flow state besides the series ([`FLOW_STATE_BYTES`] a flow).
+    pub flow_state: u64,
+    /// Time series rows × their bytes.
+    pub series: u64,
+    /// Trace capacities' delivery opportunities (held in milliseconds and nanoseconds).
+    pub trace_bytes: u64,
+    /// The sum.
+    pub total: u64,
+}
+
+/// [`MemoryEstimate`] of a validated scenario with `one_way_links` link directions.
+pub fn memory_estimate(s: &Scenario, one_way_links: u64, traces: &LoadedTraces) -> MemoryEstimate {
+    use crate::output::{FlowSeries, LinkSeries};
+    let flows: u64 = s
+        .flows
+        .iter()
+        .map(|f| match f {
+            FlowSpec::Tcp(t) => t.count as u64 * if t.direction == Direction::Both { 2 } else { 1 },
+            _ => 1,
+        })
+        .sum();
+    let samples = s.duration.as_nanos() / s.sample_interval.as_nanos() + 1;
+    let n = s.nodes.len() as u64;
+    let routing = n * n * 4;
+    let flow_state = flows.saturating_mul(FLOW_STATE_BYTES);
+    // Saturating: a user may raise max_series_rows to anything, and an estimate that saturates
+    // is above every limit, which is the right answer.
+    let series = (samples.saturating_mul(flows))
+        .saturating_mul(FlowSeries::ROW_BYTES)
+        .saturating_add(samples.saturating_mul(one_way_links).saturating_mul(LinkSeries::ROW_BYTES));
+    let trace_bytes: u64 = traces.iter().flatten().flatten().map(|t| t.len() as u64 * 16).sum();
+    let total = routing.saturating_add(flow_state).saturating_add(series).saturating_add(trace_bytes);
+    MemoryEstimate { routing, flow_state, series, trace_bytes, total }
+}
+
+/// Checks the settings of `limits` and the run's size against them, before anything is built: the
+/// time series' rows against `max_series_rows`, the memory estimate against `max_memory`.
+fn check_limits(s: &Scenario, one_way_links: u64, traces: &LoadedTraces) -> Result<(), ScenarioError> {
+    let l = &s.limits;
+    if l.max_events == 0 {
+        return err("limits.max_events", "must be at least 1");
+    }
+    if l.max_memory.0 == 0 {
+        return err("limits.max_memory", "must be greater than 0B");
+    }
+    if l.wall_clock.is_some_and(|w| w.as_nanos() == 0) {
+        return err("limits.wall_clock", "must be greater than 0s");
+    }
+    let flows: u64 = s
+        .flows
+        .iter()
+        .map(|f| match f {
+            FlowSpec::Tcp(t) => t.count as u64 * if t.direction == Direction::Both { 2 } else { 1 },
+            _ => 1,
+        })
+        .sum();
+    // Samples at 0, Δ, 2Δ, … up to the end (the engine's `Event::Sample`).
+    let samples = s.duration.as_nanos() / s.sample_interval.as_nanos() + 1;
+    let (flow_rows, link_rows) = (samples * flows, samples * one_way_links);
+    let rows = flow_rows + link_rows;
+    if rows > l.max_series_rows {
+        return err(
+            "limits.max_series_rows",
+            format!(
+                "the time series would have {rows} rows ({samples} samples x ({flows} flows + {one_way_links} links)), above the limit of {} (raise limits.max_series_rows or lengthen sample_interval)",
+                l.max_series_rows
+            ),
+        );
+    }
+    let MemoryEstimate { routing, flow_state, series, trace_bytes, total } = memory_estimate(s, one_way_links, traces);
+    if total > l.max_memory.0 {
+        let mb = |b: u64| format!("{:.0}MB", b as f64 / 1e6);
+        return err(
+            "limits.max_memory",
+            format!(
+                "the run needs about {} (routing {}, flow state {}, time series {}, traces {}), above the limit of {} (raise limits.max_memory)",
+                mb(total),
+                mb(routing),
+                mb(flow_state),
+                mb(series),
+                mb(trace_bytes),
+                mb(l.max_memory.0)
+            ),
+        );
+    }
+    Ok(())
 }
