@@ -130,3 +130,27 @@ def test_jain_fairness_bounds(xs):
 def test_engine_jain_matches_python(result):
     goodputs = [f["goodput_bps"] for f in result.summary["flows"] if f["kind"] == "tcp"]
     assert result.summary["jain_fairness_tcp"] == pytest.approx(airtcp.jain_fairness(goodputs))
+
+
+def test_a_plot_of_many_flows_draws_the_first_ones_and_their_total():
+    """A line and a legend entry per flow made 10 001 flows take over 300 s to draw (issue 25): past
+    PLOT_MAX_FLOWS the plot draws the first ones and the total goodput of all."""
+    from airtcp.plots import PLOT_MAX_FLOWS, run_figure
+
+    text = GOOD.read_text().replace('start = "500ms"', 'start = "500ms"\ncount = 40', 1).replace('duration = "10s"', 'duration = "2s"', 1)
+    result = airtcp.run(text)
+    assert result.flow_series["flow"].n_unique() == 41
+    fig = run_figure(result)
+    ax_c, ax_g = fig.axes
+    cwnd_labels = [t.get_text() for t in ax_c.get_legend().get_texts()]
+    goodput_labels = [t.get_text() for t in ax_g.get_legend().get_texts()]
+    assert cwnd_labels == ["a"] + [f"b.{k}" for k in range(PLOT_MAX_FLOWS - 1)]
+    assert goodput_labels == cwnd_labels + ["total, all 41 flows"]
+    assert "first 20 of 41 flows" in ax_c.get_title()
+    # The total is the sum over every flow, not only the ones drawn.
+    total_line = ax_g.get_lines()[-1]
+    from airtcp.plots import goodput_series
+
+    gp = goodput_series(result.flow_series)
+    want = gp.group_by("time_s", maintain_order=True).agg(pl.col("goodput_mbps").sum()).sort("time_s")
+    assert list(total_line.get_ydata()) == pytest.approx(want["goodput_mbps"].to_list())

@@ -160,3 +160,38 @@ def test_capacity_averaging_under_one_bit_per_second_is_one_line(tmp_path):
     r = run_cli("validate", str(bad))
     assert r.returncode == 2, (r.returncode, r.stderr)
     assert len(r.stderr.splitlines()) == 1 and "below 1 bit/s" in r.stderr, r.stderr
+
+
+# Issue 25's inputs that wrapped time, hung or exhausted memory: each is now one line naming the
+# field and its range, from `airtcp run` (before anything is built, so well within the timeout).
+HOSTILE = {
+    "delay_584_years": (('delay = "20ms"', 'delay = "18000000000s"'), "links[0].delay"),
+    "spacing_near_2_63_ns": (('start = "500ms"', 'start = "500ms"\ncount = 3\nstart_spacing = "9000000s"'), "flows[1].start_spacing"),
+    "rto_1ns": (('recovery = "newreno"', 'recovery = "newreno"\nmin_rto = "1ns"\nmax_rto = "1ns"'), "flows[0].max_rto"),
+    "gilbert_elliott_1ns": (
+        ('channel = { kind = "uniform", loss = 0.02 }', 'channel = { kind = "gilbert-elliott", mean_good = "1ns", mean_bad = "1ns" }'),
+        "links[1].channel.mean_good",
+    ),
+    "count_2_32": (('start = "500ms"', 'start = "500ms"\ncount = 4294967295'), "flows[1].count"),
+    "windows_2_32": (('recovery = "newreno"', 'recovery = "newreno"\nrwnd_pkts = 4294967295\ninitial_cwnd_pkts = 4294967295'), "flows[0].rwnd_pkts"),
+    "ten_million_samples": (('sample_interval = "100ms"', 'sample_interval = "1us"'), "limits.max_series_rows"),
+    "red_above_buffer": (
+        ('queue = { kind = "droptail", limit_pkts = 30 }\nchannel', 'queue = { kind = "red", limit_pkts = 30, min_th_pkts = 40, max_th_pkts = 50 }\nchannel'),
+        "links[1].queue.min_th_pkts",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE))
+def test_inputs_that_wrapped_hung_or_exhausted_memory_are_one_line(name, tmp_path):
+    (old, new), field = HOSTILE[name]
+    text = GOOD.read_text()
+    assert old in text
+    path = tmp_path / f"{name}.toml"
+    path.write_text(text.replace(old, new, 1))
+    r = run_cli("run", str(path), "--out", str(tmp_path / "out"), timeout=60)
+    assert r.returncode == 2, (r.returncode, r.stderr[-2000:])
+    lines = r.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"error: {field}"), lines
+    assert "allowed" in lines[0] or "above the limit" in lines[0], lines
+    assert not (tmp_path / "out").exists()
