@@ -209,6 +209,7 @@ impl Simulator {
                     pending_done: 0,
                     drops_ahead: Ring::new(),
                     in_flight: Ring::new(),
+                    attempts: Ring::new(),
                     stats: LinkStats::default(),
                     name,
                 });
@@ -474,6 +475,7 @@ impl Simulator {
                 // The link's next packet in flight takes this event's place in the heap.
                 let l = &mut self.links[link as usize];
                 let (_, pkt) = l.in_flight.pop_front().expect("arrival without a packet in flight");
+                l.stats.arrived_packets += 1;
                 match l.in_flight.front() {
                     Some(&(next, _)) => self.queue.replace_top(next, ev),
                     None => {
@@ -571,6 +573,8 @@ impl Simulator {
                     if p.dst != link.to {
                         if let Some(next) = self.routes.next_hop(link.to, p.dst) {
                             if self.cut_feeder[next as usize] == Some(l as u32) {
+                                // It arrives at `at_ns` (after the run's end: see `output`).
+                                link.stats.arrived_packets += 1;
                                 (l, at) = (next as usize, at_ns);
                                 continue;
                             }
@@ -610,6 +614,7 @@ impl Simulator {
             _ => p.size_bytes,
         };
         let sdu = crate::channel::hsdpa::Sdu { pkt, air_bytes: air, ecn: p.ecn };
+        link.stats.offered_packets += 1;
         match hop.cell.offer(now, f, &self.flows[f].name, am, sdu, &mut link.queue_rng) {
             a @ (Admission::Queued | Admission::QueuedMarked) => {
                 if a == Admission::QueuedMarked {
@@ -657,6 +662,7 @@ impl Simulator {
         }
         for pkt in out.dropped {
             link.stats.channel_losses += 1;
+            link.stats.lost_packets += 1;
             note_drop(&mut self.flows, self.pkts.get(pkt), DropCause::Channel);
             self.pkts.free(pkt);
         }
@@ -1034,10 +1040,34 @@ impl Simulator {
             };
             flows.push(fs);
         }
+        // Packet conservation (see `LinkSummary::held_packets`): what each link holds at the end,
+        // and what it cut through to a next link for an instant after the end, which it counted
+        // as arrived but which is still on its way (propagating, or still serializing and so
+        // held already).
+        let mut held: Vec<u64> = self
+            .links
+            .iter()
+            .enumerate()
+            .map(|(li, l)| match self.cells.iter().find(|c| c.link == li) {
+                // The cell's UEs hold what they have not delivered or dropped; what they delivered
+                // propagates (in flight from the end of its TTI on).
+                Some(c) => c.cell.held_sdus() + l.in_flight.len() as u64,
+                None => l.held_at(self.end),
+            })
+            .collect();
+        let mut arrived_after = vec![0u64; self.links.len()];
+        for (next, feeder) in self.cut_feeder.iter().enumerate() {
+            if let Some(u) = *feeder {
+                let (all, propagating) = self.links[next].offers_after(self.end, self.links[u as usize].delay_ns);
+                arrived_after[u as usize] += all;
+                held[u as usize] += propagating;
+            }
+        }
         let links = self
             .links
             .iter()
-            .map(|l| {
+            .enumerate()
+            .map(|(li, l)| {
                 let st = l.stats_at(self.end);
                 LinkSummary {
                     name: l.name.clone(),
@@ -1054,6 +1084,10 @@ impl Simulator {
                     channel_losses: st.channel_losses,
                     corruptions: st.corruptions,
                     link_retransmissions: st.link_retransmissions,
+                    offered_packets: st.offered_packets,
+                    arrived_packets: st.arrived_packets - arrived_after[li],
+                    lost_packets: st.lost_packets,
+                    held_packets: held[li],
                     // A constant-rate transmitter is busy while serializing; a time-varying one
                     // can wait for capacity while holding a packet, so count bytes instead.
                     utilization: match l.capacity {
