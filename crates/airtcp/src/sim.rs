@@ -40,9 +40,9 @@ struct TcpFlow {
     timestamps: bool,
     cc_name: String,
     recovery_name: String,
-    /// For loss-differentiating policies: why each data segment (by first byte) was last dropped,
-    /// until a loss verdict on it is scored.
-    drop_causes: Option<HashMap<u64, DropCause>>,
+    /// For loss-differentiating policies: why and when each data segment (by first byte) was
+    /// dropped, until a loss verdict on it is scored (see [`take_drop_cause`]).
+    drop_causes: Option<HashMap<u64, Vec<(SimTime, DropCause)>>>,
     loss_diff: LossDifferentiation,
     /// Segments (data or ACKs) that reached their end with a corrupted payload and were discarded.
     corrupted_received: u64,
@@ -587,12 +587,13 @@ impl Simulator {
                     }
                     link.in_flight.push_back((at_ns, pkt));
                 }
+                // At the offer's instant, which is ahead of the clock on a cut-through link.
                 Offer::Lost => {
-                    note_drop(&mut self.flows, p, DropCause::Channel);
+                    note_drop(&mut self.flows, p, DropCause::Channel, at);
                     self.pkts.free(pkt);
                 }
                 Offer::Dropped => {
-                    note_drop(&mut self.flows, p, DropCause::Queue);
+                    note_drop(&mut self.flows, p, DropCause::Queue, at);
                     self.pkts.free(pkt);
                 }
             }
@@ -635,7 +636,7 @@ impl Simulator {
                 } else {
                     link.stats.overflow_drops += 1;
                 }
-                note_drop(&mut self.flows, p, DropCause::Queue);
+                note_drop(&mut self.flows, p, DropCause::Queue, now);
                 self.pkts.free(pkt);
             }
         }
@@ -663,7 +664,7 @@ impl Simulator {
         for pkt in out.dropped {
             link.stats.channel_losses += 1;
             link.stats.lost_packets += 1;
-            note_drop(&mut self.flows, self.pkts.get(pkt), DropCause::Channel);
+            note_drop(&mut self.flows, self.pkts.get(pkt), DropCause::Channel, now);
             self.pkts.free(pkt);
         }
         if hop.cell.busy() {
@@ -702,7 +703,7 @@ impl Simulator {
                             then = Then::Ack;
                         }
                     } else if p.kind == PacketKind::TcpData {
-                        note_drop(&mut self.flows, p, DropCause::Channel);
+                        note_drop(&mut self.flows, p, DropCause::Channel, now);
                     }
                 }
                 FlowKind::Udp(u) => u.corrupted_received += 1,
@@ -770,11 +771,12 @@ impl Simulator {
     }
 
     fn flush_sender(&mut self, f: usize) {
+        let now = self.now;
         let flow = &mut self.flows[f];
         let FlowKind::Tcp(t) = &mut flow.kind else { return };
         // Score the policy's loss verdicts against why the segment was really dropped.
         for (seq, congestion) in t.sender.core.verdicts.drain(..) {
-            let cause = t.drop_causes.as_mut().and_then(|m| m.remove(&seq));
+            let cause = t.drop_causes.as_mut().and_then(|m| take_drop_cause(m, seq, now));
             let d = &mut t.loss_diff;
             let slot = match (cause, congestion) {
                 (Some(DropCause::Queue), true) => &mut d.queue_drops_as_congestion,
@@ -1123,16 +1125,40 @@ impl Simulator {
     }
 }
 
-/// Records why a data segment of a loss-differentiating flow was dropped.
-fn note_drop(flows: &mut [Flow], p: &Packet, cause: DropCause) {
+/// Records why a data segment of a loss-differentiating flow was dropped, and at which instant
+/// (ahead of the clock on a cut-through link).
+fn note_drop(flows: &mut [Flow], p: &Packet, cause: DropCause, at: SimTime) {
     if p.kind != PacketKind::TcpData {
         return;
     }
     if let FlowKind::Tcp(t) = &mut flows[p.flow as usize].kind {
         if let Some(m) = &mut t.drop_causes {
-            m.insert(p.tcp.seq, cause);
+            m.entry(p.tcp.seq).or_default().push((at, cause));
         }
     }
+}
+
+/// For a loss verdict at `now` on segment `seq`: the cause of its latest drop before `now`
+/// (`None`: it had not been dropped), forgetting that drop and any earlier one.
+///
+/// Only drops at instants before `now` count, and later ones are kept for a later verdict, so the
+/// answer is the same whether a drop was noted at its instant (event by event) or earlier
+/// (cut-through, see `Simulator::enqueue`), and does not depend on the order of the events of one
+/// instant. Before, the cause was noted when the drop was decided and looked up by segment alone:
+/// a timeout while the segment still waited upstream of a cut-through link that would drop it
+/// found the drop already there (found by the invariant campaign, `airtcp::campaign`).
+fn take_drop_cause(m: &mut HashMap<u64, Vec<(SimTime, DropCause)>>, seq: u64, now: SimTime) -> Option<DropCause> {
+    let drops = m.get_mut(&seq)?;
+    // The last noted among the latest instants: the order in which one instant's drops happened.
+    let cause = drops.iter().filter(|d| d.0 < now).fold(None, |best: Option<(SimTime, DropCause)>, &d| match best {
+        Some(b) if b.0 > d.0 => Some(b),
+        _ => Some(d),
+    });
+    drops.retain(|d| d.0 >= now);
+    if drops.is_empty() {
+        m.remove(&seq);
+    }
+    cause.map(|c| c.1)
 }
 
 /// Which links may take their packets ahead of the clock (cut-through, see
