@@ -88,8 +88,10 @@ pub struct Link {
 /// first attempt, one link retransmission.
 #[derive(Debug, Clone, Copy)]
 pub struct FailedAttempt {
+    /// Its serialization interval, ns.
     pub start: u64,
     pub end: u64,
+    /// The frame's size on the wire.
     pub bytes: u32,
     /// Corrupted (counted in `corruptions`), else lost (`channel_losses`).
     pub corrupted: bool,
