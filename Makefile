@@ -19,7 +19,7 @@ KERNEL_PKGS := clang llvm libbpf-dev bpftool iperf3 libelf-dev zlib1g-dev pkg-co
 SUDO := $(shell [ "$$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1 && echo sudo)
 
 .PHONY: setup deps develop demo test test-rust test-python kernel kernel-deps bench pgo validate-ns3 validate-ns2 fmt \
-        fmt-check wheel clean distclean reproduce reproduce-quick
+        fmt-check wheel clean distclean reproduce reproduce-quick campaign
 
 ## setup: the virtual environment .venv/ with the build/test tools, and the package (editable,
 ## extension built in release mode)
@@ -133,3 +133,13 @@ clean:
 ## distclean: clean, and remove the virtual environment .venv/
 distclean: clean
 	rm -rf $(VENV)
+
+## campaign: the invariant campaign (issue 25 part 8): CAMPAIGN_RUNS random small scenarios from
+## CAMPAIGN_SEED, each run and checked (byte stream, per-link packet conservation, no negative or NaN
+## figure, cut-through equivalence; see crates/airtcp/src/campaign.rs), in the test profile so that
+## overflows and debug assertions count; prints the figure and the coverage (BENCHMARKS.md)
+CAMPAIGN_RUNS ?= 100000
+CAMPAIGN_SEED ?= 1
+CAMPAIGN_JOBS ?= 1
+campaign:
+	$(CARGO) run --profile test -p airtcp --example campaign -- --runs $(CAMPAIGN_RUNS) --seed $(CAMPAIGN_SEED) --jobs $(CAMPAIGN_JOBS)

@@ -5,6 +5,7 @@
 //! (scenario text, seed): the same inputs give bit-identical outputs on any number of threads.
 
 pub mod app;
+pub mod campaign;
 pub mod cc;
 pub mod channel;
 pub mod engine;

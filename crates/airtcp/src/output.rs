@@ -206,6 +206,30 @@ pub struct LinkSummary {
     /// Local retransmissions of TCP data frames by the link (`link_retransmission`); each failed
     /// attempt also counts in `channel_losses` or `corruptions`.
     pub link_retransmissions: u64,
+    /// Packets offered to the link by the end (to its queue, or an HSDPA cell's Node-B queues),
+    /// each once whatever became of it.
+    pub offered_packets: u64,
+    /// Packets that reached the far end by the end, corrupted ones included (each once; a frame
+    /// repaired by `link_retransmission` arrives once).
+    pub arrived_packets: u64,
+    /// Packets the channel lost for good by the end: after the link's last local retransmission
+    /// (each packet once, unlike `channel_losses`, which counts every failed attempt), or given up
+    /// on by an HSDPA cell's RLC.
+    pub lost_packets: u64,
+    /// Packets inside the link at the end, read from its state then (not counted along the run), so
+    /// that the link conserves packets exactly:
+    ///
+    /// `offered_packets = arrived_packets + overflow_drops + early_drops + lost_packets + held_packets`.
+    ///
+    /// Inside the link means offered by the end and, by then, neither dropped by the queue, nor
+    /// lost for good, nor arrived: waiting in the queue; being serialized (with
+    /// `link_retransmission`, from the first attempt to the end of the last, waits between
+    /// attempts included, since the link holds the frame meanwhile; a packet the channel loses
+    /// counts as lost once its last attempt has ended); propagating to the far end; or, in an
+    /// HSDPA cell, in a UE's Node-B queue, RLC entity or HARQ processes, or delivered by the cell
+    /// and propagating. A packet taken ahead of the simulator's clock (cut-through, see `sim`) is
+    /// counted where the event-by-event engine would have it at the end.
+    pub held_packets: u64,
     /// Fraction of the run the transmitter was busy (constant rate), or bytes sent over the
     /// capacity offered during the run (rate schedule, trace).
     pub utilization: f64,

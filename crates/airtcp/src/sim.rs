@@ -40,9 +40,9 @@ struct TcpFlow {
     timestamps: bool,
     cc_name: String,
     recovery_name: String,
-    /// For loss-differentiating policies: why each data segment (by first byte) was last dropped,
-    /// until a loss verdict on it is scored.
-    drop_causes: Option<HashMap<u64, DropCause>>,
+    /// For loss-differentiating policies: why and when each data segment (by first byte) was
+    /// dropped, until a loss verdict on it is scored (see [`take_drop_cause`]).
+    drop_causes: Option<HashMap<u64, Vec<(SimTime, DropCause)>>>,
     loss_diff: LossDifferentiation,
     /// Segments (data or ACKs) that reached their end with a corrupted payload and were discarded.
     corrupted_received: u64,
@@ -217,6 +217,7 @@ impl Simulator {
                     pending_done: 0,
                     drops_ahead: Ring::new(),
                     in_flight: Ring::new(),
+                    attempts: Ring::new(),
                     stats: LinkStats::default(),
                     name,
                 });
@@ -534,6 +535,7 @@ impl Simulator {
                 // The link's next packet in flight takes this event's place in the heap.
                 let l = &mut self.links[link as usize];
                 let (_, pkt) = l.in_flight.pop_front().expect("arrival without a packet in flight");
+                l.stats.arrived_packets += 1;
                 match l.in_flight.front() {
                     Some(&(next, _)) => self.queue.replace_top(next, ev),
                     None => {
@@ -631,6 +633,8 @@ impl Simulator {
                     if p.dst != link.to {
                         if let Some(next) = self.routes.next_hop(link.to, p.dst) {
                             if self.cut_feeder[next as usize] == Some(l as u32) {
+                                // It arrives at `at_ns` (after the run's end: see `output`).
+                                link.stats.arrived_packets += 1;
                                 (l, at) = (next as usize, at_ns);
                                 continue;
                             }
@@ -643,12 +647,13 @@ impl Simulator {
                     }
                     link.in_flight.push_back((at_ns, pkt));
                 }
+                // At the offer's instant, which is ahead of the clock on a cut-through link.
                 Offer::Lost => {
-                    note_drop(&mut self.flows, p, DropCause::Channel);
+                    note_drop(&mut self.flows, p, DropCause::Channel, at);
                     self.pkts.free(pkt);
                 }
                 Offer::Dropped => {
-                    note_drop(&mut self.flows, p, DropCause::Queue);
+                    note_drop(&mut self.flows, p, DropCause::Queue, at);
                     self.pkts.free(pkt);
                 }
             }
@@ -670,6 +675,7 @@ impl Simulator {
             _ => p.size_bytes,
         };
         let sdu = crate::channel::hsdpa::Sdu { pkt, air_bytes: air, ecn: p.ecn };
+        link.stats.offered_packets += 1;
         match hop.cell.offer(now, f, &self.flows[f].name, am, sdu, &mut link.queue_rng) {
             a @ (Admission::Queued | Admission::QueuedMarked) => {
                 if a == Admission::QueuedMarked {
@@ -690,7 +696,7 @@ impl Simulator {
                 } else {
                     link.stats.overflow_drops += 1;
                 }
-                note_drop(&mut self.flows, p, DropCause::Queue);
+                note_drop(&mut self.flows, p, DropCause::Queue, now);
                 self.pkts.free(pkt);
             }
         }
@@ -717,7 +723,8 @@ impl Simulator {
         }
         for pkt in out.dropped {
             link.stats.channel_losses += 1;
-            note_drop(&mut self.flows, self.pkts.get(pkt), DropCause::Channel);
+            link.stats.lost_packets += 1;
+            note_drop(&mut self.flows, self.pkts.get(pkt), DropCause::Channel, now);
             self.pkts.free(pkt);
         }
         if hop.cell.busy() {
@@ -756,7 +763,7 @@ impl Simulator {
                             then = Then::Ack;
                         }
                     } else if p.kind == PacketKind::TcpData {
-                        note_drop(&mut self.flows, p, DropCause::Channel);
+                        note_drop(&mut self.flows, p, DropCause::Channel, now);
                     }
                 }
                 FlowKind::Udp(u) => u.corrupted_received += 1,
@@ -824,11 +831,12 @@ impl Simulator {
     }
 
     fn flush_sender(&mut self, f: usize) {
+        let now = self.now;
         let flow = &mut self.flows[f];
         let FlowKind::Tcp(t) = &mut flow.kind else { return };
         // Score the policy's loss verdicts against why the segment was really dropped.
         for (seq, congestion) in t.sender.core.verdicts.drain(..) {
-            let cause = t.drop_causes.as_mut().and_then(|m| m.remove(&seq));
+            let cause = t.drop_causes.as_mut().and_then(|m| take_drop_cause(m, seq, now));
             let d = &mut t.loss_diff;
             let slot = match (cause, congestion) {
                 (Some(DropCause::Queue), true) => &mut d.queue_drops_as_congestion,
@@ -1094,10 +1102,34 @@ impl Simulator {
             };
             flows.push(fs);
         }
+        // Packet conservation (see `LinkSummary::held_packets`): what each link holds at the end,
+        // and what it cut through to a next link for an instant after the end, which it counted
+        // as arrived but which is still on its way (propagating, or still serializing and so
+        // held already).
+        let mut held: Vec<u64> = self
+            .links
+            .iter()
+            .enumerate()
+            .map(|(li, l)| match self.cells.iter().find(|c| c.link == li) {
+                // The cell's UEs hold what they have not delivered or dropped; what they delivered
+                // propagates (in flight from the end of its TTI on).
+                Some(c) => c.cell.held_sdus() + l.in_flight.len() as u64,
+                None => l.held_at(self.end),
+            })
+            .collect();
+        let mut arrived_after = vec![0u64; self.links.len()];
+        for (next, feeder) in self.cut_feeder.iter().enumerate() {
+            if let Some(u) = *feeder {
+                let (all, propagating) = self.links[next].offers_after(self.end, self.links[u as usize].delay_ns);
+                arrived_after[u as usize] += all;
+                held[u as usize] += propagating;
+            }
+        }
         let links = self
             .links
             .iter()
-            .map(|l| {
+            .enumerate()
+            .map(|(li, l)| {
                 let st = l.stats_at(self.end);
                 LinkSummary {
                     name: l.name.clone(),
@@ -1114,6 +1146,10 @@ impl Simulator {
                     channel_losses: st.channel_losses,
                     corruptions: st.corruptions,
                     link_retransmissions: st.link_retransmissions,
+                    offered_packets: st.offered_packets,
+                    arrived_packets: st.arrived_packets - arrived_after[li],
+                    lost_packets: st.lost_packets,
+                    held_packets: held[li],
                     // A constant-rate transmitter is busy while serializing; a time-varying one
                     // can wait for capacity while holding a packet, so count bytes instead.
                     utilization: match l.capacity {
@@ -1149,16 +1185,40 @@ impl Simulator {
     }
 }
 
-/// Records why a data segment of a loss-differentiating flow was dropped.
-fn note_drop(flows: &mut [Flow], p: &Packet, cause: DropCause) {
+/// Records why a data segment of a loss-differentiating flow was dropped, and at which instant
+/// (ahead of the clock on a cut-through link).
+fn note_drop(flows: &mut [Flow], p: &Packet, cause: DropCause, at: SimTime) {
     if p.kind != PacketKind::TcpData {
         return;
     }
     if let FlowKind::Tcp(t) = &mut flows[p.flow as usize].kind {
         if let Some(m) = &mut t.drop_causes {
-            m.insert(p.tcp.seq, cause);
+            m.entry(p.tcp.seq).or_default().push((at, cause));
         }
     }
+}
+
+/// For a loss verdict at `now` on segment `seq`: the cause of its latest drop before `now`
+/// (`None`: it had not been dropped), forgetting that drop and any earlier one.
+///
+/// Only drops at instants before `now` count, and later ones are kept for a later verdict, so the
+/// answer is the same whether a drop was noted at its instant (event by event) or earlier
+/// (cut-through, see `Simulator::enqueue`), and does not depend on the order of the events of one
+/// instant. Before, the cause was noted when the drop was decided and looked up by segment alone:
+/// a timeout while the segment still waited upstream of a cut-through link that would drop it
+/// found the drop already there (found by the invariant campaign, `airtcp::campaign`).
+fn take_drop_cause(m: &mut HashMap<u64, Vec<(SimTime, DropCause)>>, seq: u64, now: SimTime) -> Option<DropCause> {
+    let drops = m.get_mut(&seq)?;
+    // The last noted among the latest instants: the order in which one instant's drops happened.
+    let cause = drops.iter().filter(|d| d.0 < now).fold(None, |best: Option<(SimTime, DropCause)>, &d| match best {
+        Some(b) if b.0 > d.0 => Some(b),
+        _ => Some(d),
+    });
+    drops.retain(|d| d.0 >= now);
+    if drops.is_empty() {
+        m.remove(&seq);
+    }
+    cause.map(|c| c.1)
 }
 
 /// Which links may take their packets ahead of the clock (cut-through, see

@@ -208,3 +208,44 @@ fn long_feeders_at_fine_samples() {
         }
     }
 }
+
+/// A loss-differentiating flow (CAIAD) whose segments wait longer upstream than its 3-ms RTO:
+/// timeouts fire while a copy of the segment they judge is still on its way to the cut-through
+/// link R->D that will drop it. Cut through, that drop is decided (and used to be noted) when the
+/// copy leaves S, ahead of the clock; a verdict is scored against the drops before its instant
+/// only, so both engines score it as not (yet) dropped. (Before, cut-through scored 224 timeouts
+/// as queue drops where the event-by-event engine scored 88; found by the invariant campaign.)
+#[test]
+fn loss_verdicts_ignore_drops_decided_ahead_of_the_clock() {
+    let toml = r#"
+duration = "1s"
+nodes = ["S", "R", "D"]
+[[links]]
+from = "S"
+to = "R"
+rate = "2Mbps"
+delay = "1ms"
+queue = { kind = "droptail", limit_pkts = 100 }
+[[links]]
+from = "R"
+to = "D"
+rate = "1Mbps"
+delay = "1ms"
+queue = { kind = "droptail", limit_pkts = 1 }
+[[flows]]
+kind = "tcp"
+src = "S"
+dst = "D"
+cc = "caiad"
+bytes = "20000B"
+initial_cwnd_pkts = 10
+initial_rto = "3ms"
+min_rto = "3ms"
+max_rto = "3ms"
+"#;
+    // Links: 0 S->R, 1 R->S, 2 R->D, 3 D->R.
+    assert_same("spurious timeouts before a cut-through drop", toml, 1, None, &[1, 2]);
+    let out = airtcp::run_toml(toml, Some(1)).unwrap();
+    let ld = out.summary.flows[0].loss_differentiation.unwrap();
+    assert_eq!((ld.queue_drops_as_congestion, ld.undropped_as_congestion), (88, 241));
+}

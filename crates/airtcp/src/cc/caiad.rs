@@ -27,7 +27,13 @@
 //!   so far) has elapsed; T_k is its length, and the closing ACK's bytes belong to it. No sample
 //!   is taken before the first RTT sample.
 //! - t_k of eq. 3 ("the recent ACK interval") is T_k, the interval between two samples, as in the
-//!   Tustin filter Westwood applies per ACK (Jersey eq. 2).
+//!   Tustin filter Westwood applies per ACK (Jersey eq. 2), but at most 2τ: beyond it the
+//!   filter's weight of the old estimate, (2τ − t_k)/(2τ + t_k), turns negative, and after a long
+//!   period (an idle spell, a backed-off timeout) the estimate swung below zero — a negative
+//!   bandwidth (found by the invariant campaign, `airtcp::campaign`). At t_k = 2τ the old estimate
+//!   is forgotten (BWE_k is the mean of the last two samples), which is what a low-pass filter of
+//!   time constant τ has all but done after 2τ; Westwood's filter never meets the case, since it
+//!   feeds a zero sample every τ/m of silence.
 //! - The first sample initializes the filter (BWE_1 = bwe_1, and bwe_0 = bwe_1), as our
 //!   Westwood+ and Linux's `tcp_westwood.c` do; from 0 the estimate would need about 2τ to rise.
 //! - D_k counts acknowledged bytes by Mascolo's AckedCount (a duplicate ACK counts one segment;
@@ -163,8 +169,10 @@ impl Caiad {
             self.bwe = sample;
             self.last_sample = sample;
         } else {
-            // Eq. (3): BWE_k = (2τ − t_k)/(2τ + t_k)·BWE_{k−1} + t_k·(bwe_k + bwe_{k−1})/(2τ + t_k).
-            let (two_tau, t) = (2.0 * self.tau_ns as f64, t_k as f64);
+            // Eq. (3): BWE_k = (2τ − t_k)/(2τ + t_k)·BWE_{k−1} + t_k·(bwe_k + bwe_{k−1})/(2τ + t_k),
+            // with t_k at most 2τ (module docs).
+            let two_tau = 2.0 * self.tau_ns as f64;
+            let t = (t_k as f64).min(two_tau);
             self.bwe = (two_tau - t) / (two_tau + t) * self.bwe + t * (sample + self.last_sample) / (two_tau + t);
             self.last_sample = sample;
         }
@@ -293,6 +301,28 @@ mod tests {
     fn dup(now_ms: u64, ackno: u64, corrupt: Option<u64>, nc: bool, dupacks: u32) -> AckInfo<'static> {
         let h = TcpHeader { ack: ackno, corrupt_seq: corrupt, no_congestion: nc, ..TcpHeader::default() };
         AckInfo { dupacks, header: header(h), ..ack_at(now_ms * MS, 0, 50 * MS) }
+    }
+
+    /// A period longer than 2τ (here 1 s of silence with τ = 50 ms) forgets the old estimate
+    /// instead of weighting it negatively: the estimate is the mean of the last two samples, not
+    /// the (2τ − T)/(2τ + T) = −0.82 × 100 kB/s + … < 0 the literal eq. (3) gives.
+    #[test]
+    fn a_long_period_forgets_the_estimate_without_going_negative() {
+        let mut c = Caiad::new(&CaiadParams { tau: SimDuration::from_millis(50), inflate_on_no_congestion: false });
+        let mut w = Window { cwnd: 10_000, ssthresh: 5_000, mss: 1000 };
+        c.on_ack(&mut w, &ack_at(0, 1000, 50 * MS));
+        // 6000 B over 60 ms: the first sample, 100 000 B/s.
+        c.on_ack(&mut w, &ack_at(30 * MS, 3000, 50 * MS));
+        c.on_ack(&mut w, &ack_at(60 * MS, 3000, 50 * MS));
+        assert!((c.bwe - 100_000.0).abs() < 1e-6, "{}", c.bwe);
+        // 1000 B after 1 s: sample 1000 B/s; BWE = (1000 + 100 000)/2.
+        c.on_ack(&mut w, &ack_at(1060 * MS, 1000, 50 * MS));
+        assert_eq!(c.samples, 2);
+        assert!((c.bwe - 50_500.0).abs() < 1e-6, "{}", c.bwe);
+        // And from there on eq. (3) as printed (T = 60 ms < 2τ).
+        c.on_ack(&mut w, &ack_at(1120 * MS, 6000, 50 * MS));
+        let want = (0.1 - 0.06) / (0.1 + 0.06) * 50_500.0 + 0.06 * (100_000.0 + 1000.0) / 0.16;
+        assert!((c.bwe - want).abs() < 1e-6, "{} vs {want}", c.bwe);
     }
 
     /// Eqs. (1)–(3) by hand, RTT_min = 50 ms, MSS 1000, τ = 0.5 s:

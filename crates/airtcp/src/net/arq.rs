@@ -22,7 +22,7 @@
 //! caches data, not ACKs or UDP); corrupted frames are repaired like lost ones (snoop learns of
 //! both from the receiver's duplicate ACKs).
 
-use super::link::LinkStats;
+use super::link::{FailedAttempt, LinkStats, Ring};
 use crate::channel::{Capacity, Channel, Fate};
 
 /// The retransmission settings of one link direction.
@@ -36,13 +36,16 @@ pub struct LinkArq {
 
 /// Repairs a frame whose first attempt, serialized over `[start, end]`, met `fate`; returns the
 /// final fate and the serialization interval of the last attempt. Each failed attempt counts as a
-/// channel loss or corruption of the link, each repeat as a link retransmission and a packet sent.
+/// channel loss or corruption of the link, each repeat as a link retransmission and a packet sent,
+/// all at once; every failed attempt is appended to `failed` (in time order) so that counters read
+/// at a time before it ends can take it back out (`Link::stats_at`, `Link::drops_at`).
 #[allow(clippy::too_many_arguments)]
 pub fn repair(
     arq: LinkArq,
     capacity: &mut Capacity,
     channel: &mut Channel,
     stats: &mut LinkStats,
+    failed: &mut Ring<FailedAttempt>,
     delay_ns: u64,
     bytes: u32,
     header_bytes: u32,
@@ -55,6 +58,7 @@ pub fn repair(
             Fate::Lost => stats.channel_losses += 1,
             _ => stats.corruptions += 1,
         }
+        failed.push_back(FailedAttempt { start, end, bytes, corrupted: fate != Fate::Lost, retransmission: tries > 0 });
         let wait = if tries == 0 { (end - start) + 2 * delay_ns } else { arq.timeout_ns };
         let at = end + wait;
         (start, end) = capacity.serve(at, at, bytes);
@@ -91,7 +95,7 @@ mod tests {
         let mut cap = Capacity::Constant(DataRate(2_000_000));
         let mut ch = channel(1.0);
         let mut st = LinkStats::default();
-        let (fate, start, end) = repair(arq, &mut cap, &mut ch, &mut st, MS, 1000, 40, (0, 4 * MS), Fate::Lost);
+        let (fate, start, end) = repair(arq, &mut cap, &mut ch, &mut st, &mut Ring::new(), MS, 1000, 40, (0, 4 * MS), Fate::Lost);
         assert_eq!(fate, Fate::Lost);
         assert_eq!((start, end), (946 * MS, 950 * MS));
         assert_eq!((st.link_retransmissions, st.channel_losses, st.packets_sent), (10, 10, 10));
@@ -105,12 +109,12 @@ mod tests {
         let mut cap = Capacity::Constant(DataRate(2_000_000));
         let mut ch = channel(0.0);
         let mut st = LinkStats::default();
-        let (fate, start, end) = repair(arq, &mut cap, &mut ch, &mut st, MS, 1000, 40, (0, 4 * MS), Fate::Lost);
+        let (fate, start, end) = repair(arq, &mut cap, &mut ch, &mut st, &mut Ring::new(), MS, 1000, 40, (0, 4 * MS), Fate::Lost);
         assert_eq!((fate, start, end), (Fate::Delivered, 10 * MS, 14 * MS));
         assert_eq!((st.link_retransmissions, st.channel_losses), (1, 1));
         // A delivered frame is left alone.
         let mut st = LinkStats::default();
-        let r = repair(arq, &mut cap, &mut ch, &mut st, MS, 1000, 40, (0, 4 * MS), Fate::Delivered);
+        let r = repair(arq, &mut cap, &mut ch, &mut st, &mut Ring::new(), MS, 1000, 40, (0, 4 * MS), Fate::Delivered);
         assert_eq!((r, st.link_retransmissions), ((Fate::Delivered, 0, 4 * MS), 0));
     }
 }

@@ -31,6 +31,18 @@ pub struct LinkStats {
     pub busy_ns: u64,
     /// Local retransmissions of lost or corrupted TCP data frames (`link_retransmission`).
     pub link_retransmissions: u64,
+    /// Packets offered to the link (its queue, or its HSDPA cell's Node-B queues), each counted
+    /// once whatever becomes of it: the left side of the link's packet conservation identity
+    /// (`LinkSummary::held_packets` in `output`).
+    pub offered_packets: u64,
+    /// Packets that reached the link's far end (corrupted ones included: they fail their
+    /// checksum at their destination, not here). Counted when the packet arrives: at its arrival
+    /// event, or when it is cut through to the next link (see `sim`).
+    pub arrived_packets: u64,
+    /// Packets the channel lost for good: after the link's last local retransmission, or an HSDPA
+    /// cell's RLC giving up on them. Unlike `channel_losses`, which counts every failed attempt,
+    /// a frame the link's ARQ repaired is not counted, and a packet counts once.
+    pub lost_packets: u64,
 }
 
 /// One direction of a link.
@@ -63,7 +75,28 @@ pub struct Link {
     pub drops_ahead: Ring<u64>,
     /// Packets on their way to the far end, with their arrival times (non-decreasing).
     pub in_flight: Ring<(u64, PacketId)>,
+    /// The failed attempts of frames the link's ARQ repairs (see `net::arq`) that had not ended at
+    /// the simulator's clock, in time order. Their counts are added when the frame is admitted, so
+    /// readers at the clock take out those that end after it; the frame's last attempt is its
+    /// `pending` entry. Empty without `link_retransmission`.
+    pub attempts: Ring<FailedAttempt>,
     pub stats: LinkStats,
+}
+
+/// A failed serialization attempt of a frame repaired by the link's ARQ: it counted one packet
+/// sent, its bytes and busy time, one channel loss or corruption and, unless it was the frame's
+/// first attempt, one link retransmission.
+#[derive(Debug, Clone, Copy)]
+pub struct FailedAttempt {
+    /// Its serialization interval, ns.
+    pub start: u64,
+    pub end: u64,
+    /// The frame's size on the wire.
+    pub bytes: u32,
+    /// Corrupted (counted in `corruptions`), else lost (`channel_losses`).
+    pub corrupted: bool,
+    /// A retransmission (not the frame's first attempt).
+    pub retransmission: bool,
 }
 
 /// The serialization interval of an admitted packet (and whether the channel will lose it).
@@ -73,14 +106,18 @@ pub struct PendingTx {
     /// Entries offered for an instant after the simulator's clock were offered ahead of it (see
     /// [`Link::offer_at`]).
     pub offered: u64,
-    /// The link's channel-loss count before this packet, modulo 2³² (the losses among the
-    /// entries from this one on are the count now minus this, see [`Link::drops_at`]).
+    /// The link's count of packets lost for good (`lost_packets`) before this packet, modulo
+    /// 2³² (the losses among the entries from this one on are the count now minus this, see
+    /// [`Link::drops_at`]).
     pub losses_before: u32,
+    /// The serialization interval of the packet's last attempt (its only one without ARQ).
     pub start: u64,
     pub end: u64,
     pub bytes: u32,
     pub lost: bool,
     pub corrupted: bool,
+    /// The last attempt is a link-level retransmission (the ARQ repaired earlier attempts).
+    pub retransmission: bool,
 }
 
 impl Link {
@@ -90,6 +127,9 @@ impl Link {
         while self.pending.front().is_some_and(|p| p.end <= now) {
             self.pending.pop_front();
             self.pending_done = self.pending_done.saturating_sub(1);
+        }
+        while self.attempts.front().is_some_and(|a| a.end <= now) {
+            self.attempts.pop_front();
         }
     }
 
@@ -125,29 +165,53 @@ impl Link {
     }
 
     /// The drop counters (overflow, early, channel) as they stood at the end of instant `now`, the
-    /// simulator's clock: drops and losses decided ahead of the clock (see [`Link::offer_at`]) for
-    /// instants after `now` are left out, and ahead-of-clock drops up to `now` are forgotten.
-    /// Sample times must not decrease.
+    /// simulator's clock: overflow drops decided ahead of the clock (see [`Link::offer_at`]) for
+    /// instants after `now` are left out, and so are channel losses of attempts that end after
+    /// `now` (the channel's fate is drawn at admission, but a packet is lost once serialized, as
+    /// [`Link::stats_at`] counts it), and ahead-of-clock drops up to `now` are forgotten. Call
+    /// after [`Link::purge`]`(now)`; sample times must not decrease.
     pub fn drops_at(&mut self, now: u64) -> (u64, u64, u64) {
         while self.drops_ahead.front().is_some_and(|&t| t <= now) {
             self.drops_ahead.pop_front();
         }
-        // Each lost entry counted one loss when it was offered (a link ahead of the clock has no
-        // ARQ, whose repairs count more), so the entries from the first one ahead on hold the
-        // losses counted since it.
-        let ahead_losses = self
-            .pending
-            .get(self.first_offered_after(now))
-            .map_or(0, |p| (self.stats.channel_losses as u32).wrapping_sub(p.losses_before) as u64);
+        // Each entry lost for good counted one in `lost_packets` when it was admitted, so the
+        // entries from the first one still serializing on hold the losses counted since it; the
+        // ARQ's failed attempts not yet over are listed.
+        let unfinished = self.first_ending_after(now);
+        let pending_losses =
+            self.pending.get(unfinished).map_or(0, |p| (self.stats.lost_packets as u32).wrapping_sub(p.losses_before) as u64);
+        let attempt_losses = self.attempts.iter().filter(|a| a.end > now && !a.corrupted).count() as u64;
         let st = &self.stats;
-        (st.overflow_drops - self.drops_ahead.len() as u64, st.early_drops, st.channel_losses - ahead_losses)
+        (st.overflow_drops - self.drops_ahead.len() as u64, st.early_drops, st.channel_losses - pending_losses - attempt_losses)
     }
 
-    /// Counters as of `end`: packets admitted but still unserialized at `end` are taken back out,
-    /// and so are drops decided ahead of the clock for instants after `end`.
+    /// The index in `pending` of the first entry whose serialization ends after `now`, or the
+    /// number of entries: a binary search, since ends do not decrease along the FIFO.
+    fn first_ending_after(&self, now: u64) -> usize {
+        let (mut lo, mut hi) = (0, self.pending.len());
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            if self.pending.get(mid).is_some_and(|p| p.end > now) {
+                hi = mid;
+            } else {
+                lo = mid + 1;
+            }
+        }
+        lo
+    }
+
+    /// Counters as of `end`: packets admitted but still unserialized at `end` are taken back out
+    /// (with link-level retransmission, every attempt that ends after `end`), and so are drops
+    /// decided ahead of the clock for instants after `end`.
+    ///
+    /// `arrived_packets` is left as counted: packets this link cut through to the next link for an
+    /// instant after `end` are taken out by the simulator, which knows the next link (see
+    /// [`Link::offers_after`]).
     pub fn stats_at(&self, end: u64) -> LinkStats {
         let mut st = self.stats.clone();
-        st.overflow_drops -= self.drops_ahead.iter().filter(|&&t| t > end).count() as u64;
+        let drops_after = self.drops_ahead.iter().filter(|&&t| t > end).count() as u64;
+        st.overflow_drops -= drops_after;
+        st.offered_packets -= drops_after;
         // A packet offered after `end` (ahead of the clock) ends after it too: it is taken out
         // whole (its serialization starts after `end`).
         for p in self.pending.iter().filter(|p| p.end > end) {
@@ -156,12 +220,58 @@ impl Link {
             st.busy_ns -= p.end - p.start.max(end);
             if p.lost {
                 st.channel_losses -= 1;
+                st.lost_packets -= 1;
             }
             if p.corrupted {
                 st.corruptions -= 1;
             }
+            if p.offered > end {
+                st.offered_packets -= 1;
+            }
+            if p.retransmission {
+                st.link_retransmissions -= 1;
+            }
+        }
+        for a in self.attempts.iter().filter(|a| a.end > end) {
+            st.packets_sent -= 1;
+            st.bytes_sent -= a.bytes as u64;
+            st.busy_ns -= a.end - a.start.max(end);
+            if a.corrupted {
+                st.corruptions -= 1;
+            } else {
+                st.channel_losses -= 1;
+            }
+            if a.retransmission {
+                st.link_retransmissions -= 1;
+            }
         }
         st
+    }
+
+    /// Packets inside the link at `end`, the end of the run (after every event up to it), as far
+    /// as the link itself knows: offered by `end` and, by `end`, neither through the last attempt
+    /// of their serialization (waiting, being serialized, or held between attempts by the ARQ)
+    /// nor arrived (propagating). Packets cut through to the next link arrive there without an
+    /// entry here: the simulator adds those propagating at `end` (see [`Link::offers_after`]).
+    /// For an ordinary link (not an HSDPA cell, whose packets are held by the cell).
+    pub fn held_at(&self, end: u64) -> u64 {
+        let serializing = self.pending.iter().filter(|p| p.offered <= end && p.end > end).count();
+        // Every arrival up to `end` has been handled, so what is left in flight arrives after it;
+        // an entry is pushed at admission, so those still serializing are counted above.
+        let propagating = self.in_flight.iter().filter(|&&(at, _)| at - self.delay_ns <= end).count();
+        (serializing + propagating) as u64
+    }
+
+    /// Offers this link took ahead of the clock for instants after `end` (admitted or dropped by
+    /// overflow; see [`Link::offer_at`]): `(all, sent_by_end)`, where `sent_by_end` counts those
+    /// that had left their feeder's transmitter by `end` — arrival instant minus
+    /// `feeder_delay_ns`, the feeder's propagation delay, at most `end` — and were therefore
+    /// propagating on the feeder at `end`. Such offers come from the link's one feeder (cut-through):
+    /// the feeder counted them as arrived when it cut them through, although they arrive after
+    /// `end`.
+    pub fn offers_after(&self, end: u64, feeder_delay_ns: u64) -> (u64, u64) {
+        let instants = self.pending.iter().map(|p| p.offered).chain(self.drops_ahead.iter().copied()).filter(|&t| t > end);
+        instants.fold((0, 0), |(all, sent), t| (all + 1, sent + (t - feeder_delay_ns <= end) as u64))
     }
 }
 
@@ -198,6 +308,7 @@ impl Link {
     #[inline(always)]
     pub fn offer_at(&mut self, clock: u64, now: u64, bytes: u32, payload: u32, ecn: Ecn, repairable: bool) -> Offer {
         self.purge(clock);
+        self.stats.offered_packets += 1;
         // The queue at `now`: skip what has finished by then (kept for readers at the clock).
         while self.pending.get(self.pending_done).is_some_and(|p| p.end <= now) {
             self.pending_done += 1;
@@ -214,7 +325,7 @@ impl Link {
                 if ce {
                     self.stats.ce_marks += 1;
                 }
-                let losses_before = self.stats.channel_losses as u32;
+                let losses_before = self.stats.lost_packets as u32;
                 let (start, end) = self.capacity.serve(now, self.busy_until, bytes);
                 self.busy_until = end;
                 self.stats.packets_sent += 1;
@@ -222,20 +333,25 @@ impl Link {
                 self.stats.busy_ns += end - start;
                 let hdr = bytes - payload.min(bytes);
                 let (mut fate, mut start, mut end) = (self.channel.fate(bytes, hdr, start), start, end);
+                let mut retransmission = false;
                 if let Some(arq) = self.arq.filter(|_| repairable && fate != Fate::Delivered) {
                     // TLLR (net::arq): the frame is repaired locally; the link holds it meanwhile.
-                    let (c, ch, st) = (&mut self.capacity, &mut self.channel, &mut self.stats);
-                    (fate, start, end) = super::arq::repair(arq, c, ch, st, self.delay_ns, bytes, hdr, (start, end), fate);
+                    let failed_before = self.attempts.len();
+                    let (c, ch, st, at) = (&mut self.capacity, &mut self.channel, &mut self.stats, &mut self.attempts);
+                    (fate, start, end) = super::arq::repair(arq, c, ch, st, at, self.delay_ns, bytes, hdr, (start, end), fate);
+                    // Each repeat follows a failed attempt, which the repair listed.
+                    retransmission = self.attempts.len() > failed_before;
                     self.busy_until = end;
                 }
                 let lost = fate == Fate::Lost;
                 let corrupted = fate == Fate::Corrupted;
-                self.pending.push_back(PendingTx { offered: now, losses_before, start, end, bytes, lost, corrupted });
+                self.pending.push_back(PendingTx { offered: now, losses_before, start, end, bytes, lost, corrupted, retransmission });
                 if corrupted {
                     self.stats.corruptions += 1;
                 }
                 if lost {
                     self.stats.channel_losses += 1;
+                    self.stats.lost_packets += 1;
                     Offer::Lost
                 } else {
                     Offer::Arrives { at_ns: end + self.delay_ns, ce, corrupted }

@@ -292,6 +292,13 @@ impl HsdpaCell {
         self.ues.iter().flatten().map(|u| u.rlc.waiting_sdus()).sum()
     }
 
+    /// Packets the cell holds: SDUs offered and admitted and neither delivered nor dropped yet,
+    /// wherever their PDUs are (Node-B queue, RLC retransmission queue, HARQ processes, or
+    /// received and waiting for an earlier SDU). For the link's packet conservation.
+    pub fn held_sdus(&self) -> u64 {
+        self.ues.iter().flatten().map(|u| u.rlc.held_sdus()).sum()
+    }
+
     /// The summary of flow `flow`'s UE over a run of `end_ns`, if the flow has one.
     pub fn summary(&self, flow: usize, end_ns: u64) -> Option<crate::output::HsdpaUeSummary> {
         let u = self.ues.get(flow)?.as_ref()?;

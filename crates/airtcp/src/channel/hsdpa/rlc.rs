@@ -91,6 +91,12 @@ impl Rlc {
         (self.sdus.len() - self.send_idx) as u32
     }
 
+    /// SDUs accepted and neither delivered nor dropped: every live SDU holds its packet until it
+    /// is delivered (see [`Rlc::deliver_in_order`]) or dropped (discard timer, UM loss).
+    pub fn held_sdus(&self) -> u64 {
+        self.sdus.iter().filter(|s| s.pkt.is_some()).count() as u64
+    }
+
     /// Whether anything is left to send or to wait for.
     pub fn idle(&self) -> bool {
         self.sdus.is_empty() && self.retx.is_empty()
