@@ -675,7 +675,6 @@ impl Simulator {
             _ => p.size_bytes,
         };
         let sdu = crate::channel::hsdpa::Sdu { pkt, air_bytes: air, ecn: p.ecn };
-        link.stats.offered_packets += 1;
         match hop.cell.offer(now, f, &self.flows[f].name, am, sdu, &mut link.queue_rng) {
             a @ (Admission::Queued | Admission::QueuedMarked) => {
                 if a == Admission::QueuedMarked {
@@ -1146,7 +1145,7 @@ impl Simulator {
                     channel_losses: st.channel_losses,
                     corruptions: st.corruptions,
                     link_retransmissions: st.link_retransmissions,
-                    offered_packets: st.offered_packets,
+                    offered_packets: l.offered_at(self.end),
                     arrived_packets: st.arrived_packets - arrived_after[li],
                     lost_packets: st.lost_packets,
                     held_packets: held[li],

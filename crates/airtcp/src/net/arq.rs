@@ -53,12 +53,18 @@ pub fn repair(
     mut fate: Fate,
 ) -> (Fate, u64, u64) {
     let mut tries = 0;
+    // The latest failed attempt, listed once the next one is known (the last also records when
+    // the frame's final attempt ends).
+    let mut latest: Option<FailedAttempt> = None;
     while fate != Fate::Delivered && tries < arq.max_retries {
         match fate {
             Fate::Lost => stats.channel_losses += 1,
             _ => stats.corruptions += 1,
         }
-        failed.push_back(FailedAttempt { start, end, bytes, corrupted: fate != Fate::Lost, retransmission: tries > 0 });
+        if let Some(a) = latest.take() {
+            failed.push_back(a);
+        }
+        latest = Some(FailedAttempt { start, end, bytes, corrupted: fate != Fate::Lost, retransmission: tries > 0, final_end: None });
         let wait = if tries == 0 { (end - start) + 2 * delay_ns } else { arq.timeout_ns };
         let at = end + wait;
         (start, end) = capacity.serve(at, at, bytes);
@@ -68,6 +74,9 @@ pub fn repair(
         stats.busy_ns += end - start;
         fate = channel.fate(bytes, header_bytes, start);
         tries += 1;
+    }
+    if let Some(a) = latest {
+        failed.push_back(FailedAttempt { final_end: Some(end), ..a });
     }
     (fate, start, end)
 }

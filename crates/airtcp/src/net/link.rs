@@ -31,10 +31,6 @@ pub struct LinkStats {
     pub busy_ns: u64,
     /// Local retransmissions of lost or corrupted TCP data frames (`link_retransmission`).
     pub link_retransmissions: u64,
-    /// Packets offered to the link (its queue, or its HSDPA cell's Node-B queues), each counted
-    /// once whatever becomes of it: the left side of the link's packet conservation identity
-    /// (`LinkSummary::held_packets` in `output`).
-    pub offered_packets: u64,
     /// Packets that reached the link's far end (corrupted ones included: they fail their
     /// checksum at their destination, not here). Counted when the packet arrives: at its arrival
     /// event, or when it is cut through to the next link (see `sim`).
@@ -75,17 +71,18 @@ pub struct Link {
     pub drops_ahead: Ring<u64>,
     /// Packets on their way to the far end, with their arrival times (non-decreasing).
     pub in_flight: Ring<(u64, PacketId)>,
-    /// The failed attempts of frames the link's ARQ repairs (see `net::arq`) that had not ended at
-    /// the simulator's clock, in time order. Their counts are added when the frame is admitted, so
-    /// readers at the clock take out those that end after it; the frame's last attempt is its
-    /// `pending` entry. Empty without `link_retransmission`.
+    /// The failed attempts of frames the link's ARQ repairs (see `net::arq`), in time order, from
+    /// those not over at the latest repair or sample on. Their counts are added when the frame is
+    /// admitted, so readers at a time take out those that end after it; the frame's last attempt
+    /// is its `pending` entry. Empty without `link_retransmission`.
     pub attempts: Ring<FailedAttempt>,
     pub stats: LinkStats,
 }
 
 /// A failed serialization attempt of a frame repaired by the link's ARQ: it counted one packet
 /// sent, its bytes and busy time, one channel loss or corruption and, unless it was the frame's
-/// first attempt, one link retransmission.
+/// first attempt, one link retransmission. The frame's last failed attempt also stands for its
+/// final attempt's link retransmission (that attempt is the frame's `pending` entry).
 #[derive(Debug, Clone, Copy)]
 pub struct FailedAttempt {
     /// Its serialization interval, ns.
@@ -97,6 +94,9 @@ pub struct FailedAttempt {
     pub corrupted: bool,
     /// A retransmission (not the frame's first attempt).
     pub retransmission: bool,
+    /// On the frame's last failed attempt: when the frame's final attempt (a retransmission)
+    /// ends. `None` on the others.
+    pub final_end: Option<u64>,
 }
 
 /// The serialization interval of an admitted packet (and whether the channel will lose it).
@@ -116,8 +116,6 @@ pub struct PendingTx {
     pub bytes: u32,
     pub lost: bool,
     pub corrupted: bool,
-    /// The last attempt is a link-level retransmission (the ARQ repaired earlier attempts).
-    pub retransmission: bool,
 }
 
 impl Link {
@@ -128,7 +126,25 @@ impl Link {
             self.pending.pop_front();
             self.pending_done = self.pending_done.saturating_sub(1);
         }
-        while self.attempts.front().is_some_and(|a| a.end <= now) {
+    }
+
+    /// TLLR (`net::arq`): repairs a frame whose first attempt over `interval` met `fate`; the
+    /// link holds it meanwhile. Out of line: only a link with `link_retransmission` that has just
+    /// lost or corrupted a data frame comes here.
+    #[cold]
+    #[inline(never)]
+    fn repair(&mut self, arq: super::arq::LinkArq, clock: u64, bytes: u32, hdr: u32, interval: (u64, u64), fate: Fate) -> (Fate, u64, u64) {
+        self.purge_attempts(clock);
+        let (c, ch, st, at) = (&mut self.capacity, &mut self.channel, &mut self.stats, &mut self.attempts);
+        let (fate, start, end) = super::arq::repair(arq, c, ch, st, at, self.delay_ns, bytes, hdr, interval, fate);
+        self.busy_until = end;
+        (fate, start, end)
+    }
+
+    /// Forgets the ARQ's failed attempts that ended by `now` (only where the ARQ repairs frames
+    /// and at samples, so the hot path of the other links pays nothing).
+    fn purge_attempts(&mut self, now: u64) {
+        while self.attempts.front().is_some_and(|a| a.end <= now && a.final_end.is_none_or(|e| e <= now)) {
             self.attempts.pop_front();
         }
     }
@@ -174,6 +190,7 @@ impl Link {
         while self.drops_ahead.front().is_some_and(|&t| t <= now) {
             self.drops_ahead.pop_front();
         }
+        self.purge_attempts(now);
         // Each entry lost for good counted one in `lost_packets` when it was admitted, so the
         // entries from the first one still serializing on hold the losses counted since it; the
         // ARQ's failed attempts not yet over are listed.
@@ -209,9 +226,7 @@ impl Link {
     /// [`Link::offers_after`]).
     pub fn stats_at(&self, end: u64) -> LinkStats {
         let mut st = self.stats.clone();
-        let drops_after = self.drops_ahead.iter().filter(|&&t| t > end).count() as u64;
-        st.overflow_drops -= drops_after;
-        st.offered_packets -= drops_after;
+        st.overflow_drops -= self.drops_ahead.iter().filter(|&&t| t > end).count() as u64;
         // A packet offered after `end` (ahead of the clock) ends after it too: it is taken out
         // whole (its serialization starts after `end`).
         for p in self.pending.iter().filter(|p| p.end > end) {
@@ -225,27 +240,40 @@ impl Link {
             if p.corrupted {
                 st.corruptions -= 1;
             }
-            if p.offered > end {
-                st.offered_packets -= 1;
-            }
-            if p.retransmission {
-                st.link_retransmissions -= 1;
-            }
         }
-        for a in self.attempts.iter().filter(|a| a.end > end) {
-            st.packets_sent -= 1;
-            st.bytes_sent -= a.bytes as u64;
-            st.busy_ns -= a.end - a.start.max(end);
-            if a.corrupted {
-                st.corruptions -= 1;
-            } else {
-                st.channel_losses -= 1;
+        for a in self.attempts.iter() {
+            if a.end > end {
+                st.packets_sent -= 1;
+                st.bytes_sent -= a.bytes as u64;
+                st.busy_ns -= a.end - a.start.max(end);
+                if a.corrupted {
+                    st.corruptions -= 1;
+                } else {
+                    st.channel_losses -= 1;
+                }
+                if a.retransmission {
+                    st.link_retransmissions -= 1;
+                }
             }
-            if a.retransmission {
+            // The frame's final attempt, a retransmission, not over by `end` (its packet is taken
+            // out with its `pending` entry above).
+            if a.final_end.is_some_and(|e| e > end) {
                 st.link_retransmissions -= 1;
             }
         }
         st
+    }
+
+    /// Packets offered to the link by `end` (its queue, or its HSDPA cell's Node-B queues), each
+    /// once whatever became of it: the left side of the link's packet conservation identity
+    /// (`LinkSummary::held_packets` in `output`). Not a counter of its own (the hot path pays
+    /// nothing for it): every offered packet was either admitted, which counted its first
+    /// attempt in `packets_sent` (repeats count in `link_retransmissions` too), or dropped by the
+    /// queue; offers taken ahead of the clock for instants after `end` are left out.
+    pub fn offered_at(&self, end: u64) -> u64 {
+        let st = &self.stats;
+        let ahead = self.pending.iter().filter(|p| p.offered > end).count() + self.drops_ahead.iter().filter(|&&t| t > end).count();
+        st.packets_sent - st.link_retransmissions + st.overflow_drops + st.early_drops - ahead as u64
     }
 
     /// Packets inside the link at `end`, the end of the run (after every event up to it), as far
@@ -308,7 +336,6 @@ impl Link {
     #[inline(always)]
     pub fn offer_at(&mut self, clock: u64, now: u64, bytes: u32, payload: u32, ecn: Ecn, repairable: bool) -> Offer {
         self.purge(clock);
-        self.stats.offered_packets += 1;
         // The queue at `now`: skip what has finished by then (kept for readers at the clock).
         while self.pending.get(self.pending_done).is_some_and(|p| p.end <= now) {
             self.pending_done += 1;
@@ -333,19 +360,12 @@ impl Link {
                 self.stats.busy_ns += end - start;
                 let hdr = bytes - payload.min(bytes);
                 let (mut fate, mut start, mut end) = (self.channel.fate(bytes, hdr, start), start, end);
-                let mut retransmission = false;
                 if let Some(arq) = self.arq.filter(|_| repairable && fate != Fate::Delivered) {
-                    // TLLR (net::arq): the frame is repaired locally; the link holds it meanwhile.
-                    let failed_before = self.attempts.len();
-                    let (c, ch, st, at) = (&mut self.capacity, &mut self.channel, &mut self.stats, &mut self.attempts);
-                    (fate, start, end) = super::arq::repair(arq, c, ch, st, at, self.delay_ns, bytes, hdr, (start, end), fate);
-                    // Each repeat follows a failed attempt, which the repair listed.
-                    retransmission = self.attempts.len() > failed_before;
-                    self.busy_until = end;
+                    (fate, start, end) = self.repair(arq, clock, bytes, hdr, (start, end), fate);
                 }
                 let lost = fate == Fate::Lost;
                 let corrupted = fate == Fate::Corrupted;
-                self.pending.push_back(PendingTx { offered: now, losses_before, start, end, bytes, lost, corrupted, retransmission });
+                self.pending.push_back(PendingTx { offered: now, losses_before, start, end, bytes, lost, corrupted });
                 if corrupted {
                     self.stats.corruptions += 1;
                 }
