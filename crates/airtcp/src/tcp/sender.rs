@@ -488,7 +488,7 @@ impl Sender {
         let dupthresh = cfg.dupthresh;
         let cc_reads_send_times = cc.reads_send_times();
         let marks_losses = recovery.marks_losses();
-        Sender {
+        let mut s = Sender {
             core: SenderCore {
                 cfg,
                 w,
@@ -524,7 +524,11 @@ impl Sender {
             cc_reads_send_times,
             hooks: marks_losses || cc_reads_send_times,
             recovery,
-        }
+        };
+        // `max_cwnd_bytes` bounds the first window too: an initial window (or one a policy sets in
+        // `on_start`) above it used to go out whole, the bound applying from the first ACK on.
+        s.clamp();
+        s
     }
 
     /// The application offers data up to byte `limit` (u64::MAX for an infinite source).
@@ -1150,5 +1154,18 @@ pub(crate) mod tests {
         }
         assert_eq!(s.core.stats.fast_retransmits, 1);
         assert_eq!(s.core.w.ssthresh, 4000);
+    }
+
+    /// `max_cwnd_bytes` bounds the initial window (fuzzing finding, issue 25 part 6): IW 4 with a
+    /// 2-segment bound sends 2 segments, not 4 (scenario `initial_cwnd_pkts = 4`,
+    /// `max_cwnd_pkts = 2`; the docs call `max_cwnd_pkts` an upper bound on cwnd).
+    #[test]
+    fn max_cwnd_bounds_the_initial_window() {
+        let mut c = cfg(false, 4);
+        c.max_cwnd_bytes = 2000;
+        let mut s = Sender::new(c, crate::cc::build("reno", None).unwrap(), crate::tcp::recovery::by_name("newreno").unwrap());
+        assert_eq!(s.core.w.cwnd, 2000);
+        s.offer(0, u64::MAX);
+        assert_eq!(sent(&mut s), vec![(0, false), (1000, false)]);
     }
 }
