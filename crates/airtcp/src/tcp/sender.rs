@@ -745,8 +745,10 @@ impl Sender {
             let newly_lost = self.recovery.mark_losses(&mut self.core, now);
             if newly_lost && !self.core.in_recovery {
                 self.fast_retransmit(now, h.ece);
-                self.clamp();
             }
+            // Marking may also end a Loss episode, whose cwnd moderation can exceed max_cwnd
+            // (fuzzing finding, issue 25 part 6): the bound holds after it too.
+            self.clamp();
         }
         self.recovery.send(&mut self.core, now);
     }
