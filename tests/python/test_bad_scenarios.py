@@ -160,3 +160,21 @@ def test_capacity_averaging_under_one_bit_per_second_is_one_line(tmp_path):
     r = run_cli("validate", str(bad))
     assert r.returncode == 2, (r.returncode, r.stderr)
     assert len(r.stderr.splitlines()) == 1 and "below 1 bit/s" in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("assignment", ["\r=", "\n", "a\u2028..b=1", "flows.9\x85=1"])
+def test_override_errors_echoing_line_breaks_are_one_line(assignment):
+    """OverrideError echoed a --set text with a line break as two lines (fuzzing, issue 25 part 6)."""
+    with pytest.raises(airtcp.OverrideError) as e:
+        airtcp.apply_overrides({"flows": []}, [assignment])
+    assert len(str(e.value).splitlines()) == 1, str(e.value)
+
+
+def test_file_and_dict_errors_echoing_line_breaks_are_one_line(tmp_path):
+    """ScenarioFileError and the dict checks echo file names and keys: one line whatever they hold."""
+    with pytest.raises(airtcp.ScenarioFileError) as e:
+        airtcp.validate(tmp_path / "a\nb.toml")
+    assert len(str(e.value).splitlines()) == 1 and "a\\nb.toml: no such file" in str(e.value)
+    with pytest.raises(airtcp.ScenarioError) as e:
+        airtcp.validate({"duration": "1s", "nodes": ["A"], "x\ry": None})
+    assert str(e.value) == "x\\ry: None is not a TOML value (leave the key out for its default)"
