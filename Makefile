@@ -19,7 +19,7 @@ KERNEL_PKGS := clang llvm libbpf-dev bpftool iperf3 libelf-dev zlib1g-dev pkg-co
 SUDO := $(shell [ "$$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1 && echo sudo)
 
 .PHONY: setup deps develop demo test test-rust test-python kernel kernel-deps bench pgo validate-ns3 validate-ns2 fmt \
-        fmt-check wheel clean distclean reproduce reproduce-quick campaign
+        fmt-check wheel clean distclean reproduce reproduce-quick campaign fuzz fuzz-cmin
 
 ## setup: the virtual environment .venv/ with the build/test tools, and the package (editable,
 ## extension built in release mode)
@@ -75,8 +75,9 @@ test: test-rust setup test-python
 
 # The test profile (Cargo.toml): optimized, with overflow checks and debug assertions on, so an
 # arithmetic overflow in the engine fails a test instead of wrapping silently as in release.
+# airtcp-fuzz: every committed fuzz input replayed, plus a short seeded slice of new ones (stable).
 test-rust:
-	$(CARGO) test -p airtcp -p airtcp-kernel-diff -p airtcp-testbed
+	$(CARGO) test -p airtcp -p airtcp-kernel-diff -p airtcp-testbed -p airtcp-fuzz
 
 test-python: $(VENV)/.installed
 	$(VPY) -m pytest -q tests/python
@@ -98,6 +99,23 @@ bench: $(VENV)/.installed
 	$(CARGO) bench -p airtcp --bench engine -- --quick
 	$(CARGO) build --release -p airtcp --example bench_scenarios
 	$(VPY) bench/run_bench.py
+
+## fuzz: each cargo-fuzz target of fuzz/ (scenario, receiver, sender) for FUZZ_SECONDS (default 60)
+## on nightly, one at a time, then the hypothesis fuzz of the Python API and CLI with
+## AIRTCP_FUZZ_EXAMPLES (default 5000) mutated scenarios; installs cargo-fuzz when missing.
+## Findings: fuzz/artifacts/<target>/; new inputs: fuzz/corpus-tmp/ (`make fuzz-cmin` merges them).
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?= scenario receiver sender
+AIRTCP_FUZZ_EXAMPLES ?= 5000
+fuzz: $(VENV)/.installed
+	@rustup toolchain list 2>/dev/null | grep -q '^nightly' || { echo "error: make fuzz needs the nightly toolchain (libFuzzer): rustup toolchain install nightly" >&2; exit 1; }
+	@command -v cargo-fuzz >/dev/null 2>&1 || $(CARGO) install cargo-fuzz
+	@for t in $(FUZZ_TARGETS); do echo "== fuzz $$t: $(FUZZ_SECONDS) s"; fuzz/run.sh $$t $(FUZZ_SECONDS) || exit 1; done
+	AIRTCP_FUZZ_EXAMPLES=$(AIRTCP_FUZZ_EXAMPLES) $(VPY) -m pytest -q tests/python/test_fuzz.py
+
+## fuzz-cmin: merge fuzz/corpus-tmp/ into the committed corpus fuzz/corpus/, minimised
+fuzz-cmin:
+	@for t in $(FUZZ_TARGETS); do fuzz/cmin.sh $$t || exit 1; done
 
 ## pgo: a statically linked, profile-guided scenario runner, same results, ~15% faster; prints its
 ## path (needs llvm-profdata of rustc's LLVM version, e.g. Debian's llvm-22)

@@ -11,6 +11,7 @@ import datetime
 import os
 import re
 import stat
+import unicodedata
 try:
     import tomllib
 except ModuleNotFoundError:  # Python < 3.11
@@ -38,12 +39,34 @@ __all__ = [
 ScenarioLike = Union[str, os.PathLike, dict]
 
 
+def _visible(text: str) -> str:
+    """``text`` with the characters that would break an error message's one line (line breaks and
+    other control characters, the Unicode line and paragraph separators: everything
+    ``str.splitlines`` breaks at) or could not be printed (lone surrogates) written as Python
+    escapes; tabs are kept. Messages echo file names, keys and ``--set`` text as given (fuzzing
+    finding, issue 25 part 6: ``--set $'\\r='`` gave a two-line OverrideError)."""
+    if text.isprintable():
+        return text
+    return "".join(
+        c.encode("unicode_escape", "backslashreplace").decode("ascii")
+        if c != "\t" and unicodedata.category(c) in ("Cc", "Cs", "Zl", "Zp")
+        else c
+        for c in text
+    )
+
+
 class ScenarioFileError(ValueError):
     """A scenario file that is missing, unreadable or not valid TOML (one-line message)."""
+
+    def __init__(self, message: str):
+        super().__init__(_visible(str(message)))
 
 
 class OverrideError(ValueError):
     """A ``--set KEY=VALUE`` override that cannot be applied (one-line message)."""
+
+    def __init__(self, message: str):
+        super().__init__(_visible(str(message)))
 
 
 def _one_line(text: str) -> str:
@@ -108,7 +131,7 @@ def _check_tree(node: Any, where: str, depth: int = 0) -> None:
     another Python type, or nesting deeper than any scenario needs."""
     from ._core import ScenarioError  # the engine's error type, so callers catch one class
 
-    at = where or "scenario"
+    at = _visible(where or "scenario")
     if depth > 64:
         raise ScenarioError(f"{at}: nested more than 64 levels deep")
     if node is None:

@@ -195,3 +195,21 @@ def test_inputs_that_wrapped_hung_or_exhausted_memory_are_one_line(name, tmp_pat
     assert len(lines) == 1 and lines[0].startswith(f"error: {field}"), lines
     assert "allowed" in lines[0] or "above the limit" in lines[0], lines
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("assignment", ["\r=", "\n", "a\u2028..b=1", "flows.9\x85=1"])
+def test_override_errors_echoing_line_breaks_are_one_line(assignment):
+    """OverrideError echoed a --set text with a line break as two lines (fuzzing, issue 25 part 6)."""
+    with pytest.raises(airtcp.OverrideError) as e:
+        airtcp.apply_overrides({"flows": []}, [assignment])
+    assert len(str(e.value).splitlines()) == 1, str(e.value)
+
+
+def test_file_and_dict_errors_echoing_line_breaks_are_one_line(tmp_path):
+    """ScenarioFileError and the dict checks echo file names and keys: one line whatever they hold."""
+    with pytest.raises(airtcp.ScenarioFileError) as e:
+        airtcp.validate(tmp_path / "a\nb.toml")
+    assert len(str(e.value).splitlines()) == 1 and "a\\nb.toml: no such file" in str(e.value)
+    with pytest.raises(airtcp.ScenarioError) as e:
+        airtcp.validate({"duration": "1s", "nodes": ["A"], "x\ry": None})
+    assert str(e.value) == "x\\ry: None is not a TOML value (leave the key out for its default)"

@@ -20,9 +20,25 @@ impl ScenarioError {
     }
 }
 
+/// Written as one line: a line break or other control character that the message echoes from the
+/// scenario (a node, flow or file name with an escaped newline) is written as its Rust escape
+/// (`\n`, `\u{85}`), as are the Unicode line and paragraph separators. Python's
+/// `str.splitlines` breaks lines at all of these, and the API and CLI promise one-line errors
+/// (fuzzing finding, issue 25 part 6: `unknown node 'x\ny'` was two lines). Tabs are kept.
 impl fmt::Display for ScenarioError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
+        let breaks = |c: char| (c.is_control() && c != '\t') || c == '\u{2028}' || c == '\u{2029}';
+        if !self.message.contains(breaks) {
+            return f.write_str(&self.message);
+        }
+        for c in self.message.chars() {
+            if breaks(c) {
+                write!(f, "{}", c.escape_default())?;
+            } else {
+                write!(f, "{c}")?;
+            }
+        }
+        Ok(())
     }
 }
 
@@ -68,4 +84,25 @@ pub fn parse(text: &str) -> Result<Scenario, ScenarioError> {
         }
     })?;
     Ok(scenario)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A message that echoes a name with line breaks still displays as one line (fuzzing finding,
+    /// issue 25 part 6); the message itself keeps the name as written.
+    #[test]
+    fn display_is_one_line() {
+        let e = ScenarioError::new("links[0].from", "unknown node 'x\ny\r\u{85}\u{2028}z' (known nodes: a\tb)");
+        assert_eq!(e.to_string(), "links[0].from: unknown node 'x\\ny\\r\\u{85}\\u{2028}z' (known nodes: a\tb)");
+        assert!(e.message.contains('\n'));
+        let plain = ScenarioError::new("duration", "must be greater than 0s");
+        assert_eq!(plain.to_string(), plain.message);
+        let text =
+            "duration = \"1s\"\nnodes = [\"a\\nb\"]\n[[links]]\nfrom = \"x\\ny\"\nto = \"a\\nb\"\nrate = \"1Mbps\"\ndelay = \"1ms\"\n";
+        let shown = crate::validate_toml(text).unwrap_err().to_string();
+        assert_eq!(shown.lines().count(), 1, "{shown}");
+        assert!(shown.contains("'x\\ny'"), "{shown}");
+    }
 }

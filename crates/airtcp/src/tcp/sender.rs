@@ -488,7 +488,7 @@ impl Sender {
         let dupthresh = cfg.dupthresh;
         let cc_reads_send_times = cc.reads_send_times();
         let marks_losses = recovery.marks_losses();
-        Sender {
+        let mut s = Sender {
             core: SenderCore {
                 cfg,
                 w,
@@ -524,7 +524,11 @@ impl Sender {
             cc_reads_send_times,
             hooks: marks_losses || cc_reads_send_times,
             recovery,
-        }
+        };
+        // `max_cwnd_bytes` bounds the first window too: an initial window (or one a policy sets in
+        // `on_start`) above it used to go out whole, the bound applying from the first ACK on.
+        s.clamp();
+        s
     }
 
     /// The application offers data up to byte `limit` (u64::MAX for an infinite source).
@@ -570,11 +574,37 @@ impl Sender {
         if h.ack > s.snd_max {
             return; // acknowledges data never sent: ignore (RFC 793)
         }
+        let mss = s.cfg.mss as u64;
+        // Segments are MSS-aligned except a finite transfer's last one, which ends at snd_max: the
+        // whole segments this ACK acknowledges.
+        let advance = if h.ack == s.snd_max {
+            s.board.len()
+        } else if h.ack > s.snd_una {
+            s.seg_index(h.ack)
+        } else {
+            0
+        };
+        // The scoreboard holds one entry per segment, so an ACK number inside a segment (never sent
+        // by airtcp's receivers, which acknowledge whole segments) acknowledges only the whole
+        // segments below it: it is read as that segment's first byte. Inside the first segment it
+        // acknowledges nothing new, and it is no duplicate either (RFC 5681 §2: its number is not
+        // SND.UNA). Fuzzing finding (issue 25 part 6): the sender carried on from the byte inside,
+        // resending as "retransmissions" bytes above snd_max that it had never sent.
+        let inside = h.ack > s.snd_una && h.ack < s.snd_max && s.snd_una + advance as u64 * mss != h.ack;
+        let rounded;
+        let h = if inside {
+            rounded = TcpHeader { ack: s.snd_una + advance as u64 * mss, ..*h };
+            &rounded
+        } else {
+            h
+        };
         s.last_ack_ece = h.ece;
         // TCP HACK / CAIAD §3.3 Case 3: "retransmit the indicated data segment immediately" —
-        // the segment reached the receiver with an intact header and a corrupted payload.
+        // the segment reached the receiver with an intact header and a corrupted payload. The
+        // option names a segment by its first byte (CAIAD Fig. 1(a)); a number inside a segment is
+        // no segment of this sender's and is ignored, as above.
         if let Some(seq) = h.corrupt_seq {
-            if seq >= h.ack.max(s.snd_una) && seq < s.snd_max {
+            if seq >= h.ack.max(s.snd_una) && seq < s.snd_max && (seq - s.snd_una) % mss == 0 {
                 let info = s.ack_info(now, h, 0, None, true, s.in_recovery, s.dupacks, None);
                 if s.cc.on_corruption_report(&mut s.w, &info, seq) {
                     s.retransmit(now, seq);
@@ -583,7 +613,6 @@ impl Sender {
         }
         // SACK scoreboard update (RFC 6675 §5 step (A)/(B) "update the scoreboard").
         if s.cfg.sack {
-            let mss = s.cfg.mss as u64;
             for b in &h.sack[..h.n_sack as usize] {
                 let start = b.start.max(h.ack).max(s.snd_una);
                 let end = b.end.min(s.snd_max);
@@ -602,8 +631,6 @@ impl Sender {
         }
         if h.ack > s.snd_una {
             let acked = h.ack - s.snd_una;
-            // Segments are MSS-aligned except a finite transfer's last one, which ends at snd_max.
-            let advance = if h.ack == s.snd_max { s.board.len() } else { s.seg_index(h.ack) };
             // RTT sample: RFC 7323 §4.1 from TSecr, else by `rtt_sampling` under Karn's rule.
             let mut sample = None;
             if s.cfg.timestamps && h.has_ts && h.ts_ecr <= now {
@@ -669,7 +696,7 @@ impl Sender {
                 }
             }
             self.clamp();
-        } else if h.ack == self.core.snd_una && self.core.snd_max > self.core.snd_una {
+        } else if !inside && h.ack == self.core.snd_una && self.core.snd_max > self.core.snd_una {
             // A duplicate ACK (RFC 5681 §2: same ACK number, outstanding data).
             let s = &mut self.core;
             let info = s.ack_info(now, h, 0, None, true, s.in_recovery, s.dupacks + 1, None);
@@ -718,8 +745,10 @@ impl Sender {
             let newly_lost = self.recovery.mark_losses(&mut self.core, now);
             if newly_lost && !self.core.in_recovery {
                 self.fast_retransmit(now, h.ece);
-                self.clamp();
             }
+            // Marking may also end a Loss episode, whose cwnd moderation can exceed max_cwnd
+            // (fuzzing finding, issue 25 part 6): the bound holds after it too.
+            self.clamp();
         }
         self.recovery.send(&mut self.core, now);
     }
@@ -1150,5 +1179,46 @@ pub(crate) mod tests {
         }
         assert_eq!(s.core.stats.fast_retransmits, 1);
         assert_eq!(s.core.w.ssthresh, 4000);
+    }
+
+    /// `max_cwnd_bytes` bounds the initial window (fuzzing finding, issue 25 part 6): IW 4 with a
+    /// 2-segment bound sends 2 segments, not 4 (scenario `initial_cwnd_pkts = 4`,
+    /// `max_cwnd_pkts = 2`; the docs call `max_cwnd_pkts` an upper bound on cwnd).
+    #[test]
+    fn max_cwnd_bounds_the_initial_window() {
+        let mut c = cfg(false, 4);
+        c.max_cwnd_bytes = 2000;
+        let mut s = Sender::new(c, crate::cc::build("reno", None).unwrap(), crate::tcp::recovery::by_name("newreno").unwrap());
+        assert_eq!(s.core.w.cwnd, 2000);
+        s.offer(0, u64::MAX);
+        assert_eq!(sent(&mut s), vec![(0, false), (1000, false)]);
+    }
+
+    /// An ACK number inside a segment acknowledges only the whole segments below it (fuzzing
+    /// finding, issue 25 part 6): IW 4 (segments 0..3 of 1000 B), ACK 1500 moves snd_una to 1000
+    /// and releases new data from 4000 on; ACK 1200, inside the first outstanding segment, is
+    /// neither new nor a duplicate; the timeout resends segment 1000 whole, within snd_max. (The
+    /// sender used to set snd_una = 1500 and resend [1500, 2500) and later "retransmit" bytes
+    /// above snd_max it had never sent.) A corruption report inside a segment is ignored too.
+    #[test]
+    fn ack_inside_a_segment_acknowledges_whole_segments() {
+        let mut s = sender("newreno", false, 4);
+        s.offer(0, u64::MAX);
+        assert_eq!(sent(&mut s).len(), 4);
+        s.on_ack(100 * MS, &ack(1500));
+        assert_eq!((s.core.snd_una, s.core.stats.acked_bytes), (1000, 1000));
+        assert_eq!(sent(&mut s), vec![(4000, false), (5000, false)]);
+        s.on_ack(110 * MS, &ack(1200));
+        assert_eq!((s.core.snd_una, s.core.dupacks), (1000, 0));
+        s.on_timeout(s.core.rto_deadline.unwrap());
+        assert_eq!(sent(&mut s), vec![(1000, true)]);
+        assert_eq!(s.core.snd_max, 6000);
+        let mut c = Sender::new(cfg(false, 4), crate::cc::build("caiad", None).unwrap(), crate::tcp::recovery::by_name("newreno").unwrap());
+        c.offer(0, u64::MAX);
+        sent(&mut c);
+        c.on_ack(MS, &TcpHeader { corrupt_seq: Some(1500), ..ack(0) });
+        assert_eq!(sent(&mut c), vec![]);
+        c.on_ack(2 * MS, &TcpHeader { corrupt_seq: Some(1000), ..ack(0) });
+        assert_eq!(sent(&mut c), vec![(1000, true)]);
     }
 }

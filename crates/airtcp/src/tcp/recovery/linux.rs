@@ -415,6 +415,25 @@ mod tests {
         assert_eq!(s.core.stats.timeouts, 1);
     }
 
+    /// The Loss episode above ends with cwnd moderated to 3000, above a 2000-byte `max_cwnd`:
+    /// the bound holds after loss marking too (fuzzing finding, issue 25 part 6; the sender
+    /// clamped cwnd only when marking started a recovery, so 3 segments went out).
+    #[test]
+    fn loss_exit_respects_max_cwnd() {
+        let mut s = linux_sender(10, false);
+        s.offer(0, u64::MAX);
+        sent(&mut s);
+        s.on_ack(100 * MS, &sack(0, &[(2000, 3000)]));
+        s.on_ack(101 * MS, &sack(0, &[(2000, 4000)]));
+        s.on_timeout(1000 * MS);
+        s.on_ack(1100 * MS, &sack(1000, &[(2000, 4000)]));
+        sent(&mut s);
+        s.core.cfg.max_cwnd_bytes = 2000;
+        s.on_ack(1200 * MS, &ack(12_000));
+        assert_eq!(s.core.w.cwnd, 2000);
+        assert_eq!(sent(&mut s), vec![(12_000, false), (13_000, false)]);
+    }
+
     /// `rto_restart = "every-ack"` (ns-2.35 TCP-Linux `renew_timer`): segments 0..9 out at t = 0,
     /// initial RTO 1 s (no RTT sample yet). Each duplicate ACK (at 101..109 ms) restarts the timer:
     /// the last one at 109 ms gives 109 + 1000 ms. Without the option only the fast retransmit at

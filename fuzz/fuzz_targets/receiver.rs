@@ -1,0 +1,5 @@
+//! libFuzzer harness of the `receiver` target: the body is `airtcp_fuzz::receiver::run` (see its docs),
+//! which `cargo test -p airtcp-fuzz` also replays on stable.
+#![no_main]
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| airtcp_fuzz::receiver::run(data));
