@@ -18,28 +18,12 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use airtcp::time::SimDuration;
 
 /// Wall time a valid scenario may run before the watchdog stops it.
 pub const RUN_BUDGET: Duration = Duration::from_millis(300);
 
 /// A run that finished within this much wall time is run again to check determinism.
 const RERUN_BELOW: Duration = Duration::from_millis(30);
-
-/// The longest simulated duration the lead's range checks will allow (10^7 s, issue 25): longer
-/// ones overflow nanosecond arithmetic (`start + (count − 1)·start_spacing + start_jitter` in
-/// validation, `now + rto` in the run) before those checks land.
-pub const MAX_DURATION: SimDuration = SimDuration::from_secs(10_000_000);
-
-/// Most flows a TCP entry's `count` may stand for before validation: `flow_instances` builds
-/// every instance (a name string each) before the `count` range check (1 to 100 000) runs, so
-/// `count = 4294967295` allocates hundreds of gigabytes first.
-pub const MAX_COUNT: i64 = 100_000;
-
-/// Largest receiver window run, in segments: with `cc = "ie2-envelope"`, which holds cwnd at the
-/// receiver window from the start, the sender emits a whole window in its first call (4·10^9
-/// segments for `rwnd_pkts = 4294967295`: gigabytes before the first event).
-pub const MAX_RWND_PKTS: i64 = 1_000_000;
 
 /// The folder relative trace paths resolve against: the repository's `examples/`.
 pub fn base_dir() -> &'static Path {
