@@ -74,6 +74,9 @@ pub enum WestwoodFilter {
     UclaNs2,
 }
 
+/// Shortest interval τ/m between the zero samples of the Jersey eq. (2) filter: 1 ms.
+pub const MIN_ZERO_SAMPLE_INTERVAL_NS: u64 = 1_000_000;
+
 fn default_tau() -> SimDuration {
     SimDuration::from_millis(500)
 }
@@ -88,6 +91,17 @@ impl WestwoodParams {
         }
         if self.m <= 2 {
             return Err(format!("m: {} is out of range (allowed: m > 2)", self.m));
+        }
+        // The estimator feeds one zero sample per τ/m of silence, one loop step each: τ/m of 1 ns
+        // took 10^9 steps per simulated second without ACKs (fuzzing finding, issue 25 part 6: a
+        // run hung after its first timeout). At least 1 ms keeps them under 1000 per simulated
+        // second; the UCLA filter uses neither τ nor m.
+        let step_ns = self.tau.as_nanos() / self.m as u64;
+        if self.filter == WestwoodFilter::JerseyEq2 && step_ns < MIN_ZERO_SAMPLE_INTERVAL_NS {
+            return Err(format!(
+                "tau: tau/m = {}s is out of range (allowed: tau/m >= 0.001s, the interval of the zero samples assumed in silence)",
+                step_ns as f64 / NS_PER_S as f64
+            ));
         }
         Ok(())
     }
@@ -539,5 +553,19 @@ pub(crate) mod tests {
         let p: WestwoodParams = toml::from_str("filter = \"ucla-ns2\"").unwrap();
         assert_eq!(p.filter, WestwoodFilter::UclaNs2);
         assert!(toml::from_str::<WestwoodParams>("filter = \"ucla\"").is_err());
+    }
+
+    /// τ/m under 1 ms is refused (fuzzing finding, issue 25 part 6: `tau = "1ns"` fed a zero
+    /// sample per nanosecond of silence, 6·10^10 loop steps for a 60-s backed-off timeout); the
+    /// UCLA filter, which uses neither, takes any; the default 500 ms / 4 and 4 ms / 4 pass.
+    #[test]
+    fn zero_sample_interval_is_at_least_1ms() {
+        let table = |t: &str| -> toml::Table { t.parse().unwrap() };
+        let err = crate::cc::build("westwood", Some(&table("tau = \"1ns\"\nm = 3"))).err().flatten().unwrap();
+        assert_eq!(err, "tau: tau/m = 0s is out of range (allowed: tau/m >= 0.001s, the interval of the zero samples assumed in silence)");
+        assert!(crate::cc::build("westwood", Some(&table("tau = \"3.999ms\""))).is_err());
+        assert!(crate::cc::build("westwood", Some(&table("tau = \"4ms\""))).is_ok());
+        assert!(crate::cc::build("westwood", None).is_ok());
+        assert!(crate::cc::build("westwood", Some(&table("tau = \"1ns\"\nfilter = \"ucla-ns2\""))).is_ok());
     }
 }
