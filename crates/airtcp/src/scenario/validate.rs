@@ -752,18 +752,26 @@ pub struct MemoryEstimate {
     pub total: u64,
 }
 
-/// [`MemoryEstimate`] of a validated scenario with `one_way_links` link directions.
-pub fn memory_estimate(s: &Scenario, one_way_links: u64, traces: &LoadedTraces) -> MemoryEstimate {
-    use crate::output::{FlowSeries, LinkSeries};
-    let flows: u64 = s
-        .flows
+/// Flows the scenario's entries stand for (a TCP group `count` each way).
+fn flow_count(s: &Scenario) -> u64 {
+    s.flows
         .iter()
         .map(|f| match f {
             FlowSpec::Tcp(t) => t.count as u64 * if t.direction == Direction::Both { 2 } else { 1 },
             _ => 1,
         })
-        .sum();
-    let samples = s.duration.as_nanos() / s.sample_interval.as_nanos() + 1;
+        .sum()
+}
+
+/// Time-series samples: at 0, Δ, 2Δ, … up to the end (the engine's `Event::Sample`).
+fn sample_count(s: &Scenario) -> u64 {
+    s.duration.as_nanos() / s.sample_interval.as_nanos() + 1
+}
+
+/// [`MemoryEstimate`] of a validated scenario with `one_way_links` link directions.
+pub fn memory_estimate(s: &Scenario, one_way_links: u64, traces: &LoadedTraces) -> MemoryEstimate {
+    use crate::output::{FlowSeries, LinkSeries};
+    let (flows, samples) = (flow_count(s), sample_count(s));
     let n = s.nodes.len() as u64;
     let routing = n * n * 4;
     let flow_state = flows.saturating_mul(FLOW_STATE_BYTES);
@@ -790,16 +798,7 @@ fn check_limits(s: &Scenario, one_way_links: u64, traces: &LoadedTraces) -> Resu
     if l.wall_clock.is_some_and(|w| w.as_nanos() == 0) {
         return err("limits.wall_clock", "must be greater than 0s");
     }
-    let flows: u64 = s
-        .flows
-        .iter()
-        .map(|f| match f {
-            FlowSpec::Tcp(t) => t.count as u64 * if t.direction == Direction::Both { 2 } else { 1 },
-            _ => 1,
-        })
-        .sum();
-    // Samples at 0, Δ, 2Δ, … up to the end (the engine's `Event::Sample`).
-    let samples = s.duration.as_nanos() / s.sample_interval.as_nanos() + 1;
+    let (flows, samples) = (flow_count(s), sample_count(s));
     let (flow_rows, link_rows) = (samples * flows, samples * one_way_links);
     let rows = flow_rows + link_rows;
     if rows > l.max_series_rows {
