@@ -18,7 +18,6 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-
 /// Wall time a valid scenario may run before the watchdog stops it.
 pub const RUN_BUDGET: Duration = Duration::from_millis(300);
 
