@@ -33,5 +33,8 @@ pub fn tracing() -> bool {
     *ON.get_or_init(|| std::env::var_os("AIRTCP_FUZZ_TRACE").is_some_and(|v| v != "0"))
 }
 
+/// A target's body: runs one input, panics on a finding.
+pub type Target = fn(&[u8]);
+
 /// The targets by name, as the folders of `fuzz/corpus/` and the binaries of `fuzz/` name them.
-pub const TARGETS: &[(&str, fn(&[u8]))] = &[("scenario", scenario::run), ("receiver", receiver::run), ("sender", sender::run)];
+pub const TARGETS: &[(&str, Target)] = &[("scenario", scenario::run), ("receiver", receiver::run), ("sender", sender::run)];

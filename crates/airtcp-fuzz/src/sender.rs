@@ -1,7 +1,7 @@
 //! The sender target: ACK processing under adversarial ACK streams.
 //!
 //! Bytes choose a sender — any window policy of [`airtcp::cc::NAMES`] with its default
-//! parameters, any recovery strategy of [`airtcp::tcp::recovery::NAMES`], and the flow options a
+//! parameters or one of [`CC_PARAMS`]' variants, any recovery strategy of [`airtcp::tcp::recovery::NAMES`], and the flow options a
 //! scenario can set (MSS, windows, DupThresh, RTO bounds, SACK, timestamps, ECN, limited transmit,
 //! the timer and sampling variants, a finite or infinite transfer) — kept within what scenario
 //! validation accepts (the options a policy or strategy needs are turned on, min RTO ≤ max RTO),
@@ -63,6 +63,31 @@ const RTO_BOUNDS_NS: &[(u64, u64)] =
 /// The end of simulated time: the longest run the lead's range checks will allow (10^7 s). A
 /// trial stops there, as the engine's run does at its duration.
 const HORIZON_NS: SimTime = 10_000_000_000 * MS;
+
+/// `cc_params` tables drawn besides the defaults, by window policy: every estimator and decrease
+/// variant, and the ends of each parameter's range that validation allows.
+pub const CC_PARAMS: &[(&str, &str)] = &[
+    ("westwood", "filter = \"ucla-ns2\""),
+    ("westwood", "tau = \"3ms\"\nm = 3"),
+    ("westwood", "tau = \"10000s\"\nm = 1000"),
+    ("westwood-plus", "filter = \"cascade\"\nrtt_min = \"srtt\"\ndecrease = \"linux-ns2\""),
+    ("westwood-plus", "alpha = 0.0\nmin_interval = \"0s\""),
+    ("westwood-plus", "alpha = 0.999999\nmin_interval = \"10000s\""),
+    ("jersey", "abe_update = \"per-ack\""),
+    ("jersey", "abe_update = \"literal\"\nk = 100.0"),
+    ("jersey", "k = 1e-9"),
+    ("new-jersey", "abe_update = \"per-ack\"\nk = 1e-9"),
+    ("nj+", "abe_update = \"literal\"\nk = 100.0"),
+    ("vegas", "expiry = false"),
+    ("vegas", "alpha = 0.0\nbeta = 0.0\ngamma = 0.0"),
+    ("vegas", "alpha = 1e9\nbeta = 1e300\ngamma = 1e300"),
+    ("prairie", "gamma = 0.0"),
+    ("prairie", "gamma = 1e300"),
+    ("caiad", "tau = \"1ns\"\ninflate_on_no_congestion = false"),
+    ("caiad", "tau = \"10000s\""),
+    ("cubic", "c_pkts_per_s3 = 1e-9\nbeta = 0.999999\nfast_convergence = false\nreno_friendly = false"),
+    ("cubic", "c_pkts_per_s3 = 1e300\nbeta = 1e-9"),
+];
 
 /// Runs one input (panics on a finding).
 pub fn run(data: &[u8]) {
@@ -129,7 +154,13 @@ impl Trial {
     fn new(inp: &mut Input) -> Self {
         let cc_name = inp.pick(airtcp::cc::NAMES);
         let rec_name = inp.pick(airtcp::tcp::recovery::NAMES);
-        let cc = airtcp::cc::build(cc_name, None).unwrap_or_else(|_| panic!("{cc_name}: default parameters rejected"));
+        let variants: Vec<&str> = CC_PARAMS.iter().filter(|(n, _)| *n == cc_name).map(|(_, p)| *p).collect();
+        let params: Option<toml::Table> = match inp.below(variants.len() as u64 + 1) as usize {
+            0 => None,
+            k => Some(variants[k - 1].parse().expect("a CC_PARAMS table is TOML")),
+        };
+        let cc = airtcp::cc::build(cc_name, params.as_ref())
+            .unwrap_or_else(|e| panic!("{cc_name} {params:?}: parameters rejected ({e:?}): fix CC_PARAMS"));
         let rec = airtcp::tcp::recovery::by_name(rec_name).expect("a listed recovery");
         let needs = cc.needs();
         let flags = inp.u16();
@@ -168,7 +199,7 @@ impl Trial {
         // A finite transfer (the scenario's `bytes`) or the engine's infinite source.
         let limit = if bit(11) { 1 + inp.below(64 * m) } else { u64::MAX };
         if crate::tracing() {
-            eprintln!("{cc_name} {rec_name} limit {limit} {cfg:?}");
+            eprintln!("{cc_name} {params:?} {rec_name} limit {limit} {cfg:?}");
         }
         let mut s = Sender::new(cfg, cc, rec);
         s.offer(0, limit);

@@ -110,7 +110,7 @@ fn parse_scaled(text: &str, units: &[(&str, u64)], what: &str, max: u64) -> Resu
     }
     // The bound in the largest unit that writes it as a whole number.
     let overflow = || {
-        let (u, m) = units.iter().find(|(_, m)| max % m == 0).expect("the smallest unit is 1");
+        let (u, m) = units.iter().find(|(_, m)| max.is_multiple_of(*m)).expect("the smallest unit is 1");
         format!("{what} '{text}' is out of range (allowed: 0{u} to {}{u})", max / m)
     };
     let int_val: u128 = if int_part.is_empty() { 0 } else { int_part.parse().map_err(|_| overflow())? };

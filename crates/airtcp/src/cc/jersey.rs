@@ -168,12 +168,21 @@ impl Abe {
     }
 }
 
-/// Eq. (6) in bytes: ownd = RTT·R/seg_size segments, rounded down, at least 2 segments.
+/// Largest ownd, bytes: the engine's window without bound (`max_cwnd_bytes` when a scenario sets
+/// none), far above any window a run reaches and low enough that window arithmetic on it
+/// (ssthresh + DupThresh·MSS) cannot overflow.
+pub const OWND_MAX_BYTES: u64 = u64::MAX / 4;
+
+/// Eq. (6) in bytes: ownd = RTT·R/seg_size segments, rounded down, at least 2 segments, at most
+/// [`OWND_MAX_BYTES`]. (An estimate from a burst of ACKs over a tiny interval — `k = 1e-9`, or
+/// timestamps a nanosecond apart — reaches 10^300 B/s: segments × MSS overflowed; fuzzing
+/// finding, issue 25 part 6.)
 pub fn ownd_bytes(rate: f64, rtt_ns: u64, mss: u64) -> u64 {
     // 1e-9 segment of slack: a quotient that is whole in exact arithmetic but computes as
-    // 9.999999999… must not lose a segment to rounding.
+    // 9.999999999… must not lose a segment to rounding. (The cast saturates: +∞ → u64::MAX,
+    // NaN → 0.)
     let segs = (rate * rtt_ns as f64 / NS_PER_S as f64 / mss as f64 + 1e-9).floor() as u64;
-    segs.max(2) * mss
+    segs.max(2).saturating_mul(mss).min(OWND_MAX_BYTES)
 }
 
 /// Rate control (§III-C): ssthresh = ownd; cwnd = ssthresh if in congestion avoidance
@@ -400,6 +409,11 @@ pub(crate) mod tests {
         assert_eq!(ownd_bytes(25_999.0, 100 * MS, 1000), 2000);
         assert_eq!(ownd_bytes(1_000.0, 100 * MS, 1000), 2000);
         assert_eq!(ownd_bytes(259_999.0, 100 * MS, 1000), 25_000);
+        // A runaway estimate gives the largest window, not an overflow; NaN the smallest.
+        assert_eq!(ownd_bytes(1e300, 100 * MS, 65_000), OWND_MAX_BYTES);
+        assert_eq!(ownd_bytes(f64::INFINITY, 100 * MS, 65_000), OWND_MAX_BYTES);
+        assert_eq!(ownd_bytes(1e15, 100 * MS, 65_000), 1_538_461_538 * 65_000);
+        assert_eq!(ownd_bytes(f64::NAN, 100 * MS, 1000), 2000);
     }
 
     fn converged(cwnd: u64, ssthresh: u64) -> (Jersey, Window) {

@@ -38,7 +38,7 @@ pub struct WestwoodParams {
     /// Filter time constant τ (1/τ is the cut-off frequency).
     #[serde(default = "default_tau")]
     pub tau: SimDuration,
-    /// Zero samples are assumed every τ/m without ACKs; m > 2.
+    /// Zero samples are assumed every τ/m without ACKs; 2 < m ≤ [`MAX_M`].
     #[serde(default = "default_m")]
     pub m: u32,
     /// Which per-ACK filter: Jersey eq. (2) (default) or the UCLA ns-2 module's.
@@ -77,6 +77,10 @@ pub enum WestwoodFilter {
 /// Shortest interval τ/m between the zero samples of the Jersey eq. (2) filter: 1 ms.
 pub const MIN_ZERO_SAMPLE_INTERVAL_NS: u64 = 1_000_000;
 
+/// Largest `m`: each zero sample scales the estimate by (2m − 1)/(2m + 1), so a silence costs up
+/// to some 750·m steps before the estimate stops changing (see `TustinEstimator::advance_to`).
+pub const MAX_M: u32 = 1000;
+
 fn default_tau() -> SimDuration {
     SimDuration::from_millis(500)
 }
@@ -89,8 +93,8 @@ impl WestwoodParams {
         if self.tau.as_nanos() == 0 {
             return Err("tau: must be greater than 0s".into());
         }
-        if self.m <= 2 {
-            return Err(format!("m: {} is out of range (allowed: m > 2)", self.m));
+        if !(3..=MAX_M).contains(&self.m) {
+            return Err(format!("m: {} is out of range (allowed: m > 2, at most {MAX_M})", self.m));
         }
         // The estimator feeds one zero sample per τ/m of silence, one loop step each: τ/m of 1 ns
         // took 10^9 steps per simulated second without ACKs (fuzzing finding, issue 25 part 6: a
@@ -157,8 +161,18 @@ impl TustinEstimator {
             while t + step < now {
                 // A pending same-time amount belongs to the first interval.
                 let bytes = std::mem::take(&mut self.carried_bytes);
+                let before = (self.estimate.to_bits(), self.last_sample.to_bits());
                 self.filter(bytes as f64 * NS_PER_S as f64 / step as f64, step);
                 t += step;
+                // A zero sample that changed nothing (the estimate has decayed as far as floating
+                // point goes) leaves every later one changing nothing: skip to the last of them,
+                // with the same result. (A 10^7-s silence took 10^10 steps: fuzzing, issue 25.)
+                if bytes == 0 && (self.estimate.to_bits(), self.last_sample.to_bits()) == before {
+                    if now > t {
+                        t += (now - t - 1) / step * step;
+                    }
+                    break;
+                }
             }
             self.last_time = Some(t);
         }
@@ -567,5 +581,35 @@ pub(crate) mod tests {
         assert!(crate::cc::build("westwood", Some(&table("tau = \"4ms\""))).is_ok());
         assert!(crate::cc::build("westwood", None).is_ok());
         assert!(crate::cc::build("westwood", Some(&table("tau = \"1ns\"\nfilter = \"ucla-ns2\""))).is_ok());
+    }
+
+    /// Skipping the zero samples that change nothing gives the step-by-step result: after a
+    /// 10-s silence (10 000 steps of 1 ms, the estimate at its floating-point floor long before)
+    /// and after 10^7 s (10^10 steps before the skip; not timed here, `make bench` territory).
+    #[test]
+    fn silence_skips_zero_samples_that_change_nothing() {
+        let mut e = TustinEstimator::new(3 * MS, 3);
+        e.on_sample(0, 0);
+        e.on_sample(MS / 2, 5000);
+        e.on_sample(MS / 2, 3000); // carried to the next interval
+        let mut naive = e.clone();
+        let now = 10_000 * MS + MS / 3;
+        let mut t = naive.last_time.unwrap();
+        while t + MS < now {
+            let bytes = std::mem::take(&mut naive.carried_bytes);
+            naive.filter(bytes as f64 * NS_PER_S as f64 / MS as f64, MS);
+            t += MS;
+        }
+        let mut fast = e.clone();
+        fast.advance_to(now);
+        assert_eq!(
+            (fast.estimate.to_bits(), fast.last_sample.to_bits(), fast.last_time),
+            (naive.estimate.to_bits(), naive.last_sample.to_bits(), Some(t))
+        );
+        let far = 10_000_000 * NS_PER_S;
+        e.advance_to(far);
+        assert_eq!(e.estimate.to_bits(), naive.estimate.to_bits());
+        assert!(e.last_time.unwrap() + MS >= far && e.last_time.unwrap() < far);
+        assert!(crate::cc::build("westwood", Some(&"m = 1001\ntau = \"10s\"".parse().unwrap())).is_err());
     }
 }

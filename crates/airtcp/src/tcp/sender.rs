@@ -604,7 +604,7 @@ impl Sender {
         // option names a segment by its first byte (CAIAD Fig. 1(a)); a number inside a segment is
         // no segment of this sender's and is ignored, as above.
         if let Some(seq) = h.corrupt_seq {
-            if seq >= h.ack.max(s.snd_una) && seq < s.snd_max && (seq - s.snd_una) % mss == 0 {
+            if seq >= h.ack.max(s.snd_una) && seq < s.snd_max && (seq - s.snd_una).is_multiple_of(mss) {
                 let info = s.ack_info(now, h, 0, None, true, s.in_recovery, s.dupacks, None);
                 if s.cc.on_corruption_report(&mut s.w, &info, seq) {
                     s.retransmit(now, seq);
