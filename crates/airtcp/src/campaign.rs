@@ -782,6 +782,24 @@ impl Checker<'_> {
     fn figure(&mut self, x: f64, what: impl FnOnce() -> String) {
         self.ensure(x.is_finite() && x >= 0.0, Kind::Metric, || format!("{} = {x}", what()));
     }
+    /// Delay percentiles p50, p95, p99 of one flow: all present or all absent, finite, ordered,
+    /// and none below `floor_s` (the smallest sample) by more than the histogram's 1% and its
+    /// microsecond rounding (`metrics::delay`).
+    fn percentiles(&mut self, name: &str, what: &str, p: [Option<f64>; 3], floor_s: f64) {
+        match p {
+            [None, None, None] => {}
+            [Some(a), Some(b), Some(c)] => {
+                for (x, q) in [(a, 50), (b, 95), (c, 99)] {
+                    self.figure(x, || format!("flow {name}: {what}_p{q}_s"));
+                }
+                self.ensure(a <= b && b <= c, Kind::Metric, || format!("flow {name}: {what} percentiles {a} {b} {c} out of order"));
+                self.ensure(a >= floor_s * 0.99 - 1e-6, Kind::Metric, || {
+                    format!("flow {name}: {what}_p50_s {a} below the smallest sample {floor_s}")
+                });
+            }
+            _ => self.fail(Kind::Metric, format!("flow {name}: {what} percentiles partly null: {p:?}")),
+        }
+    }
     /// A fraction: finite and in [0, 1] (with rounding slack).
     fn fraction(&mut self, x: f64, what: impl FnOnce() -> String) {
         self.ensure(x.is_finite() && (0.0..=1.0 + 1e-9).contains(&x), Kind::Metric, || format!("{} = {x} (not in [0, 1])", what()));
@@ -878,6 +896,15 @@ pub fn check(case: &Case) -> (Vec<Violation>, u64) {
                 for (x, what) in [(f.mean_rtt_s, "mean_rtt_s"), (f.min_rtt_s, "min_rtt_s"), (f.mean_rto_s, "mean_rto_s")] {
                     c.figure(x, || format!("flow {name}: {what}"));
                 }
+                // Percentiles: no UDP figures on a TCP flow; TCP's none without samples; ordered; none
+                // below the smallest sample (by more than the histogram's 1% and its µs rounding).
+                c.ensure(f.owd_p50_s.is_none() && f.jitter_s.is_none(), Kind::Metric, || {
+                    format!("flow {name}: UDP delay figures on a TCP flow")
+                });
+                c.ensure(f.rtt_p50_s.is_none() || f.rtt_samples > 0, Kind::Metric, || {
+                    format!("flow {name}: an RTT percentile without samples")
+                });
+                c.percentiles(name, "rtt", [f.rtt_p50_s, f.rtt_p95_s, f.rtt_p99_s], f.min_rtt_s);
             }
             None => {
                 let p = f.segment_bytes as u64;
@@ -893,6 +920,17 @@ pub fn check(case: &Case) -> (Vec<Violation>, u64) {
                         )
                     },
                 );
+                c.ensure(f.rtt_p50_s.is_none(), Kind::Metric, || format!("flow {name}: an RTT percentile on a UDP flow"));
+                c.ensure(f.owd_p50_s.is_none() || f.packets_received > 0, Kind::Metric, || {
+                    format!("flow {name}: a one-way delay without datagrams")
+                });
+                c.ensure(f.jitter_s.is_none() || f.packets_received >= 2, Kind::Metric, || {
+                    format!("flow {name}: jitter from fewer than two datagrams")
+                });
+                if let Some(j) = f.jitter_s {
+                    c.figure(j, || format!("flow {name}: jitter_s"));
+                }
+                c.percentiles(name, "owd", [f.owd_p50_s, f.owd_p95_s, f.owd_p99_s], 0.0);
             }
         }
         c.figure(f.goodput_bps, || format!("flow {name}: goodput_bps"));

@@ -80,6 +80,24 @@ pub struct FlowSummary {
     pub min_rtt_s: f64,
     /// Mean of the (un-backed-off) RTO computed after each RTT sample, seconds.
     pub mean_rto_s: f64,
+    /// Median of the RTT samples taken in the measurement window (after `warmup`), seconds,
+    /// within 1% ([`crate::metrics::delay`]); null for UDP or without samples. The samples are
+    /// those of `rtt_samples` (Karn's rule, or every ACK with timestamps).
+    pub rtt_p50_s: Option<f64>,
+    /// 95th percentile of those RTT samples, seconds (as `rtt_p50_s`).
+    pub rtt_p95_s: Option<f64>,
+    /// 99th percentile of those RTT samples, seconds (as `rtt_p50_s`).
+    pub rtt_p99_s: Option<f64>,
+    /// Median one-way delay (sink arrival − source send) of the UDP datagrams received intact in
+    /// the measurement window, seconds, within 1%; null for TCP or when none arrived.
+    pub owd_p50_s: Option<f64>,
+    /// 95th percentile of those one-way delays, seconds (as `owd_p50_s`).
+    pub owd_p95_s: Option<f64>,
+    /// 99th percentile of those one-way delays, seconds (as `owd_p50_s`).
+    pub owd_p99_s: Option<f64>,
+    /// RFC 3550 §6.4.1 interarrival jitter at the end of the run, seconds, over every datagram
+    /// received intact; null for TCP or with fewer than two datagrams.
+    pub jitter_s: Option<f64>,
     /// cwnd at the end of the run, bytes.
     pub final_cwnd_bytes: u64,
     /// For window policies that tell congestion from link errors (TCP-Jersey family): their

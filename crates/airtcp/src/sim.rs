@@ -15,6 +15,7 @@ use crate::cc::{LossKind, LossSignal};
 use crate::channel::hsdpa::{CellParams, HsdpaCell, TtiOutput};
 use crate::channel::{Capacity, Channel, RateSchedule, TraceCapacity};
 use crate::engine::{Event, EventQueue, RngStream, TimerKind};
+use crate::metrics::delay::OneWayDelays;
 use crate::metrics::jain_fairness;
 use crate::net::link::{Offer, Ring};
 use crate::net::packet::{
@@ -61,6 +62,8 @@ struct UdpFlow {
     bytes_received: u64,
     /// Datagrams that arrived corrupted (discarded by the UDP checksum).
     corrupted_received: u64,
+    /// One-way delays and jitter of the datagrams received intact.
+    delays: OneWayDelays,
 }
 
 /// Why the network dropped a data segment.
@@ -290,7 +293,15 @@ impl Simulator {
         let name = inst.name;
         let ends = |src: &str, dst: &str| if inst.reversed { (id(dst), id(src)) } else { (id(src), id(dst)) };
         let udp = |source: UdpSource| {
-            FlowKind::Udp(UdpFlow { source, packets_sent: 0, bytes_sent: 0, packets_received: 0, bytes_received: 0, corrupted_received: 0 })
+            FlowKind::Udp(UdpFlow {
+                source,
+                packets_sent: 0,
+                bytes_sent: 0,
+                packets_received: 0,
+                bytes_received: 0,
+                corrupted_received: 0,
+                delays: OneWayDelays::default(),
+            })
         };
         let onoff = |rate: DataRate, packet_bytes: u32, on: crate::time::SimDuration, off: crate::time::SimDuration| OnOffParams {
             rate_bps: rate.bps(),
@@ -576,12 +587,16 @@ impl Simulator {
             Event::CellTti { cell } => self.cell_tti(cell as usize),
             Event::WarmupEnd => {
                 for f in &mut self.flows {
-                    match &f.kind {
+                    match &mut f.kind {
                         FlowKind::Tcp(t) => {
                             f.warm_delivered = t.receiver.delivered_bytes;
                             f.warm_acked = t.sender.core.stats.acked_bytes;
+                            t.sender.core.stats.rtt_hist.clear();
                         }
-                        FlowKind::Udp(u) => f.warm_delivered = u.bytes_received,
+                        FlowKind::Udp(u) => {
+                            f.warm_delivered = u.bytes_received;
+                            u.delays.owd.clear();
+                        }
                     }
                 }
             }
@@ -787,6 +802,8 @@ impl Simulator {
                     then = Then::FlushSender;
                 }
                 (PacketKind::Udp, FlowKind::Udp(u)) => {
+                    // The datagram's send time travels in `tcp.ts_val` (see `app_tick`).
+                    u.delays.on_packet(p.tcp.ts_val, now);
                     u.packets_received += 1;
                     u.bytes_received += (p.size_bytes - IP_HEADER_BYTES - UDP_HEADER_BYTES) as u64;
                 }
@@ -946,7 +963,10 @@ impl Simulator {
                 size_bytes: IP_HEADER_BYTES + UDP_HEADER_BYTES + payload,
                 ecn: Ecn::NotEct,
                 corrupted: false,
-                tcp: TcpHeader::default(),
+                // A UDP datagram has no TCP header: `ts_val` carries its send time to the sink, for
+                // one-way delay and jitter (the measurement tag of ns-3's FlowMonitor; the RTP
+                // timestamp of RFC 3550 §5.1 for VoIP). It adds no bytes on the wire.
+                tcp: TcpHeader { ts_val: now, ..TcpHeader::default() },
             };
             let id = self.pkts.alloc(pkt);
             self.forward(src, id);
@@ -1056,6 +1076,13 @@ impl Simulator {
                         mean_rtt_s: st.rtt_sum_ns as f64 / n / 1e9,
                         min_rtt_s: ns_to_s(c.rtt.min_rtt.unwrap_or(0)),
                         mean_rto_s: st.rto_sum_ns as f64 / n / 1e9,
+                        rtt_p50_s: st.rtt_hist.quantile_s(0.50),
+                        rtt_p95_s: st.rtt_hist.quantile_s(0.95),
+                        rtt_p99_s: st.rtt_hist.quantile_s(0.99),
+                        owd_p50_s: None,
+                        owd_p95_s: None,
+                        owd_p99_s: None,
+                        jitter_s: None,
                         final_cwnd_bytes: c.w.cwnd,
                         loss_differentiation: t.drop_causes.is_some().then_some(t.loss_diff),
                         sent_bytes: c.snd_max,
@@ -1087,6 +1114,13 @@ impl Simulator {
                     mean_rtt_s: 0.0,
                     min_rtt_s: 0.0,
                     mean_rto_s: 0.0,
+                    rtt_p50_s: None,
+                    rtt_p95_s: None,
+                    rtt_p99_s: None,
+                    owd_p50_s: u.delays.owd.quantile_s(0.50),
+                    owd_p95_s: u.delays.owd.quantile_s(0.95),
+                    owd_p99_s: u.delays.owd.quantile_s(0.99),
+                    jitter_s: u.delays.jitter_s(),
                     final_cwnd_bytes: 0,
                     loss_differentiation: None,
                     sent_bytes: u.bytes_sent,

@@ -1,4 +1,7 @@
-//! Metrics defined once: Jain's fairness index (and, in `output`, goodput and the time series).
+//! Metrics defined once: Jain's fairness index, delay percentiles and jitter ([`delay`]) (and, in
+//! `output`, goodput and the time series).
+
+pub mod delay;
 
 /// Jain's fairness index F = (Σx)² / (n·Σx²); 1 for equal shares, 1/n when one takes all.
 /// `None` for an empty set; 1 when every value is zero (nobody is favoured).

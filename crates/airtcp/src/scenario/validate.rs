@@ -742,7 +742,8 @@ const FLOW_STATE_BYTES: u64 = 4096;
 pub struct MemoryEstimate {
     /// Next hops: nodes² × 4 bytes.
     pub routing: u64,
-    /// Per-flow state besides the series ([`FLOW_STATE_BYTES`] a flow).
+    /// Per-flow state besides the series ([`FLOW_STATE_BYTES`] a flow, and the largest its delay
+    /// histogram can grow to in the run's duration, `metrics::delay::histogram_bytes`).
     pub flow_state: u64,
     /// Time series rows × their bytes.
     pub series: u64,
@@ -774,7 +775,9 @@ pub fn memory_estimate(s: &Scenario, one_way_links: u64, traces: &LoadedTraces) 
     let (flows, samples) = (flow_count(s), sample_count(s));
     let n = s.nodes.len() as u64;
     let routing = n * n * 4;
-    let flow_state = flows.saturating_mul(FLOW_STATE_BYTES);
+    // A delay (RTT or one-way) is at most the run's duration: the histogram's bound.
+    let per_flow = FLOW_STATE_BYTES + crate::metrics::delay::histogram_bytes(s.duration.as_nanos());
+    let flow_state = flows.saturating_mul(per_flow);
     // Saturating: a user may raise max_series_rows to anything, and an estimate that saturates
     // is above every limit, which is the right answer.
     let series = (samples.saturating_mul(flows))

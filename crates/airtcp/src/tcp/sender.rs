@@ -119,6 +119,9 @@ pub struct SenderStats {
     pub rtt_sum_ns: u128,
     pub rto_sum_ns: u128,
     pub acked_bytes: u64,
+    /// The RTT samples' distribution (the same samples as `rtt_samples`), for the summary's
+    /// percentiles; cleared at the end of the warm-up.
+    pub rtt_hist: crate::metrics::delay::DelayHistogram,
 }
 
 /// The sender state shared by all recovery strategies.
@@ -236,6 +239,7 @@ impl SenderCore {
         self.stats.rtt_samples += 1;
         self.stats.rtt_sum_ns += r as u128;
         self.stats.rto_sum_ns += self.rtt.base_rto() as u128;
+        self.stats.rtt_hist.record(r);
     }
 
     /// The oldest unacknowledged segment (there must be one).
