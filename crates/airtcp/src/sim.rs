@@ -77,7 +77,7 @@ enum DropCause {
 
 enum FlowKind {
     Tcp(Box<TcpFlow>),
-    Udp(UdpFlow),
+    Udp(Box<UdpFlow>),
 }
 
 struct Flow {
@@ -293,7 +293,7 @@ impl Simulator {
         let name = inst.name;
         let ends = |src: &str, dst: &str| if inst.reversed { (id(dst), id(src)) } else { (id(src), id(dst)) };
         let udp = |source: UdpSource| {
-            FlowKind::Udp(UdpFlow {
+            FlowKind::Udp(Box::new(UdpFlow {
                 source,
                 packets_sent: 0,
                 bytes_sent: 0,
@@ -301,7 +301,7 @@ impl Simulator {
                 bytes_received: 0,
                 corrupted_received: 0,
                 delays: OneWayDelays::default(),
-            })
+            }))
         };
         let onoff = |rate: DataRate, packet_bytes: u32, on: crate::time::SimDuration, off: crate::time::SimDuration| OnOffParams {
             rate_bps: rate.bps(),
