@@ -15,10 +15,12 @@ export PIP_ROOT_USER_ACTION := ignore
 
 # Debian packages for kernel/ and the real-kernel tests (BPF congestion controls, testbed).
 KERNEL_PKGS := clang llvm libbpf-dev bpftool iperf3 libelf-dev zlib1g-dev pkg-config
+# Debian packages some tests use: tshark reads `airtcp run --pcap` captures (tests/python/test_pcap.py)
+TEST_PKGS := tshark
 # root runs apt-get itself, anyone else through sudo when there is one
 SUDO := $(shell [ "$$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1 && echo sudo)
 
-.PHONY: setup deps develop demo test test-rust test-python kernel kernel-deps bench pgo validate-ns3 validate-ns2 fmt \
+.PHONY: setup deps develop demo test test-rust test-python kernel kernel-deps test-deps bench pgo validate-ns3 validate-ns2 fmt \
         fmt-check wheel clean distclean reproduce reproduce-quick campaign fuzz fuzz-cmin
 
 ## setup: the virtual environment .venv/ with the build/test tools, and the package (editable,
@@ -93,6 +95,13 @@ kernel-deps:
 	elif ! command -v apt-get >/dev/null 2>&1; then echo "kernel-deps: no apt-get; install $(KERNEL_PKGS)" >&2; exit 1; \
 	else $(SUDO) apt-get update -qq || true; \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $(KERNEL_PKGS) >/dev/null; fi
+
+## test-deps: the Debian packages some tests use (tshark for the pcap tests; root or sudo, apt-get)
+test-deps:
+	@if dpkg -s $(TEST_PKGS) >/dev/null 2>&1; then echo "test-deps: all installed"; \
+	elif ! command -v apt-get >/dev/null 2>&1; then echo "test-deps: no apt-get; install $(TEST_PKGS)" >&2; exit 1; \
+	else $(SUDO) apt-get update -qq || true; \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $(TEST_PKGS) >/dev/null; fi
 
 ## bench: criterion micro-benchmarks, then whole-run timings beside ns-2.35 (if `ns` is installed)
 bench: $(VENV)/.installed

@@ -22,7 +22,7 @@ class RawRun(TypedDict):
 
 _Dir = str | os.PathLike[str] | None
 
-def run(scenario_text: str, seed: int | None = None, base_dir: _Dir = None) -> RawRun:
+def run(scenario_text: str, seed: int | None = None, base_dir: _Dir = None, pcap_dir: _Dir = None) -> RawRun:
     """Parses, validates and runs one scenario (TOML text). `seed` overrides the file's seed."""
 
 def run_many(jobs: Sequence[tuple[str, int | None, _Dir]], jobs_n: int = 0) -> list[RawRun]:

@@ -131,12 +131,21 @@ def _check_seed(seed: int | None) -> int | None:
     return seed
 
 
-def run(scenario: ScenarioLike, seed: int | None = None, base_dir: str | os.PathLike | None = None) -> RunResult:
+def run(
+    scenario: ScenarioLike,
+    seed: int | None = None,
+    base_dir: str | os.PathLike | None = None,
+    pcap_dir: str | os.PathLike | None = None,
+) -> RunResult:
     """Runs one scenario: TOML text, a path to a .toml file, or a dict. ``seed`` overrides the
     scenario's own seed. Relative paths inside it (trace files) resolve against ``base_dir``
     (default: the scenario file's folder, or the working directory for text and dicts).
+    With ``pcap_dir``, writes the run's packet capture there: one libpcap file per link direction
+    (``<link>.pcap``, as tcpdump at the link's transmitter) and ``events.csv`` (queue drops, channel
+    losses and corruptions); see docs/pcap.md.
     Raises ScenarioError (one-line message) when the scenario is invalid."""
-    return RunResult(_engine(_core.run, to_text(scenario), _check_seed(seed), _base(scenario, base_dir)))
+    pcap = os.fspath(pcap_dir) if pcap_dir is not None else None
+    return RunResult(_engine(_core.run, to_text(scenario), _check_seed(seed), _base(scenario, base_dir), pcap))
 
 
 def _base(scenario: ScenarioLike, given: str | os.PathLike | None) -> str | None:

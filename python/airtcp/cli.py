@@ -14,7 +14,9 @@ import functools
 import json
 import os
 import re
+import shutil
 import sys
+import tempfile
 from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any, Callable, Optional
@@ -247,12 +249,30 @@ def run(
     out: Annotated[Optional[Path], typer.Option(help="Output directory.", show_default="out/<scenario name>")] = None,
     sets: SetOption = None,
     write: Annotated[bool, typer.Option("--write/--no-write", help="Write summary, series and plot.")] = True,
+    pcap: Annotated[
+        bool,
+        typer.Option(
+            "--pcap",
+            help="Also write a packet capture: <out>/pcap/<link>.pcap per link direction "
+            "(libpcap, IPv4/TCP/UDP headers) and <out>/pcap/events.csv (drops, losses, corruptions).",
+        ),
+    ] = False,
 ) -> None:
     """Run one scenario, print a summary table and write summary.json, parquet series and plot.png."""
     text, doc = _prepare(scenario, sets)
     if seed is not None and not 0 <= seed < 2**64:
         raise CliError(f"--seed {seed}: out of range (allowed: 0 to {2**64 - 1})")
-    result = api.run(text, seed, base_dir=scenario.resolve().parent)
+    if pcap and not write:
+        raise CliError("--pcap: needs the output folder (drop --no-write)")
+    # The capture is written into a temporary folder and moved to <out>/pcap only when the run
+    # completes: an error or Ctrl-C leaves no partial output.
+    pcap_tmp = Path(tempfile.mkdtemp(prefix="airtcp-pcap-")) if pcap else None
+    try:
+        result = api.run(text, seed, base_dir=scenario.resolve().parent, pcap_dir=pcap_tmp)
+    except BaseException:
+        if pcap_tmp is not None:
+            shutil.rmtree(pcap_tmp, ignore_errors=True)
+        raise
     s = result.summary
     console.print(f"[bold]{s['scenario']}[/bold]  seed {s['seed']}  simulated {s['end_time_s']:g} s "
                   f"(goodput measured after {s['warmup_s']:g} s), {s['events']} events")
@@ -268,6 +288,13 @@ def run(
 
     plot_run(result, out_dir / "plot.png", _mss_by_flow(s, doc))
     console.print(f"wrote {out_dir}/summary.json, flow_series.parquet, link_series.parquet, plot.png")
+    if pcap_tmp is not None:
+        dest = out_dir / "pcap"
+        if dest.exists():
+            shutil.rmtree(dest)
+        shutil.move(str(pcap_tmp), str(dest))
+        n = sum(1 for _ in dest.glob("*.pcap"))
+        console.print(f"wrote {dest}/: {n} pcap file(s) and events.csv")
 
 
 @app.command()

@@ -114,11 +114,19 @@ fn interrupted() -> PyErr {
     PyKeyboardInterrupt::new_err("interrupted")
 }
 
-/// Parses, validates and runs one scenario (TOML text). `seed` overrides the file's seed.
+/// Parses, validates and runs one scenario (TOML text). `seed` overrides the file's seed; with
+/// `pcap_dir`, the run's packet capture is written there (one libpcap file per link direction and
+/// `events.csv`).
 #[pyfunction]
-#[pyo3(signature = (scenario_text, seed=None, base_dir=None))]
-fn run(py: Python<'_>, scenario_text: String, seed: Option<u64>, base_dir: Option<PathBuf>) -> PyResult<Py<PyDict>> {
-    let out = interruptible(py, |stop| airtcp::run_toml_in_until_stopped(&scenario_text, seed, base_dir.as_deref(), stop))?
+#[pyo3(signature = (scenario_text, seed=None, base_dir=None, pcap_dir=None))]
+fn run(
+    py: Python<'_>,
+    scenario_text: String,
+    seed: Option<u64>,
+    base_dir: Option<PathBuf>,
+    pcap_dir: Option<PathBuf>,
+) -> PyResult<Py<PyDict>> {
+    let out = interruptible(py, |stop| airtcp::run_toml_capturing(&scenario_text, seed, base_dir.as_deref(), pcap_dir.as_deref(), stop))?
         .map_err(scenario_err)?
         .ok_or_else(interrupted)?;
     output_to_dict(py, out)

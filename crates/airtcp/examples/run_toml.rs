@@ -1,4 +1,5 @@
-//! Runs a scenario file and prints its summary as JSON: `cargo run --release --example run_toml -- FILE [SEED]`.
+//! Runs a scenario file and prints its summary as JSON: `cargo run --release --example run_toml -- FILE [SEED [PCAP_DIR]]`
+//! (with PCAP_DIR, the packet capture is written there).
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let Some(path) = args.get(1) else {
@@ -11,7 +12,9 @@ fn main() {
     });
     let seed = args.get(2).and_then(|s| s.parse().ok());
     let t0 = std::time::Instant::now();
-    match airtcp::run_toml(&text, seed) {
+    let pcap = args.get(3).map(std::path::PathBuf::from);
+    let never = std::sync::atomic::AtomicBool::new(false);
+    match airtcp::run_toml_capturing(&text, seed, None, pcap.as_deref(), &never).map(|o| o.expect("never stopped")) {
         Ok(out) => {
             println!("{}", serde_json::to_string_pretty(&out.summary).unwrap());
             eprintln!("wall {:.3} s, {} events", t0.elapsed().as_secs_f64(), out.summary.events);

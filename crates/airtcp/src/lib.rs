@@ -52,8 +52,23 @@ pub fn run_toml_in_until_stopped(
     base_dir: Option<&std::path::Path>,
     stop: &std::sync::atomic::AtomicBool,
 ) -> Result<Option<RunOutput>, ScenarioError> {
+    run_toml_capturing(text, seed, base_dir, None, stop)
+}
+
+/// [`run_toml_in_until_stopped`] that also writes a packet capture into `pcap_dir` (one libpcap
+/// file per link direction and `events.csv`, see [`net::pcap`]) when given.
+pub fn run_toml_capturing(
+    text: &str,
+    seed: Option<u64>,
+    base_dir: Option<&std::path::Path>,
+    pcap_dir: Option<&std::path::Path>,
+    stop: &std::sync::atomic::AtomicBool,
+) -> Result<Option<RunOutput>, ScenarioError> {
     let scenario = parse_in(text, base_dir)?;
     let mut sim = sim::Simulator::build(&scenario, seed.unwrap_or(scenario.seed))?;
+    if let Some(dir) = pcap_dir {
+        sim.enable_pcap(dir)?;
+    }
     sim.run_until_stopped(stop)
 }
 

@@ -22,6 +22,7 @@ use crate::net::packet::{
     caiad_option_bytes, sack_option_bytes, HACK_HEADER_CHECKSUM_OPTION_BYTES, IP_HEADER_BYTES, TCP_HEADER_BYTES, TS_OPTION_BYTES,
     UDP_HEADER_BYTES,
 };
+use crate::net::pcap::{Capture, Fate};
 use crate::net::queue::{Admission, Aqm, CwState, Queue, RedParams, RedState};
 use crate::net::{Ecn, Link, LinkStats, Packet, PacketArena, PacketId, PacketKind, RoutingTable, TcpHeader};
 use crate::output::{CallStats, FlowSeries, FlowSummary, LinkSeries, LinkSummary, LossDifferentiation, RunOutput, Summary};
@@ -109,6 +110,10 @@ pub struct Simulator {
     flows: Vec<Flow>,
     now: SimTime,
     events: u64,
+    /// The packet capture (`--pcap`), when enabled.
+    capture: Option<Box<Capture>>,
+    /// An offer must look for an HSDPA cell or the capture (`enqueue_special`).
+    enqueue_special: bool,
     flow_series: FlowSeries,
     link_series: LinkSeries,
     /// Start and contiguous end of every in-order delivery, per flow, when auditing is on.
@@ -277,6 +282,8 @@ impl Simulator {
             flows,
             now: 0,
             events: 0,
+            capture: None,
+            enqueue_special: !cells.is_empty(),
             flow_series: FlowSeries::default(),
             link_series: LinkSeries::default(),
             audit: None,
@@ -440,6 +447,16 @@ impl Simulator {
         self.cut_feeder.iter().enumerate().filter_map(|(i, f)| f.map(|_| i)).collect()
     }
 
+    /// Captures every link direction's packets into `dir` during the run (`net::pcap`): one
+    /// libpcap file per link direction that carries a packet, and `events.csv` for drops, losses
+    /// and corruptions. An I/O error fails the run with one line naming the file.
+    pub fn enable_pcap(&mut self, dir: &std::path::Path) -> Result<(), ScenarioError> {
+        let names: Vec<String> = self.links.iter().map(|l| l.name.clone()).collect();
+        self.capture = Some(Box::new(Capture::create(dir, &names, self.end).map_err(|e| ScenarioError::new("pcap", e))?));
+        self.enqueue_special = true;
+        Ok(())
+    }
+
     /// Current simulated time.
     pub fn now(&self) -> SimTime {
         self.now
@@ -499,7 +516,11 @@ impl Simulator {
             }
         }
         self.now = self.end;
-        Ok(Some(self.output()))
+        let out = self.output();
+        if let Some(c) = self.capture.take() {
+            c.finish().map_err(|e| ScenarioError::new("pcap", e))?;
+        }
+        Ok(Some(out))
     }
 
     /// The error of the first of the scenario's `limits` that the run has exceeded so far.
@@ -608,7 +629,10 @@ impl Simulator {
     fn forward(&mut self, node: u32, pkt: PacketId) {
         let dst = self.pkts.get(pkt).dst;
         match self.routes.next_hop(node, dst) {
-            Some(l) => self.enqueue(l as usize, pkt),
+            // One flag for the rare paths (an HSDPA cell, the capture): the common path has no
+            // trace of them and costs what it did before the capture existed.
+            Some(l) if !self.enqueue_special => self.enqueue::<false>(l as usize, pkt),
+            Some(l) => self.enqueue_special(l as usize, pkt),
             // Unreachable by construction (routes are validated); drop rather than panic.
             None => self.pkts.free(pkt),
         }
@@ -624,12 +648,7 @@ impl Simulator {
     /// at the same instants (its only feeder is a FIFO with a constant delay), so its queue,
     /// channel draws and drops are the same; only readers at the clock must leave out what lies
     /// ahead of it (see [`Link::offer_at`]). This saves an event and a heap operation per hop.
-    fn enqueue(&mut self, mut l: usize, pkt: PacketId) {
-        if !self.cells.is_empty() {
-            if let Some(ci) = self.cells.iter().position(|c| c.link == l) {
-                return self.cell_enqueue(ci, pkt);
-            }
-        }
+    fn enqueue<const CAPTURE: bool>(&mut self, mut l: usize, pkt: PacketId) {
         let mut at = self.now;
         loop {
             let link = &mut self.links[l];
@@ -641,6 +660,9 @@ impl Simulator {
             };
             match link.offer_at(self.now, at, p.size_bytes, payload, p.ecn, p.kind == PacketKind::TcpData) {
                 Offer::Arrives { at_ns, ce, corrupted } => {
+                    if let (true, Some(c)) = (CAPTURE, &mut self.capture) {
+                        capture_offer(c, l, link, at, Offer::Arrives { at_ns, ce, corrupted }, p);
+                    }
                     if ce {
                         p.ecn = Ecn::Ce;
                     }
@@ -664,15 +686,34 @@ impl Simulator {
                 }
                 // At the offer's instant, which is ahead of the clock on a cut-through link.
                 Offer::Lost => {
+                    if let (true, Some(c)) = (CAPTURE, &mut self.capture) {
+                        capture_offer(c, l, link, at, Offer::Lost, p);
+                    }
                     note_drop(&mut self.flows, p, DropCause::Channel, at);
                     self.pkts.free(pkt);
                 }
                 Offer::Dropped => {
+                    if let (true, Some(c)) = (CAPTURE, &mut self.capture) {
+                        capture_offer(c, l, link, at, Offer::Dropped, p);
+                    }
                     note_drop(&mut self.flows, p, DropCause::Queue, at);
                     self.pkts.free(pkt);
                 }
             }
             break;
+        }
+    }
+
+    /// [`Simulator::enqueue`] where the scenario has an HSDPA cell or the run is captured.
+    #[inline(never)]
+    fn enqueue_special(&mut self, l: usize, pkt: PacketId) {
+        if let Some(ci) = self.cells.iter().position(|c| c.link == l) {
+            return self.cell_enqueue(ci, pkt);
+        }
+        if self.capture.is_some() {
+            self.enqueue::<true>(l, pkt)
+        } else {
+            self.enqueue::<false>(l, pkt)
         }
     }
 
@@ -710,6 +751,9 @@ impl Simulator {
                 } else {
                     link.stats.overflow_drops += 1;
                 }
+                if let Some(c) = &mut self.capture {
+                    c.event(hop.link, now, Fate::QueueDrop, p);
+                }
                 note_drop(&mut self.flows, p, DropCause::Queue, now);
                 self.pkts.free(pkt);
             }
@@ -730,12 +774,19 @@ impl Simulator {
         link.stats.busy_ns += (hop.cell.busy_ttis - busy_before) * tti;
         let at = now + tti + link.delay_ns;
         for pkt in out.delivered {
+            // An HSDPA hop is captured as its packets leave the cell: at the TTI that delivers them.
+            if let Some(c) = &mut self.capture {
+                c.packet(l, now, self.pkts.get(pkt));
+            }
             if link.in_flight.is_empty() {
                 self.queue.push(at, Event::Arrive { link: l as u32 });
             }
             link.in_flight.push_back((at, pkt));
         }
         for pkt in out.dropped {
+            if let Some(c) = &mut self.capture {
+                c.event(l, now, Fate::ChannelLoss, self.pkts.get(pkt));
+            }
             link.stats.channel_losses += 1;
             link.stats.lost_packets += 1;
             note_drop(&mut self.flows, self.pkts.get(pkt), DropCause::Channel, now);
@@ -1220,6 +1271,34 @@ impl Simulator {
 
 /// Records why a data segment of a loss-differentiating flow was dropped, and at which instant
 /// (ahead of the clock on a cut-through link).
+/// Records a link's offer in the capture: a transmitted packet at its serialization's start (with
+/// its channel fate in the log when it was lost or corrupted), a queue drop at its offer.
+#[cold]
+#[inline(never)]
+fn capture_offer(c: &mut Capture, l: usize, link: &crate::net::link::Link, offered_at: SimTime, offer: Offer, p: &Packet) {
+    let start = || link.pending.get(link.pending.len() - 1).map_or(offered_at, |t| t.start);
+    match offer {
+        Offer::Arrives { corrupted, ce, .. } => {
+            let t = start();
+            // On the wire with the queue's CE mark (the caller sets it on the packet after this).
+            let mut on_wire = *p;
+            if ce {
+                on_wire.ecn = Ecn::Ce;
+            }
+            c.packet(l, t, &on_wire);
+            if corrupted {
+                c.event(l, t, Fate::Corrupted, p);
+            }
+        }
+        Offer::Lost => {
+            let t = start();
+            c.packet(l, t, p);
+            c.event(l, t, Fate::ChannelLoss, p);
+        }
+        Offer::Dropped => c.event(l, offered_at, Fate::QueueDrop, p),
+    }
+}
+
 fn note_drop(flows: &mut [Flow], p: &Packet, cause: DropCause, at: SimTime) {
     if p.kind != PacketKind::TcpData {
         return;

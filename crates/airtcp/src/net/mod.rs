@@ -3,6 +3,7 @@
 pub mod arq;
 pub mod link;
 pub mod packet;
+pub mod pcap;
 pub mod queue;
 pub mod routing;
 
