@@ -141,7 +141,8 @@ fmt:
 fmt-check:
 	$(CARGO) fmt --all -- --check
 
-## wheel: a redistributable wheel in target/wheels/
+## wheel: a redistributable wheel in target/wheels/, with experiments/ and examples/ as package data
+## (airtcp/data/; `airtcp reproduce --list` and `airtcp demo` work from the wheel alone)
 wheel: $(VENV)/.deps
 	$(VPY) -m maturin build --release -o target/wheels
 

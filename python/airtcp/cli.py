@@ -286,8 +286,8 @@ def validate(
 
 
 def demo_scenario_text() -> str:
-    """The TCP-Jersey Fig. 10 scenario shipped with the package (a copy of examples/jersey_fig10.toml)."""
-    return resources.files("airtcp").joinpath("data/jersey_fig10.toml").read_text(encoding="utf-8")
+    """The TCP-Jersey Fig. 10 scenario shipped with the package (examples/jersey_fig10.toml, package data)."""
+    return resources.files("airtcp").joinpath("data/examples/jersey_fig10.toml").read_text(encoding="utf-8")
 
 
 def demo_variants(doc: dict[str, Any], duration: str | None = None) -> list[tuple[str, dict[str, Any]]]:
@@ -409,7 +409,7 @@ def reproduce(
     seeds: Annotated[Optional[int], typer.Option(help="Seeds per grid point (overrides the spec's count).")] = None,
     out: Annotated[Path, typer.Option(help="Results folder (results/<id>/, cache in results/.cache/).")] = Path("results"),
     experiments: Annotated[
-        Optional[Path], typer.Option(help="Experiments folder.", show_default="./experiments, else the checkout's")
+        Optional[Path], typer.Option(help="Experiments folder.", show_default="./experiments, else the checkout's, else the installed copy")
     ] = None,
     backend: Annotated[str, typer.Option(help="Where runs execute: local (threads) or ray.")] = "local",
     ray_address: Annotated[Optional[str], typer.Option(help="Ray cluster address for --backend ray.")] = None,
@@ -442,9 +442,14 @@ def _reproduce(rp: Any, experiment: Optional[str], all_: bool, list_: bool, quic
 
     from .reproduce.report import update_reproduction as write_reproduction
 
-    root = (experiments or rp.default_root()).resolve()
+    given = experiments or rp.default_root()
+    packaged = rp.is_packaged(given)
+    root = given.resolve()
     if not root.is_dir():
         raise CliError(f"--experiments {root}: no such folder")
+    if update_reproduction and reproduction is None and packaged:
+        raise CliError("--update-reproduction: the experiments are the installed package's copy "
+                       f"({given}); give --reproduction FILE, or run from a checkout")
     chosen = sum([experiment is not None, all_, list_])
     if chosen > 1:
         raise CliError("give one of ID, --all and --list")
