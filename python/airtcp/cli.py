@@ -554,6 +554,12 @@ def _reproduce(rp: Any, experiment: Optional[str], all_: bool, list_: bool, quic
             t.add_row(o.experiment.id, str(o.total), str(o.executed), f"{o.wall_s:.1f}", counts, str(o.out_dir / "report.md"))
         console.print(t)
         console.print(f"done in {time.monotonic() - started:.1f} s")
+    if all_:
+        from .reproduce.report import write_index
+
+        out.mkdir(parents=True, exist_ok=True)
+        index = write_index(out, exps, claims, skipped)
+        console.print(f"wrote {index}: every experiment's figure and its claims beside ours on one page")
     if update_reproduction:
         target = reproduction or (root.parent / "REPRODUCTION.md")
         missing: list[str] = []
