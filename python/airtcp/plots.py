@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import polars as pl
 from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -11,7 +13,7 @@ from matplotlib.figure import Figure
 
 from .api import RunResult
 
-__all__ = ["goodput_series", "plot_run", "plot_demo"]
+__all__ = ["goodput_series", "plot_run", "run_figure", "plot_demo", "sweep_figure"]
 
 
 def goodput_series(flow_series: pl.DataFrame) -> pl.DataFrame:
@@ -150,3 +152,99 @@ def plot_demo(
     if title:
         fig.suptitle(title)
     _save(fig, path)
+
+
+#: Lines drawn by the sweep's goodput figure (one per flow and combination of the other axes).
+SWEEP_MAX_LINES = 10
+#: Panels of the sweep's scatter (one per combination of the axes other than ``cc``).
+SWEEP_MAX_PANELS = 12
+
+
+def _asym(mean: float, lo: float, hi: float, scale: float) -> list[list[float]]:
+    ok = all(isinstance(v, float) and math.isfinite(v) for v in (mean, lo, hi))
+    return [[(mean - lo) * scale if ok else 0.0], [(hi - mean) * scale if ok else 0.0]]
+
+
+def sweep_figure(plan: Any, agg: list[dict[str, Any]], scatter: list[dict[str, Any]], runs: Any,
+                 metrics: Sequence[str], title: str) -> Figure:
+    """The figure of `airtcp sweep`: the Pantheon-style scatter when the grid varies a flow's cc,
+    else goodput per flow over the first axis (categories), mean and 95% interval over seeds."""
+    if scatter:
+        return _pantheon(scatter, title)
+    return _sweep_lines(plan, agg, title)
+
+
+def _pantheon(points: list[dict[str, Any]], title: str) -> Figure:
+    """Throughput (up) against delay (right = less delay, the axis inverted as in Pantheon's
+    figures): per scheme its mean over seeds with the 95% interval both ways, and each seed as a
+    faint dot; one panel per combination of the other grid axes."""
+    panels = list(dict.fromkeys(p["panel"] for p in points))
+    shown = panels[:SWEEP_MAX_PANELS]
+    cols = min(len(shown), 3)
+    rows = math.ceil(len(shown) / cols)
+    fig = Figure(figsize=(5.2 * cols, 4.2 * rows + 0.6), layout="constrained")
+    axes = fig.subplots(rows, cols, squeeze=False)
+    schemes = list(dict.fromkeys(p["scheme"] for p in points))
+    delay = points[0]["delay_metric"]
+    xlabel = ("RTT, 95th percentile (ms)" if delay == "rtt_p95_s"
+              else "mean RTT (ms) [this build reports no RTT percentiles]")
+    for k, ax in enumerate(ax for row in axes for ax in row):
+        if k >= len(shown):
+            ax.set_visible(False)
+            continue
+        for p in (p for p in points if p["panel"] == shown[k]):
+            c = f"C{schemes.index(p['scheme']) % 10}"
+            xs = [float(v) * 1e3 for v in p["delay_per_seed_s"].split()]
+            ys = [float(v) / 1e6 for v in p["goodput_per_seed_bps"].split()]
+            ax.plot(xs, ys, ls="none", marker=".", ms=4, alpha=0.35, color=c)
+            x, y = p["delay_mean_s"] * 1e3, p["goodput_mean_bps"] / 1e6
+            eb = ax.errorbar([x], [y], xerr=_asym(p["delay_mean_s"], p["delay_ci_low_s"], p["delay_ci_high_s"], 1e3),
+                             yerr=_asym(p["goodput_mean_bps"], p["goodput_ci_low_bps"], p["goodput_ci_high_bps"], 1e-6),
+                             fmt="o", ms=6, capsize=3, color=c, label=p["scheme"])
+            eb[0].set_gid(f"scheme:{p['scheme']}")
+            ax.annotate(p["scheme"], (x, y), textcoords="offset points", xytext=(6, 6), fontsize="small", color=c)
+        if not ax.xaxis_inverted():
+            ax.invert_xaxis()
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel("goodput (Mb/s)")
+        ax.grid(True, alpha=0.3)
+        if shown[k]:
+            ax.set_title(shown[k], fontsize="small")
+    n = points[0]["n"]
+    extra = f"; first {len(shown)} of {len(panels)} panels" if len(panels) > len(shown) else ""
+    fig.suptitle(f"{title}\nmean ± 95% CI over {n} seeds (dots: seeds); better is up and right{extra}", fontsize="medium")
+    return fig
+
+
+def _sweep_lines(plan: Any, agg: list[dict[str, Any]], title: str) -> Figure:
+    first = plan.axes[0]
+    others = plan.axes[1:]
+    rows = [r for r in agg if r["metric"] == "goodput_bps"]
+    keys: list[tuple[str, tuple[str, ...]]] = []
+    for r in rows:
+        k = (r["flow"], tuple(r[a.path] for a in others))
+        if k not in keys:
+            keys.append(k)
+    shown = keys[:SWEEP_MAX_LINES]
+    fig = Figure(figsize=(8, 5), layout="constrained")
+    ax = fig.subplots()
+    xs = list(range(len(first.labels)))
+    for flow, other in shown:
+        pts = [(xs[first.labels.index(r[first.path])], r) for r in rows
+               if r["flow"] == flow and tuple(r[a.path] for a in others) == other]
+        if not pts:
+            continue
+        below = [(r["mean"] - r["ci_low"]) / 1e6 if math.isfinite(r["ci_low"]) else 0.0 for _, r in pts]
+        above = [(r["ci_high"] - r["mean"]) / 1e6 if math.isfinite(r["ci_high"]) else 0.0 for _, r in pts]
+        label = ", ".join([flow] + [f"{a.path}={v}" for a, v in zip(others, other)])
+        ax.errorbar([x for x, _ in pts], [r["mean"] / 1e6 for _, r in pts], yerr=[below, above], marker="o", ms=3,
+                    capsize=2, label=label)
+    ax.set_xticks(xs)
+    ax.set_xticklabels(list(first.labels))
+    ax.set_xlabel(first.path)
+    ax.set_ylabel("goodput (Mb/s)")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize="small", title=f"first {len(shown)} of {len(keys)}" if len(keys) > len(shown) else None)
+    n = max((r["n"] for r in rows), default=0)
+    ax.set_title(f"{title}\nmean ± 95% CI over {n} seeds", fontsize="medium")
+    return fig
