@@ -619,7 +619,7 @@ def sweep(
         task = bar.add_task("sweep", total=len(plan.tasks))
         outcome = sw.run_sweep(plan, out_dir, be, progress=lambda d, t: bar.update(task, completed=d, total=t),
                                scenario_name=name)
-    t = Table(title=f"{name}: mean ± 95% CI over {len(plan.seeds)} seeds", title_justify="left")
+    t = Table(title=f"{name}: mean [95% CI] over {len(plan.seeds)} seeds", title_justify="left")
     for a in plan.axes:
         t.add_column(a.path)
     t.add_column("flow")
@@ -635,8 +635,7 @@ def sweep(
         if shown > 40:
             continue
         d = rows.get((point, flow, delay))
-        cells = [_pm(r["mean"], r["ci95"], 1e-6)]
-        cells.append(_pm(d["mean"], d["ci95"], 1e3) if d else "-")
+        cells = [_interval(r, 1e-6), _interval(d, 1e3) if d else "-"]
         t.add_row(*point, flow, *cells)
     console.print(t)
     if shown > 40:
@@ -646,12 +645,14 @@ def sweep(
                   + (", scatter.csv" if outcome.scatter else ""))
 
 
-def _pm(mean: float, ci: float, scale: float) -> str:
+def _interval(row: dict[str, Any], scale: float) -> str:
+    """``mean [low, high]`` of an aggregated row (the 95% interval, clipped at 0), scaled."""
     import math
 
-    if not math.isfinite(mean):
+    m, lo, hi = row["mean"], row["ci_low"], row["ci_high"]
+    if not math.isfinite(m):
         return "-"
-    return f"{mean * scale:.3f}" + (f" ± {ci * scale:.3f}" if math.isfinite(ci) else "")
+    return f"{m * scale:.3f}" + (f" [{lo * scale:.3f}, {hi * scale:.3f}]" if math.isfinite(lo) else "")
 
 
 def _grid_size(exp: Any, quick: bool) -> int:
