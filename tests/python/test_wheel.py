@@ -32,6 +32,10 @@ def _sh(args: list[str], cwd: Path, env: dict[str, str], timeout: float = 600) -
 def wheel_env(tmp_path_factory):
     if shutil.which("cargo") is None:
         pytest.skip("no cargo: the wheel cannot be built here")
+    import pip
+
+    if tuple(int(x) for x in pip.__version__.split(".")[:2]) < (22, 3):
+        pytest.skip(f"pip {pip.__version__} has no --python option (22.3 and later)")
     tmp = tmp_path_factory.mktemp("wheel")
     env = dict(os.environ)
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
