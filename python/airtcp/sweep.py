@@ -117,7 +117,8 @@ def _check(doc: dict[str, Any], base_dir: str, where: str) -> str:
         text = dumps(doc)
         api.validate(text, base_dir=base_dir)
     except api.ScenarioError as e:
-        raise SweepError(f"{where}: {e}") from None
+        # "(line N)" would point into the generated text, not into any file the user has
+        raise SweepError(f"{where}: {re.sub(r' [(]line [0-9]+[)]', '', str(e))}") from None
     return text
 
 

@@ -162,10 +162,12 @@ def test_grid_values_are_read_like_set_values():
         (["--grid", "flows.5.cc=reno"], "error: --grid flows.5.cc=reno: 'flows' has 2 entries: no index 5"),
         (["--grid", "links.1.channel.loss=0,2"], "error: --grid links.1.channel.loss=2: links[1].channel.loss: 2 is out of range (allowed: 0 to 1)"),
         (["--grid", "flows.0.cc=reno,vegasx"], "error: --grid flows.0.cc=vegasx: flows[0].cc: unknown window policy 'vegasx' (allowed: reno,"),
-        (["--grid", "flows.0.ccx=reno"], "error: --grid flows.0.ccx=reno: flows[0].ccx"),
+        (["--grid", "flows.0.ccx=reno"], "error: --grid flows.0.ccx=reno: flows[0].ccx: unknown field `ccx`"),
         (["--grid", "flows.0.cc"], "error: --grid 'flows.0.cc': expected PATH=V1,V2,..."),
         (["--grid", "flows.0.cc=reno,,cubic"], "error: --grid 'flows.0.cc=reno,,cubic': empty value"),
         (["--grid", "flows.0.cc=reno", "--grid", "flows.0.cc=cubic"], "error: --grid flows.0.cc: given twice"),
+        (["--grid", "foo.bar=1"], "error: --grid foo.bar=1: foo: unknown field `foo`, expected one of"),
+        (["--grid", "duration.x=1"], "error: --grid duration.x=1: 'duration' is a value (string), not a table or array"),
         ([], "error: --grid: give at least one"),
         (["--grid", "flows.0.cc=reno", "--seeds", "0"], "error: --seeds 0: must be an integer from 1 to 1000"),
         (["--grid", "flows.0.cc=reno", "--backend", "slurm"], "error: --backend 'slurm': must be one of local, ray"),
@@ -177,3 +179,13 @@ def test_bad_grids_are_one_line_naming_the_field(tmp_path, args, message):
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(message), r.stderr
     assert not (tmp_path / "o").exists()
+
+
+def test_ray_backend_without_ray_is_one_line(tmp_path):
+    try:
+        import ray  # noqa: F401
+        pytest.skip("ray is installed here")
+    except ImportError:
+        pass
+    r = run_cli("sweep", str(GOOD), "--grid", "flows.0.cc=reno", "--backend", "ray", "--out", str(tmp_path / "o"), cwd=tmp_path)
+    assert r.returncode == 2 and r.stderr.strip() == "error: --backend ray: the 'ray' package is not installed (pip install 'ray[default]')"
