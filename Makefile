@@ -65,7 +65,8 @@ demo: setup
 reproduce: $(VENV)/.installed
 	$(VPY) -m airtcp reproduce --all --update-reproduction
 
-## reproduce-quick: the same with fewer seeds, shorter runs and fewer points (results/ only)
+## reproduce-quick: the same with fewer seeds, shorter runs and fewer points (results/ only, ending
+## with results/index.html)
 reproduce-quick: $(VENV)/.installed
 	$(VPY) -m airtcp reproduce --all --quick
 
