@@ -67,7 +67,8 @@ demo: setup
 reproduce: $(VENV)/.installed
 	$(VPY) -m airtcp reproduce --all --update-reproduction
 
-## reproduce-quick: the same with fewer seeds, shorter runs and fewer points (results/ only)
+## reproduce-quick: the same with fewer seeds, shorter runs and fewer points (results/ only, ending
+## with results/index.html)
 reproduce-quick: $(VENV)/.installed
 	$(VPY) -m airtcp reproduce --all --quick
 
@@ -150,7 +151,8 @@ fmt:
 fmt-check:
 	$(CARGO) fmt --all -- --check
 
-## wheel: a redistributable wheel in target/wheels/
+## wheel: a redistributable wheel in target/wheels/, with experiments/ and examples/ as package data
+## (airtcp/data/; `airtcp reproduce --list` and `airtcp demo` work from the wheel alone)
 wheel: $(VENV)/.deps
 	$(VPY) -m maturin build --release -o target/wheels
 

@@ -20,18 +20,14 @@ def jain(xs: list[float]) -> float:
     return s * s / (len(xs) * q) if q > 0 else 1.0
 
 
-# Two-sided 95% Student t quantiles by degrees of freedom.
-T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262, 10: 2.228,
-       11: 2.201, 12: 2.179, 13: 2.160, 14: 2.145, 15: 2.131, 19: 2.093, 20: 2.086, 29: 2.045}
-
-
 def mean_ci(xs: list[float]) -> tuple[float, float]:
     """Mean and the half-width of its 95% confidence interval (Student t; 0 for one sample)."""
+    from scipy.stats import t
+
     m = statistics.fmean(xs)
     if len(xs) < 2:
         return m, 0.0
-    t = T95.get(len(xs) - 1, 1.96)
-    return m, t * statistics.stdev(xs) / math.sqrt(len(xs))
+    return m, float(t.ppf(0.975, len(xs) - 1)) * statistics.stdev(xs) / math.sqrt(len(xs))
 
 
 def cpu_model() -> str:

@@ -1,4 +1,4 @@
-"""The ``airtcp`` command: run, validate, demo.
+"""The ``airtcp`` command: run, validate, demo, reproduce, sweep.
 
 Every expected failure (invalid scenario, missing file, bad ``--set``, TOML syntax error, an output
 that cannot be written) prints exactly one line ``error: <message>`` on stderr and exits with 2.
@@ -313,8 +313,8 @@ def validate(
 
 
 def demo_scenario_text() -> str:
-    """The TCP-Jersey Fig. 10 scenario shipped with the package (a copy of examples/jersey_fig10.toml)."""
-    return resources.files("airtcp").joinpath("data/jersey_fig10.toml").read_text(encoding="utf-8")
+    """The TCP-Jersey Fig. 10 scenario shipped with the package (examples/jersey_fig10.toml, package data)."""
+    return resources.files("airtcp").joinpath("data/examples/jersey_fig10.toml").read_text(encoding="utf-8")
 
 
 def demo_variants(doc: dict[str, Any], duration: str | None = None) -> list[tuple[str, dict[str, Any]]]:
@@ -436,7 +436,7 @@ def reproduce(
     seeds: Annotated[Optional[int], typer.Option(help="Seeds per grid point (overrides the spec's count).")] = None,
     out: Annotated[Path, typer.Option(help="Results folder (results/<id>/, cache in results/.cache/).")] = Path("results"),
     experiments: Annotated[
-        Optional[Path], typer.Option(help="Experiments folder.", show_default="./experiments, else the checkout's")
+        Optional[Path], typer.Option(help="Experiments folder.", show_default="./experiments, else the checkout's, else the installed copy")
     ] = None,
     backend: Annotated[str, typer.Option(help="Where runs execute: local (threads) or ray.")] = "local",
     ray_address: Annotated[Optional[str], typer.Option(help="Ray cluster address for --backend ray.")] = None,
@@ -469,9 +469,14 @@ def _reproduce(rp: Any, experiment: Optional[str], all_: bool, list_: bool, quic
 
     from .reproduce.report import update_reproduction as write_reproduction
 
-    root = (experiments or rp.default_root()).resolve()
+    given = experiments or rp.default_root()
+    packaged = rp.is_packaged(given)
+    root = given.resolve()
     if not root.is_dir():
         raise CliError(f"--experiments {root}: no such folder")
+    if update_reproduction and reproduction is None and packaged:
+        raise CliError("--update-reproduction: the experiments are the installed package's copy "
+                       f"({given}); give --reproduction FILE, or run from a checkout")
     chosen = sum([experiment is not None, all_, list_])
     if chosen > 1:
         raise CliError("give one of ID, --all and --list")
@@ -576,6 +581,12 @@ def _reproduce(rp: Any, experiment: Optional[str], all_: bool, list_: bool, quic
             t.add_row(o.experiment.id, str(o.total), str(o.executed), f"{o.wall_s:.1f}", counts, str(o.out_dir / "report.md"))
         console.print(t)
         console.print(f"done in {time.monotonic() - started:.1f} s")
+    if all_:
+        from .reproduce.report import write_index
+
+        out.mkdir(parents=True, exist_ok=True)
+        index = write_index(out, exps, claims, skipped)
+        console.print(f"wrote {index}: every experiment's figure and its claims beside ours on one page")
     if update_reproduction:
         target = reproduction or (root.parent / "REPRODUCTION.md")
         missing: list[str] = []
@@ -583,6 +594,92 @@ def _reproduce(rp: Any, experiment: Optional[str], all_: bool, list_: bool, quic
         console.print(f"updated {target}: {n} claim rows")
         if missing:
             console.print(f"[yellow]{len(missing)} not-reproduced row(s) without a why.toml paragraph: {', '.join(missing)}[/yellow]")
+
+
+@app.command()
+@_cli_errors
+def sweep(
+    scenario: Annotated[Path, typer.Argument(metavar="SCENARIO.toml", help="Scenario file (TOML).", show_default=False)],
+    grid: Annotated[
+        Optional[list[str]],
+        typer.Option("--grid", "-g", metavar="PATH=V1,V2,...",
+                     help="A grid axis: a scenario path (as for --set) and its values, e.g. flows.0.cc=reno,cubic (repeatable).",
+                     show_default=False),
+    ] = None,
+    seeds: Annotated[int, typer.Option(help="Seeds 1..N per grid point.")] = 5,
+    out: Annotated[Optional[Path], typer.Option(help="Output folder (cache in OUT/.cache).", show_default="results/sweep-<scenario name>")] = None,
+    jobs: Annotated[int, typer.Option(help="Parallel runs.", show_default="all cores")] = 0,
+    backend: Annotated[str, typer.Option(help="Where runs execute: local (threads) or ray.")] = "local",
+    ray_address: Annotated[Optional[str], typer.Option(help="Ray cluster address for --backend ray.")] = None,
+    sets: SetOption = None,
+) -> None:
+    """Run a grid over any scenario × seeds: runs.parquet, aggregated.csv (mean and 95% CI per point, flow and metric)
+    and figure.png (throughput vs delay per scheme when the grid varies cc); cached and resumable."""
+    import time
+
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+    from . import sweep as sw
+    from .reproduce.backend import make_backend
+
+    if jobs < 0:
+        raise CliError(f"--jobs {jobs}: must be 0 (all cores) or a positive integer")
+    if not 1 <= seeds <= sw.MAX_SEEDS:
+        raise CliError(f"--seeds {seeds}: must be an integer from 1 to {sw.MAX_SEEDS}")
+    if backend not in ("local", "ray"):
+        raise CliError(f"--backend {backend!r}: must be one of local, ray")
+    _, doc = _prepare(scenario, sets)
+    axes = [sw.parse_grid(g) for g in grid or []]
+    plan = sw.plan_sweep(doc, str(scenario.resolve().parent), axes, seeds)
+    name = str(doc.get("name") or scenario.stem)
+    out_dir = out if out is not None else Path("results") / f"sweep-{_safe_name(name)}"
+    threads = jobs if jobs > 0 else (os.cpu_count() or 1)
+    try:
+        be = make_backend(backend, threads, ray_address)
+    except RuntimeError as e:
+        raise CliError(str(e)) from None
+    console.print(f"{name}: {len(plan.points)} grid points × {len(plan.seeds)} seeds = {len(plan.tasks)} runs, "
+                  f"{threads} parallel on {backend}")
+    started = time.monotonic()
+    with Progress(TextColumn("[progress.description]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(), console=console, transient=False) as bar:
+        task = bar.add_task("sweep", total=len(plan.tasks))
+        outcome = sw.run_sweep(plan, out_dir, be, progress=lambda d, t: bar.update(task, completed=d, total=t),
+                               scenario_name=name)
+    t = Table(title=f"{name}: mean [95% CI] over {len(plan.seeds)} seeds", title_justify="left")
+    for a in plan.axes:
+        t.add_column(a.path)
+    t.add_column("flow")
+    t.add_column("goodput Mb/s", justify="right")
+    delay = "rtt_p95_s" if "rtt_p95_s" in outcome.metrics else "mean_rtt_s"
+    t.add_column(f"{'RTT p95' if delay == 'rtt_p95_s' else 'mean RTT'} ms", justify="right")
+    rows = {(tuple(r[a.path] for a in plan.axes), r["flow"], r["metric"]): r for r in outcome.aggregated}
+    shown = 0
+    for (point, flow, metric), r in rows.items():
+        if metric != "goodput_bps":
+            continue
+        shown += 1
+        if shown > 40:
+            continue
+        d = rows.get((point, flow, delay))
+        cells = [_interval(r, 1e-6), _interval(d, 1e3) if d else "-"]
+        t.add_row(*point, flow, *cells)
+    console.print(t)
+    if shown > 40:
+        console.print(f"(first 40 of {shown} rows: all in {out_dir}/aggregated.csv)")
+    console.print(f"{outcome.executed} runs executed, {outcome.total - outcome.executed} from the cache, "
+                  f"{time.monotonic() - started:.1f} s; wrote {out_dir}/runs.parquet, aggregated.csv, figure.png"
+                  + (", scatter.csv" if outcome.scatter else ""))
+
+
+def _interval(row: dict[str, Any], scale: float) -> str:
+    """``mean [low, high]`` of an aggregated row (the 95% interval, clipped at 0), scaled."""
+    import math
+
+    m, lo, hi = row["mean"], row["ci_low"], row["ci_high"]
+    if not math.isfinite(m):
+        return "-"
+    return f"{m * scale:.3f}" + (f" [{lo * scale:.3f}, {hi * scale:.3f}]" if math.isfinite(lo) else "")
 
 
 def _grid_size(exp: Any, quick: bool) -> int:

@@ -1,9 +1,11 @@
-"""Figures of a run (cwnd and goodput over time) and of the recovery demo. Headless (Agg)."""
+"""Figures of a run (cwnd, goodput, RTT and queues over time), of the demo and of a sweep. Headless (Agg)."""
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import polars as pl
 from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -11,7 +13,7 @@ from matplotlib.figure import Figure
 
 from .api import RunResult
 
-__all__ = ["goodput_series", "plot_run", "plot_demo"]
+__all__ = ["goodput_series", "plot_run", "run_figure", "plot_demo", "sweep_figure"]
 
 
 def goodput_series(flow_series: pl.DataFrame) -> pl.DataFrame:
@@ -56,11 +58,16 @@ def _samples_per_second(g: pl.DataFrame) -> int:
 #: goodput of all. A line and a legend entry per flow made 10 001 flows take over 300 s to draw,
 #: and no reader can tell 10 001 lines apart.
 PLOT_MAX_FLOWS = 20
+#: Flows named in the legend (one legend for all panels: a flow has the same colour in each).
+PLOT_LEGEND_FLOWS = 8
+#: Links drawn in the queue panel: those that ever queue a packet, longest maximum queue first.
+PLOT_MAX_LINKS = 6
 
 
 def plot_run(result: RunResult, path: str | os.PathLike, mss_bytes: Mapping[str, int] | None = None) -> None:
-    """Two panels: cwnd (segments) vs time per TCP flow, and goodput (Mb/s per sample interval) vs
-    time per flow; with more than `PLOT_MAX_FLOWS` flows, the first of them and the total goodput.
+    """Four panels over time: cwnd (segments) and smoothed RTT (ms) per TCP flow, goodput (Mb/s per
+    sample interval) per flow, and the queue (packets) of the links that queue; with more than
+    `PLOT_MAX_FLOWS` flows, the first of them and the total goodput of all.
 
     ``mss_bytes`` maps flow name → segment size used to express cwnd in segments (default 1000).
     """
@@ -69,44 +76,76 @@ def plot_run(result: RunResult, path: str | os.PathLike, mss_bytes: Mapping[str,
 
 def run_figure(result: RunResult, mss_bytes: Mapping[str, int] | None = None) -> Figure:
     """The figure `plot_run` writes."""
+    from matplotlib.lines import Line2D
+
     mss_bytes = mss_bytes or {}
     fs = result.flow_series
     names = _flow_names(fs)
     shown = names[:PLOT_MAX_FLOWS]
+    color = {n: f"C{i % 10}" for i, n in enumerate(shown)}
     gp = goodput_series(fs)
-    fig = Figure(figsize=(9, 6.5), layout="constrained")
-    ax_c, ax_g = fig.subplots(2, 1, sharex=True)
+    fig = Figure(figsize=(9, 10), layout="constrained")
+    ax_c, ax_g, ax_r, ax_q = fig.subplots(4, 1, sharex=True)
     # One pass over the rows, not a filter per flow.
     by_flow = {k[0]: f for k, f in fs.filter(pl.col("flow").is_in(shown)).partition_by("flow", as_dict=True).items()}
     gp_by_flow = {k[0]: g for k, g in gp.filter(pl.col("flow").is_in(shown)).partition_by("flow", as_dict=True).items()}
     for name in shown:
         f = by_flow[name]
+        c = color[name]
         mss = mss_bytes.get(name, 1000) or 1000
+        t = f["time_s"].to_list()
         if f["cwnd_bytes"].null_count() < f.height:  # TCP flows only: UDP ones have no window
-            ax_c.plot(f["time_s"].to_list(), (f["cwnd_bytes"].cast(pl.Float64) / mss).to_list(), lw=0.9, label=name)
+            ax_c.plot(t, (f["cwnd_bytes"].cast(pl.Float64) / mss).to_list(), lw=0.9, color=c, label=name)
+        if f["srtt_s"].null_count() < f.height:  # 0 before the first RTT sample: no value, not a 0 ms RTT
+            rtt = [v * 1e3 if v else math.nan for v in f["srtt_s"].to_list()]
+            ax_r.plot(t, rtt, lw=0.9, color=c, label=name)
         g = gp_by_flow[name]
-        line, = ax_g.plot(g["time_s"].to_list(), g["goodput_mbps"].to_list(), lw=0.6, alpha=0.45)
+        line, = ax_g.plot(g["time_s"].to_list(), g["goodput_mbps"].to_list(), lw=0.6, alpha=0.45, color=c)
         window = _samples_per_second(g)
         if window > 1:
             smooth = g["goodput_mbps"].rolling_mean(window_size=window, min_samples=1)
-            ax_g.plot(g["time_s"].to_list(), smooth.to_list(), lw=1.4, color=line.get_color(), label=name)
+            ax_g.plot(g["time_s"].to_list(), smooth.to_list(), lw=1.4, color=c, label=name)
         else:  # samples a second or more apart: the raw series is the only one
             line.set(label=name, lw=1.2, alpha=1.0)
 
     ax_c.set_ylabel("cwnd (segments)")
     ax_g.set_ylabel("goodput (Mb/s)\nthin: per sample, bold: 1 s mean", fontsize="small")
-    ax_g.set_xlabel("time (s)")
+    ax_r.set_ylabel("smoothed RTT (ms)")
     title = f"{result.scenario} — seed {result.seed}"
+    handles = [Line2D([], [], color=color[n], label=n) for n in shown[:PLOT_LEGEND_FLOWS]]
     if len(names) > len(shown):
         total = gp.group_by("time_s", maintain_order=True).agg(pl.col("goodput_mbps").sum()).sort("time_s")
-        ax_g.plot(total["time_s"].to_list(), total["goodput_mbps"].to_list(), lw=1.2, color="black", label=f"total, all {len(names)} flows")
+        tl, = ax_g.plot(total["time_s"].to_list(), total["goodput_mbps"].to_list(), lw=1.2, color="black", label=f"total, all {len(names)} flows")
+        ax_g.legend(handles=[tl], loc="upper right", fontsize="small")
         title += f" — first {len(shown)} of {len(names)} flows"
     ax_c.set_title(title)
-    for ax in (ax_c, ax_g):
+    if handles:
+        more = f"flows (first {len(handles)} of {len(shown)} drawn)" if len(shown) > len(handles) else "flows"
+        ax_c.legend(handles=handles, loc="upper right", fontsize="small", title=more, title_fontsize="small")
+    _queue_panel(ax_q, result.link_series)
+    for ax in (ax_c, ax_g, ax_r, ax_q):
         ax.grid(True, alpha=0.3)
-        if fs.height:
-            ax.legend(loc="upper right", fontsize="small")
+    ax_q.set_xlabel("time (s)")
     return fig
+
+
+def _queue_panel(ax: Any, ls: pl.DataFrame) -> None:
+    """Queue length (packets) of the links that ever hold a packet, longest maximum first."""
+    ax.set_ylabel("queue (packets)")
+    if ls.height == 0:
+        return
+    peaks = ls.group_by("link", maintain_order=True).agg(pl.col("queue_pkts").max().alias("peak"))
+    busy = peaks.filter(pl.col("peak") > 0).sort("peak", descending=True, maintain_order=True)["link"].to_list()
+    if not busy:
+        ax.text(0.5, 0.5, "no link ever queues a packet", transform=ax.transAxes, ha="center", va="center", fontsize="small")
+        return
+    drawn = busy[:PLOT_MAX_LINKS]
+    by_link = {k[0]: f for k, f in ls.filter(pl.col("link").is_in(drawn)).partition_by("link", as_dict=True).items()}
+    for i, link in enumerate(drawn):
+        f = by_link[link]
+        ax.plot(f["time_s"].to_list(), f["queue_pkts"].cast(pl.Float64).to_list(), lw=0.9, color=f"C{i % 10}", ls="-", label=link)
+    title = "links" if len(busy) == len(drawn) else f"links (first {len(drawn)} of {len(busy)} that queue)"
+    ax.legend(loc="upper right", fontsize="small", title=title, title_fontsize="small")
 
 
 def plot_demo(
@@ -150,3 +189,99 @@ def plot_demo(
     if title:
         fig.suptitle(title)
     _save(fig, path)
+
+
+#: Lines drawn by the sweep's goodput figure (one per flow and combination of the other axes).
+SWEEP_MAX_LINES = 10
+#: Panels of the sweep's scatter (one per combination of the axes other than ``cc``).
+SWEEP_MAX_PANELS = 12
+
+
+def _asym(mean: float, lo: float, hi: float, scale: float) -> list[list[float]]:
+    ok = all(isinstance(v, float) and math.isfinite(v) for v in (mean, lo, hi))
+    return [[(mean - lo) * scale if ok else 0.0], [(hi - mean) * scale if ok else 0.0]]
+
+
+def sweep_figure(plan: Any, agg: list[dict[str, Any]], scatter: list[dict[str, Any]], runs: Any,
+                 metrics: Sequence[str], title: str) -> Figure:
+    """The figure of `airtcp sweep`: the Pantheon-style scatter when the grid varies a flow's cc,
+    else goodput per flow over the first axis (categories), mean and 95% interval over seeds."""
+    if scatter:
+        return _pantheon(scatter, title)
+    return _sweep_lines(plan, agg, title)
+
+
+def _pantheon(points: list[dict[str, Any]], title: str) -> Figure:
+    """Throughput (up) against delay (right = less delay, the axis inverted as in Pantheon's
+    figures): per scheme its mean over seeds with the 95% interval both ways, and each seed as a
+    faint dot; one panel per combination of the other grid axes."""
+    panels = list(dict.fromkeys(p["panel"] for p in points))
+    shown = panels[:SWEEP_MAX_PANELS]
+    cols = min(len(shown), 3)
+    rows = math.ceil(len(shown) / cols)
+    fig = Figure(figsize=(5.2 * cols, 4.2 * rows + 0.6), layout="constrained")
+    axes = fig.subplots(rows, cols, squeeze=False)
+    schemes = list(dict.fromkeys(p["scheme"] for p in points))
+    delay = points[0]["delay_metric"]
+    xlabel = ("RTT, 95th percentile (ms)" if delay == "rtt_p95_s"
+              else "mean RTT (ms) [this build reports no RTT percentiles]")
+    for k, ax in enumerate(ax for row in axes for ax in row):
+        if k >= len(shown):
+            ax.set_visible(False)
+            continue
+        for p in (p for p in points if p["panel"] == shown[k]):
+            c = f"C{schemes.index(p['scheme']) % 10}"
+            xs = [float(v) * 1e3 for v in p["delay_per_seed_s"].split()]
+            ys = [float(v) / 1e6 for v in p["goodput_per_seed_bps"].split()]
+            ax.plot(xs, ys, ls="none", marker=".", ms=4, alpha=0.35, color=c)
+            x, y = p["delay_mean_s"] * 1e3, p["goodput_mean_bps"] / 1e6
+            eb = ax.errorbar([x], [y], xerr=_asym(p["delay_mean_s"], p["delay_ci_low_s"], p["delay_ci_high_s"], 1e3),
+                             yerr=_asym(p["goodput_mean_bps"], p["goodput_ci_low_bps"], p["goodput_ci_high_bps"], 1e-6),
+                             fmt="o", ms=6, capsize=3, color=c, label=p["scheme"])
+            eb[0].set_gid(f"scheme:{p['scheme']}")
+            ax.annotate(p["scheme"], (x, y), textcoords="offset points", xytext=(6, 6), fontsize="small", color=c)
+        if not ax.xaxis_inverted():
+            ax.invert_xaxis()
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel("goodput (Mb/s)")
+        ax.grid(True, alpha=0.3)
+        if shown[k]:
+            ax.set_title(shown[k], fontsize="small")
+    n = points[0]["n"]
+    extra = f"; first {len(shown)} of {len(panels)} panels" if len(panels) > len(shown) else ""
+    fig.suptitle(f"{title}\nmean ± 95% CI over {n} seeds (dots: seeds); better is up and right{extra}", fontsize="medium")
+    return fig
+
+
+def _sweep_lines(plan: Any, agg: list[dict[str, Any]], title: str) -> Figure:
+    first = plan.axes[0]
+    others = plan.axes[1:]
+    rows = [r for r in agg if r["metric"] == "goodput_bps"]
+    keys: list[tuple[str, tuple[str, ...]]] = []
+    for r in rows:
+        k = (r["flow"], tuple(r[a.path] for a in others))
+        if k not in keys:
+            keys.append(k)
+    shown = keys[:SWEEP_MAX_LINES]
+    fig = Figure(figsize=(8, 5), layout="constrained")
+    ax = fig.subplots()
+    xs = list(range(len(first.labels)))
+    for flow, other in shown:
+        pts = [(xs[first.labels.index(r[first.path])], r) for r in rows
+               if r["flow"] == flow and tuple(r[a.path] for a in others) == other]
+        if not pts:
+            continue
+        below = [(r["mean"] - r["ci_low"]) / 1e6 if math.isfinite(r["ci_low"]) else 0.0 for _, r in pts]
+        above = [(r["ci_high"] - r["mean"]) / 1e6 if math.isfinite(r["ci_high"]) else 0.0 for _, r in pts]
+        label = ", ".join([flow] + [f"{a.path}={v}" for a, v in zip(others, other)])
+        ax.errorbar([x for x, _ in pts], [r["mean"] / 1e6 for _, r in pts], yerr=[below, above], marker="o", ms=3,
+                    capsize=2, label=label)
+    ax.set_xticks(xs)
+    ax.set_xticklabels(list(first.labels))
+    ax.set_xlabel(first.path)
+    ax.set_ylabel("goodput (Mb/s)")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize="small", title=f"first {len(shown)} of {len(keys)}" if len(keys) > len(shown) else None)
+    n = max((r["n"] for r in rows), default=0)
+    ax.set_title(f"{title}\nmean ± 95% CI over {n} seeds", fontsize="medium")
+    return fig

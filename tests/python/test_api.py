@@ -135,17 +135,19 @@ def test_engine_jain_matches_python(result):
 def test_a_plot_of_many_flows_draws_the_first_ones_and_their_total():
     """A line and a legend entry per flow made 10 001 flows take over 300 s to draw (issue 25): past
     PLOT_MAX_FLOWS the plot draws the first ones and the total goodput of all."""
-    from airtcp.plots import PLOT_MAX_FLOWS, run_figure
+    from airtcp.plots import PLOT_LEGEND_FLOWS, PLOT_MAX_FLOWS, run_figure
 
     text = GOOD.read_text().replace('start = "500ms"', 'start = "500ms"\ncount = 40', 1).replace('duration = "10s"', 'duration = "2s"', 1)
     result = airtcp.run(text)
     assert result.flow_series["flow"].n_unique() == 41
     fig = run_figure(result)
-    ax_c, ax_g = fig.axes
+    ax_c, ax_g, ax_r, ax_q = fig.axes
+    # one legend of flows (the same colour in every panel), capped so that it stays readable
     cwnd_labels = [t.get_text() for t in ax_c.get_legend().get_texts()]
-    goodput_labels = [t.get_text() for t in ax_g.get_legend().get_texts()]
-    assert cwnd_labels == ["a"] + [f"b.{k}" for k in range(PLOT_MAX_FLOWS - 1)]
-    assert goodput_labels == cwnd_labels + ["total, all 41 flows"]
+    assert cwnd_labels == ["a"] + [f"b.{k}" for k in range(PLOT_LEGEND_FLOWS - 1)]
+    assert ax_c.get_legend().get_title().get_text() == f"flows (first {PLOT_LEGEND_FLOWS} of {PLOT_MAX_FLOWS} drawn)"
+    assert [ln.get_label() for ln in ax_c.get_lines()] == ["a"] + [f"b.{k}" for k in range(PLOT_MAX_FLOWS - 1)]
+    assert [t.get_text() for t in ax_g.get_legend().get_texts()] == ["total, all 41 flows"]
     assert "first 20 of 41 flows" in ax_c.get_title()
     # The total is the sum over every flow, not only the ones drawn.
     total_line = ax_g.get_lines()[-1]
@@ -154,3 +156,27 @@ def test_a_plot_of_many_flows_draws_the_first_ones_and_their_total():
     gp = goodput_series(result.flow_series)
     want = gp.group_by("time_s", maintain_order=True).agg(pl.col("goodput_mbps").sum()).sort("time_s")
     assert list(total_line.get_ydata()) == pytest.approx(want["goodput_mbps"].to_list())
+
+
+def test_the_run_plot_has_rtt_and_queue_panels_from_the_series(result):
+    """Issue 24 part 5: plot.png shows RTT and queues too: the RTT lines are the flows' srtt in ms,
+    the queue lines the links that ever queue, longest peak first, in packets."""
+    from airtcp.plots import run_figure
+
+    fig = run_figure(result)
+    ax_c, ax_g, ax_r, ax_q = fig.axes
+    assert ax_r.get_ylabel() == "smoothed RTT (ms)" and ax_q.get_ylabel() == "queue (packets)"
+    fs = result.flow_series
+    for line in ax_r.get_lines():
+        f = fs.filter(pl.col("flow") == line.get_label())
+        assert list(line.get_xdata()) == f["time_s"].to_list()
+        want = [v * 1e3 if v else math.nan for v in f["srtt_s"].to_list()]  # no RTT before the first sample
+        assert math.isnan(line.get_ydata()[0]) and f["srtt_s"][0] == 0
+        assert list(line.get_ydata()) == pytest.approx(want, nan_ok=True)
+    assert sorted(ln.get_label() for ln in ax_r.get_lines()) == sorted(f["name"] for f in result.summary["flows"] if f["kind"] == "tcp")
+    ls = result.link_series
+    peaks = {k: max(g["queue_pkts"].to_list()) for (k,), g in ls.partition_by("link", as_dict=True).items()}
+    want = sorted((k for k, v in peaks.items() if v > 0), key=lambda k: -peaks[k])
+    assert [ln.get_label() for ln in ax_q.get_lines()] == want
+    for line in ax_q.get_lines():
+        assert list(line.get_ydata()) == ls.filter(pl.col("link") == line.get_label())["queue_pkts"].cast(pl.Float64).to_list()

@@ -13,10 +13,13 @@ import pytest
 from conftest import EXAMPLE, GOOD, REPO, run_cli
 
 
-def test_packaged_demo_scenario_is_a_copy_of_the_example():
-    packaged = resources.files("airtcp").joinpath("data/jersey_fig10.toml").read_bytes()
-    assert packaged == EXAMPLE.read_bytes(), "run: cp examples/jersey_fig10.toml python/airtcp/data/"
-    assert (REPO / "python" / "airtcp" / "data" / "jersey_fig10.toml").read_bytes() == EXAMPLE.read_bytes()
+def test_packaged_demo_scenario_is_the_example():
+    packaged = resources.files("airtcp").joinpath("data/examples/jersey_fig10.toml").read_bytes()
+    assert packaged == EXAMPLE.read_bytes()
+    # package data are links to the top-level folders, not copies that could drift
+    for name in ("examples", "experiments"):
+        link = REPO / "python" / "airtcp" / "data" / name
+        assert link.is_symlink() and link.resolve() == (REPO / name).resolve(), name
 
 
 def test_run_writes_outputs(tmp_path):

@@ -4,6 +4,7 @@ interrupted sweep from the cache, the catalogue listing, and one-line errors for
 from __future__ import annotations
 
 import csv
+import math
 import os
 import re
 import shutil
@@ -439,3 +440,125 @@ def test_bad_why_files_are_one_line_naming_the_field(tmp_path, edit, message):
     (root / "tiny" / "why.toml").write_text(edit(WHY))
     with pytest.raises(rp.SpecError, match=re.escape(message)):
         all_why(root, rp.all_claims(root))
+
+
+def test_aggregated_csv_is_recomputed_by_hand_from_runs_parquet(tmp_path):
+    """Issue 24 part 5: mean, sd, Student-t half-width (t from scipy) and the bounds, the lower one
+    clipped at 0 for a metric no seed made negative, recomputed from the per-run table."""
+    import statistics
+
+    from scipy.stats import t as student
+
+    root = make_root(tmp_path)
+    o = run_tiny(root, tmp_path / "r", jobs=2)
+    raw = pl.read_parquet(o.out_dir / "runs.parquet")
+    with open(o.out_dir / "aggregated.csv", newline="") as f:
+        agg = list(csv.DictReader(f))
+    assert len(agg) == 8 and sum(r["n"] == "3" for r in agg) == 6
+    for row in agg:
+        xs = raw.filter((pl.col("loss") == row["loss"]) & (pl.col("scheme") == row["scheme"]))[row["metric"]].to_list()
+        xs = [x for x in xs if math.isfinite(x)]  # Reno has no bandwidth estimate: n = 0, all NaN
+        assert int(row["n"]) == len(xs)
+        if not xs:
+            assert row["mean"] == row["ci_low"] == "nan"
+            continue
+        assert len(xs) == 3
+        m, sd = statistics.fmean(xs), statistics.stdev(xs)
+        half = student.ppf(0.975, len(xs) - 1) * sd / len(xs) ** 0.5
+        assert float(row["mean"]) == pytest.approx(m, rel=1e-12)
+        assert float(row["sd"]) == pytest.approx(sd, rel=1e-9, abs=1e-12)
+        assert float(row["ci95"]) == pytest.approx(half, rel=1e-9, abs=1e-12)
+        assert min(xs) >= 0 and float(row["ci_low"]) == pytest.approx(max(0.0, m - half), abs=1e-9)
+        assert float(row["ci_high"]) == pytest.approx(m + half, rel=1e-12)
+
+
+def test_ci_bounds_clip_at_zero_only_for_nonnegative_metrics():
+    from airtcp.reproduce.metrics import ci_bounds, mean_ci
+
+    xs = [100.0, 900.0]  # two spread seeds: t(1) = 12.7, the symmetric interval reaches far below 0
+    n, m, _, ci = mean_ci(xs)
+    assert n == 2 and m - ci < 0
+    assert ci_bounds(xs, m, ci) == (0.0, m + ci)
+    signed = [-100.0, 900.0]  # a difference can be negative: no clipping
+    n, m, _, ci = mean_ci(signed)
+    assert ci_bounds(signed, m, ci) == (m - ci, m + ci)
+    assert all(math.isnan(v) for v in ci_bounds([5.0], 5.0, math.nan))
+
+
+def test_bar_figures_use_categorical_positions_and_overlay_the_papers_values(tmp_path):
+    """caiad-fig15 drew bars at x = 0, 1, 5, 10 (overlapping groups, empty gaps); bars now sit at
+    0, 1, 2, ... whatever numeric x the points have, and a claim of kind value is a star on its bar."""
+    from airtcp.reproduce.report import figure
+
+    spec = SPEC.replace('kind = "line"', 'kind = "bar"')
+    root = make_root(tmp_path, spec=spec)
+    o = run_tiny(root, tmp_path / "r")
+    exp = rp.load_experiment(root / "tiny" / "tiny.sweep.toml")
+    with open(o.out_dir / "aggregated.csv", newline="") as f:
+        agg = [dict(r, mean=float(r["mean"]), ci_low=float(r["ci_low"]), ci_high=float(r["ci_high"])) for r in csv.DictReader(f)]
+    fig = figure(exp, o.plan.axes, agg, [], "test", rp.all_claims(root))
+    ax = fig.axes[0]
+    bars = [(p.get_x() + p.get_width() / 2, p.get_height()) for p in ax.patches]
+    assert len(bars) == 4
+    assert sorted(round(x, 6) for x, _ in bars) == [-0.2, 0.2, 0.8, 1.2]  # loss 0.001 and 0.03 as categories 0 and 1
+    means = {(r["loss"], r["scheme"]): r["mean"] for r in agg if r["metric"] == "goodput_kbps"}
+    # reno first (series order), westwood second, in each category
+    assert [h for _, h in sorted(bars)] == pytest.approx([means[("0.001", "reno")], means[("0.001", "westwood")],
+                                                         means[("0.03", "reno")], means[("0.03", "westwood")]])
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["0.001", "0.03"]
+    (paper,) = [ln for ln in ax.lines if ln.get_label() == "paper"]
+    # tiny-value: 1000 kb/s at loss 0.001, reno (tiny-gain is a gain, not a value: not drawn)
+    assert paper.get_xydata().tolist() == [[-0.2, 1000.0]]
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
+
+
+def test_reproduce_all_writes_an_index_page_whose_links_resolve(tmp_path):
+    """Issue 24 part 4: `--all` ends with results/index.html: each experiment's figure, its claims
+    beside ours, a link to report.md; a skipped experiment says why; text is escaped."""
+    from html.parser import HTMLParser
+    from urllib.parse import unquote
+
+    claims = CLAIMS.replace('condition = "0.1% loss, Reno goodput"', 'condition = "0.1% loss <b>&amp; \\"Reno\\"</b>"')
+    root = make_root(tmp_path, claims=claims)
+    skipped = root / "other"
+    skipped.mkdir()
+    (skipped / "tiny.toml").write_text(SCENARIO)
+    (skipped / "tiny.sweep.toml").write_text(SPEC.replace('id = "tiny-sweep"', 'id = "tiny-skipped"').replace(
+        'paper = "tiny"', 'paper = "other"').replace('"flows.0.cc" = "westwood"', '"flows.0.cc" = "no-such-cc"'))
+    out = tmp_path / "results"
+    r = run_cli("reproduce", "--all", "--quick", "--jobs", "2", "--experiments", str(root), "--out", str(out), cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    page = (out / "index.html").read_text()
+
+    class Links(HTMLParser):
+        def __init__(self):
+            super().__init__()
+            self.refs, self.ids, self.cells = [], set(), []
+
+        def handle_starttag(self, tag, attrs):
+            a = dict(attrs)
+            self.refs += [a[k] for k in ("href", "src") if k in a]
+            if "id" in a:
+                self.ids.add(a["id"])
+
+        def handle_data(self, data):
+            self.cells.append(data)
+
+    p = Links()
+    p.feed(page)
+    assert {"tiny-sweep/report.md", "tiny-sweep/figure.png"} <= set(p.refs)
+    for ref in p.refs:
+        if ref.startswith("#"):
+            assert ref[1:] in p.ids, ref
+        else:
+            assert (out / unquote(ref)).is_file(), ref
+    # the claims rows carry claims.csv's text, escaped; the markup in a condition stays text
+    with open(out / "tiny-sweep" / "claims.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    for row in rows:
+        ours = row["ours_text"] + (f" ({row['detail']})" if row["detail"] else "")
+        assert ours in p.cells and row["status"] in p.cells, ours
+    assert '0.1% loss <b>&amp; "Reno"</b>' in p.cells and "<b>" not in page.split("<body>")[1].replace("<b>&", "")
+    assert "Not run: needs cc no-such-cc." in p.cells

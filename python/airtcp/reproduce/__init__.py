@@ -22,15 +22,30 @@ __all__ = [
     "Availability", "Cache", "Claim", "Experiment", "LocalBackend", "Outcome", "Plan", "RayBackend", "RunTask",
     "SpecError", "all_claims", "availability", "cache_key", "default_root", "discover", "engine_id", "execute",
     "load_claims", "load_experiment", "make_backend", "plan", "run_experiment", "estimate_seconds",
+    "packaged_root", "is_packaged",
 ]
 
 
 def default_root() -> Path:
-    """``./experiments`` when it exists, else the source checkout's ``experiments/`` folder."""
+    """``./experiments`` when it exists, else the source checkout's ``experiments/`` folder, else
+    the copy installed with the package (``airtcp/data/experiments``, e.g. from a wheel)."""
     here = Path("experiments")
     if here.is_dir():
-        return here.resolve()
-    return Path(__file__).resolve().parents[3] / "experiments"
+        return here.absolute()
+    checkout = Path(__file__).resolve().parents[3] / "experiments"
+    if checkout.is_dir():
+        return checkout
+    return packaged_root()
+
+
+def packaged_root() -> Path:
+    """The experiments installed with the package (in a checkout: a link to ``experiments/``)."""
+    return Path(__file__).resolve().parent.parent / "data" / "experiments"
+
+
+def is_packaged(root: Path) -> bool:
+    """Whether ``root`` (as given, before resolving links) is the installed package's copy."""
+    return Path(root).absolute() == packaged_root()
 
 
 def all_claims(root: Path) -> list:

@@ -79,7 +79,10 @@ def cache_key(task: RunTask) -> str:
 
 
 class Cache:
-    """One JSON file per run under ``root`` (``results/.cache``)."""
+    """One JSON file per run under ``root`` (``results/.cache``). Kept hand-written rather than
+    taken from a library (diskcache: SQLite): one file per run, written by atomic rename, is safe
+    for many processes and Ray workers on a shared file system with no lock or database, and a
+    person can inspect or delete single runs (docs/reproduce.md, "Cache, determinism, backends")."""
 
     def __init__(self, root: Path):
         self.root = Path(root)

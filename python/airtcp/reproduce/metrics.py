@@ -14,7 +14,7 @@ from typing import Any, Optional
 
 from .spec import Metric, SpecError, matches
 
-__all__ = ["evaluate", "jain", "reference_at", "t975", "mean_ci"]
+__all__ = ["evaluate", "jain", "reference_at", "t975", "mean_ci", "ci_bounds"]
 
 
 def _get(entry: dict[str, Any], path: str, metric: Metric) -> float:
@@ -142,31 +142,13 @@ def evaluate(metric: Metric, payload: dict[str, Any]) -> float:
 # --------------------------------------------------------------------------------------------
 # statistics over seeds
 
-# Two-sided 95% quantiles of Student's t, t_{0.975}(df), from standard tables; between the
-# tabulated degrees of freedom we interpolate linearly in 1/df (exact to 3 decimals).
-_T975 = {1: 12.7062, 2: 4.3027, 3: 3.1824, 4: 2.7764, 5: 2.5706, 6: 2.4469, 7: 2.3646, 8: 2.3060,
-         9: 2.2622, 10: 2.2281, 11: 2.2010, 12: 2.1788, 13: 2.1604, 14: 2.1448, 15: 2.1314,
-         16: 2.1199, 17: 2.1098, 18: 2.1009, 19: 2.0930, 20: 2.0860, 21: 2.0796, 22: 2.0739,
-         23: 2.0687, 24: 2.0639, 25: 2.0595, 26: 2.0555, 27: 2.0518, 28: 2.0484, 29: 2.0452,
-         30: 2.0423, 40: 2.0211, 60: 2.0003, 120: 1.9799}
-_Z975 = 1.95996
-
-
 def t975(df: int) -> float:
-    """Student's t quantile t_{0.975}(df) (no scipy needed)."""
+    """Student's t quantile t_{0.975}(df) (two-sided 95%), from scipy; NaN for df < 1."""
     if df < 1:
         return math.nan
-    if df in _T975:
-        return _T975[df]
-    keys = sorted(_T975)
-    if df > keys[-1]:
-        lo, hi, tlo, thi = keys[-1], math.inf, _T975[keys[-1]], _Z975
-    else:
-        lo = max(k for k in keys if k < df)
-        hi = min(k for k in keys if k > df)
-        tlo, thi = _T975[lo], _T975[hi]
-    w = (1 / lo - 1 / df) / (1 / lo - (0 if hi == math.inf else 1 / hi))
-    return tlo + w * (thi - tlo)
+    from scipy.stats import t
+
+    return float(t.ppf(0.975, df))
 
 
 def mean_ci(xs: list[float]) -> tuple[int, float, float, float]:
@@ -181,3 +163,15 @@ def mean_ci(xs: list[float]) -> tuple[int, float, float, float]:
         return 1, m, math.nan, math.nan
     sd = math.sqrt(sum((y - m) ** 2 for y in ys) / (n - 1))
     return n, m, sd, t975(n - 1) * sd / math.sqrt(n)
+
+
+def ci_bounds(xs: list[float], mean: float, ci: float) -> tuple[float, float]:
+    """The 95% interval (mean - ci, mean + ci), with the lower bound clipped at 0 when every finite
+    value is >= 0: a metric that cannot be negative (goodput, delay, a count) never shows a
+    negative bound, as the symmetric Student interval does with few, spread seeds. NaNs stay NaN."""
+    if not (math.isfinite(mean) and math.isfinite(ci)):
+        return math.nan, math.nan
+    lo, hi = mean - ci, mean + ci
+    if all(x >= 0 for x in xs if x is not None and math.isfinite(x)):
+        lo = max(0.0, lo)
+    return lo, hi

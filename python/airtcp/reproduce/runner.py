@@ -1,7 +1,7 @@
 """Running one experiment end to end: plan → cached/executed runs → tables → figure → report.
 
 Outputs in ``<out>/<id>/``: ``runs.parquet`` (one row per run: grid labels, seed, cache key,
-every metric), ``aggregated.csv`` (per grid point and metric: n, mean, sd, 95% CI half-width),
+every metric), ``aggregated.csv`` (per grid point and metric: n, mean, sd, 95% CI half-width and bounds),
 ``claims.csv`` (each of the paper's claims beside ours), ``figure.png``/``figure.svg``,
 ``report.md`` and ``run.json`` (mode, seeds, counts). The cache is ``<out>/.cache``.
 """
@@ -21,7 +21,7 @@ import polars as pl
 
 from .backend import Backend, Cache, LocalBackend, cache_key, engine_id
 from .claims import Agg, ClaimResult, evaluate_claim
-from .metrics import evaluate, mean_ci
+from .metrics import ci_bounds, evaluate, mean_ci
 from .plan import Plan, plan
 from .report import claim_text, fmt, plot, write_report
 from .spec import Claim, Experiment, SpecError
@@ -90,7 +90,7 @@ def run_experiment(
     raw = _raw_table(p, keys, payloads)  # type: ignore[arg-type]
     raw.write_parquet(out_dir / "runs.parquet")
     agg_rows = _aggregate(p, raw)
-    _write_csv(out_dir / "aggregated.csv", agg_rows, [a.name for a in p.axes] + ["metric", "n", "mean", "sd", "ci95"])
+    _write_csv(out_dir / "aggregated.csv", agg_rows, [a.name for a in p.axes] + ["metric", "n", "mean", "sd", "ci95", "ci_low", "ci_high"])
     agg: Agg = {(tuple(r[a.name] for a in p.axes), r["metric"]): (r["n"], r["mean"], r["sd"], r["ci95"]) for r in agg_rows}
     results = tuple(evaluate_claim(c, agg, exp.axes, p.axes) for c in claims if c.experiment == exp.id)
     _write_claims(out_dir / "claims.csv", results)
@@ -111,7 +111,8 @@ def run_experiment(
     (out_dir / "run.json").write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
     first_seed = [(pt, payloads[p.task_index(i, 0)]) for i, pt in enumerate(p.points)]
     subtitle = _mode_short(meta)
-    figure = plot(exp, p.axes, agg_rows, first_seed, out_dir, subtitle)  # type: ignore[arg-type]
+    mine = [c for c in claims if c.experiment == exp.id]
+    figure = plot(exp, p.axes, agg_rows, first_seed, out_dir, subtitle, mine)  # type: ignore[arg-type]
     write_report(exp, meta, p.axes, agg_rows, list(results), figure, out_dir, repo or out.parent)
     return Outcome(exp, p, total, len(missing), total - len(missing), time.monotonic() - t0, out_dir, results)
 
@@ -153,14 +154,17 @@ def _raw_table(p: Plan, keys: list[str], payloads: list[dict[str, Any]]) -> pl.D
 
 
 def _aggregate(p: Plan, raw: pl.DataFrame) -> list[dict[str, Any]]:
-    """Per grid point and metric: n, mean, sample sd and the 95% CI half-width over seeds."""
+    """Per grid point and metric: n, mean, sample sd, the 95% CI half-width over seeds (Student t) and
+    the interval's bounds, the lower one clipped at 0 when no seed's value is negative."""
     rows: list[dict[str, Any]] = []
     n_seeds = len(p.seeds)
     for i, point in enumerate(p.points):
         block = raw.slice(i * n_seeds, n_seeds)
         for m in p.experiment.metrics:
-            n, mean, sd, ci = mean_ci(block[m.name].to_list())
-            rows.append({**point, "metric": m.name, "n": n, "mean": mean, "sd": sd, "ci95": ci})
+            xs = block[m.name].to_list()
+            n, mean, sd, ci = mean_ci(xs)
+            lo, hi = ci_bounds(xs, mean, ci)
+            rows.append({**point, "metric": m.name, "n": n, "mean": mean, "sd": sd, "ci95": ci, "ci_low": lo, "ci_high": hi})
     return rows
 
 

@@ -1,0 +1,357 @@
+"""``airtcp sweep``: an ad-hoc grid over any scenario, no spec file and no paper needed.
+
+``--grid PATH=V1,V2,...`` names a scenario path (as ``--set`` does) and its values (each read as a
+``--set`` value); the grid is the product of the ``--grid`` options in order, times seeds
+1..``--seeds``. Runs go through the machinery of ``airtcp reproduce`` (``reproduce.backend``: the
+pure ``execute``, the per-run JSON cache, the local or Ray backend), so a sweep is cached and
+resumable and its outputs do not depend on ``--jobs`` or the backend.
+
+Outputs in ``--out``: ``runs.parquet`` (one row per run and flow: grid labels, seed, cache key,
+flow, kind, cc and the flow's metrics, null where a metric does not apply), ``aggregated.csv``
+(per grid point, flow and metric: n, mean, sd, 95% CI half-width and bounds), ``figure.png``
+(a Pantheon-style throughput/delay scatter when the grid varies a flow's ``cc``, else goodput per
+flow over the first axis), ``scatter.csv`` (the scatter's points) and ``run.json``. See docs/sweep.md.
+"""
+
+from __future__ import annotations
+
+import copy
+import csv
+import itertools
+import json
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Optional
+
+import polars as pl
+
+from . import api
+from .reproduce.backend import Backend, Cache, LocalBackend, cache_key, engine_id
+from .reproduce.metrics import ci_bounds, mean_ci
+from .reproduce.plan import RunTask
+from .scenario import OverrideError, dumps, parse_value, set_path
+
+__all__ = ["GridAxis", "SweepError", "SweepPlan", "parse_grid", "plan_sweep", "run_sweep", "FLOW_METRICS",
+           "scatter_points", "MAX_SEEDS"]
+
+#: Per-flow fields read from each run's summary (with ``.get``: a field this engine build does not
+#: report is left out of the tables). RTT fields apply to TCP flows with RTT samples, one-way delay
+#: and jitter to UDP flows; elsewhere they are null, never 0.
+FLOW_METRICS = (
+    "goodput_bps", "retransmissions", "timeouts", "fast_retransmits",
+    "mean_rtt_s", "min_rtt_s", "rtt_p50_s", "rtt_p95_s", "rtt_p99_s",
+    "owd_p50_s", "owd_p95_s", "owd_p99_s", "jitter_s",
+)
+_RTT = {"mean_rtt_s", "min_rtt_s", "rtt_p50_s", "rtt_p95_s", "rtt_p99_s"}
+_TCP_ONLY = _RTT | {"retransmissions", "timeouts", "fast_retransmits"}
+_UDP_ONLY = {"owd_p50_s", "owd_p95_s", "owd_p99_s", "jitter_s"}
+MAX_SEEDS = 1000
+_CC = re.compile(r"^flows\.(\d+)\.cc$")
+
+
+class SweepError(OverrideError):
+    """A bad ``--grid`` (or a grid point the engine refuses): one line naming the field."""
+
+
+@dataclass(frozen=True)
+class GridAxis:
+    path: str
+    labels: tuple[str, ...]
+    values: tuple[Any, ...]
+
+
+def _split_values(text: str) -> list[str]:
+    """Splits at the commas outside quotes, brackets and braces (so ``[1, 2]`` is one value)."""
+    out, depth, quote, cur = [], 0, "", []
+    for ch in text:
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "\"'":
+            quote = ch
+        elif ch in "[{":
+            depth += 1
+        elif ch in "]}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            out.append("".join(cur))
+            cur = []
+            continue
+        cur.append(ch)
+    out.append("".join(cur))
+    return [v.strip() for v in out]
+
+
+def parse_grid(spec: str) -> GridAxis:
+    """``PATH=V1,V2,...`` → a grid axis; values are read like ``--set`` values (TOML, else text)."""
+    if "=" not in spec:
+        raise SweepError(f"--grid '{spec}': expected PATH=V1,V2,..., e.g. flows.0.cc=reno,cubic")
+    path, raw = spec.split("=", 1)
+    path = path.strip()
+    if not path or any(not p for p in path.split(".")):
+        raise SweepError(f"--grid '{spec}': empty path or empty part in '{path}'")
+    labels = _split_values(raw)
+    if any(not lab for lab in labels):
+        raise SweepError(f"--grid '{spec}': empty value (give PATH=V1,V2,... with no empty entry)")
+    if len(set(labels)) != len(labels):
+        raise SweepError(f"--grid '{spec}': a value is given twice")
+    return GridAxis(path, tuple(labels), tuple(parse_value(lab) for lab in labels))
+
+
+@dataclass(frozen=True)
+class SweepPlan:
+    axes: tuple[GridAxis, ...]
+    points: tuple[dict[str, str], ...]  # axis path → label, in grid order
+    seeds: tuple[int, ...]
+    tasks: tuple[RunTask, ...]  # point-major, then seed
+    docs: tuple[dict[str, Any], ...]  # the scenario of each point
+
+    def task_index(self, point: int, seed: int) -> int:
+        return point * len(self.seeds) + seed
+
+
+def _check(doc: dict[str, Any], base_dir: str, where: str) -> str:
+    try:
+        text = dumps(doc)
+        api.validate(text, base_dir=base_dir)
+    except api.ScenarioError as e:
+        # "(line N)" would point into the generated text, not into any file the user has
+        raise SweepError(f"{where}: {re.sub(r' [(]line [0-9]+[)]', '', str(e))}") from None
+    return text
+
+
+def plan_sweep(base: dict[str, Any], base_dir: str, axes: list[GridAxis], seeds: int) -> SweepPlan:
+    """Expands the grid; every value is checked alone on the base scenario first (so an error names
+    the ``--grid`` value), then every point. Raises SweepError."""
+    if not axes:
+        raise SweepError("--grid: give at least one, e.g. --grid flows.0.cc=reno,cubic")
+    if not 1 <= seeds <= MAX_SEEDS:
+        raise SweepError(f"--seeds {seeds}: must be an integer from 1 to {MAX_SEEDS}")
+    paths = [a.path for a in axes]
+    for p in paths:
+        if paths.count(p) > 1:
+            raise SweepError(f"--grid {p}: given twice (one --grid per path)")
+    for a in axes:
+        for lab, v in zip(a.labels, a.values):
+            d = copy.deepcopy(base)
+            try:
+                set_path(d, a.path, copy.deepcopy(v))
+            except OverrideError as e:
+                raise SweepError(f"--grid {a.path}={lab}: {e}") from None
+            _check(d, base_dir, f"--grid {a.path}={lab}")
+    seed_list = tuple(range(1, seeds + 1))
+    points, tasks, docs = [], [], []
+    for combo in itertools.product(*[list(zip(a.labels, a.values)) for a in axes]):
+        d = copy.deepcopy(base)
+        for a, (_, v) in zip(axes, combo):
+            set_path(d, a.path, copy.deepcopy(v))
+        where = "--grid point " + ", ".join(f"{a.path}={lab}" for a, (lab, _) in zip(axes, combo))
+        text = _check(d, base_dir, where)
+        points.append({a.path: lab for a, (lab, _) in zip(axes, combo)})
+        docs.append(d)
+        tasks.extend(RunTask(text=text, seed=s, base_dir=base_dir, series=()) for s in seed_list)
+    return SweepPlan(tuple(axes), tuple(points), seed_list, tuple(tasks), tuple(docs))
+
+
+def _flow_value(flow: dict[str, Any], field: str) -> Optional[float]:
+    """A flow's metric, or None where it does not apply (RTT of UDP or with no samples; one-way
+    delay of TCP) or this build does not report it. Never 0.0 for "does not apply"."""
+    tcp = flow.get("kind") == "tcp"
+    if (field in _TCP_ONLY and not tcp) or (field in _UDP_ONLY and tcp):
+        return None
+    if field in ("mean_rtt_s", "min_rtt_s") and not flow.get("rtt_samples"):
+        return None
+    v = flow.get(field)
+    if v is None or isinstance(v, bool):
+        return None
+    return float(v)
+
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class SweepOutcome:
+    plan: SweepPlan
+    total: int
+    executed: int
+    out_dir: Path
+    runs: pl.DataFrame
+    aggregated: list[dict[str, Any]]
+    metrics: tuple[str, ...]
+    scatter: list[dict[str, Any]]
+
+
+def run_sweep(plan: SweepPlan, out: Path, backend: Optional[Backend] = None, progress: Optional[Progress] = None,
+              scenario_name: str = "sweep") -> SweepOutcome:
+    """Runs what the cache (``<out>/.cache``) lacks and writes the outputs into ``out``."""
+    backend = backend or LocalBackend()
+    out.mkdir(parents=True, exist_ok=True)
+    cache = Cache(out / ".cache")
+    keys = [cache_key(t) for t in plan.tasks]
+    payloads: list[Optional[dict[str, Any]]] = [cache.get(k) for k in keys]
+    missing = [i for i, p in enumerate(payloads) if p is None]
+    total, done = len(plan.tasks), len(plan.tasks) - len(missing)
+    if progress:
+        progress(done, total)
+
+    def on_result(j: int, payload: dict[str, Any]) -> None:
+        nonlocal done
+        i = missing[j]
+        cache.put(keys[i], payload)
+        payloads[i] = payload
+        done += 1
+        if progress:
+            progress(done, total)
+
+    if missing:
+        backend.run([plan.tasks[i] for i in missing], on_result)
+    runs, metrics = _runs_table(plan, keys, payloads)  # type: ignore[arg-type]
+    runs.write_parquet(out / "runs.parquet")
+    agg = _aggregate(plan, runs, metrics)
+    names = [a.path for a in plan.axes]
+    _write_csv(out / "aggregated.csv", agg, names + ["flow", "metric", "n", "mean", "sd", "ci95", "ci_low", "ci_high"])
+    scatter = scatter_points(plan, runs, metrics)
+    if scatter:
+        _write_csv(out / "scatter.csv", scatter, list(scatter[0]))
+    meta = {
+        "scenario": scenario_name,
+        "grid": {a.path: list(a.labels) for a in plan.axes},
+        "seeds": list(plan.seeds),
+        "runs": total,
+        "executed": len(missing),
+        "cached": total - len(missing),
+        "engine": engine_id(),
+        "metrics": list(metrics),
+    }
+    (out / "run.json").write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
+    from .plots import sweep_figure
+
+    fig = sweep_figure(plan, agg, scatter, runs, metrics, f"{scenario_name}: {len(plan.points)} points × {len(plan.seeds)} seeds")
+    from .plots import _save
+
+    _save(fig, out / "figure.png")
+    return SweepOutcome(plan, total, len(missing), out, runs, agg, metrics, scatter)
+
+
+def _runs_table(plan: SweepPlan, keys: list[str], payloads: list[dict[str, Any]]) -> tuple[pl.DataFrame, tuple[str, ...]]:
+    """One row per run and flow, in grid order, then seed, then the summary's flow order."""
+    present = [m for m in FLOW_METRICS if any(m in f for p in payloads for f in p["summary"]["flows"])]
+    cols: dict[str, list[Any]] = {a.path: [] for a in plan.axes}
+    for c in ("seed", "key", "flow", "kind", "cc"):
+        cols[c] = []
+    for m in present:
+        cols[m] = []
+    for i, point in enumerate(plan.points):
+        for j, seed in enumerate(plan.seeds):
+            k = plan.task_index(i, j)
+            for f in payloads[k]["summary"]["flows"]:
+                for a in plan.axes:
+                    cols[a.path].append(point[a.path])
+                cols["seed"].append(seed)
+                cols["key"].append(keys[k])
+                cols["flow"].append(f["name"])
+                cols["kind"].append(f["kind"])
+                cols["cc"].append(f.get("cc"))
+                for m in present:
+                    cols[m].append(_flow_value(f, m))
+    schema = {**{a.path: pl.String for a in plan.axes}, "seed": pl.Int64, "key": pl.String, "flow": pl.String,
+              "kind": pl.String, "cc": pl.String, **{m: pl.Float64 for m in present}}
+    return pl.DataFrame(cols, schema=schema), tuple(present)
+
+
+def _aggregate(plan: SweepPlan, runs: pl.DataFrame, metrics: tuple[str, ...]) -> list[dict[str, Any]]:
+    """Per grid point, flow (summary order) and metric: n (seeds with a value), mean, sd, the 95%
+    Student-t half-width and the interval's bounds (the lower one clipped at 0: every metric here
+    is nonnegative). Metrics that do not apply to a flow have n = 0 and empty values."""
+    rows: list[dict[str, Any]] = []
+    for point in plan.points:
+        block = runs
+        for a in plan.axes:
+            block = block.filter(pl.col(a.path) == point[a.path])
+        for flow in block["flow"].unique(maintain_order=True).to_list():
+            fb = block.filter(pl.col("flow") == flow)
+            for m in metrics:
+                xs = [x for x in fb[m].to_list() if x is not None]
+                n, mean, sd, ci = mean_ci(xs)
+                lo, hi = ci_bounds(xs, mean, ci)
+                rows.append({**point, "flow": flow, "metric": m, "n": n, "mean": mean, "sd": sd, "ci95": ci,
+                             "ci_low": lo, "ci_high": hi})
+    return rows
+
+
+def cc_axis(plan: SweepPlan) -> Optional[tuple[GridAxis, int]]:
+    """The grid's first ``flows.N.cc`` axis and its N, if any."""
+    for a in plan.axes:
+        m = _CC.match(a.path)
+        if m:
+            return a, int(m.group(1))
+    return None
+
+
+def _entry_flows(doc: dict[str, Any], entry: int) -> tuple[int, int]:
+    """The summary positions [start, end) of scenario flow entry ``entry`` (``count`` expands)."""
+    start = 0
+    for i, f in enumerate(doc.get("flows") or []):
+        c = f.get("count", 1) if isinstance(f, dict) else 1
+        c = c if isinstance(c, int) and c > 0 else 1
+        if i == entry:
+            return start, start + c
+        start += c
+    return start, start
+
+
+def scatter_points(plan: SweepPlan, runs: pl.DataFrame, metrics: tuple[str, ...]) -> list[dict[str, Any]]:
+    """The Pantheon scatter's points: one per grid point (a scheme, in the panel of the other axes'
+    labels): x = the p95 RTT of the flows of the varied entry (``mean_rtt_s`` when this build has
+    no ``rtt_p95_s``), y = their goodput; per seed the mean over the entry's flows (one flow unless
+    it has a ``count``), then mean and 95% interval over seeds, exactly as aggregated.csv does."""
+    found = cc_axis(plan)
+    if found is None:
+        return []
+    axis, entry = found
+    delay = "rtt_p95_s" if "rtt_p95_s" in metrics else "mean_rtt_s"
+    others = [a for a in plan.axes if a is not axis]
+    out: list[dict[str, Any]] = []
+    for i, point in enumerate(plan.points):
+        lo, hi = _entry_flows(plan.docs[i], entry)
+        block = runs
+        for a in plan.axes:
+            block = block.filter(pl.col(a.path) == point[a.path])
+        xs_seed, ys_seed = [], []
+        for seed in plan.seeds:
+            rows = block.filter(pl.col("seed") == seed).slice(lo, hi - lo)
+            x = [v for v in rows[delay].to_list() if v is not None]
+            y = [v for v in rows["goodput_bps"].to_list() if v is not None]
+            xs_seed.append(sum(x) / len(x) if x else math.nan)
+            ys_seed.append(sum(y) / len(y) if y else math.nan)
+        nx, mx, _, cx = mean_ci(xs_seed)
+        ny, my, _, cy = mean_ci(ys_seed)
+        xlo, xhi = ci_bounds(xs_seed, mx, cx)
+        ylo, yhi = ci_bounds(ys_seed, my, cy)
+        out.append({
+            "scheme": point[axis.path], "panel": ", ".join(f"{a.path}={point[a.path]}" for a in others),
+            "delay_metric": delay, "n": min(nx, ny), "delay_mean_s": mx, "delay_ci_low_s": xlo, "delay_ci_high_s": xhi,
+            "goodput_mean_bps": my, "goodput_ci_low_bps": ylo, "goodput_ci_high_bps": yhi,
+            "delay_per_seed_s": " ".join(repr(v) for v in xs_seed), "goodput_per_seed_bps": " ".join(repr(v) for v in ys_seed),
+        })
+    return out
+
+
+def _cell(v: Any) -> str:
+    if v is None:
+        return ""
+    if isinstance(v, float):
+        return "" if math.isnan(v) else repr(v)
+    return str(v)
+
+
+def _write_csv(path: Path, rows: list[dict[str, Any]], header: list[str]) -> None:
+    """Floats in full precision (``repr``); a value that does not apply (NaN, None) is empty."""
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(header)
+        for r in rows:
+            w.writerow([_cell(r[h]) for h in header])
