@@ -29,7 +29,7 @@ from typing import Any, Optional
 import polars as pl
 
 from . import api
-from .reproduce.backend import Backend, Cache, LocalBackend, cache_key, engine_id
+from .reproduce.backend import Backend, Cache, LocalBackend, engine_id, run_missing
 from .reproduce.metrics import ci_bounds, mean_ci
 from .reproduce.plan import RunTask
 from .scenario import OverrideError, dumps, parse_value, set_path
@@ -189,25 +189,8 @@ def run_sweep(plan: SweepPlan, out: Path, backend: Optional[Backend] = None, pro
     """Runs what the cache (``<out>/.cache``) lacks and writes the outputs into ``out``."""
     backend = backend or LocalBackend()
     out.mkdir(parents=True, exist_ok=True)
-    cache = Cache(out / ".cache")
-    keys = [cache_key(t) for t in plan.tasks]
-    payloads: list[Optional[dict[str, Any]]] = [cache.get(k) for k in keys]
-    missing = [i for i, p in enumerate(payloads) if p is None]
-    total, done = len(plan.tasks), len(plan.tasks) - len(missing)
-    if progress:
-        progress(done, total)
-
-    def on_result(j: int, payload: dict[str, Any]) -> None:
-        nonlocal done
-        i = missing[j]
-        cache.put(keys[i], payload)
-        payloads[i] = payload
-        done += 1
-        if progress:
-            progress(done, total)
-
-    if missing:
-        backend.run([plan.tasks[i] for i in missing], on_result)
+    total = len(plan.tasks)
+    keys, payloads, executed = run_missing(plan.tasks, Cache(out / ".cache"), backend, progress)
     runs, metrics = _runs_table(plan, keys, payloads)  # type: ignore[arg-type]
     runs.write_parquet(out / "runs.parquet")
     agg = _aggregate(plan, runs, metrics)
@@ -221,8 +204,8 @@ def run_sweep(plan: SweepPlan, out: Path, backend: Optional[Backend] = None, pro
         "grid": {a.path: list(a.labels) for a in plan.axes},
         "seeds": list(plan.seeds),
         "runs": total,
-        "executed": len(missing),
-        "cached": total - len(missing),
+        "executed": executed,
+        "cached": total - executed,
         "engine": engine_id(),
         "metrics": list(metrics),
     }
@@ -233,7 +216,7 @@ def run_sweep(plan: SweepPlan, out: Path, backend: Optional[Backend] = None, pro
     from .plots import _save
 
     _save(fig, out / "figure.png")
-    return SweepOutcome(plan, total, len(missing), out, runs, agg, metrics, scatter)
+    return SweepOutcome(plan, total, executed, out, runs, agg, metrics, scatter)
 
 
 def _runs_table(plan: SweepPlan, keys: list[str], payloads: list[dict[str, Any]]) -> tuple[pl.DataFrame, tuple[str, ...]]:

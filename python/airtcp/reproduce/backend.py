@@ -208,3 +208,33 @@ def make_backend(name: str, jobs: int = 0, address: Optional[str] = None) -> Bac
     if name == "ray":
         return RayBackend(address, jobs)
     raise ValueError(f"--backend {name!r}: must be one of local, ray")
+
+
+def run_missing(
+    tasks: Sequence[RunTask],
+    cache: Cache,
+    backend: Backend,
+    progress: Optional[Callable[[int, int], None]] = None,
+) -> tuple[list[str], list[Payload], int]:
+    """Runs the ``tasks`` that ``cache`` lacks on ``backend``, caching each result as it arrives;
+    returns every task's cache key and payload, in task order, and how many ran now (``reproduce`` and ``sweep`` both
+    resume this way). ``progress(done, total)`` is called at the start and after each run."""
+    keys = [cache_key(t) for t in tasks]
+    payloads: list[Optional[Payload]] = [cache.get(k) for k in keys]
+    missing = [i for i, p in enumerate(payloads) if p is None]
+    total, done = len(tasks), len(tasks) - len(missing)
+    if progress:
+        progress(done, total)
+
+    def on_result(j: int, payload: Payload) -> None:
+        nonlocal done
+        i = missing[j]
+        cache.put(keys[i], payload)
+        payloads[i] = payload
+        done += 1
+        if progress:
+            progress(done, total)
+
+    if missing:
+        backend.run([tasks[i] for i in missing], on_result)
+    return keys, payloads, len(missing)  # type: ignore[return-value]

@@ -19,7 +19,7 @@ from typing import Any, Optional
 
 import polars as pl
 
-from .backend import Backend, Cache, LocalBackend, cache_key, engine_id
+from .backend import Backend, Cache, LocalBackend, engine_id, run_missing
 from .claims import Agg, ClaimResult, evaluate_claim
 from .metrics import ci_bounds, evaluate, mean_ci
 from .plan import Plan, plan
@@ -64,26 +64,8 @@ def run_experiment(
     if not p.availability.runnable:
         raise SpecError(f"{exp.id}: needs {', '.join(p.availability.missing)} (missing in this build)")
     backend = backend or LocalBackend()
-    cache = Cache(out / ".cache")
-    keys = [cache_key(t) for t in p.tasks]
-    payloads: list[Optional[dict[str, Any]]] = [cache.get(k) for k in keys]
-    missing = [i for i, pl_ in enumerate(payloads) if pl_ is None]
     total = len(p.tasks)
-    done = total - len(missing)
-    if progress:
-        progress(done, total)
-
-    def on_result(j: int, payload: dict[str, Any]) -> None:
-        nonlocal done
-        i = missing[j]
-        cache.put(keys[i], payload)
-        payloads[i] = payload
-        done += 1
-        if progress:
-            progress(done, total)
-
-    if missing:
-        backend.run([p.tasks[i] for i in missing], on_result)
+    keys, payloads, executed = run_missing(p.tasks, Cache(out / ".cache"), backend, progress)
 
     out_dir = out / exp.id
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -103,8 +85,8 @@ def run_experiment(
         "full_duration": _base_duration(exp),
         "quick_points": {a.name: list(a.quick) for a in exp.axes if quick and a.quick},
         "runs": total,
-        "executed": len(missing),
-        "cached": total - len(missing),
+        "executed": executed,
+        "cached": total - executed,
         "engine": engine_id(),
         "dropped": [list(d[:2]) + [list(d[2])] for d in p.availability.dropped],
     }
@@ -114,7 +96,7 @@ def run_experiment(
     mine = [c for c in claims if c.experiment == exp.id]
     figure = plot(exp, p.axes, agg_rows, first_seed, out_dir, subtitle, mine)  # type: ignore[arg-type]
     write_report(exp, meta, p.axes, agg_rows, list(results), figure, out_dir, repo or out.parent)
-    return Outcome(exp, p, total, len(missing), total - len(missing), time.monotonic() - t0, out_dir, results)
+    return Outcome(exp, p, total, executed, total - executed, time.monotonic() - t0, out_dir, results)
 
 
 def _duration_text(s: float) -> str:
