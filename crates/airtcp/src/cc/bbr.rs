@@ -1,6 +1,7 @@
 //! BBR v1 (Cardwell, Cheng, Gunn, Hassas Yeganeh & Jacobson, "BBR: Congestion-Based Congestion
 //! Control", ACM Queue 14(5), 2016 / CACM 60(2), 2017; the pseudocode of
-//! draft-cardwell-iccrg-bbr-congestion-control-00, July 2017, cited "draft-00"; Linux
+//! draft-cardwell-iccrg-bbr-congestion-control-00, July 2017, cited "draft-00" by section and by
+//! the name of its pseudocode function, which is the unambiguous reference; Linux
 //! `net/ipv4/tcp_bbr.c`, 4.9 and later, cited by function).
 //!
 //! BBR keeps a model of the path — BtlBw, the windowed maximum of the delivery rate over 10 round
