@@ -600,7 +600,7 @@ def _testbed_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
 @_testbed_errors
 def testbed_run(
     scenario: Annotated[Path, typer.Argument(metavar="SCENARIO.toml", help="Scenario file (TOML).", show_default=False)],
-    cc: Annotated[str, typer.Option(help="Scheme: reno, cubic, westwood, jersey, new-jersey, nj+.")] = "reno",
+    cc: Annotated[str, typer.Option(help="Scheme: reno, cubic, bbr, westwood, jersey, new-jersey, nj+.")] = "reno",
     runs: Annotated[int, typer.Option(help="Transfers, seeds seed..seed+runs-1 (the relay's streams).")] = 1,
     seed: Annotated[Optional[int], typer.Option(help="First seed (overrides the scenario's).")] = None,
     duration: Annotated[Optional[str], typer.Option(help="Transfer length (overrides the scenario's), e.g. 20s.")] = None,
