@@ -5,6 +5,12 @@ uniform loss on the wireless hop, Reno recovery), at several loss rates, several
 
     python bench/sim_vs_kernel.py [--runs 5] [--duration 20s] [--warmup 4s] [--update-validation]
 
+With --bbr: the simulator's CUBIC and BBR beside the kernel's own cubic and bbr on the same path
+with deep drop-tail buffers (1000 packets at both hops) and SACK recovery, as Linux runs them
+(results/sim_vs_kernel_bbr.json, the table between the sim-vs-kernel-bbr markers):
+
+    python bench/sim_vs_kernel.py --bbr [--runs 3] [--losses 0,0.01,0.03] [--update-validation]
+
 Needs root and the kernel testbed (kernel/README.md). Writes results/sim_vs_kernel.json and, with
 --update-validation, the table between the markers in VALIDATION.md.
 """
@@ -37,6 +43,12 @@ SCHEMES = {
 KERNEL = ["reno", "cubic", "westwood", "jersey"]
 SIM = ["reno", "westwood", "jersey"]
 BEGIN, END = "<!-- sim-vs-kernel:begin -->", "<!-- sim-vs-kernel:end -->"
+#: --bbr: the same scheme in both columns, SACK recovery, deep drop-tail buffers
+BBR_SCHEMES = {
+    "cubic": {"cc": "cubic", "recovery": "sack", "sack": True},
+    "bbr": {"cc": "bbr", "recovery": "sack", "sack": True},
+}
+BBR_BEGIN, BBR_END = "<!-- sim-vs-kernel-bbr:begin -->", "<!-- sim-vs-kernel-bbr:end -->"
 
 
 def variant(base: dict, loss: float, scheme: str, duration: str, warmup: str) -> dict:
@@ -45,6 +57,39 @@ def variant(base: dict, loss: float, scheme: str, duration: str, warmup: str) ->
     d["links"][1]["channel"] = {"kind": "uniform", "loss": loss} if loss > 0 else {"kind": "none"}
     d["flows"][0].update(SCHEMES[scheme])
     return d
+
+
+def bbr_variant(base: dict, loss: float, scheme: str, duration: str, warmup: str) -> dict:
+    d = copy.deepcopy(base)
+    d["duration"], d["warmup"] = duration, warmup
+    for link in d["links"]:
+        link["queue"] = {"kind": "droptail", "limit_pkts": 1000}
+    d["links"][1]["channel"] = {"kind": "uniform", "loss": loss} if loss > 0 else {"kind": "none"}
+    d["flows"][0]["rwnd_pkts"] = 10000
+    d["flows"][0].update(BBR_SCHEMES[scheme])
+    return d
+
+
+def bbr_table(res: dict, runs: int, duration: str, warmup: str) -> str:
+    lines = [
+        f"Goodput in kb/s, mean ± sd over {runs} seeds; {duration} transfers, goodput after {warmup}; "
+        "both hops drop-tail with 1000-packet buffers, SACK on (`recovery = \"sack\"` in the simulator).",
+        "",
+        "| loss | kernel cubic | sim CUBIC | sim / kernel | kernel bbr | sim BBR | sim / kernel |",
+        "|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for loss in LOSSES:
+        k = res["kernel"][str(loss)]
+        s = res["sim"][str(loss)]
+
+        def cell(v: list[float]) -> str:
+            return f"{statistics.mean(v):.0f} ± {statistics.stdev(v) if len(v) > 1 else 0:.0f}"
+
+        row = [f"{loss * 100:g}%"]
+        for c in BBR_SCHEMES:
+            row += [cell(k[c]), cell(s[c]), f"{statistics.mean(s[c]) / statistics.mean(k[c]):.2f}"]
+        lines.append("| " + " | ".join(row) + " |")
+    return "\n".join(lines)
 
 
 def table(res: dict, runs: int, duration: str, warmup: str) -> str:
@@ -81,9 +126,16 @@ def main() -> int:
     ap.add_argument("--warmup", default="4s")
     ap.add_argument("--losses", default=",".join(str(x) for x in LOSSES), help="comma-separated loss rates")
     ap.add_argument("--update-validation", action="store_true")
-    ap.add_argument("--out", type=Path, default=REPO / "results" / "sim_vs_kernel.json")
+    ap.add_argument("--bbr", action="store_true", help="CUBIC and BBR, kernel and simulator (module doc)")
+    ap.add_argument("--out", type=Path, default=None)
     a = ap.parse_args()
     LOSSES[:] = [float(x) for x in a.losses.split(",")]
+    if a.out is None:
+        a.out = REPO / "results" / ("sim_vs_kernel_bbr.json" if a.bbr else "sim_vs_kernel.json")
+    global SIM, KERNEL, BEGIN, END, variant, table
+    if a.bbr:
+        SIM = KERNEL = list(BBR_SCHEMES)
+        BEGIN, END, variant, table = BBR_BEGIN, BBR_END, bbr_variant, bbr_table
     base = sc.load(REPO / "experiments" / "jersey" / "fig10.toml")
     res: dict = {"kernel": {}, "sim": {}, "runs": a.runs, "duration": a.duration, "warmup": a.warmup,
                  "kernel_detail": []}

@@ -105,6 +105,7 @@ def _options(
 DEMO_VARIANTS: dict[str, dict[str, Any]] = {
     "reno": {"cc": "reno"},
     "cubic": {"cc": "cubic"},
+    "bbr": {"cc": "bbr"},
     "westwood": {"cc": "westwood"},
     "jersey": {"cc": "jersey", "ecn": True},
     "nj+": {"cc": "nj+", "ecn": True, "timestamps": True},
@@ -318,7 +319,7 @@ def demo_scenario_text() -> str:
 
 
 def demo_variants(doc: dict[str, Any], duration: str | None = None) -> list[tuple[str, dict[str, Any]]]:
-    """The demo's five runs of one scenario: every TCP flow with Reno, CUBIC, Westwood, TCP-Jersey and TCP NJ+
+    """The demo's six runs of one scenario: every TCP flow with Reno, CUBIC, BBR, Westwood, TCP-Jersey and TCP NJ+
     (Reno recovery), behind a congestion-warning queue on each lossy link (TCP-Jersey Fig. 10/11)."""
     base = copy.deepcopy(doc)
     if duration is not None:
@@ -356,7 +357,7 @@ def demo(
     ] = None,
     jobs: Annotated[int, typer.Option(help="Parallel runs.", show_default="all cores")] = 0,
 ) -> None:
-    """Compare Reno, CUBIC, Westwood, TCP-Jersey and TCP NJ+ on TCP-Jersey's Fig. 10 topology (1 % loss, CW router)."""
+    """Compare Reno, CUBIC, BBR, Westwood, TCP-Jersey and TCP NJ+ on TCP-Jersey's Fig. 10 topology (1 % loss, CW router)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
     if duration is not None:
@@ -723,7 +724,7 @@ def _testbed_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
 @_testbed_errors
 def testbed_run(
     scenario: Annotated[Path, typer.Argument(metavar="SCENARIO.toml", help="Scenario file (TOML).", show_default=False)],
-    cc: Annotated[str, typer.Option(help="Scheme: reno, cubic, westwood, jersey, new-jersey, nj+.")] = "reno",
+    cc: Annotated[str, typer.Option(help="Scheme: reno, cubic, bbr, westwood, jersey, new-jersey, nj+.")] = "reno",
     runs: Annotated[int, typer.Option(help="Transfers, seeds seed..seed+runs-1 (the relay's streams).")] = 1,
     seed: Annotated[Optional[int], typer.Option(help="First seed (overrides the scenario's).")] = None,
     duration: Annotated[Optional[str], typer.Option(help="Transfer length (overrides the scenario's), e.g. 20s.")] = None,

@@ -127,20 +127,20 @@ def test_unwritable_out_dir(tmp_path):
     assert "file" in line
 
 
-def test_demo_runs_five_variants(tmp_path):
+def test_demo_runs_six_variants(tmp_path):
     out = tmp_path / "demo"
     r = run_cli("demo", "--duration", "5s", "--seed", "2", "--jobs", "2", "--out", str(out))
     assert r.returncode == 0, r.stderr
-    for word in ["reno", "cubic", "westwood", "jersey", "nj+"]:
+    for word in ["reno", "cubic", "bbr", "westwood", "jersey", "nj+"]:
         assert word in r.stdout
     report = json.loads((out / "demo.json").read_text())
-    assert [v["cc"] for v in report["variants"]] == ["reno", "cubic", "westwood", "jersey", "nj+"]
-    ccs = ["reno", "cubic", "westwood", "jersey", "nj+"]
+    assert [v["cc"] for v in report["variants"]] == ["reno", "cubic", "bbr", "westwood", "jersey", "nj+"]
+    ccs = ["reno", "cubic", "bbr", "westwood", "jersey", "nj+"]
     assert [v["summary"]["flows"][0]["cc"] for v in report["variants"]] == ccs
     assert all(v["summary"]["flows"][0]["recovery"] == "reno" for v in report["variants"])
     # The Jersey family reports its loss verdicts; the others do not.
     assert [v["summary"]["flows"][0]["loss_differentiation"] is not None for v in report["variants"]] == [
-        False, False, False, True, True]
+        False, False, False, False, True, True]
     assert all(v["summary"]["links"][2]["queue"] == "cw" for v in report["variants"])
     assert all(v["summary"]["end_time_s"] == 5.0 for v in report["variants"])
     assert report["seed"] == 2

@@ -87,6 +87,8 @@ pub const CC_PARAMS: &[(&str, &str)] = &[
     ("caiad", "tau = \"10000s\""),
     ("cubic", "c_pkts_per_s3 = 1e-9\nbeta = 0.999999\nfast_convergence = false\nreno_friendly = false"),
     ("cubic", "c_pkts_per_s3 = 1e300\nbeta = 1e-9"),
+    ("bbr", "high_gain = 100.0\ncwnd_gain = 1.0\nbw_window_rounds = 1\nrtprop_window = \"1ms\"\nprobe_rtt_time = \"0s\""),
+    ("bbr", "high_gain = 1.000001\ncwnd_gain = 100.0\nbw_window_rounds = 1000\nrtprop_window = \"3600s\"\nprobe_rtt_time = \"3600s\""),
 ];
 
 /// Runs one input (panics on a finding).
@@ -208,9 +210,16 @@ impl Trial {
         t
     }
 
-    /// Moves the clock to `to`, firing the retransmission timer whenever it falls due on the way.
+    /// Moves the clock to `to`, firing the retransmission timer whenever it falls due on the way
+    /// (and the pacing timer of a pacing policy, the earlier of the two first).
     fn advance(&mut self, to: SimTime) {
         for _ in 0..MAX_TIMEOUTS_PER_ADVANCE {
+            if let Some(p) = self.s.core.pacing_deadline.filter(|&p| p <= to && self.s.core.rto_deadline.is_none_or(|d| p < d)) {
+                self.now = self.now.max(p);
+                self.s.on_pacing_timer(self.now);
+                self.check();
+                continue;
+            }
             match self.s.core.rto_deadline {
                 Some(d) if d <= to => {
                     self.now = self.now.max(d);
@@ -330,7 +339,11 @@ impl Trial {
             assert_eq!(o.ts_val.is_some(), c.cfg.timestamps, "TSval iff timestamps: {o:?}");
         }
         if una == max && max < c.app_limit {
-            assert!(c.rto_deadline.is_some(), "stalled: nothing outstanding, data to send, no timer (cwnd {}, {who:?})", c.w.cwnd);
+            assert!(
+                c.rto_deadline.is_some() || c.pacing_deadline.is_some(),
+                "stalled: nothing outstanding, data to send, no timer (cwnd {}, {who:?})",
+                c.w.cwnd
+            );
         }
         c.verdicts.clear();
         self.una = una;

@@ -30,8 +30,8 @@
 //!
 //! Each run's first flow (TCP, `n0` → `n1`) and the first link (`n0` → `n1`, its only route) take
 //! the window policy, recovery, queue and (capacity, channel kind, effect) of a combination
-//! indexed by the run's index through a bijection on the combinations ([`combinations`]: 5544
-//! with 11 policies, 6 recoveries, 3 queues and 28 link variants): any [`combinations`]
+//! indexed by the run's index through a bijection on the combinations ([`combinations`]: 6048
+//! with 12 policies, 6 recoveries, 3 queues and 28 link variants): any [`combinations`]
 //! consecutive indices cover every combination once, and a short slice already sees every value
 //! of each part. Everything else — topology (2–5 nodes, a random tree plus,
 //! sometimes, a link closing a cycle, one-way or duplex), further links and flows (TCP groups in
@@ -342,6 +342,14 @@ fn cc_params(g: &mut Gen, cc: &str) -> String {
             g.range(0.05, 0.95),
             g.boolean(),
             g.boolean()
+        ),
+        "bbr" => format!(
+            "high_gain = {}, cwnd_gain = {}, bw_window_rounds = {}, rtprop_window = {}, probe_rtt_time = {}",
+            g.range(1.5, 4.0),
+            g.range(1.0, 3.0),
+            g.log_int(1, 20),
+            us(g.log_int(100_000, 20_000_000)),
+            us(g.log_int(1, 1_000_000))
         ),
         _ => return String::new(),
     };
@@ -1183,7 +1191,7 @@ mod tests {
     #[test]
     fn combinations_are_a_bijection() {
         let n = combinations();
-        assert_eq!(n, 5544, "the module docs count the combinations");
+        assert_eq!(n, 6048, "the module docs count the combinations");
         let key = |d: Designated| (d.cc, d.recovery, d.queue, d.capacity, d.channel, d.corruption);
         let distinct: std::collections::HashSet<_> = (17..17 + n).map(|i| key(combination(i))).collect();
         assert_eq!(distinct.len() as u64, n);

@@ -38,6 +38,7 @@ struct TcpFlow {
     /// Time of the one heap entry that is valid for each timer.
     rto_timer_at: Option<SimTime>,
     delack_timer_at: Option<SimTime>,
+    pace_timer_at: Option<SimTime>,
     app_bytes: Option<u64>,
     timestamps: bool,
     cc_name: String,
@@ -366,6 +367,7 @@ impl Simulator {
                     receiver: Receiver::new(rcfg),
                     rto_timer_at: None,
                     delack_timer_at: None,
+                    pace_timer_at: None,
                     app_bytes: t.bytes.map(|b| b.0),
                     timestamps: t.timestamps,
                     cc_name: t.cc.clone(),
@@ -943,6 +945,11 @@ impl Simulator {
             t.sender.core.out = segs;
         }
         self.sync_timer(f, TimerKind::Rto);
+        if let FlowKind::Tcp(t) = &self.flows[f].kind {
+            if t.sender.core.paced {
+                self.sync_timer(f, TimerKind::Pacing);
+            }
+        }
     }
 
     /// Makes sure a heap entry exists no later than the timer's deadline.
@@ -951,6 +958,7 @@ impl Simulator {
         let (deadline, slot) = match kind {
             TimerKind::Rto => (t.sender.core.rto_deadline, &mut t.rto_timer_at),
             TimerKind::DelayedAck => (t.receiver.delack_deadline, &mut t.delack_timer_at),
+            TimerKind::Pacing => (t.sender.core.pacing_deadline, &mut t.pace_timer_at),
         };
         if let Some(d) = deadline {
             if slot.is_none_or(|s| s > d) {
@@ -966,6 +974,7 @@ impl Simulator {
         let (deadline, slot) = match kind {
             TimerKind::Rto => (t.sender.core.rto_deadline, &mut t.rto_timer_at),
             TimerKind::DelayedAck => (t.receiver.delack_deadline, &mut t.delack_timer_at),
+            TimerKind::Pacing => (t.sender.core.pacing_deadline, &mut t.pace_timer_at),
         };
         if *slot != Some(now) {
             return; // a superseded entry
@@ -978,6 +987,10 @@ impl Simulator {
                     self.flush_sender(f);
                 }
                 TimerKind::DelayedAck => self.send_ack(f),
+                TimerKind::Pacing => {
+                    t.sender.on_pacing_timer(now);
+                    self.flush_sender(f);
+                }
             },
             Some(_) => self.sync_timer(f, kind),
             None => {}

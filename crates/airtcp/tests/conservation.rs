@@ -116,7 +116,9 @@ fn flow() -> impl Strategy<Value = FlowP> {
             Just("nj+"),
             Just("prairie"),
             Just("ie2-envelope"),
-            Just("caiad")
+            Just("caiad"),
+            Just("cubic"),
+            Just("bbr")
         ],
         any::<bool>(),
         any::<bool>(),

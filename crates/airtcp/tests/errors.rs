@@ -16,7 +16,7 @@ fn each_mistake_names_its_field() {
         ("delay = \"45ms\"", "delay = \"-5ms\"", "links[0].delay", "negative"),
         ("to = \"BS\"", "to = \"XX\"", "links[0].to", "unknown node 'XX'"),
         ("seed = 1", "sed = 1", "sed", "unknown field"),
-        ("cc = \"reno\"", "cc = \"bbr\"", "flows[0].cc", "allowed: reno"),
+        ("cc = \"reno\"", "cc = \"bbr2\"", "flows[0].cc", "allowed: reno"),
         ("recovery = \"newreno\"", "recovery = \"sack\"", "flows[0].sack", "sack = true"),
         ("recovery = \"newreno\"", "recovery = \"fack\"", "flows[0].sack", "recovery = \"fack\" needs sack = true"),
         ("recovery = \"newreno\"", "recovery = \"vegas\"", "flows[0].recovery", "tahoe, reno, newreno, sack"),
@@ -99,6 +99,16 @@ fn cc_params_are_checked_by_the_scheme() {
     let ok = BASE.replacen(
         "cc = \"reno\"",
         "cc = \"cubic\"\ncc_params = { c_pkts_per_s3 = 0.8, beta = 0.5, fast_convergence = false, reno_friendly = false }",
+        1,
+    );
+    airtcp::validate_toml(&ok).unwrap();
+    let e = error_of("cc = \"reno\"", "cc = \"bbr\"\ncc_params = { cwnd_gain = 0.5 }");
+    assert!(e.starts_with("flows[0].cc_params.cwnd_gain") && e.contains("1 <= cwnd_gain <= 100"), "{e}");
+    let e = error_of("cc = \"reno\"", "cc = \"bbr\"\ncc_params = { rtprop_window = \"0s\" }");
+    assert!(e.starts_with("flows[0].cc_params.rtprop_window") && e.contains("1ms to 3600s"), "{e}");
+    let ok = BASE.replacen(
+        "cc = \"reno\"",
+        "cc = \"bbr\"\ncc_params = { high_gain = 2.0, cwnd_gain = 2.5, bw_window_rounds = 8, rtprop_window = \"5s\", probe_rtt_time = \"100ms\" }",
         1,
     );
     airtcp::validate_toml(&ok).unwrap();

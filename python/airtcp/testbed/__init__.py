@@ -34,6 +34,7 @@ KERNEL_DIR = Path(__file__).resolve().parents[3] / "kernel"
 KERNEL_CC = {
     "reno": "reno",
     "cubic": "cubic",
+    "bbr": "bbr",
     "westwood": "atcp_westwood",
     "jersey": "atcp_jersey",
     "new-jersey": "atcp_newjersey",

@@ -5,6 +5,7 @@
 //! A new scheme is one file in this folder plus one line in [`build`]; it touches no engine code.
 //! Its parameters come from the flow's `[flows.cc_params]` table, deserialized by the scheme.
 
+pub mod bbr;
 pub mod caiad;
 pub mod cubic;
 pub mod ie2;
@@ -184,6 +185,19 @@ pub enum Reaction {
     KeepWindow,
 }
 
+/// A segment about to be sent, as [`CongestionControl::on_send`] sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SendInfo {
+    pub now: SimTime,
+    /// First byte.
+    pub seq: u64,
+    /// Payload bytes.
+    pub len: u64,
+    pub retransmission: bool,
+    /// Bytes outstanding (snd_max − snd_una) before this segment is sent.
+    pub flight_bytes: u64,
+}
+
 /// A window policy. All sizes are bytes.
 pub trait CongestionControl: Send {
     /// Short name, as written in scenario files.
@@ -236,6 +250,24 @@ pub trait CongestionControl: Send {
     fn reads_send_times(&self) -> bool {
         false
     }
+    /// The rate, in bytes per second of payload, at which the sender should space its segments
+    /// (BBR, Cardwell et al. 2016: "pacing_rate = pacing_gain × BtlBw"); `None` sends each segment
+    /// as soon as the window allows it.
+    ///
+    /// Asked once when the flow is built: a policy that answers `None` then never paces, and the
+    /// sender does no pacing work for it at all (every scheme but BBR; their runs are unchanged).
+    /// A policy that answers `Some` is asked again before every transmission and is told of each
+    /// one through [`Self::on_send`]. A transmission at `now` delays the next by its payload
+    /// length over the rate (Linux `tcp_update_skb_after_send`: `tcp_wstamp_ns += len / rate`),
+    /// measured from `now` or from the previous transmission's slot, whichever is later.
+    fn pacing_rate(&self) -> Option<u64> {
+        None
+    }
+    /// Called for every segment sent, new or retransmitted, before it leaves; only for policies
+    /// that pace (see [`Self::pacing_rate`]), which keep per-segment state at send time (BBR's
+    /// delivery-rate samples, draft-cheng-iccrg-delivery-rate-estimation §3.2 "upon
+    /// transmitting a packet").
+    fn on_send(&mut self, _send: &SendInfo) {}
     /// Which losses arm the recover guard against a second fast retransmit in one window.
     fn recover_guard(&self) -> RecoverGuard {
         RecoverGuard::EveryLoss
@@ -295,7 +327,7 @@ pub struct Needs {
 
 /// Names accepted in scenario files.
 pub const NAMES: &[&str] =
-    &["reno", "westwood", "westwood-plus", "vegas", "jersey", "new-jersey", "nj+", "prairie", "ie2-envelope", "caiad", "cubic"];
+    &["reno", "westwood", "westwood-plus", "vegas", "jersey", "new-jersey", "nj+", "prairie", "ie2-envelope", "caiad", "cubic", "bbr"];
 
 /// Deserializes a scheme's parameter table; errors read "field: message".
 fn params<T: serde::de::DeserializeOwned>(table: Option<&toml::Table>) -> Result<T, String> {
@@ -363,6 +395,11 @@ pub fn build(name: &str, table: Option<&toml::Table>) -> Result<Box<dyn Congesti
             let p: cubic::CubicParams = params(table).map_err(Some)?;
             p.check().map_err(Some)?;
             Ok(Box::new(cubic::Cubic::new(&p)))
+        }
+        "bbr" => {
+            let p: bbr::BbrParams = params(table).map_err(Some)?;
+            p.check().map_err(Some)?;
+            Ok(Box::new(bbr::Bbr::new(&p)))
         }
         _ => Err(None),
     }

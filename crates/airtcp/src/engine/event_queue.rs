@@ -15,6 +15,9 @@ pub enum TimerKind {
     Rto,
     /// The receiver's delayed-ACK timer (RFC 1122 4.2.3.2).
     DelayedAck,
+    /// The sender's pacing timer: the next paced segment may leave (only for window policies that
+    /// pace, see `cc::CongestionControl::pacing_rate`).
+    Pacing,
 }
 
 /// Everything that can happen. Small and `Copy`, so the heap stores events inline.

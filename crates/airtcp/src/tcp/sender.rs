@@ -6,7 +6,7 @@
 //! options of its configuration (as ns-2's one-way TCP agents do). Sequence numbers are absolute
 //! byte offsets starting at 0, and segments are cut at multiples of the MSS.
 
-use crate::cc::{AckInfo, CongestionControl, DupAckCount, Head, LossKind, LossSignal, Reaction, RecoverGuard, Window};
+use crate::cc::{AckInfo, CongestionControl, DupAckCount, Head, LossKind, LossSignal, Reaction, RecoverGuard, SendInfo, Window};
 use crate::net::TcpHeader;
 use crate::tcp::recovery::LossRecovery;
 use crate::tcp::rto::RttEstimator;
@@ -177,6 +177,17 @@ pub struct SenderCore {
     /// cwnd just before the window policy reacted to the loss that started the current recovery
     /// (rate halving starts from it, see [`crate::tcp::recovery::linux`]).
     pub prior_cwnd: u64,
+    /// The window policy paces (`cc.pacing_rate()` was `Some` when the flow was built): each
+    /// transmission is told to it and pushes `next_send_at` on. Fixed for the flow's life.
+    pub paced: bool,
+    /// Earliest time the next segment may leave (pacing; stays 0 for a flow that does not pace,
+    /// so that [`SenderCore::pacing_allows`] always answers yes).
+    pub next_send_at: SimTime,
+    /// Pacing held back a segment that the window allowed: the sender wants to be woken at
+    /// `next_send_at` (the engine's pacing timer). Always `None` for a flow that does not pace.
+    pub pacing_deadline: Option<SimTime>,
+    /// A send loop stopped for pacing since the last [`Sender::after_send`].
+    pace_blocked: bool,
 }
 
 impl SenderCore {
@@ -298,9 +309,38 @@ impl SenderCore {
         self.high_rxt = self.snd_una;
     }
 
+    /// Whether pacing lets a segment leave at `now` (always, for a flow that does not pace). Every
+    /// loop that sends what the window allows asks this before each segment and stops on a no;
+    /// the pacing timer resumes it at `next_send_at`. Single retransmissions that a loss event
+    /// forces (the fast retransmit itself, NewReno's partial-ACK retransmission, a corruption
+    /// report) are not held, but they use up pacing time like any other segment.
+    #[inline]
+    pub fn pacing_allows(&mut self, now: SimTime) -> bool {
+        if now >= self.next_send_at {
+            true
+        } else {
+            self.pace_blocked = true;
+            false
+        }
+    }
+
+    /// A paced flow's transmission of `len` bytes at `now`: told to the policy, and the next slot
+    /// is `len`/rate later (integer ns, rounded down; from `now` if the flow was idle).
+    #[cold]
+    fn pace(&mut self, now: SimTime, seq: u64, len: u64, retransmission: bool) {
+        self.cc.on_send(&SendInfo { now, seq, len, retransmission, flight_bytes: self.flight() });
+        if let Some(rate) = self.cc.pacing_rate().filter(|&r| r > 0) {
+            let gap = (len as u128 * crate::time::NS_PER_S as u128 / rate as u128).min(u64::MAX as u128) as u64;
+            self.next_send_at = self.next_send_at.max(now).saturating_add(gap);
+        }
+    }
+
     fn emit(&mut self, now: SimTime, seq: u64, retransmission: bool) {
         let len = self.seg_len(seq);
         debug_assert!(len > 0 && seq < self.app_limit.max(self.snd_max));
+        if self.paced {
+            self.pace(now, seq, len, retransmission);
+        }
         let i = self.seg_index(seq);
         let m = self.board.get_mut(i);
         m.retransmitted |= retransmission;
@@ -372,7 +412,7 @@ impl SenderCore {
         }
         let len = self.seg_len(self.snd_max);
         let end = self.snd_max + len - self.snd_una;
-        if end <= self.cfg.rwnd_bytes && end <= self.w.cwnd + 2 * self.w.mss {
+        if end <= self.cfg.rwnd_bytes && end <= self.w.cwnd + 2 * self.w.mss && self.pacing_allows(now) {
             self.send_new(now);
             self.limited_sent += len;
         }
@@ -390,7 +430,7 @@ impl SenderCore {
                 break;
             }
             let len = self.seg_len(self.snd_nxt);
-            if self.snd_nxt + len - self.snd_una > win {
+            if self.snd_nxt + len - self.snd_una > win || !self.pacing_allows(now) {
                 break;
             }
             let seq = self.snd_nxt;
@@ -479,8 +519,8 @@ pub struct Sender {
     /// `cc.reads_send_times()`, asked once: only then are the head's and the newest acknowledged
     /// segment's send times looked up on each ACK (they cost every other scheme ~2% per event).
     cc_reads_send_times: bool,
-    /// `marks_losses || cc_reads_send_times`: which of the two copies of the ACK path runs (see
-    /// [`Sender::on_ack`]).
+    /// `marks_losses || cc_reads_send_times || core.paced`: which of the two copies of the ACK
+    /// path runs (see [`Sender::on_ack`]).
     hooks: bool,
 }
 
@@ -491,6 +531,7 @@ impl Sender {
         let rtt = RttEstimator::new(cfg.initial_rto_ns, cfg.min_rto_ns, cfg.max_rto_ns, cfg.granularity_ns);
         let dupthresh = cfg.dupthresh;
         let cc_reads_send_times = cc.reads_send_times();
+        let paced = cc.pacing_rate().is_some();
         let marks_losses = recovery.marks_losses();
         let mut s = Sender {
             core: SenderCore {
@@ -523,10 +564,14 @@ impl Sender {
                 out: Vec::with_capacity(16),
                 stats: SenderStats::default(),
                 prior_cwnd: 0,
+                paced,
+                next_send_at: 0,
+                pacing_deadline: None,
+                pace_blocked: false,
             },
             marks_losses,
             cc_reads_send_times,
-            hooks: marks_losses || cc_reads_send_times,
+            hooks: marks_losses || cc_reads_send_times || paced,
             recovery,
         };
         // `max_cwnd_bytes` bounds the first window too: an initial window (or one a policy sets in
@@ -539,6 +584,24 @@ impl Sender {
     pub fn offer(&mut self, now: SimTime, limit: u64) {
         self.core.app_limit = limit;
         self.recovery.send(&mut self.core, now);
+        self.after_send();
+    }
+
+    /// The pacing timer fired (`pacing_deadline` reached): send what the window allows.
+    pub fn on_pacing_timer(&mut self, now: SimTime) {
+        self.core.pacing_deadline = None;
+        self.recovery.send(&mut self.core, now);
+        self.after_send();
+    }
+
+    /// After a send opportunity of a paced flow: ask for the pacing timer if pacing held a
+    /// segment back.
+    #[inline]
+    fn after_send(&mut self) {
+        let s = &mut self.core;
+        if s.paced {
+            s.pacing_deadline = std::mem::take(&mut s.pace_blocked).then_some(s.next_send_at);
+        }
     }
 
     /// The application stops offering new data: what was already sent is still made reliable.
@@ -557,9 +620,9 @@ impl Sender {
     /// Processes an ACK.
     ///
     /// The ACK path is compiled twice: with `HOOKS = false` for the flows whose window policy
-    /// reads no send times and whose recovery strategy marks no losses (every combination but
-    /// Vegas and TCP-Linux recovery), so that their ACKs do not test those per-flow options
-    /// (~8 instructions per ACK; the choice is one branch).
+    /// reads no send times and does not pace and whose recovery strategy marks no losses (every
+    /// combination but Vegas, BBR and TCP-Linux recovery), so that their ACKs do not test those
+    /// per-flow options (~8 instructions per ACK; the choice is one branch).
     pub fn on_ack(&mut self, now: SimTime, h: &TcpHeader) {
         if self.hooks {
             self.process_ack::<true>(now, h);
@@ -755,6 +818,9 @@ impl Sender {
             self.clamp();
         }
         self.recovery.send(&mut self.core, now);
+        if HOOKS {
+            self.after_send();
+        }
     }
 
     /// Starts a fast retransmit / loss recovery: the window policy reacts, the recovery strategy
@@ -806,6 +872,7 @@ impl Sender {
         } else {
             self.core.send_window_limited(now);
         }
+        self.after_send();
         let s = &mut self.core;
         s.rto_deadline = Some(now + s.rtt.rto());
     }

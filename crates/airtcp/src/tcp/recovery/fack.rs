@@ -104,7 +104,7 @@ impl LossRecovery for Fack {
         }
         let mut awnd = awnd(s);
         // Mathis & Mahdavi: while (awnd < cwnd) send something.
-        while awnd < s.w.cwnd {
+        while awnd < s.w.cwnd && s.pacing_allows(now) {
             if let Some(seq) = next_hole(s) {
                 let len = s.seg_len(seq);
                 s.retransmit(now, seq);

@@ -226,7 +226,7 @@ impl LossRecovery for Linux {
         let mut pif = self.in_flight(s);
         self.next_pif = self.next_pif.min(pif + 1);
         let mut first_lost = 0;
-        while pif < cwnd.max(self.next_pif) {
+        while pif < cwnd.max(self.next_pif) && s.pacing_allows(now) {
             while first_lost < self.marks.len() && (!self.marks[first_lost].lost || s.board.get(first_lost).sacked) {
                 first_lost += 1;
             }

@@ -44,6 +44,9 @@ impl LossRecovery for Sack {
         let mut pipe = s.pipe();
         while s.w.cwnd >= pipe + s.w.mss {
             let Some((seq, retx)) = s.next_seg() else { break };
+            if !s.pacing_allows(now) {
+                break;
+            }
             let len = s.seg_len(seq);
             if retx {
                 s.retransmit(now, seq);
