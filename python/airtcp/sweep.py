@@ -161,8 +161,8 @@ def _flow_value(flow: dict[str, Any], field: str) -> Optional[float]:
     tcp = flow.get("kind") == "tcp"
     if (field in _TCP_ONLY and not tcp) or (field in _UDP_ONLY and tcp):
         return None
-    if field in ("mean_rtt_s", "min_rtt_s") and not flow.get("rtt_samples"):
-        return None
+    if field in ("mean_rtt_s", "min_rtt_s", "mean_rto_s") and not flow.get("rtt_samples"):
+        return None  # the engine reports null here; cached summaries of older builds have 0.0
     v = flow.get(field)
     if v is None or isinstance(v, bool):
         return None

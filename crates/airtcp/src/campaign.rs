@@ -901,8 +901,13 @@ pub fn check(case: &Case) -> (Vec<Violation>, u64) {
                         f.packets_sent, f.retransmissions, f.packets_received
                     )
                 });
+                // RTT figures: present exactly when the flow took samples (null, never 0.0, without).
                 for (x, what) in [(f.mean_rtt_s, "mean_rtt_s"), (f.min_rtt_s, "min_rtt_s"), (f.mean_rto_s, "mean_rto_s")] {
-                    c.figure(x, || format!("flow {name}: {what}"));
+                    match (x, f.rtt_samples > 0) {
+                        (Some(x), true) => c.figure(x, || format!("flow {name}: {what}")),
+                        (None, false) => {}
+                        (x, _) => c.fail(Kind::Metric, format!("flow {name}: {what} {x:?} with {} RTT samples", f.rtt_samples)),
+                    }
                 }
                 // Percentiles: no UDP figures on a TCP flow; TCP's none without samples; ordered; none
                 // below the smallest sample (by more than the histogram's 1% and its µs rounding).
@@ -912,7 +917,7 @@ pub fn check(case: &Case) -> (Vec<Violation>, u64) {
                 c.ensure(f.rtt_p50_s.is_none() || f.rtt_samples > 0, Kind::Metric, || {
                     format!("flow {name}: an RTT percentile without samples")
                 });
-                c.percentiles(name, "rtt", [f.rtt_p50_s, f.rtt_p95_s, f.rtt_p99_s], f.min_rtt_s);
+                c.percentiles(name, "rtt", [f.rtt_p50_s, f.rtt_p95_s, f.rtt_p99_s], f.min_rtt_s.unwrap_or(0.0));
             }
             None => {
                 let p = f.segment_bytes as u64;
@@ -929,6 +934,9 @@ pub fn check(case: &Case) -> (Vec<Violation>, u64) {
                     },
                 );
                 c.ensure(f.rtt_p50_s.is_none(), Kind::Metric, || format!("flow {name}: an RTT percentile on a UDP flow"));
+                c.ensure(f.mean_rtt_s.is_none() && f.min_rtt_s.is_none() && f.mean_rto_s.is_none(), Kind::Metric, || {
+                    format!("flow {name}: RTT figures on a UDP flow")
+                });
                 c.ensure(f.owd_p50_s.is_none() || f.packets_received > 0, Kind::Metric, || {
                     format!("flow {name}: a one-way delay without datagrams")
                 });

@@ -74,12 +74,14 @@ pub struct FlowSummary {
     pub ecn_reductions: u64,
     /// Number of RTT samples taken (RFC 6298 / Karn or RFC 7323 timestamps).
     pub rtt_samples: u64,
-    /// Mean of the RTT samples, seconds (0 when none).
-    pub mean_rtt_s: f64,
-    /// Smallest RTT sample, seconds (0 when none).
-    pub min_rtt_s: f64,
-    /// Mean of the (un-backed-off) RTO computed after each RTT sample, seconds.
-    pub mean_rto_s: f64,
+    /// Mean of the RTT samples, seconds; null for UDP or without samples (never 0.0: a sweep
+    /// averaging it would read a flow without samples as a zero-delay one).
+    pub mean_rtt_s: Option<f64>,
+    /// Smallest RTT sample, seconds; null for UDP or without samples.
+    pub min_rtt_s: Option<f64>,
+    /// Mean of the (un-backed-off) RTO computed after each RTT sample, seconds; null for UDP or
+    /// without samples.
+    pub mean_rto_s: Option<f64>,
     /// Median of the RTT samples taken in the measurement window (after `warmup`), seconds,
     /// within 1% ([`crate::metrics::delay`]); null for UDP or without samples. The samples are
     /// those of `rtt_samples` (Karn's rule, or every ACK with timestamps).

@@ -1117,7 +1117,9 @@ impl Simulator {
                 FlowKind::Tcp(t) => {
                     let c = &t.sender.core;
                     let st = &c.stats;
-                    let n = st.rtt_samples.max(1) as f64;
+                    // RTT figures only from samples: null without any (and for UDP below).
+                    let sampled = st.rtt_samples > 0;
+                    let n = st.rtt_samples as f64;
                     FlowSummary {
                         name: f.name.clone(),
                         kind: "tcp".into(),
@@ -1137,9 +1139,9 @@ impl Simulator {
                         fast_retransmits: st.fast_retransmits,
                         ecn_reductions: st.ecn_reductions,
                         rtt_samples: st.rtt_samples,
-                        mean_rtt_s: st.rtt_sum_ns as f64 / n / 1e9,
-                        min_rtt_s: ns_to_s(c.rtt.min_rtt.unwrap_or(0)),
-                        mean_rto_s: st.rto_sum_ns as f64 / n / 1e9,
+                        mean_rtt_s: sampled.then(|| st.rtt_sum_ns as f64 / n / 1e9),
+                        min_rtt_s: c.rtt.min_rtt.filter(|_| sampled).map(ns_to_s),
+                        mean_rto_s: sampled.then(|| st.rto_sum_ns as f64 / n / 1e9),
                         rtt_p50_s: st.rtt_hist.quantile_s(0.50),
                         rtt_p95_s: st.rtt_hist.quantile_s(0.95),
                         rtt_p99_s: st.rtt_hist.quantile_s(0.99),
@@ -1175,9 +1177,9 @@ impl Simulator {
                     fast_retransmits: 0,
                     ecn_reductions: 0,
                     rtt_samples: 0,
-                    mean_rtt_s: 0.0,
-                    min_rtt_s: 0.0,
-                    mean_rto_s: 0.0,
+                    mean_rtt_s: None,
+                    min_rtt_s: None,
+                    mean_rto_s: None,
                     rtt_p50_s: None,
                     rtt_p95_s: None,
                     rtt_p99_s: None,

@@ -82,21 +82,22 @@ fn lossless_deep_buffer_link_rate_at_base_rtt() {
     for cc in ["bbr", "reno", "cubic"] {
         let out = run(&deep_path(0.0, cc), 1);
         let f = &out.summary.flows[0];
+        let (mean_rtt_s, min_rtt_s) = (f.mean_rtt_s.unwrap(), f.min_rtt_s.unwrap());
         eprintln!(
             "{cc}: {:.0} b/s ({:.3} of the ceiling), mean RTT {:.1} ms (min {:.1}), {} retransmissions",
             f.goodput_bps,
             f.goodput_bps / CEILING_BPS,
-            f.mean_rtt_s * 1e3,
-            f.min_rtt_s * 1e3,
+            mean_rtt_s * 1e3,
+            min_rtt_s * 1e3,
             f.retransmissions
         );
         if cc == "bbr" {
             assert!(f.goodput_bps >= 0.95 * CEILING_BPS, "BBR {} < 95% of {CEILING_BPS}", f.goodput_bps);
-            assert!(f.mean_rtt_s <= bound_s, "BBR mean RTT {} > {bound_s}", f.mean_rtt_s);
-            assert!((f.min_rtt_s - BASE_RTT_S).abs() < 1e-6, "{}", f.min_rtt_s);
+            assert!(mean_rtt_s <= bound_s, "BBR mean RTT {mean_rtt_s} > {bound_s}");
+            assert!((min_rtt_s - BASE_RTT_S).abs() < 1e-6, "{min_rtt_s}");
             assert_eq!(f.retransmissions, 0);
         }
-        rtts.push(f.mean_rtt_s);
+        rtts.push(mean_rtt_s);
     }
     assert!(rtts[1] > 2.0 * bound_s && rtts[2] > 2.0 * bound_s, "Reno/CUBIC RTTs {rtts:?} vs BBR's bound {bound_s}");
 }

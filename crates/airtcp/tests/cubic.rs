@@ -161,9 +161,10 @@ fn response_function_in_the_cubic_region() {
             let out = run(&long_path(p, delay_ms, 300, "cc = \"cubic\""), sd);
             let f = &out.summary.flows[0];
             let pe = (f.fast_retransmits + f.timeouts) as f64 / (f.packets_sent - f.retransmissions) as f64;
-            let w = f.goodput_bps / 8000.0 * f.mean_rtt_s;
+            let mean_rtt_s = f.mean_rtt_s.unwrap();
+            let w = f.goodput_bps / 8000.0 * mean_rtt_s;
             g.push(f.goodput_bps);
-            ratios.push(w / avg_w_cubic(f.mean_rtt_s, pe));
+            ratios.push(w / avg_w_cubic(mean_rtt_s, pe));
         }
         let (m, se) = mean_se(&g);
         let (r, se_r) = mean_se(&ratios);

@@ -50,7 +50,7 @@ fn stop_and_wait_rtt_is_the_path_sum_at_every_percentile() {
         let v = v.unwrap_or_else(|| panic!("{q} missing"));
         assert!((v - rtt).abs() < 1e-9, "{q}: {v} against {rtt}");
     }
-    assert!((f.mean_rtt_s - rtt).abs() < 1e-9);
+    assert!((f.mean_rtt_s.unwrap() - rtt).abs() < 1e-9);
     // A TCP flow has no one-way delay or jitter figure: null, not 0.
     assert_eq!((f.owd_p50_s, f.owd_p95_s, f.owd_p99_s, f.jitter_s), (None, None, None, None));
     let json = serde_json::to_value(&out.summary).unwrap();
@@ -70,6 +70,21 @@ fn cbr_on_an_idle_path_has_the_path_delay_and_no_jitter() {
     }
     assert_eq!(f.jitter_s, Some(0.0));
     assert_eq!((f.rtt_p50_s, f.rtt_p95_s, f.rtt_p99_s, f.rtt_samples), (None, None, None, 0));
+    // No RTT at all on a UDP flow: null in the summary, never 0.0.
+    assert_eq!((f.mean_rtt_s, f.min_rtt_s, f.mean_rto_s), (None, None, None));
+    let json = serde_json::to_value(&out.summary).unwrap();
+    assert!(json["flows"][0]["mean_rtt_s"].is_null() && json["flows"][0]["min_rtt_s"].is_null());
+}
+
+/// A TCP flow that starts 10 ms before the end of the 30-s run sends its first segment, but its ACK
+/// needs the ~97-ms round trip: no RTT sample, so its RTT figures are null, as a UDP flow's are.
+#[test]
+fn tcp_flow_without_samples_has_null_rtt_figures() {
+    let out = run(&path(20, "0s", "[[flows]]\nkind = \"tcp\"\nsrc = \"S\"\ndst = \"D\"\ncc = \"reno\"\nstart = \"29.99s\"\n"), 1);
+    let f = &out.summary.flows[0];
+    assert!(f.packets_sent > 0, "the flow must have sent");
+    assert_eq!(f.rtt_samples, 0);
+    assert_eq!((f.mean_rtt_s, f.min_rtt_s, f.mean_rto_s, f.rtt_p50_s), (None, None, None, None));
 }
 
 /// The percentiles cover the measurement window only: a CBR that congests the 2 Mb/s hop until
@@ -116,7 +131,8 @@ fn bulk_reno_rtts_stay_within_the_buffer_bound() {
     // At S, a window's burst: at most a few segments of 0.84 ms (ACK-clocked after slow start).
     let bound = base + 21.0 * seg_bs + 4.0 * ser(1052.0, 1e7);
     let (p50, p95, p99) = (f.rtt_p50_s.unwrap(), f.rtt_p95_s.unwrap(), f.rtt_p99_s.unwrap());
-    assert!(f.min_rtt_s >= base - 1e-12, "min {} below the base {base}", f.min_rtt_s);
+    let min_rtt_s = f.min_rtt_s.unwrap();
+    assert!(min_rtt_s >= base - 1e-12, "min {min_rtt_s} below the base {base}");
     assert!(base <= p50 && p50 <= p95 && p95 <= p99 && p99 <= bound, "{p50} {p95} {p99}, base {base}, bound {bound}");
     assert!(p99 >= base + 15.0 * seg_bs, "p99 {p99}: the queue never held 15 packets?");
     assert!(out.summary.links.iter().find(|l| l.name == "BS->D").unwrap().overflow_drops > 0);

@@ -80,8 +80,8 @@ fn goodput_matches_padhye_full_model() {
                     .map(|l| l.channel_losses + l.overflow_drops)
                     .sum();
                 g.push(f.goodput_bps);
-                rtt += f.mean_rtt_s;
-                rto += f.mean_rto_s;
+                rtt += f.mean_rtt_s.expect("a TCP flow with RTT samples");
+                rto += f.mean_rto_s.expect("a TCP flow with RTT samples");
                 p += lost as f64 / f.packets_sent as f64;
             }
             let n = seeds() as f64;
