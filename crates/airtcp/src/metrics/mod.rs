@@ -1,7 +1,9 @@
-//! Metrics defined once: Jain's fairness index, delay percentiles and jitter ([`delay`]) (and, in
-//! `output`, goodput and the time series).
+//! Metrics defined once: Jain's fairness index, delay percentiles and jitter ([`delay`]), the
+//! scoring of loss verdicts against the true drop causes ([`loss_verdicts`]) (and, in `output`,
+//! goodput and the time series).
 
 pub mod delay;
+pub mod loss_verdicts;
 
 /// Jain's fairness index F = (Σx)² / (n·Σx²); 1 for equal shares, 1/n when one takes all.
 /// `None` for an empty set; 1 when every value is zero (nobody is favoured).

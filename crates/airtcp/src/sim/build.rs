@@ -1,0 +1,303 @@
+//! Building the network of a validated scenario: links (queues, capacities, channels), routes,
+//! HSDPA cells, flows and their endpoints, and the first events.
+
+use super::cut_through::cut_through_feeders;
+use super::{CellHop, Flow, FlowKind, Simulator, TcpFlow, UdpFlow};
+use crate::app::{CbrSource, OnOffParams, OnOffSource, UdpSource, VoipPool};
+use crate::cc::{LossKind, LossSignal};
+use crate::channel::hsdpa::{CellParams, HsdpaCell};
+use crate::channel::{Capacity, Channel, RateSchedule, TraceCapacity};
+use crate::engine::{Event, EventQueue, RngStream};
+use crate::metrics::delay::OneWayDelays;
+use crate::metrics::loss_verdicts::LossVerdicts;
+use crate::net::link::Ring;
+use crate::net::queue::{Aqm, CwState, Queue, RedParams, RedState};
+use crate::net::{Link, LinkStats, PacketArena, RoutingTable};
+use crate::output::{FlowSeries, LinkSeries};
+use crate::scenario::validate::flow_instances;
+use crate::scenario::{CapacitySpec, CwSpec, DropTailSpec, FlowSpec, QueueSpec, RedSpec, RtoRestartSpec, Scenario, ScenarioError};
+use crate::tcp::{Receiver, ReceiverConfig, Sender, SenderConfig};
+use crate::time::{DataRate, SimTime};
+
+fn make_queue(spec: &QueueSpec, small_pkt_tx_ns: u64) -> Queue {
+    match *spec {
+        QueueSpec::Droptail(DropTailSpec { limit_pkts }) => Queue::new(limit_pkts, Aqm::DropTail),
+        QueueSpec::Red(RedSpec { limit_pkts, min_th_pkts, max_th_pkts, weight, max_p, ecn, gentle }) => Queue::new(
+            limit_pkts,
+            Aqm::Red(RedState::new(RedParams { min_th: min_th_pkts, max_th: max_th_pkts, weight, max_p, ecn, gentle, small_pkt_tx_ns })),
+        ),
+        QueueSpec::Cw(CwSpec { limit_pkts, weight, threshold_pkts, drop_non_ect }) => {
+            // TCP-Jersey §III-B: "setting the threshold at 1/3 of the link buffer capacity".
+            let th = threshold_pkts.unwrap_or(limit_pkts as f64 / 3.0);
+            Queue::new(limit_pkts, Aqm::Cw(CwState::new(weight, th, drop_non_ect)))
+        }
+    }
+}
+
+fn make_capacity(rate: Option<DataRate>, spec: Option<&CapacitySpec>, trace: Option<&Vec<u64>>) -> Capacity {
+    match (rate, spec) {
+        (_, Some(CapacitySpec::Constant(c))) => Capacity::Constant(c.rate),
+        (_, Some(CapacitySpec::Schedule(sch))) => Capacity::Schedule(RateSchedule::new(
+            sch.steps.iter().map(|st| (st.at.as_nanos(), st.rate.bps())).collect(),
+            sch.repeat.map(|p| p.as_nanos()),
+        )),
+        (_, Some(CapacitySpec::Trace(t))) => Capacity::Trace(TraceCapacity::new(trace.expect("loaded by validation"), t.opportunity_bytes)),
+        // The cell serves packets itself; the constant is its nominal (peak) rate for summaries.
+        (_, Some(CapacitySpec::Hsdpa(h))) => Capacity::Constant(DataRate(CellParams::from_spec(h).peak_bps())),
+        (Some(r), None) => Capacity::Constant(r),
+        (None, None) => unreachable!("validated"),
+    }
+}
+
+/// ns-2's RED `mean_pktsize`: the "typical small packet" of RED's idle-time rule.
+const RED_SMALL_PACKET_BYTES: u32 = 500;
+
+/// The links of a scenario exactly as the simulator builds them for `seed` (queues, capacities,
+/// channels and their random streams, one [`Link`] per direction), for tools that run the same
+/// models outside the event loop: the kernel testbed's relay (`crates/airtcp-testbed`).
+pub fn scenario_links(s: &Scenario, seed: u64) -> Result<Vec<Link>, ScenarioError> {
+    Ok(Simulator::build(s, seed)?.links)
+}
+
+impl Simulator {
+    /// Builds the network of a scenario (validating it) for the given seed.
+    pub fn build(s: &Scenario, seed: u64) -> Result<Self, ScenarioError> {
+        let traces = crate::scenario::validate::validate_and_load(s)?;
+        // A map, not a scan: 10⁵ flows on a 10⁴-node topology would take 10⁹ comparisons.
+        let ids: std::collections::HashMap<&str, u32> = s.nodes.iter().enumerate().map(|(i, n)| (n.as_str(), i as u32)).collect();
+        let id = |n: &str| ids[n];
+        let mut links = Vec::new();
+        let mut cell_links = Vec::new();
+        for (i, l) in s.links.iter().enumerate() {
+            if let Some(CapacitySpec::Hsdpa(h)) = &l.capacity {
+                cell_links.push((links.len(), h, &l.queue));
+            }
+            let (f, t) = (id(&l.from), id(&l.to));
+            let fwd_cap = make_capacity(l.rate, l.capacity.as_ref(), traces[i][0].as_ref());
+            let mut dirs = vec![(f, t, &l.queue, &l.channel, fwd_cap.clone())];
+            if l.duplex {
+                let rev_cap = match &l.reverse_capacity {
+                    Some(c) => make_capacity(None, Some(c), traces[i][1].as_ref()),
+                    None => fwd_cap,
+                };
+                dirs.push((t, f, l.reverse_queue.as_ref().unwrap_or(&l.queue), &l.reverse_channel, rev_cap));
+            }
+            for (a, b, q, c, capacity) in dirs {
+                let name = format!("{}->{}", s.nodes[a as usize], s.nodes[b as usize]);
+                let small = capacity.mean_rate().tx_time_ns(RED_SMALL_PACKET_BYTES);
+                links.push(Link {
+                    from: a,
+                    to: b,
+                    rate: capacity.mean_rate(),
+                    capacity,
+                    delay_ns: l.delay.as_nanos(),
+                    queue: make_queue(q, small),
+                    channel: Channel::from_spec(c, seed, &format!("channel:{name}")),
+                    arq: l.link_retransmission.then_some(crate::net::arq::LinkArq {
+                        max_retries: l.link_retransmission_max,
+                        timeout_ns: l.link_retransmission_timeout.as_nanos(),
+                    }),
+                    queue_rng: RngStream::new(seed, &format!("queue:{name}")),
+                    busy_until: 0,
+                    pending: Ring::new(),
+                    pending_done: 0,
+                    drops_ahead: Ring::new(),
+                    in_flight: Ring::new(),
+                    attempts: Ring::new(),
+                    stats: LinkStats::default(),
+                    name,
+                });
+            }
+        }
+        // What the memory limit leaves for packets once the up-front estimate is taken.
+        let up_front = crate::scenario::validate::memory_estimate(s, links.len() as u64, &traces).total;
+        let packet_cap = (s.limits.max_memory.0.saturating_sub(up_front) / crate::net::packet::PACKET_BYTES) as usize;
+        let pairs: Vec<_> = links.iter().map(|l| (l.from, l.to)).collect();
+        let routes = RoutingTable::build(s.nodes.len(), &pairs);
+        let end = s.duration.as_nanos();
+        let mut flows = Vec::new();
+        for (i, f) in s.flows.iter().enumerate() {
+            for inst in flow_instances(f, i) {
+                flows.push(Self::build_flow(f, inst, seed, &id));
+            }
+        }
+        let cells = cell_links
+            .into_iter()
+            .map(|(li, h, q)| CellHop {
+                link: li,
+                cell: HsdpaCell::new(CellParams::from_spec(h), make_queue(q, 0), seed, &links[li].name, flows.len()),
+            })
+            .collect::<Vec<_>>();
+        let mut cell_of_link = vec![None; links.len()];
+        for (ci, c) in cells.iter().enumerate() {
+            cell_of_link[c.link] = Some(ci as u32);
+        }
+        let cut_feeder = cut_through_feeders(s.nodes.len(), &links, &routes, &flows, &cell_of_link);
+        let mut queue = EventQueue::new();
+        for (i, f) in flows.iter().enumerate() {
+            if f.start <= end {
+                queue.push(f.start, Event::FlowStart { flow: i as u32 });
+            }
+            if let Some(stop) = f.stop {
+                if stop <= end {
+                    queue.push(stop, Event::FlowStop { flow: i as u32 });
+                }
+            }
+        }
+        let warmup = s.warmup.as_nanos();
+        if warmup > 0 {
+            queue.push(warmup, Event::WarmupEnd);
+        }
+        // Samples run last at their instant (see `EventQueue::push_last`).
+        queue.push_last(0, Event::Sample);
+        Ok(Simulator {
+            name: s.name.clone(),
+            seed,
+            end,
+            warmup,
+            sample_ns: s.sample_interval.as_nanos(),
+            nodes: s.nodes.clone(),
+            links,
+            routes,
+            pkts: PacketArena::with_cap(packet_cap),
+            queue,
+            flows,
+            now: 0,
+            events: 0,
+            capture: None,
+            enqueue_special: !cells.is_empty(),
+            flow_series: FlowSeries::default(),
+            link_series: LinkSeries::default(),
+            audit: None,
+            cells,
+            cell_of_link,
+            cut_feeder,
+            max_events: s.limits.max_events,
+            max_memory: s.limits.max_memory.0,
+            wall_clock: s.limits.wall_clock.map(|w| std::time::Duration::from_nanos(w.as_nanos())),
+        })
+    }
+
+    /// One flow of a scenario entry (a TCP group entry yields several).
+    pub(super) fn build_flow(f: &FlowSpec, inst: crate::scenario::validate::FlowInstance, seed: u64, id: &dyn Fn(&str) -> u32) -> Flow {
+        let name = inst.name;
+        let ends = |src: &str, dst: &str| if inst.reversed { (id(dst), id(src)) } else { (id(src), id(dst)) };
+        let udp = |source: UdpSource| {
+            FlowKind::Udp(Box::new(UdpFlow {
+                source,
+                packets_sent: 0,
+                bytes_sent: 0,
+                packets_received: 0,
+                bytes_received: 0,
+                corrupted_received: 0,
+                delays: OneWayDelays::default(),
+            }))
+        };
+        let onoff = |rate: DataRate, packet_bytes: u32, on: crate::time::SimDuration, off: crate::time::SimDuration| OnOffParams {
+            rate_bps: rate.bps(),
+            packet_bytes,
+            mean_on_ns: on.as_nanos() as f64,
+            mean_off_ns: off.as_nanos() as f64,
+        };
+        let (src, dst, start, stop, kind) = match f {
+            FlowSpec::Tcp(t) => {
+                let mss = t.mss_bytes as u64;
+                let rwnd = t.rwnd_pkts as u64 * mss;
+                let cc = crate::cc::build(&t.cc, t.cc_params.as_ref()).unwrap_or_else(|_| unreachable!("validated"));
+                let cfg = SenderConfig {
+                    mss: t.mss_bytes,
+                    rwnd_bytes: rwnd,
+                    max_cwnd_bytes: t.max_cwnd_pkts.map_or(u64::MAX / 4, |m| m as u64 * mss),
+                    initial_cwnd_bytes: t.initial_cwnd_pkts as u64 * mss,
+                    // RFC 5681 §3.1: initial ssthresh "arbitrarily high (e.g., the size of the
+                    // largest possible advertised window)": we use the receiver window.
+                    initial_ssthresh_bytes: t.initial_ssthresh_pkts.map_or(rwnd, |x| x as u64 * mss),
+                    dupthresh: t.dupack_threshold,
+                    sack: t.sack,
+                    timestamps: t.timestamps,
+                    ecn: t.ecn,
+                    initial_rto_ns: t.initial_rto.as_nanos(),
+                    min_rto_ns: t.min_rto.as_nanos(),
+                    max_rto_ns: t.max_rto.as_nanos(),
+                    granularity_ns: t.clock_granularity.as_nanos(),
+                    rto_reset_every_partial_ack: t.partial_ack_timer == "slow-but-steady",
+                    limited_transmit: t.limited_transmit,
+                    ect_on_retransmissions: cc.needs().ect_on_retransmissions,
+                    rtt_sampling: t.rtt_sampling,
+                    fast_retransmit_restarts_rto: t.fast_retransmit_restarts_rto,
+                    fast_retransmit_rto_backoff: t.fast_retransmit_rto_backoff,
+                    recover_ack_heuristic: t.recover_ack_heuristic,
+                    rto_restart_every_ack: t.rto_restart == RtoRestartSpec::EveryAck,
+                    rtt_sample_duplicate_acks: t.rtt_sample_duplicate_acks,
+                };
+                let rec = crate::tcp::recovery::by_name(&t.recovery).expect("validated");
+                let differentiates =
+                    cc.loss_verdict(&LossSignal { now: 0, kind: LossKind::DupAcks, marked: false, flight_bytes: 0 }).is_some();
+                let cc_needs = cc.needs();
+                let rcfg = ReceiverConfig {
+                    ecn_echo: cc.needs().ecn_echo,
+                    sack: t.sack,
+                    timestamps: t.timestamps,
+                    delayed_ack: t.delayed_ack,
+                    delack_timeout_ns: t.delack_timeout.as_nanos(),
+                    mss: t.mss_bytes,
+                    caiad: cc.needs().caiad_receiver,
+                };
+                let (a, b) = ends(&t.src, &t.dst);
+                let kind = FlowKind::Tcp(Box::new(TcpFlow {
+                    sender: Sender::new(cfg, cc, rec),
+                    receiver: Receiver::new(rcfg),
+                    rto_timer_at: None,
+                    delack_timer_at: None,
+                    pace_timer_at: None,
+                    app_bytes: t.bytes.map(|b| b.0),
+                    timestamps: t.timestamps,
+                    cc_name: t.cc.clone(),
+                    recovery_name: t.recovery.clone(),
+                    verdicts: differentiates.then(LossVerdicts::default),
+                    corrupted_received: 0,
+                    hack: cc_needs.caiad_receiver,
+                }));
+                let jitter_ns = match t.start_jitter.as_nanos() {
+                    0 => 0,
+                    j => (RngStream::new(seed, &format!("start:{name}")).uniform() * j as f64) as u64,
+                };
+                (a, b, t.start.as_nanos() + inst.start_offset_ns + jitter_ns, t.stop, kind)
+            }
+            FlowSpec::Cbr(c) => {
+                let start = c.start.as_nanos();
+                let stop = c.stop.map_or(u64::MAX, |x| x.as_nanos());
+                let steps = match c.rate {
+                    Some(r) => vec![(start, r.bps())],
+                    None => c.schedule.iter().map(|st| (st.at.as_nanos(), st.rate.bps())).collect(),
+                };
+                let (a, b) = ends(&c.src, &c.dst);
+                (a, b, start, c.stop, udp(UdpSource::Cbr(CbrSource::new(c.packet_bytes, steps, start, stop))))
+            }
+            FlowSpec::OnOff(o) => {
+                let start = o.start.as_nanos();
+                let end = o.stop.map_or(SimTime::MAX, |x| x.as_nanos());
+                let mut rng = RngStream::new(seed, &format!("app:{name}"));
+                let src = OnOffSource::new(onoff(o.rate, o.packet_bytes, o.mean_on, o.mean_off), start, end, &mut rng);
+                let (a, b) = ends(&o.src, &o.dst);
+                (a, b, start, o.stop, udp(UdpSource::OnOff(src, rng)))
+            }
+            FlowSpec::Voip(v) => {
+                let start = v.start.as_nanos();
+                let stop = v.stop.map_or(SimTime::MAX, |x| x.as_nanos());
+                let pool = VoipPool::new(
+                    v.sources,
+                    onoff(v.rate, v.packet_bytes, v.mean_on, v.mean_off),
+                    v.call_interarrival.as_nanos() as f64,
+                    v.call_duration.as_nanos() as f64,
+                    start,
+                    stop,
+                    RngStream::new(seed, &format!("app:{name}")),
+                );
+                let (a, b) = ends(&v.src, &v.dst);
+                (a, b, start, v.stop, udp(UdpSource::Voip(pool)))
+            }
+        };
+        Flow { name, src, dst, start, stop: stop.map(|x| x.as_nanos()), kind, warm_delivered: 0, warm_acked: 0, sampled_delivered: 0 }
+    }
+}

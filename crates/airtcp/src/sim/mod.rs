@@ -1,0 +1,346 @@
+//! The simulator: builds the network from a validated scenario and runs the event loop.
+//!
+//! Hot path: events are a small `Copy` enum in a binary heap, packets live in an arena, a link
+//! schedules only each packet's arrival (its serialization interval is known at admission, see
+//! `net::link`), a hop into a link fed by that one link alone is taken without an event at all
+//! (cut-through, see `Simulator::enqueue`), and per-flow timers are cancelled lazily (one pending
+//! heap entry per timer, re-armed only when it fires early) — nothing is allocated per packet in
+//! steady state.
+//!
+//! The module's files each do one job: `build` turns a validated scenario into the network and
+//! its flows, `network` moves packets over links and HSDPA cells, `transport` is the glue
+//! between packets and the TCP/UDP endpoints (ACKs, timers, applications), `report` samples the
+//! time series and writes the summary, and `cut_through` decides which links take packets ahead
+//! of the clock. This file holds the state they share and the event loop.
+
+mod build;
+mod cut_through;
+mod network;
+mod report;
+mod transport;
+
+pub use build::scenario_links;
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use crate::app::UdpSource;
+use crate::channel::hsdpa::HsdpaCell;
+use crate::engine::{Event, EventQueue};
+use crate::metrics::delay::OneWayDelays;
+use crate::metrics::loss_verdicts::LossVerdicts;
+use crate::net::pcap::Capture;
+use crate::net::{Link, PacketArena, RoutingTable};
+use crate::output::{FlowSeries, LinkSeries, RunOutput};
+use crate::scenario::ScenarioError;
+use crate::tcp::{Receiver, Sender};
+use crate::time::{ns_to_s, SimTime};
+
+/// Per-flow TCP state: both endpoints and their timers.
+struct TcpFlow {
+    sender: Sender,
+    receiver: Receiver,
+    /// Time of the one heap entry that is valid for each timer.
+    rto_timer_at: Option<SimTime>,
+    delack_timer_at: Option<SimTime>,
+    pace_timer_at: Option<SimTime>,
+    app_bytes: Option<u64>,
+    timestamps: bool,
+    cc_name: String,
+    recovery_name: String,
+    /// For loss-differentiating policies: the drops of its data segments and its scored verdicts.
+    verdicts: Option<LossVerdicts>,
+    /// Segments (data or ACKs) that reached their end with a corrupted payload and were discarded.
+    corrupted_received: u64,
+    /// CAIAD: data segments carry TCP HACK's header checksum, and a corrupted data segment is
+    /// handed to the receiver (which reads its header) instead of being discarded.
+    hack: bool,
+}
+
+/// A UDP source and its sink's counters.
+struct UdpFlow {
+    source: UdpSource,
+    packets_sent: u64,
+    /// Payload bytes put on the wire.
+    bytes_sent: u64,
+    packets_received: u64,
+    bytes_received: u64,
+    /// Datagrams that arrived corrupted (discarded by the UDP checksum).
+    corrupted_received: u64,
+    /// One-way delays and jitter of the datagrams received intact.
+    delays: OneWayDelays,
+}
+
+enum FlowKind {
+    Tcp(Box<TcpFlow>),
+    Udp(Box<UdpFlow>),
+}
+
+struct Flow {
+    name: String,
+    src: u32,
+    dst: u32,
+    start: SimTime,
+    stop: Option<SimTime>,
+    kind: FlowKind,
+    /// Receiver-side delivered and sender-side acked bytes at the end of the warm-up.
+    warm_delivered: u64,
+    warm_acked: u64,
+    /// Delivered bytes at the previous sample (for per-interval goodput).
+    sampled_delivered: u64,
+}
+
+/// A built, runnable network.
+pub struct Simulator {
+    name: String,
+    seed: u64,
+    end: SimTime,
+    warmup: SimTime,
+    sample_ns: SimTime,
+    nodes: Vec<String>,
+    links: Vec<Link>,
+    routes: RoutingTable,
+    pkts: PacketArena,
+    queue: EventQueue,
+    flows: Vec<Flow>,
+    now: SimTime,
+    events: u64,
+    /// The packet capture (`--pcap`), when enabled.
+    capture: Option<Box<Capture>>,
+    /// An offer must look for an HSDPA cell or the capture (`enqueue_special`).
+    enqueue_special: bool,
+    flow_series: FlowSeries,
+    link_series: LinkSeries,
+    /// Start and contiguous end of every in-order delivery, per flow, when auditing is on.
+    audit: Option<Vec<Vec<(u64, u64)>>>,
+    /// HSDPA cells, each replacing one link's transmitter (see `channel::hsdpa`).
+    cells: Vec<CellHop>,
+    /// Per link: the index in `cells` of the HSDPA cell that replaces its transmitter.
+    cell_of_link: Vec<Option<u32>>,
+    /// Per link: the one upstream link through which all its packets come, when the link may be
+    /// offered its packets ahead of the clock (cut-through, see `Simulator::enqueue`).
+    cut_feeder: Vec<Option<u32>>,
+    /// `limits.max_events` of the scenario.
+    max_events: u64,
+    /// `limits.max_memory` of the scenario (the packet arena's cap is what it leaves for packets).
+    max_memory: u64,
+    /// `limits.wall_clock` of the scenario.
+    wall_clock: Option<std::time::Duration>,
+}
+
+/// An HSDPA cell and the link whose transmitter it replaces.
+struct CellHop {
+    link: usize,
+    cell: HsdpaCell,
+}
+
+/// About how many events [`Simulator::run_until_stopped`] handles between two reads of its stop
+/// flag (some 10–50 ms of wall time on the development machine).
+pub const EVENTS_PER_STOP_CHECK: u64 = 1 << 17;
+
+impl Simulator {
+    /// Records every in-order delivery (start, end) per flow, for conservation tests.
+    pub fn enable_audit(&mut self) {
+        self.audit = Some(vec![Vec::new(); self.flows.len()]);
+    }
+
+    /// The recorded deliveries (see [`Simulator::enable_audit`]).
+    pub fn audit(&self) -> Option<&Vec<Vec<(u64, u64)>>> {
+        self.audit.as_ref()
+    }
+
+    /// Bytes the application of TCP flow `i` offered and the sender's snd_max/snd_una (for tests).
+    pub fn tcp_state(&self, i: usize) -> Option<(u64, u64, u64)> {
+        match &self.flows[i].kind {
+            FlowKind::Tcp(t) => Some((t.sender.core.app_limit, t.sender.core.snd_max, t.sender.core.snd_una)),
+            FlowKind::Udp(_) => None,
+        }
+    }
+
+    /// Runs every hop through arrival events, as if no link qualified for cut-through (see
+    /// `Simulator::enqueue`): the event-by-event reference that cut-through is tested against.
+    pub fn disable_cut_through(&mut self) {
+        self.cut_feeder.fill(None);
+    }
+
+    /// The links (by index, in the summary's order) that take their packets ahead of the clock.
+    pub fn cut_through_links(&self) -> Vec<usize> {
+        self.cut_feeder.iter().enumerate().filter_map(|(i, f)| f.map(|_| i)).collect()
+    }
+
+    /// Captures every link direction's packets into `dir` during the run (`net::pcap`): one
+    /// libpcap file per link direction that carries a packet, and `events.csv` for drops, losses
+    /// and corruptions. An I/O error fails the run with one line naming the file.
+    pub fn enable_pcap(&mut self, dir: &std::path::Path) -> Result<(), ScenarioError> {
+        let names: Vec<String> = self.links.iter().map(|l| l.name.clone()).collect();
+        self.capture = Some(Box::new(Capture::create(dir, &names, self.end).map_err(|e| ScenarioError::new("pcap", e))?));
+        self.enqueue_special = true;
+        Ok(())
+    }
+
+    /// Current simulated time.
+    pub fn now(&self) -> SimTime {
+        self.now
+    }
+
+    /// Packets currently in queues or on links.
+    pub fn live_packets(&self) -> usize {
+        self.pkts.live()
+    }
+
+    /// Runs to the scenario's end time and returns the results, or the error of the scenario's
+    /// `limits` that the run exceeded (events, wall-clock time).
+    pub fn run(&mut self) -> Result<RunOutput, ScenarioError> {
+        let never = AtomicBool::new(false);
+        self.run_until_stopped(&never).map(|o| o.expect("the stop flag is never set"))
+    }
+
+    /// The whole run as one slice, without the stop flag or the event and wall-clock limits: the
+    /// reference that tests compare the sliced loop with (`tests/interrupt.rs`).
+    #[doc(hidden)]
+    pub fn run_in_one_slice(&mut self) -> RunOutput {
+        self.advance(self.end);
+        self.now = self.end;
+        self.output()
+    }
+
+    /// [`Simulator::run`] that stops early when `stop` is set (Ctrl-C in the CLI and the Python
+    /// API). The flag and the `limits` are checked between slices of simulated time, each sized
+    /// from the last one's event count to about [`EVENTS_PER_STOP_CHECK`] events, so the loop itself
+    /// carries no per-event check and a set flag ends the run within milliseconds of wall time.
+    /// `Ok(None)` when it stopped; otherwise the results equal an unsliced run's bit for bit
+    /// (slicing changes no event's order: each slice handles every event up to and including its
+    /// end, as a single loop would). The event limit is exact: the run fails exactly when it needs
+    /// more than `limits.max_events` events, wherever the slices fall.
+    pub fn run_until_stopped(&mut self, stop: &AtomicBool) -> Result<Option<RunOutput>, ScenarioError> {
+        let started = std::time::Instant::now();
+        let mut span: SimTime = 1_000_000;
+        let mut from: SimTime = 0;
+        loop {
+            if stop.load(Ordering::Relaxed) {
+                return Ok(None);
+            }
+            self.check_limits(started)?;
+            let before = self.events;
+            let limit = from.saturating_add(span).min(self.end);
+            self.advance(limit);
+            if limit >= self.end {
+                self.check_limits(started)?;
+                break;
+            }
+            from = limit;
+            let n = self.events - before;
+            if n < EVENTS_PER_STOP_CHECK / 2 {
+                span = span.saturating_mul(2);
+            } else if n > EVENTS_PER_STOP_CHECK * 2 {
+                span = (span / 2).max(1);
+            }
+        }
+        self.now = self.end;
+        let out = self.output();
+        if let Some(c) = self.capture.take() {
+            c.finish().map_err(|e| ScenarioError::new("pcap", e))?;
+        }
+        Ok(Some(out))
+    }
+
+    /// The error of the first of the scenario's `limits` that the run has exceeded so far.
+    fn check_limits(&self, started: std::time::Instant) -> Result<(), ScenarioError> {
+        let at = format!("stopped at t = {}s of {}s", ns_to_s(self.now), ns_to_s(self.end));
+        if self.pkts.over_cap() {
+            return Err(ScenarioError::new(
+                "limits.max_memory",
+                format!(
+                    "the run holds more than {} packets at once, which with the settings' own memory exceeds the limit of {:.0}MB ({at}; raise limits.max_memory)",
+                    self.pkts.cap(),
+                    self.max_memory as f64 / 1e6
+                ),
+            ));
+        }
+        if self.events > self.max_events {
+            return Err(ScenarioError::new(
+                "limits.max_events",
+                format!("the run needs more than {} events ({at}; raise limits.max_events)", self.max_events),
+            ));
+        }
+        if let Some(w) = self.wall_clock {
+            if started.elapsed() > w {
+                return Err(ScenarioError::new(
+                    "limits.wall_clock",
+                    format!("the run took longer than {}s of wall-clock time ({at}; raise limits.wall_clock)", w.as_secs_f64()),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Handles every event due at or before `limit`, in order.
+    fn advance(&mut self, limit: SimTime) {
+        while let Some((t, ev)) = self.queue.peek() {
+            // A run over its packet memory stops at once, not at the slice's end: one slice could
+            // start 10⁵ flows of a million-packet window each.
+            if t > limit || self.pkts.over_cap() {
+                break;
+            }
+            self.now = t;
+            self.events += 1;
+            if let Event::Arrive { link } = ev {
+                // The link's next packet in flight takes this event's place in the heap.
+                let l = &mut self.links[link as usize];
+                let (_, pkt) = l.in_flight.pop_front().expect("arrival without a packet in flight");
+                l.stats.arrived_packets += 1;
+                match l.in_flight.front() {
+                    Some(&(next, _)) => self.queue.replace_top(next, ev),
+                    None => {
+                        self.queue.pop();
+                    }
+                }
+                let node = l.to;
+                if self.pkts.get(pkt).dst == node {
+                    self.deliver(pkt);
+                } else {
+                    self.forward(node, pkt);
+                }
+            } else {
+                self.queue.pop();
+                self.handle(ev);
+            }
+        }
+    }
+
+    fn handle(&mut self, ev: Event) {
+        match ev {
+            Event::Arrive { .. } => unreachable!("arrivals are handled in `run`"),
+            Event::Timer { flow, kind } => self.timer(flow as usize, kind),
+            Event::FlowStart { flow } => self.flow_start(flow as usize),
+            Event::FlowStop { flow } => {
+                if let FlowKind::Tcp(t) = &mut self.flows[flow as usize].kind {
+                    t.sender.stop();
+                }
+            }
+            Event::AppTick { flow } => self.app_tick(flow as usize),
+            Event::Sample => {
+                self.sample();
+                let next = self.now + self.sample_ns;
+                if next <= self.end {
+                    self.queue.push_last(next, Event::Sample);
+                }
+            }
+            Event::CellTti { cell } => self.cell_tti(cell as usize),
+            Event::WarmupEnd => {
+                for f in &mut self.flows {
+                    match &mut f.kind {
+                        FlowKind::Tcp(t) => {
+                            f.warm_delivered = t.receiver.delivered_bytes;
+                            f.warm_acked = t.sender.core.stats.acked_bytes;
+                            t.sender.core.stats.rtt_hist.clear();
+                        }
+                        FlowKind::Udp(u) => {
+                            f.warm_delivered = u.bytes_received;
+                            u.delays.owd.clear();
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

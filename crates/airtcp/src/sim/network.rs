@@ -1,0 +1,234 @@
+//! Moving packets: routing, a link's admission and channel fate (with cut-through to the next
+//! link), HSDPA cells in place of a link's transmitter, and the packet capture.
+
+use super::{Flow, FlowKind, Simulator};
+use crate::channel::hsdpa::TtiOutput;
+use crate::engine::Event;
+use crate::metrics::loss_verdicts::DropCause;
+use crate::net::link::Offer;
+use crate::net::packet::{IP_HEADER_BYTES, UDP_HEADER_BYTES};
+use crate::net::pcap::{Capture, Fate};
+use crate::net::queue::Admission;
+use crate::net::{Ecn, Packet, PacketId, PacketKind};
+use crate::time::SimTime;
+
+impl Simulator {
+    pub(super) fn forward(&mut self, node: u32, pkt: PacketId) {
+        let dst = self.pkts.get(pkt).dst;
+        match self.routes.next_hop(node, dst) {
+            // One flag for the rare paths (an HSDPA cell, the capture): the common path has no
+            // trace of them and costs what it did before the capture existed.
+            Some(l) if !self.enqueue_special => self.enqueue::<false>(l as usize, pkt),
+            Some(l) => self.enqueue_special(l as usize, pkt),
+            // Unreachable by construction (routes are validated); drop rather than panic.
+            None => self.pkts.free(pkt),
+        }
+    }
+
+    /// Offers `pkt` to link `l`: admission by the queue, then (if admitted) its serialization
+    /// interval, its channel fate and, unless lost, its arrival at the far end.
+    ///
+    /// Cut-through: when the packet's next link is fed by this link alone and its far-end node
+    /// originates no traffic (see `cut_through_feeders`), the packet is offered to the next link
+    /// at once, for the instant it will arrive there, instead of through an arrival event. The
+    /// next link then sees exactly the offers it would see event by event, in the same order and
+    /// at the same instants (its only feeder is a FIFO with a constant delay), so its queue,
+    /// channel draws and drops are the same; only readers at the clock must leave out what lies
+    /// ahead of it (see [`Link::offer_at`]). This saves an event and a heap operation per hop.
+    pub(super) fn enqueue<const CAPTURE: bool>(&mut self, mut l: usize, pkt: PacketId) {
+        let mut at = self.now;
+        loop {
+            let link = &mut self.links[l];
+            let p = self.pkts.get_mut(pkt);
+            let payload = match p.kind {
+                PacketKind::TcpData => p.tcp.len,
+                PacketKind::TcpAck => 0,
+                PacketKind::Udp => p.size_bytes - IP_HEADER_BYTES - UDP_HEADER_BYTES,
+            };
+            match link.offer_at(self.now, at, p.size_bytes, payload, p.ecn, p.kind == PacketKind::TcpData) {
+                Offer::Arrives { at_ns, ce, corrupted } => {
+                    if let (true, Some(c)) = (CAPTURE, &mut self.capture) {
+                        capture_offer(c, l, link, at, Offer::Arrives { at_ns, ce, corrupted }, p);
+                    }
+                    if ce {
+                        p.ecn = Ecn::Ce;
+                    }
+                    p.corrupted |= corrupted;
+                    if p.dst != link.to {
+                        if let Some(next) = self.routes.next_hop(link.to, p.dst) {
+                            if self.cut_feeder[next as usize] == Some(l as u32) {
+                                // It arrives at `at_ns` (after the run's end: see `output`).
+                                link.stats.arrived_packets += 1;
+                                (l, at) = (next as usize, at_ns);
+                                continue;
+                            }
+                        }
+                    }
+                    // Arrivals on one link are in time order (FIFO, constant delay): only the
+                    // earliest is in the event heap, which stays as small as the number of links.
+                    if link.in_flight.is_empty() {
+                        self.queue.push(at_ns, Event::Arrive { link: l as u32 });
+                    }
+                    link.in_flight.push_back((at_ns, pkt));
+                }
+                // At the offer's instant, which is ahead of the clock on a cut-through link.
+                Offer::Lost => {
+                    if let (true, Some(c)) = (CAPTURE, &mut self.capture) {
+                        capture_offer(c, l, link, at, Offer::Lost, p);
+                    }
+                    note_drop(&mut self.flows, p, DropCause::Channel, at);
+                    self.pkts.free(pkt);
+                }
+                Offer::Dropped => {
+                    if let (true, Some(c)) = (CAPTURE, &mut self.capture) {
+                        capture_offer(c, l, link, at, Offer::Dropped, p);
+                    }
+                    note_drop(&mut self.flows, p, DropCause::Queue, at);
+                    self.pkts.free(pkt);
+                }
+            }
+            break;
+        }
+    }
+
+    /// [`Simulator::enqueue`] where the scenario has an HSDPA cell or the run is captured.
+    #[inline(never)]
+    pub(super) fn enqueue_special(&mut self, l: usize, pkt: PacketId) {
+        if let Some(ci) = self.cell_of_link[l] {
+            return self.cell_enqueue(ci as usize, pkt);
+        }
+        if self.capture.is_some() {
+            self.enqueue::<true>(l, pkt)
+        } else {
+            self.enqueue::<false>(l, pkt)
+        }
+    }
+
+    /// Offers `pkt` to the HSDPA cell `ci`: its UE's Node-B queue admits (or marks, or drops) it.
+    pub(super) fn cell_enqueue(&mut self, ci: usize, pkt: PacketId) {
+        let now = self.now;
+        let hop = &mut self.cells[ci];
+        let link = &mut self.links[hop.link];
+        let p = self.pkts.get_mut(pkt);
+        let f = p.flow as usize;
+        let am = matches!(self.flows[f].kind, FlowKind::Tcp(_));
+        // HSDPA paper Table 4: ROHC compresses UDP/IP to 3 bytes; TCP/IP goes uncompressed.
+        let air = match p.kind {
+            PacketKind::Udp => p.size_bytes - IP_HEADER_BYTES - UDP_HEADER_BYTES + hop.cell.params.rohc_header_bytes,
+            _ => p.size_bytes,
+        };
+        let sdu = crate::channel::hsdpa::Sdu { pkt, air_bytes: air, ecn: p.ecn };
+        match hop.cell.offer(now, f, &self.flows[f].name, am, sdu, &mut link.queue_rng) {
+            a @ (Admission::Queued | Admission::QueuedMarked) => {
+                if a == Admission::QueuedMarked {
+                    p.ecn = Ecn::Ce;
+                    link.stats.ce_marks += 1;
+                }
+                link.stats.packets_sent += 1;
+                link.stats.bytes_sent += p.size_bytes as u64;
+                if !hop.cell.ticking {
+                    hop.cell.ticking = true;
+                    let tti = hop.cell.params.tti_ns;
+                    self.queue.push((now / tti + 1) * tti, Event::CellTti { cell: ci as u32 });
+                }
+            }
+            a => {
+                if a == Admission::EarlyDrop {
+                    link.stats.early_drops += 1;
+                } else {
+                    link.stats.overflow_drops += 1;
+                }
+                if let Some(c) = &mut self.capture {
+                    c.event(hop.link, now, Fate::QueueDrop, p);
+                }
+                note_drop(&mut self.flows, p, DropCause::Queue, now);
+                self.pkts.free(pkt);
+            }
+        }
+    }
+
+    /// Runs one TTI of cell `ci`: delivered packets leave after the TTI plus the link's delay;
+    /// packets its RLC gave up on are channel losses.
+    pub(super) fn cell_tti(&mut self, ci: usize) {
+        let now = self.now;
+        let mut out = TtiOutput::default();
+        let hop = &mut self.cells[ci];
+        let busy_before = hop.cell.busy_ttis;
+        hop.cell.tti(now, &mut out);
+        let tti = hop.cell.params.tti_ns;
+        let l = hop.link;
+        let link = &mut self.links[l];
+        link.stats.busy_ns += (hop.cell.busy_ttis - busy_before) * tti;
+        let at = now + tti + link.delay_ns;
+        for pkt in out.delivered {
+            // An HSDPA hop is captured as its packets leave the cell: at the TTI that delivers them.
+            if let Some(c) = &mut self.capture {
+                c.packet(l, now, self.pkts.get(pkt));
+            }
+            if link.in_flight.is_empty() {
+                self.queue.push(at, Event::Arrive { link: l as u32 });
+            }
+            link.in_flight.push_back((at, pkt));
+        }
+        for pkt in out.dropped {
+            if let Some(c) = &mut self.capture {
+                c.event(l, now, Fate::ChannelLoss, self.pkts.get(pkt));
+            }
+            link.stats.channel_losses += 1;
+            link.stats.lost_packets += 1;
+            note_drop(&mut self.flows, self.pkts.get(pkt), DropCause::Channel, now);
+            self.pkts.free(pkt);
+        }
+        if hop.cell.busy() {
+            self.queue.push(now + tti, Event::CellTti { cell: ci as u32 });
+        } else {
+            hop.cell.ticking = false;
+        }
+    }
+
+    /// The HSDPA UE counters of every cell: (flow index, flow name, counters).
+    pub fn hsdpa_ues(&self) -> Vec<(usize, String, crate::channel::hsdpa::UeStats)> {
+        self.cells.iter().flat_map(|c| c.cell.ue_stats()).collect()
+    }
+}
+
+/// Records a link's offer in the capture: a transmitted packet at its serialization's start (with
+/// its channel fate in the log when it was lost or corrupted), a queue drop at its offer.
+#[cold]
+#[inline(never)]
+fn capture_offer(c: &mut Capture, l: usize, link: &crate::net::link::Link, offered_at: SimTime, offer: Offer, p: &Packet) {
+    let start = || link.pending.get(link.pending.len() - 1).map_or(offered_at, |t| t.start);
+    match offer {
+        Offer::Arrives { corrupted, ce, .. } => {
+            let t = start();
+            // On the wire with the queue's CE mark (the caller sets it on the packet after this).
+            let mut on_wire = *p;
+            if ce {
+                on_wire.ecn = Ecn::Ce;
+            }
+            c.packet(l, t, &on_wire);
+            if corrupted {
+                c.event(l, t, Fate::Corrupted, p);
+            }
+        }
+        Offer::Lost => {
+            let t = start();
+            c.packet(l, t, p);
+            c.event(l, t, Fate::ChannelLoss, p);
+        }
+        Offer::Dropped => c.event(l, offered_at, Fate::QueueDrop, p),
+    }
+}
+
+/// Notes why a data segment of a loss-differentiating flow was dropped, and at which instant
+/// (ahead of the clock on a cut-through link), for the scoring of its verdicts.
+pub(super) fn note_drop(flows: &mut [Flow], p: &Packet, cause: DropCause, at: SimTime) {
+    if p.kind != PacketKind::TcpData {
+        return;
+    }
+    if let FlowKind::Tcp(t) = &mut flows[p.flow as usize].kind {
+        if let Some(v) = &mut t.verdicts {
+            v.note_drop(p.tcp.seq, cause, at);
+        }
+    }
+}

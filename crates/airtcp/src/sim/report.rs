@@ -1,0 +1,250 @@
+//! What a run reports: the time series sampled every `sample_interval`, and the summary at the end
+//! (per flow, per link, with packet conservation across cut-through links).
+
+use super::{FlowKind, Simulator};
+use crate::app::UdpSource;
+use crate::channel::Capacity;
+use crate::metrics::jain_fairness;
+use crate::output::{CallStats, FlowSeries, FlowSummary, LinkSeries, LinkSummary, RunOutput, Summary};
+use crate::time::ns_to_s;
+
+impl Simulator {
+    pub(super) fn sample(&mut self) {
+        let t = ns_to_s(self.now);
+        let dt = ns_to_s(self.sample_ns.min(self.now));
+        if self.flow_series.time_s.is_empty() {
+            // Every sample adds one row per flow: reserve the whole run's rows at once, so the
+            // columns never hold a doubling's worth of spare capacity (10⁷ rows for 10 000 flows).
+            let samples = (self.end / self.sample_ns.max(1) + 1) as usize;
+            self.flow_series.reserve(samples.saturating_mul(self.flows.len()));
+            self.link_series.reserve(samples.saturating_mul(self.links.len()));
+        }
+        for (i, f) in self.flows.iter_mut().enumerate() {
+            let s = &mut self.flow_series;
+            s.time_s.push(t);
+            s.flow.push(i as u32);
+            let delivered = match &f.kind {
+                FlowKind::Tcp(tf) => {
+                    let c = &tf.sender.core;
+                    s.cwnd_bytes.push(c.w.cwnd);
+                    s.ssthresh_bytes.push(c.w.ssthresh);
+                    s.srtt_s.push(ns_to_s(c.rtt.srtt().unwrap_or(0)));
+                    s.rto_s.push(ns_to_s(c.rtt.rto()));
+                    s.sent_bytes.push(c.snd_max);
+                    s.acked_bytes.push(c.stats.acked_bytes);
+                    s.bwe_bps.push(c.cc.estimates().first().map_or(f64::NAN, |e| e.1));
+                    tf.receiver.delivered_bytes
+                }
+                FlowKind::Udp(u) => {
+                    s.cwnd_bytes.push(0);
+                    s.ssthresh_bytes.push(0);
+                    s.srtt_s.push(f64::NAN);
+                    s.rto_s.push(f64::NAN);
+                    s.sent_bytes.push(u.bytes_sent);
+                    s.acked_bytes.push(0);
+                    s.bwe_bps.push(f64::NAN);
+                    u.bytes_received
+                }
+            };
+            s.delivered_bytes.push(delivered);
+            // Per-interval goodput: bytes delivered since the previous sample over its interval.
+            let gp = if dt > 0.0 { (delivered - f.sampled_delivered) as f64 * 8.0 / dt } else { 0.0 };
+            s.goodput_bps.push(gp);
+            f.sampled_delivered = delivered;
+        }
+        for (li, l) in self.links.iter_mut().enumerate() {
+            l.purge(self.now);
+            let q = match self.cell_of_link[li] {
+                Some(ci) => self.cells[ci as usize].cell.waiting_sdus(),
+                None => l.waiting(self.now),
+            };
+            let (overflow, early, lost) = l.drops_at(self.now);
+            let s = &mut self.link_series;
+            s.time_s.push(t);
+            s.link.push(li as u32);
+            s.queue_pkts.push(q);
+            s.avg_queue_pkts.push(l.queue.avg_pkts(q));
+            s.drops.push(overflow + early + lost);
+            s.ce_marks.push(l.stats.ce_marks);
+        }
+    }
+
+    pub(super) fn hsdpa_summary(&self, flow: usize) -> Option<crate::output::HsdpaUeSummary> {
+        self.cells.iter().find_map(|c| c.cell.summary(flow, self.end))
+    }
+
+    pub(super) fn output(&mut self) -> RunOutput {
+        let window_s = ns_to_s(self.end - self.warmup);
+        let mut flows = Vec::new();
+        for (fi, f) in self.flows.iter().enumerate() {
+            let node = |i: u32| self.nodes[i as usize].clone();
+            let fs = match &f.kind {
+                FlowKind::Tcp(t) => {
+                    let c = &t.sender.core;
+                    let st = &c.stats;
+                    // RTT figures only from samples: null without any (and for UDP below).
+                    let sampled = st.rtt_samples > 0;
+                    let n = st.rtt_samples as f64;
+                    FlowSummary {
+                        name: f.name.clone(),
+                        kind: "tcp".into(),
+                        src: node(f.src),
+                        dst: node(f.dst),
+                        cc: Some(t.cc_name.clone()),
+                        recovery: Some(t.recovery_name.clone()),
+                        segment_bytes: c.cfg.mss,
+                        goodput_bps: (t.receiver.delivered_bytes - f.warm_delivered) as f64 * 8.0 / window_s,
+                        goodput_acked_bps: (st.acked_bytes - f.warm_acked) as f64 * 8.0 / window_s,
+                        delivered_bytes: t.receiver.delivered_bytes,
+                        acked_bytes: st.acked_bytes,
+                        packets_sent: st.segments_sent,
+                        packets_received: t.receiver.segments_received,
+                        retransmissions: st.retransmissions,
+                        timeouts: st.timeouts,
+                        fast_retransmits: st.fast_retransmits,
+                        ecn_reductions: st.ecn_reductions,
+                        rtt_samples: st.rtt_samples,
+                        mean_rtt_s: sampled.then(|| st.rtt_sum_ns as f64 / n / 1e9),
+                        min_rtt_s: c.rtt.min_rtt.filter(|_| sampled).map(ns_to_s),
+                        mean_rto_s: sampled.then(|| st.rto_sum_ns as f64 / n / 1e9),
+                        rtt_p50_s: st.rtt_hist.quantile_s(0.50),
+                        rtt_p95_s: st.rtt_hist.quantile_s(0.95),
+                        rtt_p99_s: st.rtt_hist.quantile_s(0.99),
+                        owd_p50_s: None,
+                        owd_p95_s: None,
+                        owd_p99_s: None,
+                        jitter_s: None,
+                        final_cwnd_bytes: c.w.cwnd,
+                        loss_differentiation: t.verdicts.as_ref().map(|v| v.scored),
+                        sent_bytes: c.snd_max,
+                        corrupted_received: t.corrupted_received,
+                        calls: None,
+                        caiad_options: t.hack.then(|| t.receiver.caiad_option_counts()),
+                        hsdpa: self.hsdpa_summary(fi),
+                    }
+                }
+                FlowKind::Udp(u) => FlowSummary {
+                    name: f.name.clone(),
+                    kind: u.source.kind_name().into(),
+                    src: node(f.src),
+                    dst: node(f.dst),
+                    cc: None,
+                    recovery: None,
+                    segment_bytes: u.source.packet_bytes(),
+                    goodput_bps: (u.bytes_received - f.warm_delivered) as f64 * 8.0 / window_s,
+                    goodput_acked_bps: 0.0,
+                    delivered_bytes: u.bytes_received,
+                    acked_bytes: 0,
+                    packets_sent: u.packets_sent,
+                    packets_received: u.packets_received,
+                    retransmissions: 0,
+                    timeouts: 0,
+                    fast_retransmits: 0,
+                    ecn_reductions: 0,
+                    rtt_samples: 0,
+                    mean_rtt_s: None,
+                    min_rtt_s: None,
+                    mean_rto_s: None,
+                    rtt_p50_s: None,
+                    rtt_p95_s: None,
+                    rtt_p99_s: None,
+                    owd_p50_s: u.delays.owd.quantile_s(0.50),
+                    owd_p95_s: u.delays.owd.quantile_s(0.95),
+                    owd_p99_s: u.delays.owd.quantile_s(0.99),
+                    jitter_s: u.delays.jitter_s(),
+                    final_cwnd_bytes: 0,
+                    loss_differentiation: None,
+                    sent_bytes: u.bytes_sent,
+                    corrupted_received: u.corrupted_received,
+                    caiad_options: None,
+                    hsdpa: self.hsdpa_summary(fi),
+                    calls: match &u.source {
+                        UdpSource::Voip(p) => Some(CallStats { offered: p.calls_offered, blocked: p.calls_blocked }),
+                        _ => None,
+                    },
+                },
+            };
+            flows.push(fs);
+        }
+        // Packet conservation (see `LinkSummary::held_packets`): what each link holds at the end,
+        // and what it cut through to a next link for an instant after the end, which it counted
+        // as arrived but which is still on its way (propagating, or still serializing and so
+        // held already).
+        let mut held: Vec<u64> = self
+            .links
+            .iter()
+            .enumerate()
+            .map(|(li, l)| match self.cell_of_link[li] {
+                // The cell's UEs hold what they have not delivered or dropped; what they delivered
+                // propagates (in flight from the end of its TTI on).
+                Some(ci) => self.cells[ci as usize].cell.held_sdus() + l.in_flight.len() as u64,
+                None => l.held_at(self.end),
+            })
+            .collect();
+        let mut arrived_after = vec![0u64; self.links.len()];
+        for (next, feeder) in self.cut_feeder.iter().enumerate() {
+            if let Some(u) = *feeder {
+                let (all, propagating) = self.links[next].offers_after(self.end, self.links[u as usize].delay_ns);
+                arrived_after[u as usize] += all;
+                held[u as usize] += propagating;
+            }
+        }
+        let links = self
+            .links
+            .iter()
+            .enumerate()
+            .map(|(li, l)| {
+                let st = l.stats_at(self.end);
+                LinkSummary {
+                    name: l.name.clone(),
+                    from: self.nodes[l.from as usize].clone(),
+                    to: self.nodes[l.to as usize].clone(),
+                    rate_bps: l.rate.bps(),
+                    delay_s: ns_to_s(l.delay_ns),
+                    queue: l.queue.kind_name().into(),
+                    packets_sent: st.packets_sent,
+                    bytes_sent: st.bytes_sent,
+                    overflow_drops: st.overflow_drops,
+                    early_drops: st.early_drops,
+                    ce_marks: st.ce_marks,
+                    channel_losses: st.channel_losses,
+                    corruptions: st.corruptions,
+                    link_retransmissions: st.link_retransmissions,
+                    offered_packets: l.offered_at(self.end),
+                    arrived_packets: st.arrived_packets - arrived_after[li],
+                    lost_packets: st.lost_packets,
+                    held_packets: held[li],
+                    // A constant-rate transmitter is busy while serializing; a time-varying one
+                    // can wait for capacity while holding a packet, so count bytes instead.
+                    utilization: match l.capacity {
+                        Capacity::Constant(_) => st.busy_ns as f64 / self.end as f64,
+                        _ => st.bytes_sent as f64 * 8.0 / (l.rate.bps() as f64 * ns_to_s(self.end)),
+                    },
+                }
+            })
+            .collect();
+        let tcp_goodputs: Vec<f64> = flows.iter().filter(|f| f.kind == "tcp").map(|f| f.goodput_bps).collect();
+        RunOutput {
+            summary: Summary {
+                scenario: self.name.clone(),
+                seed: self.seed,
+                end_time_s: ns_to_s(self.end),
+                warmup_s: ns_to_s(self.warmup),
+                events: self.events,
+                flows,
+                links,
+                jain_fairness_tcp: jain_fairness(&tcp_goodputs),
+            },
+            // The series move out (a second `run` has nothing more to simulate anyway).
+            flow_series: FlowSeries {
+                flow_names: self.flows.iter().map(|f| f.name.clone()).collect(),
+                flow_is_tcp: self.flows.iter().map(|f| matches!(f.kind, FlowKind::Tcp(_))).collect(),
+                ..std::mem::take(&mut self.flow_series)
+            },
+            link_series: LinkSeries {
+                link_names: self.links.iter().map(|l| l.name.clone()).collect(),
+                ..std::mem::take(&mut self.link_series)
+            },
+        }
+    }
+}

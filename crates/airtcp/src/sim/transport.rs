@@ -1,0 +1,243 @@
+//! The glue between packets and endpoints: delivery to a TCP receiver, sender or UDP sink, ACKs
+//! and data segments built in the packet arena, the per-flow timers, and the applications.
+
+use super::network::note_drop;
+use super::{FlowKind, Simulator};
+use crate::engine::{Event, TimerKind};
+use crate::metrics::loss_verdicts::DropCause;
+use crate::net::packet::{
+    caiad_option_bytes, sack_option_bytes, HACK_HEADER_CHECKSUM_OPTION_BYTES, IP_HEADER_BYTES, TCP_HEADER_BYTES, TS_OPTION_BYTES,
+    UDP_HEADER_BYTES,
+};
+use crate::net::{Ecn, Packet, PacketId, PacketKind, TcpHeader};
+use crate::tcp::AckDecision;
+
+impl Simulator {
+    pub(super) fn deliver(&mut self, pkt: PacketId) {
+        // The packet is read in place (its header is too big to copy per packet); what needs
+        // `&mut self` afterwards runs once its slot is freed.
+        enum Then {
+            Nothing,
+            Ack,
+            DelayAck,
+            FlushSender,
+        }
+        let now = self.now;
+        let p = self.pkts.get(pkt);
+        let f = p.flow as usize;
+        let mut then = Then::Nothing;
+        if p.corrupted {
+            // The checksum fails: the transport discards the packet, as if the channel had lost it
+            // — except CAIAD's receiver, which reads the intact header of a data segment (§3.1).
+            match &mut self.flows[f].kind {
+                FlowKind::Tcp(t) => {
+                    t.corrupted_received += 1;
+                    if p.kind == PacketKind::TcpData && t.hack {
+                        if t.receiver.on_corrupted(now, &p.tcp) == AckDecision::Now {
+                            then = Then::Ack;
+                        }
+                    } else if p.kind == PacketKind::TcpData {
+                        note_drop(&mut self.flows, p, DropCause::Channel, now);
+                    }
+                }
+                FlowKind::Udp(u) => u.corrupted_received += 1,
+            }
+        } else {
+            match (p.kind, &mut self.flows[f].kind) {
+                (PacketKind::TcpData, FlowKind::Tcp(t)) => {
+                    let before = t.receiver.rcv_nxt;
+                    let (delivered, decision) = t.receiver.on_data(now, &p.tcp, p.ecn == Ecn::Ce);
+                    if delivered > 0 {
+                        if let Some(a) = &mut self.audit {
+                            a[f].push((before, before + delivered));
+                        }
+                    }
+                    then = match decision {
+                        AckDecision::Now => Then::Ack,
+                        AckDecision::Delay => Then::DelayAck,
+                    };
+                }
+                (PacketKind::TcpAck, FlowKind::Tcp(t)) => {
+                    t.sender.on_ack(now, &p.tcp);
+                    then = Then::FlushSender;
+                }
+                (PacketKind::Udp, FlowKind::Udp(u)) => {
+                    // The datagram's send time travels in `tcp.ts_val` (see `app_tick`).
+                    u.delays.on_packet(p.tcp.ts_val, now);
+                    u.packets_received += 1;
+                    u.bytes_received += (p.size_bytes - IP_HEADER_BYTES - UDP_HEADER_BYTES) as u64;
+                }
+                _ => {}
+            }
+        }
+        self.pkts.free(pkt);
+        match then {
+            Then::Nothing => {}
+            Then::Ack => self.send_ack(f),
+            Then::DelayAck => self.sync_timer(f, TimerKind::DelayedAck),
+            Then::FlushSender => self.flush_sender(f),
+        }
+    }
+
+    // ---- TCP glue ----
+
+    pub(super) fn send_ack(&mut self, f: usize) {
+        let now = self.now;
+        let flow = &mut self.flows[f];
+        let FlowKind::Tcp(t) = &mut flow.kind else { return };
+        let (src, dst) = (flow.dst, flow.src);
+        let receiver = &mut t.receiver;
+        // Built in its arena slot (see `PacketArena::alloc_with`): every field is written.
+        let id = self.pkts.alloc_with(|p| {
+            receiver.write_ack(now, &mut p.tcp);
+            let h = &p.tcp;
+            p.size_bytes = IP_HEADER_BYTES
+                + TCP_HEADER_BYTES
+                + if h.has_ts { TS_OPTION_BYTES } else { 0 }
+                + sack_option_bytes(h.n_sack as usize)
+                + caiad_option_bytes(h.corrupt_seq.is_some(), h.no_congestion);
+            p.src = src;
+            p.dst = dst;
+            p.flow = f as u32;
+            p.kind = PacketKind::TcpAck;
+            p.ecn = Ecn::NotEct;
+            p.corrupted = false;
+        });
+        self.forward(src, id);
+    }
+
+    pub(super) fn flush_sender(&mut self, f: usize) {
+        let now = self.now;
+        let flow = &mut self.flows[f];
+        let FlowKind::Tcp(t) = &mut flow.kind else { return };
+        // Score the policy's loss verdicts against why the segment was really dropped.
+        for (seq, congestion) in t.sender.core.verdicts.drain(..) {
+            if let Some(v) = &mut t.verdicts {
+                v.score(seq, congestion, now);
+            }
+        }
+        let mut segs = std::mem::take(&mut t.sender.core.out);
+        let opt = if t.timestamps { TS_OPTION_BYTES } else { 0 } + if t.hack { HACK_HEADER_CHECKSUM_OPTION_BYTES } else { 0 };
+        let (src, dst) = (flow.src, flow.dst);
+        for s in segs.drain(..) {
+            // Built in its arena slot (see `PacketArena::alloc_with`): every field is written.
+            let id = self.pkts.alloc_with(|p| {
+                p.tcp = TcpHeader {
+                    seq: s.seq,
+                    len: s.len,
+                    cwr: s.cwr,
+                    has_ts: s.ts_val.is_some(),
+                    ts_val: s.ts_val.unwrap_or(0),
+                    ..TcpHeader::default()
+                };
+                p.src = src;
+                p.dst = dst;
+                p.flow = f as u32;
+                p.kind = PacketKind::TcpData;
+                p.size_bytes = IP_HEADER_BYTES + TCP_HEADER_BYTES + opt + s.len;
+                p.ecn = if s.ect { Ecn::Ect } else { Ecn::NotEct };
+                p.corrupted = false;
+            });
+            self.forward(src, id);
+        }
+        if let FlowKind::Tcp(t) = &mut self.flows[f].kind {
+            t.sender.core.out = segs;
+        }
+        self.sync_timer(f, TimerKind::Rto);
+        if let FlowKind::Tcp(t) = &self.flows[f].kind {
+            if t.sender.core.paced {
+                self.sync_timer(f, TimerKind::Pacing);
+            }
+        }
+    }
+
+    /// Makes sure a heap entry exists no later than the timer's deadline.
+    pub(super) fn sync_timer(&mut self, f: usize, kind: TimerKind) {
+        let FlowKind::Tcp(t) = &mut self.flows[f].kind else { return };
+        let (deadline, slot) = match kind {
+            TimerKind::Rto => (t.sender.core.rto_deadline, &mut t.rto_timer_at),
+            TimerKind::DelayedAck => (t.receiver.delack_deadline, &mut t.delack_timer_at),
+            TimerKind::Pacing => (t.sender.core.pacing_deadline, &mut t.pace_timer_at),
+        };
+        if let Some(d) = deadline {
+            if slot.is_none_or(|s| s > d) {
+                *slot = Some(d);
+                self.queue.push(d, Event::Timer { flow: f as u32, kind });
+            }
+        }
+    }
+
+    pub(super) fn timer(&mut self, f: usize, kind: TimerKind) {
+        let now = self.now;
+        let FlowKind::Tcp(t) = &mut self.flows[f].kind else { return };
+        let (deadline, slot) = match kind {
+            TimerKind::Rto => (t.sender.core.rto_deadline, &mut t.rto_timer_at),
+            TimerKind::DelayedAck => (t.receiver.delack_deadline, &mut t.delack_timer_at),
+            TimerKind::Pacing => (t.sender.core.pacing_deadline, &mut t.pace_timer_at),
+        };
+        if *slot != Some(now) {
+            return; // a superseded entry
+        }
+        *slot = None;
+        match deadline {
+            Some(d) if d <= now => match kind {
+                TimerKind::Rto => {
+                    t.sender.on_timeout(now);
+                    self.flush_sender(f);
+                }
+                TimerKind::DelayedAck => self.send_ack(f),
+                TimerKind::Pacing => {
+                    t.sender.on_pacing_timer(now);
+                    self.flush_sender(f);
+                }
+            },
+            Some(_) => self.sync_timer(f, kind),
+            None => {}
+        }
+    }
+
+    pub(super) fn flow_start(&mut self, f: usize) {
+        let now = self.now;
+        match &mut self.flows[f].kind {
+            FlowKind::Tcp(t) => {
+                let limit = t.app_bytes.unwrap_or(u64::MAX);
+                t.sender.offer(now, limit);
+                self.flush_sender(f);
+            }
+            FlowKind::Udp(_) => self.app_tick(f),
+        }
+    }
+
+    pub(super) fn app_tick(&mut self, f: usize) {
+        let now = self.now;
+        let flow = &mut self.flows[f];
+        let FlowKind::Udp(u) = &mut flow.kind else { return };
+        let (n, next) = u.source.wake(now);
+        let payload = u.source.packet_bytes();
+        u.packets_sent += n as u64;
+        u.bytes_sent += n as u64 * payload as u64;
+        let (src, dst) = (flow.src, flow.dst);
+        for _ in 0..n {
+            let pkt = Packet {
+                src,
+                dst,
+                flow: f as u32,
+                kind: PacketKind::Udp,
+                size_bytes: IP_HEADER_BYTES + UDP_HEADER_BYTES + payload,
+                ecn: Ecn::NotEct,
+                corrupted: false,
+                // A UDP datagram has no TCP header: `ts_val` carries its send time to the sink, for
+                // one-way delay and jitter (the measurement tag of ns-3's FlowMonitor; the RTP
+                // timestamp of RFC 3550 §5.1 for VoIP). It adds no bytes on the wire.
+                tcp: TcpHeader { ts_val: now, ..TcpHeader::default() },
+            };
+            let id = self.pkts.alloc(pkt);
+            self.forward(src, id);
+        }
+        if let Some(n) = next {
+            if n <= self.end {
+                self.queue.push(n, Event::AppTick { flow: f as u32 });
+            }
+        }
+    }
+}
