@@ -4,7 +4,7 @@
 
 mod common;
 
-use airtcp::channel::hsdpa::{cqi, SF};
+use airtcp::net::capacity::hsdpa::{cqi, SF};
 use airtcp::output::{FlowSummary, HsdpaUeSummary};
 
 /// A cell fed by `n` saturating UDP sources (`cbr_kbps` each, `payload` B datagrams), every UE

@@ -5,56 +5,19 @@
 //! A channel decides *whether* a packet is hit; its [`Effect`] decides *what* a hit does: the
 //! packet vanishes (loss), or it arrives with a bad checksum (corruption) — the distinction CAIAD's
 //! corruption-aware receiver exploits.
+//!
+//! Only error models live here; how fast a link serves packets (a constant rate, a rate schedule, a
+//! trace, an HSDPA cell) is the link's capacity model, in `net::capacity`.
 
 pub mod fading;
 pub mod gilbert_elliott;
-pub mod hsdpa;
-pub mod rate_schedule;
-pub mod trace;
 pub mod uniform;
 
 pub use gilbert_elliott::{GilbertElliott, Transitions};
-pub use rate_schedule::RateSchedule;
-pub use trace::TraceCapacity;
 pub use uniform::UniformLoss;
 
 use crate::engine::RngStream;
 use crate::scenario::{ChannelSpec, EffectSpec};
-use crate::time::DataRate;
-
-/// How fast a link's transmitter serves packets: a constant rate, a rate schedule, or a trace of
-/// delivery opportunities. Every model is a work-conserving FIFO whose future is known, so a
-/// packet's departure is computed when it is admitted (see `net::link`).
-#[derive(Debug, Clone)]
-pub enum Capacity {
-    Constant(DataRate),
-    Schedule(RateSchedule),
-    Trace(TraceCapacity),
-}
-
-impl Capacity {
-    /// Serves a packet of `bytes` that reached the transmitter at `arrival` ns, the transmitter
-    /// being busy until `busy_until` with earlier packets; returns (start, end) of its service.
-    #[inline]
-    pub fn serve(&mut self, arrival: u64, busy_until: u64, bytes: u32) -> (u64, u64) {
-        let start = arrival.max(busy_until);
-        let end = match self {
-            Capacity::Constant(r) => start + r.tx_time_ns(bytes),
-            Capacity::Schedule(s) => s.finish(start, bytes),
-            Capacity::Trace(t) => t.serve(arrival, bytes).max(start),
-        };
-        (start, end)
-    }
-
-    /// Long-run mean rate (the nominal rate of a constant link), for summaries and RED's idle rule.
-    pub fn mean_rate(&self) -> DataRate {
-        match self {
-            Capacity::Constant(r) => *r,
-            Capacity::Schedule(s) => DataRate(s.mean_bps()),
-            Capacity::Trace(t) => DataRate(t.mean_bps()),
-        }
-    }
-}
 
 /// The fate of one packet on a channel.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

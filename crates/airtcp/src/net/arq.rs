@@ -23,7 +23,8 @@
 //! both from the receiver's duplicate ACKs).
 
 use super::link::{FailedAttempt, LinkStats, Ring};
-use crate::channel::{Capacity, Channel, Fate};
+use crate::channel::{Channel, Fate};
+use crate::net::capacity::Capacity;
 
 /// The retransmission settings of one link direction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

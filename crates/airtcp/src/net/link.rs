@@ -12,8 +12,9 @@
 use super::queue::{Admission, Queue};
 use super::Ecn;
 use super::{NodeId, PacketId};
-use crate::channel::{Capacity, Channel, Fate};
+use crate::channel::{Channel, Fate};
 use crate::engine::RngStream;
+use crate::net::capacity::Capacity;
 use crate::time::DataRate;
 
 /// Counters of one link.

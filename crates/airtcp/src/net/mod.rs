@@ -1,6 +1,7 @@
 //! The network: packets (in an arena), one-way links with a queue and a channel, and static routes.
 
 pub mod arq;
+pub mod capacity;
 pub mod link;
 pub mod packet;
 pub mod pcap;

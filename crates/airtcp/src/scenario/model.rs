@@ -273,7 +273,7 @@ pub enum CapacitySpec {
     Schedule(ScheduleCapacitySpec),
     /// `kind = "trace"`: mahimahi delivery opportunities.
     Trace(TraceCapacitySpec),
-    /// `kind = "hsdpa"`: an HSDPA cell (forward direction only; see `channel::hsdpa`).
+    /// `kind = "hsdpa"`: an HSDPA cell (forward direction only; see `net::capacity::hsdpa`).
     Hsdpa(HsdpaSpec),
 }
 

@@ -194,12 +194,12 @@ pub fn trace_opportunities(field: &str, t: &TraceCapacitySpec, base_dir: Option<
                 _ => std::path::PathBuf::from(f),
             };
             let text = read_trace_file(&format!("{field}.file"), &path)?;
-            super::super::channel::trace::parse_mahimahi(&text)
+            crate::net::capacity::trace::parse_mahimahi(&text)
                 .map_err(|m| ScenarioError::new(format!("{field}.file"), format!("'{}' {m}", path.display())))?
         }
         (None, Some(v)) => {
             let text = v.iter().map(|x| x.to_string()).collect::<Vec<_>>().join("\n");
-            super::super::channel::trace::parse_mahimahi(&text)
+            crate::net::capacity::trace::parse_mahimahi(&text)
                 .map_err(|m| ScenarioError::new(format!("{field}.opportunities_ms"), m.replace("line ", "entry ")))?
         }
         _ => return err(field, "give either file or opportunities_ms"),
@@ -288,7 +288,7 @@ fn check_capacity(field: &str, c: &CapacitySpec, base_dir: Option<&std::path::Pa
 
 /// Range checks of an HSDPA cell (flow names of `ues` are checked with the flows).
 fn check_hsdpa(field: &str, h: &HsdpaSpec) -> Result<(), ScenarioError> {
-    use crate::channel::hsdpa::{cqi, fading, scheduler::Discipline};
+    use crate::net::capacity::hsdpa::{cqi, fading, scheduler::Discipline};
     let int = |name: &str, v: u32, lo: u32, hi: u32| {
         if v < lo || v > hi {
             return err(format!("{field}.{name}"), format!("{v} is out of range (allowed: {lo} to {hi})"));

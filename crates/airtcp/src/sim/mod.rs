@@ -24,10 +24,10 @@ pub use build::scenario_links;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::app::UdpSource;
-use crate::channel::hsdpa::HsdpaCell;
 use crate::engine::{Event, EventQueue};
 use crate::metrics::delay::OneWayDelays;
 use crate::metrics::loss_verdicts::LossVerdicts;
+use crate::net::capacity::hsdpa::HsdpaCell;
 use crate::net::pcap::Capture;
 use crate::net::{Link, PacketArena, RoutingTable};
 use crate::output::{FlowSeries, LinkSeries, RunOutput};
@@ -112,7 +112,7 @@ pub struct Simulator {
     link_series: LinkSeries,
     /// Start and contiguous end of every in-order delivery, per flow, when auditing is on.
     audit: Option<Vec<Vec<(u64, u64)>>>,
-    /// HSDPA cells, each replacing one link's transmitter (see `channel::hsdpa`).
+    /// HSDPA cells, each replacing one link's transmitter (see `net::capacity::hsdpa`).
     cells: Vec<CellHop>,
     /// Per link: the index in `cells` of the HSDPA cell that replaces its transmitter.
     cell_of_link: Vec<Option<u32>>,

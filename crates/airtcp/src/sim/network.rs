@@ -2,9 +2,9 @@
 //! link), HSDPA cells in place of a link's transmitter, and the packet capture.
 
 use super::{Flow, FlowKind, Simulator};
-use crate::channel::hsdpa::TtiOutput;
 use crate::engine::Event;
 use crate::metrics::loss_verdicts::DropCause;
+use crate::net::capacity::hsdpa::TtiOutput;
 use crate::net::link::Offer;
 use crate::net::packet::{IP_HEADER_BYTES, UDP_HEADER_BYTES};
 use crate::net::pcap::{Capture, Fate};
@@ -117,7 +117,7 @@ impl Simulator {
             PacketKind::Udp => p.size_bytes - IP_HEADER_BYTES - UDP_HEADER_BYTES + hop.cell.params.rohc_header_bytes,
             _ => p.size_bytes,
         };
-        let sdu = crate::channel::hsdpa::Sdu { pkt, air_bytes: air, ecn: p.ecn };
+        let sdu = crate::net::capacity::hsdpa::Sdu { pkt, air_bytes: air, ecn: p.ecn };
         match hop.cell.offer(now, f, &self.flows[f].name, am, sdu, &mut link.queue_rng) {
             a @ (Admission::Queued | Admission::QueuedMarked) => {
                 if a == Admission::QueuedMarked {
@@ -187,7 +187,7 @@ impl Simulator {
     }
 
     /// The HSDPA UE counters of every cell: (flow index, flow name, counters).
-    pub fn hsdpa_ues(&self) -> Vec<(usize, String, crate::channel::hsdpa::UeStats)> {
+    pub fn hsdpa_ues(&self) -> Vec<(usize, String, crate::net::capacity::hsdpa::UeStats)> {
         self.cells.iter().flat_map(|c| c.cell.ue_stats()).collect()
     }
 }

@@ -3,8 +3,8 @@
 
 use super::{FlowKind, Simulator};
 use crate::app::UdpSource;
-use crate::channel::Capacity;
 use crate::metrics::jain_fairness;
+use crate::net::capacity::Capacity;
 use crate::output::{CallStats, FlowSeries, FlowSummary, LinkSeries, LinkSummary, RunOutput, Summary};
 use crate::time::ns_to_s;
 
