@@ -278,7 +278,7 @@ impl CongestionControl for Caiad {
     }
 
     fn needs(&self) -> Needs {
-        Needs { caiad_receiver: true, ..Needs::default() }
+        Needs { caiad_receiver: true, loss_verdicts: true, ..Needs::default() }
     }
 
     fn loss_verdict(&self, _signal: &LossSignal) -> Option<bool> {

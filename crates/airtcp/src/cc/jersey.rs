@@ -203,7 +203,15 @@ pub fn grow(w: &mut Window, ack: &AckInfo) {
 /// What the whole Jersey family needs: CW marks through ECN, echoed per segment, and ECT on
 /// retransmissions so that a CW router does not drop them as non-ECT packets.
 pub fn jersey_family_needs() -> Needs {
-    Needs { ecn: true, timestamps: false, ecn_echo: EcnEcho::PerSegment, ect_on_retransmissions: true, sack: false, caiad_receiver: false }
+    Needs {
+        ecn: true,
+        timestamps: false,
+        ecn_echo: EcnEcho::PerSegment,
+        ect_on_retransmissions: true,
+        sack: false,
+        caiad_receiver: false,
+        loss_verdicts: true,
+    }
 }
 
 /// The family's verdict on a loss: congestion exactly when it carried the congestion warning.

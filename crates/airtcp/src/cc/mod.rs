@@ -323,11 +323,59 @@ pub struct Needs {
     /// it with the corruption option and marks duplicate ACKs No-Congestion while nothing is
     /// missing for another reason. Every other receiver discards corrupted segments.
     pub caiad_receiver: bool,
+    /// The policy tells congestion from link errors ([`CongestionControl::loss_verdict`] answers):
+    /// the engine then records why each of the flow's segments was dropped and scores the
+    /// verdicts against it (`metrics::loss_verdicts`).
+    pub loss_verdicts: bool,
 }
 
-/// Names accepted in scenario files.
-pub const NAMES: &[&str] =
-    &["reno", "westwood", "westwood-plus", "vegas", "jersey", "new-jersey", "nj+", "prairie", "ie2-envelope", "caiad", "cubic", "bbr"];
+/// Builds one instance of a window policy whose parameters were checked: the scenario is resolved
+/// once (names and parameters checked, see `scenario::validate`) and every flow of an entry gets
+/// its own instance from the same constructor, so building a checked scenario cannot fail.
+pub type Constructor = std::sync::Arc<dyn Fn() -> Box<dyn CongestionControl> + Send + Sync>;
+
+/// One entry of the window-policy registry: the name scenario files use, and the function that
+/// checks a `cc_params` table (errors read "field: message") and returns the constructor.
+pub struct Scheme {
+    pub name: &'static str,
+    pub resolve: fn(Option<&toml::Table>) -> Result<Constructor, String>,
+}
+
+/// Every window policy, in the order listings and the invariant campaign use. Adding a policy is
+/// one file under `cc/` and one line here; nothing else in the engine names policies.
+pub const REGISTRY: &[Scheme] = &[
+    Scheme { name: "reno", resolve: |t| without_params(t, || reno::Reno) },
+    Scheme { name: "westwood", resolve: |t| with_params(t, westwood::WestwoodParams::check, westwood::Westwood::new) },
+    Scheme { name: "westwood-plus", resolve: |t| with_params(t, westwood_plus::WestwoodPlusParams::check, westwood_plus::new) },
+    Scheme { name: "vegas", resolve: |t| with_params(t, vegas::VegasParams::check, vegas::Vegas::new) },
+    Scheme { name: "jersey", resolve: |t| with_params(t, jersey::JerseyParams::check, jersey::Jersey::new) },
+    Scheme {
+        name: "new-jersey",
+        resolve: |t| with_params(t, new_jersey::NewJerseyParams::check, |p| new_jersey::NewJersey::new(new_jersey::Variant::NewJersey, p)),
+    },
+    Scheme {
+        name: "nj+",
+        resolve: |t| with_params(t, new_jersey::NewJerseyParams::check, |p| new_jersey::NewJersey::new(new_jersey::Variant::NjPlus, p)),
+    },
+    Scheme { name: "prairie", resolve: |t| with_params(t, prairie::PrairieParams::check, prairie::Prairie::new) },
+    Scheme { name: "ie2-envelope", resolve: |t| without_params(t, ie2::Ie2Envelope::default) },
+    Scheme { name: "caiad", resolve: |t| with_params(t, caiad::CaiadParams::check, caiad::Caiad::new) },
+    Scheme { name: "cubic", resolve: |t| with_params(t, cubic::CubicParams::check, cubic::Cubic::new) },
+    Scheme { name: "bbr", resolve: |t| with_params(t, bbr::BbrParams::check, bbr::Bbr::new) },
+];
+
+const NAME_ARRAY: [&str; REGISTRY.len()] = {
+    let mut names = [""; REGISTRY.len()];
+    let mut i = 0;
+    while i < REGISTRY.len() {
+        names[i] = REGISTRY[i].name;
+        i += 1;
+    }
+    names
+};
+
+/// Names accepted in scenario files (those of [`REGISTRY`]).
+pub const NAMES: &[&str] = &NAME_ARRAY;
 
 /// Deserializes a scheme's parameter table; errors read "field: message".
 fn params<T: serde::de::DeserializeOwned>(table: Option<&toml::Table>) -> Result<T, String> {
@@ -343,69 +391,56 @@ fn params<T: serde::de::DeserializeOwned>(table: Option<&toml::Table>) -> Result
     })
 }
 
-/// Builds the policy named `name` with its parameters. `Err(None)` for an unknown name,
-/// `Err(Some("field: message"))` for bad parameters.
+/// A policy with parameters `P`: deserialized, checked by `check`, then built by `new` per flow.
+fn with_params<P, C>(table: Option<&toml::Table>, check: fn(&P) -> Result<(), String>, new: fn(&P) -> C) -> Result<Constructor, String>
+where
+    P: serde::de::DeserializeOwned + Send + Sync + 'static,
+    C: CongestionControl + 'static,
+{
+    let p: P = params(table)?;
+    check(&p)?;
+    Ok(std::sync::Arc::new(move || Box::new(new(&p))))
+}
+
+/// A policy without parameters: only an empty `cc_params` table is accepted.
+fn without_params<C: CongestionControl + 'static>(table: Option<&toml::Table>, new: fn() -> C) -> Result<Constructor, String> {
+    params::<NoParams>(table)?;
+    Ok(std::sync::Arc::new(move || Box::new(new())))
+}
+
+/// The constructor of the policy named `name` with its parameters checked. `Err(None)` for an
+/// unknown name, `Err(Some("field: message"))` for bad parameters.
+pub fn resolve(name: &str, table: Option<&toml::Table>) -> Result<Constructor, Option<String>> {
+    let scheme = REGISTRY.iter().find(|s| s.name == name).ok_or(None)?;
+    (scheme.resolve)(table).map_err(Some)
+}
+
+/// Builds one instance of the policy named `name` (see [`resolve`]).
 pub fn build(name: &str, table: Option<&toml::Table>) -> Result<Box<dyn CongestionControl>, Option<String>> {
-    match name {
-        "reno" => {
-            params::<NoParams>(table).map_err(Some)?;
-            Ok(Box::new(reno::Reno))
-        }
-        "westwood" => {
-            let p: westwood::WestwoodParams = params(table).map_err(Some)?;
-            p.check().map_err(Some)?;
-            Ok(Box::new(westwood::Westwood::new(&p)))
-        }
-        "jersey" => {
-            let p: jersey::JerseyParams = params(table).map_err(Some)?;
-            p.check().map_err(Some)?;
-            Ok(Box::new(jersey::Jersey::new(&p)))
-        }
-        "ie2-envelope" => {
-            params::<NoParams>(table).map_err(Some)?;
-            Ok(Box::new(ie2::Ie2Envelope::default()))
-        }
-        "new-jersey" | "nj+" => {
-            let variant = if name == "nj+" { new_jersey::Variant::NjPlus } else { new_jersey::Variant::NewJersey };
-            let p: new_jersey::NewJerseyParams = params(table).map_err(Some)?;
-            p.check().map_err(Some)?;
-            Ok(Box::new(new_jersey::NewJersey::new(variant, &p)))
-        }
-        "westwood-plus" => {
-            let p: westwood_plus::WestwoodPlusParams = params(table).map_err(Some)?;
-            p.check().map_err(Some)?;
-            Ok(Box::new(westwood_plus::new(&p)))
-        }
-        "vegas" => {
-            let p: vegas::VegasParams = params(table).map_err(Some)?;
-            p.check().map_err(Some)?;
-            Ok(Box::new(vegas::Vegas::new(&p)))
-        }
-        "prairie" => {
-            let p: prairie::PrairieParams = params(table).map_err(Some)?;
-            p.check().map_err(Some)?;
-            Ok(Box::new(prairie::Prairie::new(&p)))
-        }
-        "caiad" => {
-            let p: caiad::CaiadParams = params(table).map_err(Some)?;
-            p.check().map_err(Some)?;
-            Ok(Box::new(caiad::Caiad::new(&p)))
-        }
-        "cubic" => {
-            let p: cubic::CubicParams = params(table).map_err(Some)?;
-            p.check().map_err(Some)?;
-            Ok(Box::new(cubic::Cubic::new(&p)))
-        }
-        "bbr" => {
-            let p: bbr::BbrParams = params(table).map_err(Some)?;
-            p.check().map_err(Some)?;
-            Ok(Box::new(bbr::Bbr::new(&p)))
-        }
-        _ => Err(None),
-    }
+    resolve(name, table).map(|make| make())
 }
 
 /// Schemes without parameters accept only an empty `cc_params` table.
 #[derive(serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 struct NoParams {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `Needs::loss_verdicts` says what `loss_verdict` does, for every registered policy: the
+    /// engine decides from the first whether to record drop causes for the second.
+    #[test]
+    fn needs_declare_the_loss_verdicts() {
+        for s in REGISTRY {
+            let cc = (s.resolve)(None).unwrap_or_else(|e| panic!("{}: {e}", s.name))();
+            for kind in [LossKind::DupAcks, LossKind::Timeout] {
+                let answered = cc.loss_verdict(&LossSignal { now: 0, kind, marked: false, flight_bytes: 0 }).is_some();
+                assert_eq!(answered, cc.needs().loss_verdicts, "{}", s.name);
+            }
+        }
+        assert_eq!(NAMES.len(), REGISTRY.len());
+        assert!(matches!(resolve("bbr2", None), Err(None)));
+    }
+}

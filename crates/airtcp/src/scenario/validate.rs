@@ -349,6 +349,27 @@ fn check_hsdpa(field: &str, h: &HsdpaSpec) -> Result<(), ScenarioError> {
 /// [`validate_and_load`] (so a trace file is read once per build).
 pub type LoadedTraces = Vec<[Option<Vec<u64>>; 2]>;
 
+/// A scenario resolved once by [`validate_and_load`]: what checking it read (trace files) and
+/// looked up (each TCP entry's window policy with its parameters, and its recovery strategy), for
+/// the simulator's builder to consume, so that building cannot meet a name or parameter it has to
+/// trust validation about.
+pub struct Plan {
+    /// Trace capacities' delivery opportunities per link.
+    pub traces: LoadedTraces,
+    /// Per `flows` entry: the resolved TCP choices; `None` for UDP entries.
+    pub tcp: Vec<Option<TcpPlan>>,
+}
+
+/// A TCP entry's resolved choices.
+pub struct TcpPlan {
+    /// Builds the entry's window policy, parameters checked: one instance per flow of the entry.
+    pub cc: crate::cc::Constructor,
+    /// What that policy needs from the flow (checked against the entry's options).
+    pub needs: crate::cc::Needs,
+    /// The loss-recovery strategy.
+    pub recovery: &'static crate::tcp::recovery::Strategy,
+}
+
 /// Name of flow entry `i` (its `name`, or `"flow<i>"`).
 pub fn flow_name(f: &FlowSpec, i: usize) -> String {
     let n = match f {
@@ -418,9 +439,10 @@ pub fn validate(s: &Scenario) -> Result<(), ScenarioError> {
     validate_and_load(s).map(|_| ())
 }
 
-/// [`validate`], returning the trace files' contents it read.
-pub fn validate_and_load(s: &Scenario) -> Result<LoadedTraces, ScenarioError> {
+/// [`validate`], returning the scenario resolved ([`Plan`]).
+pub fn validate_and_load(s: &Scenario) -> Result<Plan, ScenarioError> {
     let mut traces = LoadedTraces::new();
+    let mut tcp_plans = Vec::with_capacity(s.flows.len());
     if s.duration.as_nanos() == 0 {
         return err("duration", "must be greater than 0s");
     }
@@ -607,9 +629,9 @@ pub fn validate_and_load(s: &Scenario) -> Result<LoadedTraces, ScenarioError> {
                 if routes.next_hop(b, a).is_none() {
                     return err(format!("flows[{i}]"), format!("no route back from '{dst}' to '{src}' for ACKs"));
                 }
-                match crate::cc::build(&t.cc, t.cc_params.as_ref()) {
-                    Ok(cc) => {
-                        let needs = cc.needs();
+                let cc = match crate::cc::resolve(&t.cc, t.cc_params.as_ref()) {
+                    Ok(make) => {
+                        let needs = make().needs();
                         if needs.ecn && !t.ecn {
                             return err(
                                 format!("flows[{i}].ecn"),
@@ -628,6 +650,7 @@ pub fn validate_and_load(s: &Scenario) -> Result<LoadedTraces, ScenarioError> {
                                 format!("cc = \"{}\" needs timestamps = true (its estimator reads the receiver's clock)", t.cc),
                             );
                         }
+                        (make, needs)
                     }
                     Err(None) => {
                         return err(
@@ -636,16 +659,17 @@ pub fn validate_and_load(s: &Scenario) -> Result<LoadedTraces, ScenarioError> {
                         )
                     }
                     Err(Some(m)) => return Err(ScenarioError { message: format!("flows[{i}].cc_params.{m} (cc = \"{}\")", t.cc) }),
-                }
-                if crate::tcp::recovery::by_name(&t.recovery).is_none() {
+                };
+                let Some(recovery) = crate::tcp::recovery::find(&t.recovery) else {
                     return err(
                         format!("flows[{i}].recovery"),
                         format!("unknown recovery '{}' (allowed: {})", t.recovery, crate::tcp::recovery::NAMES.join(", ")),
                     );
-                }
-                if matches!(t.recovery.as_str(), "sack" | "fack" | "linux") && !t.sack {
+                };
+                if recovery.needs_sack && !t.sack {
                     return err(format!("flows[{i}].sack"), format!("recovery = \"{}\" needs sack = true", t.recovery));
                 }
+                tcp_plans.push(Some(TcpPlan { cc: cc.0, needs: cc.1, recovery }));
                 if !matches!(t.partial_ack_timer.as_str(), "impatient" | "slow-but-steady") {
                     return err(
                         format!("flows[{i}].partial_ack_timer"),
@@ -727,9 +751,12 @@ pub fn validate_and_load(s: &Scenario) -> Result<LoadedTraces, ScenarioError> {
                 }
             }
         }
+        if tcp_plans.len() == i {
+            tcp_plans.push(None); // a UDP entry
+        }
     }
     check_limits(s, one_way.len() as u64, &traces)?;
-    Ok(traces)
+    Ok(Plan { traces, tcp: tcp_plans })
 }
 
 /// Engine bytes per flow besides its time series: sender, receiver, window policy and their

@@ -4,7 +4,7 @@
 use super::cut_through::cut_through_feeders;
 use super::{CellHop, Flow, FlowKind, Simulator, TcpFlow, UdpFlow};
 use crate::app::{CbrSource, OnOffParams, OnOffSource, UdpSource, VoipPool};
-use crate::cc::{LossKind, LossSignal};
+
 use crate::channel::Channel;
 use crate::engine::{Event, EventQueue, RngStream};
 use crate::metrics::delay::OneWayDelays;
@@ -15,7 +15,7 @@ use crate::net::link::Ring;
 use crate::net::queue::{Aqm, CwState, Queue, RedParams, RedState};
 use crate::net::{Link, LinkStats, PacketArena, RoutingTable};
 use crate::output::{FlowSeries, LinkSeries};
-use crate::scenario::validate::flow_instances;
+use crate::scenario::validate::{flow_instances, TcpPlan};
 use crate::scenario::{CapacitySpec, CwSpec, DropTailSpec, FlowSpec, QueueSpec, RedSpec, RtoRestartSpec, Scenario, ScenarioError};
 use crate::tcp::{Receiver, ReceiverConfig, Sender, SenderConfig};
 use crate::time::{DataRate, SimTime};
@@ -63,7 +63,8 @@ pub fn scenario_links(s: &Scenario, seed: u64) -> Result<Vec<Link>, ScenarioErro
 impl Simulator {
     /// Builds the network of a scenario (validating it) for the given seed.
     pub fn build(s: &Scenario, seed: u64) -> Result<Self, ScenarioError> {
-        let traces = crate::scenario::validate::validate_and_load(s)?;
+        let plan = crate::scenario::validate::validate_and_load(s)?;
+        let traces = &plan.traces;
         // A map, not a scan: 10⁵ flows on a 10⁴-node topology would take 10⁹ comparisons.
         let ids: std::collections::HashMap<&str, u32> = s.nodes.iter().enumerate().map(|(i, n)| (n.as_str(), i as u32)).collect();
         let id = |n: &str| ids[n];
@@ -111,7 +112,7 @@ impl Simulator {
             }
         }
         // What the memory limit leaves for packets once the up-front estimate is taken.
-        let up_front = crate::scenario::validate::memory_estimate(s, links.len() as u64, &traces).total;
+        let up_front = crate::scenario::validate::memory_estimate(s, links.len() as u64, traces).total;
         let packet_cap = (s.limits.max_memory.0.saturating_sub(up_front) / crate::net::packet::PACKET_BYTES) as usize;
         let pairs: Vec<_> = links.iter().map(|l| (l.from, l.to)).collect();
         let routes = RoutingTable::build(s.nodes.len(), &pairs);
@@ -119,7 +120,7 @@ impl Simulator {
         let mut flows = Vec::new();
         for (i, f) in s.flows.iter().enumerate() {
             for inst in flow_instances(f, i) {
-                flows.push(Self::build_flow(f, inst, seed, &id));
+                flows.push(Self::build_flow(f, plan.tcp[i].as_ref(), inst, seed, &id));
             }
         }
         let cells = cell_links
@@ -179,8 +180,15 @@ impl Simulator {
         })
     }
 
-    /// One flow of a scenario entry (a TCP group entry yields several).
-    pub(super) fn build_flow(f: &FlowSpec, inst: crate::scenario::validate::FlowInstance, seed: u64, id: &dyn Fn(&str) -> u32) -> Flow {
+    /// One flow of a scenario entry (a TCP group entry yields several), with the entry's resolved
+    /// TCP choices (`None` for UDP entries).
+    pub(super) fn build_flow(
+        f: &FlowSpec,
+        tcp_plan: Option<&TcpPlan>,
+        inst: crate::scenario::validate::FlowInstance,
+        seed: u64,
+        id: &dyn Fn(&str) -> u32,
+    ) -> Flow {
         let name = inst.name;
         let ends = |src: &str, dst: &str| if inst.reversed { (id(dst), id(src)) } else { (id(src), id(dst)) };
         let udp = |source: UdpSource| {
@@ -204,7 +212,8 @@ impl Simulator {
             FlowSpec::Tcp(t) => {
                 let mss = t.mss_bytes as u64;
                 let rwnd = t.rwnd_pkts as u64 * mss;
-                let cc = crate::cc::build(&t.cc, t.cc_params.as_ref()).unwrap_or_else(|_| unreachable!("validated"));
+                let plan = tcp_plan.expect("every TCP entry has a plan (validate_and_load)");
+                let (cc, needs) = ((plan.cc)(), plan.needs);
                 let cfg = SenderConfig {
                     mss: t.mss_bytes,
                     rwnd_bytes: rwnd,
@@ -223,7 +232,7 @@ impl Simulator {
                     granularity_ns: t.clock_granularity.as_nanos(),
                     rto_reset_every_partial_ack: t.partial_ack_timer == "slow-but-steady",
                     limited_transmit: t.limited_transmit,
-                    ect_on_retransmissions: cc.needs().ect_on_retransmissions,
+                    ect_on_retransmissions: needs.ect_on_retransmissions,
                     rtt_sampling: t.rtt_sampling,
                     fast_retransmit_restarts_rto: t.fast_retransmit_restarts_rto,
                     fast_retransmit_rto_backoff: t.fast_retransmit_rto_backoff,
@@ -231,18 +240,15 @@ impl Simulator {
                     rto_restart_every_ack: t.rto_restart == RtoRestartSpec::EveryAck,
                     rtt_sample_duplicate_acks: t.rtt_sample_duplicate_acks,
                 };
-                let rec = crate::tcp::recovery::by_name(&t.recovery).expect("validated");
-                let differentiates =
-                    cc.loss_verdict(&LossSignal { now: 0, kind: LossKind::DupAcks, marked: false, flight_bytes: 0 }).is_some();
-                let cc_needs = cc.needs();
+                let rec = (plan.recovery.make)();
                 let rcfg = ReceiverConfig {
-                    ecn_echo: cc.needs().ecn_echo,
+                    ecn_echo: needs.ecn_echo,
                     sack: t.sack,
                     timestamps: t.timestamps,
                     delayed_ack: t.delayed_ack,
                     delack_timeout_ns: t.delack_timeout.as_nanos(),
                     mss: t.mss_bytes,
-                    caiad: cc.needs().caiad_receiver,
+                    caiad: needs.caiad_receiver,
                 };
                 let (a, b) = ends(&t.src, &t.dst);
                 let kind = FlowKind::Tcp(Box::new(TcpFlow {
@@ -255,9 +261,9 @@ impl Simulator {
                     timestamps: t.timestamps,
                     cc_name: t.cc.clone(),
                     recovery_name: t.recovery.clone(),
-                    verdicts: differentiates.then(LossVerdicts::default),
+                    verdicts: needs.loss_verdicts.then(LossVerdicts::default),
                     corrupted_received: 0,
-                    hack: cc_needs.caiad_receiver,
+                    hack: needs.caiad_receiver,
                 }));
                 let jitter_ns = match t.start_jitter.as_nanos() {
                     0 => 0,

@@ -13,6 +13,8 @@ use crate::net::{Ecn, Packet, PacketId, PacketKind};
 use crate::time::SimTime;
 
 impl Simulator {
+    /// Hands `pkt`, now at `node`, to the next link of its route.
+    #[inline]
     pub(super) fn forward(&mut self, node: u32, pkt: PacketId) {
         let dst = self.pkts.get(pkt).dst;
         match self.routes.next_hop(node, dst) {

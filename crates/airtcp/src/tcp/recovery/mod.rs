@@ -67,18 +67,44 @@ pub(crate) fn fast_retransmit_with_inflation(s: &mut SenderCore, now: SimTime, r
     s.w.cwnd = s.recovery_base + s.dupacks as u64 * s.w.mss;
 }
 
-/// Names accepted in scenario files.
-pub const NAMES: &[&str] = &["tahoe", "reno", "newreno", "sack", "fack", "linux"];
+/// One entry of the recovery registry: the name scenario files use, whether the strategy reads
+/// the receiver's SACK blocks (a flow must then have `sack = true`), and its constructor.
+pub struct Strategy {
+    pub name: &'static str,
+    pub needs_sack: bool,
+    pub make: fn() -> Box<dyn LossRecovery>,
+}
+
+/// Every loss-recovery strategy, in the order listings and the invariant campaign use. Adding
+/// one is one file under `tcp/recovery/` and one line here.
+pub const REGISTRY: &[Strategy] = &[
+    Strategy { name: "tahoe", needs_sack: false, make: || Box::new(tahoe::Tahoe) },
+    Strategy { name: "reno", needs_sack: false, make: || Box::new(reno::Reno) },
+    Strategy { name: "newreno", needs_sack: false, make: || Box::new(newreno::NewReno::default()) },
+    Strategy { name: "sack", needs_sack: true, make: || Box::new(sack::Sack) },
+    Strategy { name: "fack", needs_sack: true, make: || Box::new(fack::Fack) },
+    Strategy { name: "linux", needs_sack: true, make: || Box::new(linux::Linux::default()) },
+];
+
+const NAME_ARRAY: [&str; REGISTRY.len()] = {
+    let mut names = [""; REGISTRY.len()];
+    let mut i = 0;
+    while i < REGISTRY.len() {
+        names[i] = REGISTRY[i].name;
+        i += 1;
+    }
+    names
+};
+
+/// Names accepted in scenario files (those of [`REGISTRY`]).
+pub const NAMES: &[&str] = &NAME_ARRAY;
+
+/// The registry entry named `name`.
+pub fn find(name: &str) -> Option<&'static Strategy> {
+    REGISTRY.iter().find(|s| s.name == name)
+}
 
 /// Builds the strategy named `name`.
 pub fn by_name(name: &str) -> Option<Box<dyn LossRecovery>> {
-    match name {
-        "tahoe" => Some(Box::new(tahoe::Tahoe)),
-        "reno" => Some(Box::new(reno::Reno)),
-        "newreno" => Some(Box::new(newreno::NewReno::default())),
-        "sack" => Some(Box::new(sack::Sack)),
-        "fack" => Some(Box::new(fack::Fack)),
-        "linux" => Some(Box::new(linux::Linux::default())),
-        _ => None,
-    }
+    find(name).map(|s| (s.make)())
 }
