@@ -15,7 +15,17 @@ from .scenario import base_dir as scenario_base_dir
 
 ScenarioError = _core.ScenarioError
 
-__all__ = ["RunResult", "ScenarioError", "InternalError", "run", "run_many", "validate", "jain_fairness", "FLOW_SCHEMA", "LINK_SCHEMA"]
+__all__ = [
+    "RunResult",
+    "ScenarioError",
+    "InternalError",
+    "run",
+    "run_many",
+    "validate",
+    "jain_fairness",
+    "FLOW_SCHEMA",
+    "LINK_SCHEMA",
+]
 
 #: Column types of ``RunResult.flow_series`` (one row per sample instant and flow; the TCP-only
 #: columns are null for UDP flows).

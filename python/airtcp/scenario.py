@@ -12,6 +12,7 @@ import os
 import re
 import stat
 import unicodedata
+
 try:
     import tomllib
 except ModuleNotFoundError:  # Python < 3.11

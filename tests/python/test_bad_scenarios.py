@@ -152,11 +152,13 @@ def test_capacity_averaging_under_one_bit_per_second_is_one_line(tmp_path):
     text = GOOD.read_text()
     assert 'rate = "2Mbps"' in text
     bad = tmp_path / "slow.toml"
-    bad.write_text(text.replace(
-        'rate = "2Mbps"',
-        'capacity = { kind = "schedule", steps = [{ at = "0s", rate = "1kbps" }, { at = "1ms", rate = "0bps" }], repeat = "2s" }',
-        1,
-    ))
+    bad.write_text(
+        text.replace(
+            'rate = "2Mbps"',
+            'capacity = { kind = "schedule", steps = [{ at = "0s", rate = "1kbps" }, { at = "1ms", rate = "0bps" }], repeat = "2s" }',
+            1,
+        )
+    )
     r = run_cli("validate", str(bad))
     assert r.returncode == 2, (r.returncode, r.stderr)
     assert len(r.stderr.splitlines()) == 1 and "below 1 bit/s" in r.stderr, r.stderr
@@ -166,17 +168,29 @@ def test_capacity_averaging_under_one_bit_per_second_is_one_line(tmp_path):
 # field and its range, from `airtcp run` (before anything is built, so well within the timeout).
 HOSTILE = {
     "delay_584_years": (('delay = "20ms"', 'delay = "18000000000s"'), "links[0].delay"),
-    "spacing_near_2_63_ns": (('start = "500ms"', 'start = "500ms"\ncount = 3\nstart_spacing = "9000000s"'), "flows[1].start_spacing"),
+    "spacing_near_2_63_ns": (
+        ('start = "500ms"', 'start = "500ms"\ncount = 3\nstart_spacing = "9000000s"'),
+        "flows[1].start_spacing",
+    ),
     "rto_1ns": (('recovery = "newreno"', 'recovery = "newreno"\nmin_rto = "1ns"\nmax_rto = "1ns"'), "flows[0].max_rto"),
     "gilbert_elliott_1ns": (
-        ('channel = { kind = "uniform", loss = 0.02 }', 'channel = { kind = "gilbert-elliott", mean_good = "1ns", mean_bad = "1ns" }'),
+        (
+            'channel = { kind = "uniform", loss = 0.02 }',
+            'channel = { kind = "gilbert-elliott", mean_good = "1ns", mean_bad = "1ns" }',
+        ),
         "links[1].channel.mean_good",
     ),
     "count_2_32": (('start = "500ms"', 'start = "500ms"\ncount = 4294967295'), "flows[1].count"),
-    "windows_2_32": (('recovery = "newreno"', 'recovery = "newreno"\nrwnd_pkts = 4294967295\ninitial_cwnd_pkts = 4294967295'), "flows[0].rwnd_pkts"),
+    "windows_2_32": (
+        ('recovery = "newreno"', 'recovery = "newreno"\nrwnd_pkts = 4294967295\ninitial_cwnd_pkts = 4294967295'),
+        "flows[0].rwnd_pkts",
+    ),
     "ten_million_samples": (('sample_interval = "100ms"', 'sample_interval = "1us"'), "limits.max_series_rows"),
     "red_above_buffer": (
-        ('queue = { kind = "droptail", limit_pkts = 30 }\nchannel', 'queue = { kind = "red", limit_pkts = 30, min_th_pkts = 40, max_th_pkts = 50 }\nchannel'),
+        (
+            'queue = { kind = "droptail", limit_pkts = 30 }\nchannel',
+            'queue = { kind = "red", limit_pkts = 30, min_th_pkts = 40, max_th_pkts = 50 }\nchannel',
+        ),
         "links[1].queue.min_th_pkts",
     ),
 }

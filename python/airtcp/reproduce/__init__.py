@@ -19,10 +19,31 @@ from .runner import Outcome, run_experiment
 from .spec import Claim, Experiment, SpecError, discover, load_claims, load_experiment
 
 __all__ = [
-    "Availability", "Cache", "Claim", "Experiment", "LocalBackend", "Outcome", "Plan", "RayBackend", "RunTask",
-    "SpecError", "all_claims", "availability", "cache_key", "default_root", "discover", "engine_id", "execute",
-    "load_claims", "load_experiment", "make_backend", "plan", "run_experiment", "estimate_seconds",
-    "packaged_root", "is_packaged",
+    "Availability",
+    "Cache",
+    "Claim",
+    "Experiment",
+    "LocalBackend",
+    "Outcome",
+    "Plan",
+    "RayBackend",
+    "RunTask",
+    "SpecError",
+    "all_claims",
+    "availability",
+    "cache_key",
+    "default_root",
+    "discover",
+    "engine_id",
+    "execute",
+    "load_claims",
+    "load_experiment",
+    "make_backend",
+    "plan",
+    "run_experiment",
+    "estimate_seconds",
+    "packaged_root",
+    "is_packaged",
 ]
 
 

@@ -18,7 +18,16 @@ from typing import Optional
 
 from .spec import Axis, Claim, SpecError
 
-__all__ = ["Agg", "ClaimResult", "evaluate_claim", "REPRODUCED", "SAME_DIRECTION", "NOT_REPRODUCED", "NOT_RUN", "check_claims"]
+__all__ = [
+    "Agg",
+    "ClaimResult",
+    "evaluate_claim",
+    "REPRODUCED",
+    "SAME_DIRECTION",
+    "NOT_REPRODUCED",
+    "NOT_RUN",
+    "check_claims",
+]
 
 REPRODUCED = "reproduced"
 SAME_DIRECTION = "same direction, different size"
@@ -47,30 +56,39 @@ class ClaimResult:
         return self.ours / self.claim.value
 
 
-def _resolve(claim: Claim, coords: dict[str, str], full_axes: tuple[Axis, ...], run_axes: tuple[Axis, ...],
-             star_ok: bool) -> Optional[list[tuple[str, ...]]]:
+def _resolve(
+    claim: Claim, coords: dict[str, str], full_axes: tuple[Axis, ...], run_axes: tuple[Axis, ...], star_ok: bool
+) -> Optional[list[tuple[str, ...]]]:
     """The run points a claim's coordinates name (several when one axis is "*"), or None when
     they exist in the spec but were not run (quick grid, optional point left out)."""
     for k in coords:
         if k != "metric" and k not in [a.name for a in full_axes]:
-            raise SpecError(f"{claim.source}: claim {claim.id}: at/over names axis '{k}', which "
-                            f"{claim.experiment} does not have (axes: {', '.join(a.name for a in full_axes)})")
+            raise SpecError(
+                f"{claim.source}: claim {claim.id}: at/over names axis '{k}', which "
+                f"{claim.experiment} does not have (axes: {', '.join(a.name for a in full_axes)})"
+            )
     choices: list[list[str]] = []
     for full, ran in zip(full_axes, run_axes):
         want = coords.get(full.name)
         if want is None:
             if len(full.points) != 1:
-                raise SpecError(f"{claim.source}: claim {claim.id}: at/over must give axis '{full.name}' "
-                                f"(points: {', '.join(full.labels())})")
+                raise SpecError(
+                    f"{claim.source}: claim {claim.id}: at/over must give axis '{full.name}' "
+                    f"(points: {', '.join(full.labels())})"
+                )
             want = full.points[0].label
         if want == "*":
             if not star_ok:
-                raise SpecError(f"{claim.source}: claim {claim.id}: \"*\" is only allowed in at for spread/min/max/lowest/highest")
+                raise SpecError(
+                    f'{claim.source}: claim {claim.id}: "*" is only allowed in at for spread/min/max/lowest/highest'
+                )
             choices.append(ran.labels())
             continue
         if want not in full.labels():
-            raise SpecError(f"{claim.source}: claim {claim.id}: {full.name} = '{want}' is not a point "
-                            f"(points: {', '.join(full.labels())})")
+            raise SpecError(
+                f"{claim.source}: claim {claim.id}: {full.name} = '{want}' is not a point "
+                f"(points: {', '.join(full.labels())})"
+            )
         if want not in ran.labels():
             return None
         choices.append([want])
@@ -88,7 +106,13 @@ def evaluate_claim(claim: Claim, agg: Agg, full_axes: tuple[Axis, ...], run_axes
     pts_a = _resolve(claim, claim.at, full_axes, run_axes, star)
     pts_b = _resolve(claim, claim.over, full_axes, run_axes, False) if claim.over else [()]
     if pts_a is None or pts_b is None:
-        return ClaimResult(claim, math.nan, math.nan, NOT_RUN, "its grid point was not run (not in the quick grid, or left out for a missing part)")
+        return ClaimResult(
+            claim,
+            math.nan,
+            math.nan,
+            NOT_RUN,
+            "its grid point was not run (not in the quick grid, or left out for a missing part)",
+        )
     for p, m in [(p, metric_a) for p in pts_a] + ([(p, metric_b) for p in pts_b] if claim.over else []):
         if (p, m) not in agg:
             raise SpecError(f"{claim.source}: claim {claim.id}: metric '{m}' is not a metric of {claim.experiment}")
@@ -105,7 +129,11 @@ def evaluate_claim(claim: Claim, agg: Agg, full_axes: tuple[Axis, ...], run_axes
         b, cb = stat(pts_b[0], metric_b)
         r = a / b if b else math.nan
         # delta method: relative half-widths add in quadrature (seeds treated as independent)
-        ci = abs(r) * math.sqrt((ca / a) ** 2 + (cb / b) ** 2) if a and b and math.isfinite(ca) and math.isfinite(cb) else math.nan
+        ci = (
+            abs(r) * math.sqrt((ca / a) ** 2 + (cb / b) ** 2)
+            if a and b and math.isfinite(ca) and math.isfinite(cb)
+            else math.nan
+        )
         ours = {"ratio": r, "gain": r - 1, "reduction": 1 - r}[claim.kind]
         detail = f"{_fmt(a)} vs {_fmt(b)}"
     else:
@@ -176,7 +204,9 @@ def check_claims(claims: list[Claim], experiments: list) -> None:
         names = [m.name for m in exp.metrics]
         for m in (c.metric, c.at.get("metric", c.metric), c.over.get("metric", c.metric)):
             if m not in names:
-                raise SpecError(f"{c.source}: claim {c.id}: metric '{m}' is not a metric of {exp.id} ({', '.join(names)})")
+                raise SpecError(
+                    f"{c.source}: claim {c.id}: metric '{m}' is not a metric of {exp.id} ({', '.join(names)})"
+                )
         _resolve(c, c.at, exp.axes, exp.axes, c.kind in ("spread", "min", "max", "lowest", "highest"))
         if c.over:
             _resolve(c, c.over, exp.axes, exp.axes, False)
@@ -184,4 +214,6 @@ def check_claims(claims: list[Claim], experiments: list) -> None:
             star = [k for k, v in c.at.items() if v == "*"][0]
             labels = next(a for a in exp.axes if a.name == star).labels()
             if c.target not in labels:
-                raise SpecError(f"{c.source}: claim {c.id}: target '{c.target}' is not a point of {star} ({', '.join(labels)})")
+                raise SpecError(
+                    f"{c.source}: claim {c.id}: target '{c.target}' is not a point of {star} ({', '.join(labels)})"
+                )

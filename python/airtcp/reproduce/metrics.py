@@ -27,8 +27,10 @@ def _get(entry: dict[str, Any], path: str, metric: Metric) -> float:
         if node is None:
             return math.nan
         if not isinstance(node, dict) or part not in node:
-            raise SpecError(f"metric {metric.name}: field '{path}' is not in the run summary "
-                            f"(available: {', '.join(sorted(entry))})")
+            raise SpecError(
+                f"metric {metric.name}: field '{path}' is not in the run summary "
+                f"(available: {', '.join(sorted(entry))})"
+            )
         node = node[part]
     if node is None:
         return math.nan
@@ -141,6 +143,7 @@ def evaluate(metric: Metric, payload: dict[str, Any]) -> float:
 
 # --------------------------------------------------------------------------------------------
 # statistics over seeds
+
 
 def t975(df: int) -> float:
     """Student's t quantile t_{0.975}(df) (two-sided 95%), from scipy; NaN for df < 1."""

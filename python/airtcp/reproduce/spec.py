@@ -118,7 +118,7 @@ class _Table:
         if v is None:
             return None
         if not isinstance(v, str):
-            raise self.fail(key, f"must be a duration string such as \"30s\", got {_kind(v)}")
+            raise self.fail(key, f'must be a duration string such as "30s", got {_kind(v)}')
         try:
             parse_duration_s(v)
         except ValueError as e:
@@ -159,8 +159,14 @@ class _Table:
 
 
 def _kind(v: Any) -> str:
-    return {bool: "a boolean", int: "an integer", float: "a number", str: "a string", list: "an array",
-            dict: "a table"}.get(type(v), type(v).__name__)
+    return {
+        bool: "a boolean",
+        int: "an integer",
+        float: "a number",
+        str: "a string",
+        list: "an array",
+        dict: "a table",
+    }.get(type(v), type(v).__name__)
 
 
 def _label(v: Any) -> str:
@@ -305,7 +311,7 @@ def _point_sets(t: _Table, key: str) -> tuple[tuple[str, Any], ...]:
     sets.read |= set(sets.data)
     for k in sets.data:
         if not k or any(not p for p in k.split(".")):
-            raise sets.fail(k, "a scenario path such as \"flows.0.cc\" (dotted, no empty parts)")
+            raise sets.fail(k, 'a scenario path such as "flows.0.cc" (dotted, no empty parts)')
     return tuple(sets.data.items())
 
 
@@ -330,7 +336,7 @@ def _window(t: _Table, key: str) -> Optional[tuple[float, float]]:
     if w is None:
         return None
     if not (isinstance(w, list) and len(w) == 2 and all(isinstance(x, str) for x in w)):
-        raise t.fail(key, "must be two duration strings [from, to], e.g. [\"10s\", \"30s\"]")
+        raise t.fail(key, 'must be two duration strings [from, to], e.g. ["10s", "30s"]')
     try:
         a, b = parse_duration_s(w[0]), parse_duration_s(w[1])
     except ValueError as e:
@@ -361,8 +367,15 @@ def _axis(t: _Table, names: set[str]) -> Axis:
     else:
         for p in t.tables("points"):
             x = p.opt_num("x")
-            points.append(Point(label=p.str("label"), x=x, sets=_point_sets(p, "set"),
-                                needs=tuple(p.str_list("needs")), optional=p.bool("optional")))
+            points.append(
+                Point(
+                    label=p.str("label"),
+                    x=x,
+                    sets=_point_sets(p, "set"),
+                    needs=tuple(p.str_list("needs")),
+                    optional=p.bool("optional"),
+                )
+            )
             p.done()
     if not points:
         raise t.fail("values" if t.has("values") else "points", "must not be empty")
@@ -399,7 +412,7 @@ def _metric(t: _Table) -> Metric:
         unit=t.str("unit", ""),
     )
     if m.agg == "ratio_of_sums" and not m.per:
-        raise t.fail("per", "is required with agg = \"ratio_of_sums\" (the denominator field)")
+        raise t.fail("per", 'is required with agg = "ratio_of_sums" (the denominator field)')
     if m.reference and m.minus:
         raise t.fail("minus", "give at most one of reference and minus")
     t.done()
@@ -485,8 +498,10 @@ def load_experiment(spec_path: Path) -> Experiment:
         for p in a.points:
             for part in p.needs:
                 if part not in known_parts:
-                    raise SpecError(f"{source}: axes ({a.name}) point '{p.label}': needs '{part}' is not "
-                                    f"declared in [[needs]] (declared: {', '.join(sorted(known_parts)) or 'none'})")
+                    raise SpecError(
+                        f"{source}: axes ({a.name}) point '{p.label}': needs '{part}' is not "
+                        f"declared in [[needs]] (declared: {', '.join(sorted(known_parts)) or 'none'})"
+                    )
     metrics = tuple(_metric(m) for m in t.tables("metrics"))
     if not metrics:
         raise t.fail("metrics", "at least one [[metrics]] table is required")
@@ -621,14 +636,18 @@ def load_claims(path: Path) -> list[Claim]:
             note=c.str("note", ""),
             source=source,
         )
-        if check == "within" and kind not in ("lowest", "highest") and (claim.abs_tol is None) == (claim.rel_tol is None):
-            raise c.fail("abs_tol", "check = \"within\" needs exactly one of abs_tol and rel_tol")
+        if (
+            check == "within"
+            and kind not in ("lowest", "highest")
+            and (claim.abs_tol is None) == (claim.rel_tol is None)
+        ):
+            raise c.fail("abs_tol", 'check = "within" needs exactly one of abs_tol and rel_tol')
         if kind in ("ratio", "gain", "reduction") and not claim.over:
-            raise c.fail("over", f"kind = \"{kind}\" needs over (the grid point it is compared with)")
+            raise c.fail("over", f'kind = "{kind}" needs over (the grid point it is compared with)')
         if kind in ("spread", "min", "max", "lowest", "highest") and list(claim.at.values()).count("*") != 1:
-            raise c.fail("at", f"kind = \"{kind}\" needs exactly one axis given as \"*\"")
+            raise c.fail("at", f'kind = "{kind}" needs exactly one axis given as "*"')
         if kind in ("lowest", "highest") and claim.target is None:
-            raise c.fail("target", f"kind = \"{kind}\" needs target (the label expected to be {kind})")
+            raise c.fail("target", f'kind = "{kind}" needs target (the label expected to be {kind})')
         c.done()
         claims.append(claim)
     t.done()

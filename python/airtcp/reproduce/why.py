@@ -76,15 +76,17 @@ def load_why(path: Path) -> list[Why]:
         text = " ".join(w.str("text").split())
         if not text:
             raise w.fail("text", "must not be empty")
-        out.append(Why(
-            id=w.str("id"),
-            title=w.str("title"),
-            cause=w.str("cause", None, tuple(CAUSES)),
-            claims=claims,
-            text=text,
-            commands=tuple(w.str_list("commands")),
-            source=source,
-        ))
+        out.append(
+            Why(
+                id=w.str("id"),
+                title=w.str("title"),
+                cause=w.str("cause", None, tuple(CAUSES)),
+                claims=claims,
+                text=text,
+                commands=tuple(w.str_list("commands")),
+                source=source,
+            )
+        )
         w.done()
     t.done()
     return out

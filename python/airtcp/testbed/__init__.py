@@ -208,8 +208,18 @@ class Testbed:
         _run(["ip", "-n", name, "link", "set", "lo", "up"])
         # Orphaned sockets (a peer gone at teardown) give up after one retry, so they release our
         # congestion control (and the namespace) within seconds instead of minutes.
-        _run(["ip", "netns", "exec", name, "sysctl", "-qw", "net.ipv4.tcp_orphan_retries=1",
-              "net.ipv4.tcp_fin_timeout=1"])
+        _run(
+            [
+                "ip",
+                "netns",
+                "exec",
+                name,
+                "sysctl",
+                "-qw",
+                "net.ipv4.tcp_orphan_retries=1",
+                "net.ipv4.tcp_fin_timeout=1",
+            ]
+        )
         return name
 
     def veth(self, ns_a: str, addr_a: str, ns_b: str, addr_b: str, tag: str = "v") -> tuple[str, str]:
