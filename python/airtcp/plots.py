@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Optional, cast
 
 import polars as pl
 from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -55,7 +55,7 @@ def _samples_per_second(g: pl.DataFrame) -> int:
     """Number of samples in one second of a per-flow series (for a 1 s moving average)."""
     if g.height < 2:
         return 1
-    dt = g["time_s"].diff().drop_nulls().median()
+    dt = cast(Optional[float], g["time_s"].diff().drop_nulls().median())  # a float column's median
     return max(1, int(round(1.0 / dt))) if dt and dt > 0 else 1
 
 

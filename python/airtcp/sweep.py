@@ -84,7 +84,9 @@ class GridAxis:
 
 def _split_values(text: str) -> list[str]:
     """Splits at the commas outside quotes, brackets and braces (so ``[1, 2]`` is one value)."""
-    out, depth, quote, cur = [], 0, "", []
+    out: list[str] = []
+    cur: list[str] = []
+    depth, quote = 0, ""
     for ch in text:
         if quote:
             quote = "" if ch == quote else quote
@@ -161,7 +163,9 @@ def plan_sweep(base: dict[str, Any], base_dir: str, axes: list[GridAxis], seeds:
                 raise SweepError(f"--grid {a.path}={lab}: {e}") from None
             _check(d, base_dir, f"--grid {a.path}={lab}")
     seed_list = tuple(range(1, seeds + 1))
-    points, tasks, docs = [], [], []
+    points: list[dict[str, str]] = []
+    tasks: list[RunTask] = []
+    docs: list[dict[str, Any]] = []
     for combo in itertools.product(*[list(zip(a.labels, a.values)) for a in axes]):
         d = copy.deepcopy(base)
         for a, (_, v) in zip(axes, combo):
@@ -215,7 +219,7 @@ def run_sweep(
     out.mkdir(parents=True, exist_ok=True)
     total = len(plan.tasks)
     keys, payloads, executed = run_missing(plan.tasks, Cache(out / ".cache"), backend, progress)
-    runs, metrics = _runs_table(plan, keys, payloads)  # type: ignore[arg-type]
+    runs, metrics = _runs_table(plan, keys, payloads)
     runs.write_parquet(out / "runs.parquet")
     agg = _aggregate(plan, runs, metrics)
     names = [a.path for a in plan.axes]

@@ -394,7 +394,7 @@ def test_bad_claims_and_options_are_one_line(tmp_path):
 
 
 def test_ray_backend_without_ray_is_one_line(tmp_path):
-    pytest.importorskip  # ray is optional: the error only matters where it is absent
+    # ray is optional: the error only matters where it is absent
     try:
         import ray  # noqa: F401
 

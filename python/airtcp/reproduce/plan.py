@@ -16,7 +16,7 @@ from typing import Any, Optional
 
 from .. import api
 from ..scenario import OverrideError, dumps, loads, parse_duration_s, read_text, set_path
-from .spec import Axis, Experiment, Point, SpecError
+from .spec import Axis, Experiment, SpecError
 
 __all__ = ["PartStatus", "Availability", "RunTask", "Plan", "availability", "plan"]
 

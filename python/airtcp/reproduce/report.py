@@ -210,6 +210,8 @@ def _plot_agg(
     keys: list[tuple[str, ...]] = [()]
     for a in others:
         keys = [k + (lab,) for k in keys for lab in a.labels()]
+    xs_all: list[float]
+    ticks: Optional[list[str]]
     if f.kind == "bar":  # categories: evenly spaced, whatever numeric x the points carry
         xs_all, ticks = list(range(len(x_axis.labels()))), x_axis.labels()
     else:
@@ -362,8 +364,8 @@ def write_report(
     head = [a.name for a in axes] + [f"{m.name} ({m.unit})" if m.unit else m.name for m in exp.metrics]
     lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     by_point: dict[tuple[str, ...], dict[str, dict[str, Any]]] = {}
-    for r in agg_rows:
-        by_point.setdefault(tuple(r[a.name] for a in axes), {})[r["metric"]] = r
+    for row in agg_rows:
+        by_point.setdefault(tuple(row[a.name] for a in axes), {})[row["metric"]] = row
     for point, ms in by_point.items():
         cells = list(point) + [fmt_pm(ms[m]["mean"], ms[m]["ci95"]) if m in ms else "—" for m in metric_names]
         lines.append("| " + " | ".join(cells) + " |")
@@ -412,7 +414,10 @@ def write_index(results_dir: Path, experiments: list[Experiment], claims: list[C
             body.append(f'<p class="notrun">Not run: {e(skipped.get(exp.id, "no results yet"))}.</p></section>')
             continue
         meta = json.loads((d / "run.json").read_text(encoding="utf-8"))
-        rel = lambda name: quote(f"{exp.id}/{name}")  # noqa: E731
+
+        def rel(name: str, exp_id: str = exp.id) -> str:
+            return quote(f"{exp_id}/{name}")
+
         body.append(
             f'<p>{e(_mode_line(meta))}; {meta["runs"]} runs. <a href="{rel("report.md")}">report.md</a>'
             f' · <a href="{rel("aggregated.csv")}">aggregated.csv</a> · <a href="{rel("claims.csv")}">claims.csv</a></p>'

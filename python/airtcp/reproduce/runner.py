@@ -69,7 +69,7 @@ def run_experiment(
 
     out_dir = out / exp.id
     out_dir.mkdir(parents=True, exist_ok=True)
-    raw = _raw_table(p, keys, payloads)  # type: ignore[arg-type]
+    raw = _raw_table(p, keys, payloads)
     raw.write_parquet(out_dir / "runs.parquet")
     agg_rows = _aggregate(p, raw)
     _write_csv(
@@ -100,7 +100,7 @@ def run_experiment(
     first_seed = [(pt, payloads[p.task_index(i, 0)]) for i, pt in enumerate(p.points)]
     subtitle = _mode_short(meta)
     mine = [c for c in claims if c.experiment == exp.id]
-    figure = plot(exp, p.axes, agg_rows, first_seed, out_dir, subtitle, mine)  # type: ignore[arg-type]
+    figure = plot(exp, p.axes, agg_rows, first_seed, out_dir, subtitle, mine)
     write_report(exp, meta, p.axes, agg_rows, list(results), figure, out_dir, repo or out.parent)
     return Outcome(exp, p, total, executed, total - executed, time.monotonic() - t0, out_dir, results)
 

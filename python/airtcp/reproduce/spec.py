@@ -11,10 +11,11 @@ The format is documented in ``docs/reproduce.md``.
 
 from __future__ import annotations
 
+import builtins
 import fnmatch
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional
 
@@ -75,7 +76,9 @@ class _Table:
         self.read.add(key)
         return self.data.get(key, default)
 
-    def str(self, key: str, default: Optional[str] = None, choices: tuple[str, ...] = ()) -> str:
+    def str(
+        self, key: builtins.str, default: Optional[builtins.str] = None, choices: tuple[builtins.str, ...] = ()
+    ) -> builtins.str:
         v = self.get(key, default)
         if v is None:
             raise self.fail(key, "is required (a string)")
@@ -85,10 +88,12 @@ class _Table:
             raise self.fail(key, f"'{v}' is not one of: {', '.join(choices)}")
         return v
 
-    def opt_str(self, key: str) -> Optional[str]:
+    def opt_str(self, key: builtins.str) -> Optional[builtins.str]:
         return self.str(key) if self.data.get(key) is not None else self.get(key)
 
-    def int(self, key: str, default: Optional[int] = None, lo: int = 0, hi: int = 10**9) -> int:
+    def int(
+        self, key: builtins.str, default: Optional[builtins.int] = None, lo: builtins.int = 0, hi: builtins.int = 10**9
+    ) -> builtins.int:
         v = self.get(key, default)
         if v is None:
             raise self.fail(key, f"is required (an integer from {lo} to {hi})")
@@ -96,7 +101,7 @@ class _Table:
             raise self.fail(key, f"must be an integer from {lo} to {hi}, got {v!r}")
         return v
 
-    def num(self, key: str, default: Optional[float] = None) -> float:
+    def num(self, key: builtins.str, default: Optional[float] = None) -> float:
         v = self.get(key, default)
         if v is None:
             raise self.fail(key, "is required (a number)")
@@ -104,16 +109,16 @@ class _Table:
             raise self.fail(key, f"must be a finite number, got {v!r}")
         return float(v)
 
-    def opt_num(self, key: str) -> Optional[float]:
+    def opt_num(self, key: builtins.str) -> Optional[float]:
         return self.num(key) if self.data.get(key) is not None else self.get(key)
 
-    def bool(self, key: str, default: bool = False) -> bool:
+    def bool(self, key: builtins.str, default: builtins.bool = False) -> builtins.bool:
         v = self.get(key, default)
         if not isinstance(v, bool):
             raise self.fail(key, f"must be true or false, got {v!r}")
         return v
 
-    def duration(self, key: str, default: Optional[str] = None) -> Optional[str]:
+    def duration(self, key: builtins.str, default: Optional[builtins.str] = None) -> Optional[builtins.str]:
         v = self.get(key, default)
         if v is None:
             return None
@@ -125,7 +130,7 @@ class _Table:
             raise self.fail(key, str(e)) from None
         return v
 
-    def list(self, key: str, default: Any = None) -> list:
+    def list(self, key: builtins.str, default: Any = None) -> builtins.list[Any]:
         v = self.get(key, default)
         if v is None:
             return []
@@ -133,14 +138,14 @@ class _Table:
             raise self.fail(key, f"must be an array, got {_kind(v)}")
         return v
 
-    def str_list(self, key: str) -> list[str]:
+    def str_list(self, key: builtins.str) -> builtins.list[builtins.str]:
         out = self.list(key)
         for i, x in enumerate(out):
             if not isinstance(x, str):
                 raise self.fail(f"{key}[{i}]", f"must be a string, got {_kind(x)}")
         return out
 
-    def table(self, key: str, required: bool = False) -> Optional["_Table"]:
+    def table(self, key: builtins.str, required: builtins.bool = False) -> Optional["_Table"]:
         v = self.get(key)
         if v is None:
             if required:
@@ -148,7 +153,7 @@ class _Table:
             return None
         return _Table(v, self.path(key), self.source)
 
-    def tables(self, key: str) -> list["_Table"]:
+    def tables(self, key: builtins.str) -> builtins.list[_Table]:
         return [_Table(x, f"{self.path(key)}[{i}]", self.source) for i, x in enumerate(self.list(key))]
 
     def done(self) -> None:
@@ -486,8 +491,8 @@ def load_experiment(spec_path: Path) -> Experiment:
     quick_warmup = runs.duration("quick_warmup")
     runs.done()
     axes: list[Axis] = []
-    for a in t.tables("axes"):
-        axes.append(_axis(a, {x.name for x in axes}))
+    for ta in t.tables("axes"):
+        axes.append(_axis(ta, {x.name for x in axes}))
     needs: list[Need] = []
     for n in t.tables("needs"):
         probe = _point_sets(n, "probe")

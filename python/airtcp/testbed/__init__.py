@@ -25,7 +25,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Optional, cast
 
 #: The repository's kernel/ folder (the package is installed editable from the repository).
 KERNEL_DIR = Path(__file__).resolve().parents[3] / "kernel"
@@ -328,5 +328,5 @@ def wait_file(path: Path, timeout: float = 10) -> None:
 def read_json_line(p: subprocess.Popen[str], timeout: float) -> dict[str, Any]:
     out, err = p.communicate(timeout=timeout)
     if p.returncode != 0:
-        raise TestbedError(f"{' '.join(map(str, p.args))}: {(err or out).strip().splitlines()[-1:]}")
+        raise TestbedError(f"{' '.join(map(str, cast(list[Any], p.args)))}: {(err or out).strip().splitlines()[-1:]}")
     return json.loads(out.strip().splitlines()[-1])
