@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT / "python"))
 from airtcp.reproduce import Cache, cache_key, make_backend  # noqa: E402
 from airtcp.reproduce.metrics import evaluate, mean_ci  # noqa: E402
 from airtcp.reproduce.plan import RunTask, plan  # noqa: E402
-from airtcp.reproduce.report import fmt_pm  # noqa: E402
+from airtcp.reproduce.text import fmt_pm  # noqa: E402
 from airtcp.reproduce.spec import Metric, discover  # noqa: E402
 from airtcp.scenario import apply_override, dumps, loads  # noqa: E402
 

@@ -492,11 +492,12 @@ def reproduce(
     ] = None,
 ) -> None:
     """Re-run a seed paper's experiment (or --all): tables, figure and report.md with the paper's claims beside ours."""
-    from . import reproduce as rp
+    from .reproduce.command import UsageError, reproduce_command
+    from .reproduce.spec import SpecError
 
     try:
-        _reproduce(
-            rp,
+        reproduce_command(
+            console,
             experiment,
             all_,
             list_,
@@ -510,177 +511,10 @@ def reproduce(
             update_reproduction,
             reproduction,
         )
-    except rp.SpecError as e:
+    except (UsageError, SpecError) as e:
         raise CliError(str(e)) from None
     except RuntimeError as e:  # e.g. --backend ray without ray installed
         raise CliError(str(e)) from None
-
-
-def _reproduce(
-    rp: Any,
-    experiment: Optional[str],
-    all_: bool,
-    list_: bool,
-    quick: bool,
-    jobs: int,
-    seeds: Optional[int],
-    out: Path,
-    experiments: Optional[Path],
-    backend: str,
-    ray_address: Optional[str],
-    update_reproduction: bool,
-    reproduction: Optional[Path],
-) -> None:
-    import time
-
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
-
-    from .reproduce.report import update_reproduction as write_reproduction
-
-    given = experiments or rp.default_root()
-    packaged = rp.is_packaged(given)
-    root = given.resolve()
-    if not root.is_dir():
-        raise CliError(f"--experiments {root}: no such folder")
-    if update_reproduction and reproduction is None and packaged:
-        raise CliError(
-            "--update-reproduction: the experiments are the installed package's copy "
-            f"({given}); give --reproduction FILE, or run from a checkout"
-        )
-    chosen = sum([experiment is not None, all_, list_])
-    if chosen > 1:
-        raise CliError("give one of ID, --all and --list")
-    if chosen == 0 and not update_reproduction:
-        raise CliError("give an experiment ID, --all, --list or --update-reproduction (see: airtcp reproduce --help)")
-    if jobs < 0:
-        raise CliError(f"--jobs {jobs}: must be 0 (all cores) or a positive integer")
-    if seeds is not None and not 1 <= seeds <= 1000:
-        raise CliError(f"--seeds {seeds}: must be an integer from 1 to 1000")
-    if backend not in ("local", "ray"):
-        raise CliError(f"--backend {backend!r}: must be one of local, ray")
-    exps = rp.discover(root)
-    claims = rp.all_claims(root)
-    from .reproduce.claims import check_claims
-
-    check_claims(claims, exps)
-    from .reproduce.why import all_why
-
-    whys = all_why(root, claims)
-    threads = jobs if jobs > 0 else (os.cpu_count() or 1)
-
-    if list_:
-        t = Table(title=f"experiments in {root}", title_justify="left")
-        for col in ("id", "paper / what", "runs (full / quick)", "needs", "status"):
-            t.add_column(col, overflow="fold")
-        for e in exps:
-            av = rp.availability(e)
-            needs = ", ".join(f"{s.part} ({'present' if s.present else 'missing'})" for s in av.parts) or "-"
-            full = len(rp.plan(e).tasks) if av.runnable else _grid_size(e, False) * e.seeds
-            fast = len(rp.plan(e, quick=True).tasks) if av.runnable else _grid_size(e, True) * e.quick_seeds
-            status = "ready" if av.runnable else f"skipped: needs {', '.join(av.missing)} (missing)"
-            if av.runnable and av.dropped:
-                status += "; leaves out " + ", ".join(f"{a}={p} (needs {', '.join(n)})" for a, p, n in av.dropped)
-            t.add_row(e.id, f"{e.source}: {e.title}", f"{full} / {fast}", needs, status)
-        console.print(t)
-        return
-
-    mk = lambda: rp.make_backend(backend, threads, ray_address)  # noqa: E731
-    skipped: dict[str, str] = {}
-    if experiment is not None:
-        exp = next((e for e in exps if e.id == experiment), None)
-        if exp is None:
-            raise CliError(f"unknown experiment '{experiment}' (see: airtcp reproduce --list)")
-        av = rp.availability(exp)
-        if not av.runnable:
-            raise CliError(f"{exp.id}: needs {', '.join(av.missing)} (missing in this build)")
-        todo = [exp]
-    elif all_:
-        todo = []
-        for e in exps:
-            av = rp.availability(e)
-            if av.runnable:
-                todo.append(e)
-            else:
-                skipped[e.id] = f"needs {', '.join(av.missing)}"
-                console.print(f"skip {e.id}: needs {', '.join(av.missing)} (missing in this build)")
-    else:
-        todo = []
-        for e in exps:
-            av = rp.availability(e)
-            if not av.runnable:
-                skipped[e.id] = f"needs {', '.join(av.missing)}"
-
-    if todo:
-        plans = {e.id: rp.plan(e, quick=quick, seeds=seeds) for e in todo}
-        total_runs = sum(len(p.tasks) for p in plans.values())
-        cache = rp.Cache(out / ".cache")
-        to_do = [t for p in plans.values() for t in p.tasks if cache.get(rp.cache_key(t)) is None]
-        est = sum(rp.estimate_seconds(p, threads) for p in plans.values()) * (len(to_do) / max(1, total_runs))
-        console.print(
-            f"{len(todo)} experiment{'s' if len(todo) != 1 else ''}, {total_runs} runs "
-            f"({total_runs - len(to_do)} cached), {'quick' if quick else 'full'} mode, {threads} parallel on "
-            f"{backend}: expected about {_minutes(est)} (rough estimate from link rates × durations)"
-        )
-        started = time.monotonic()
-        outcomes = []
-        with Progress(
-            TextColumn("[progress.description]{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            TextColumn("eta"),
-            TimeRemainingColumn(),
-            console=console,
-            transient=False,
-        ) as bar:
-            for e in todo:
-                task = bar.add_task(f"{e.id:<20}", total=len(plans[e.id].tasks))
-                outcome = rp.run_experiment(
-                    e,
-                    out,
-                    claims,
-                    quick=quick,
-                    seeds=seeds,
-                    backend=mk(),
-                    repo=root.parent,
-                    progress=lambda done, total, task=task: bar.update(task, completed=done, total=total),
-                )
-                outcomes.append(outcome)
-        t = Table(title="reproduce", title_justify="left")
-        for col in ("id", "runs", "executed", "s", "claims reproduced / same direction / not", "report"):
-            t.add_column(col)
-        for o in outcomes:
-            st = [r.status for r in o.claims]
-            counts = f"{st.count('reproduced')} / {st.count('same direction, different size')} / {st.count('not reproduced')}"
-            if st.count("not run"):
-                counts += f" ({st.count('not run')} not run)"
-            t.add_row(
-                o.experiment.id, str(o.total), str(o.executed), f"{o.wall_s:.1f}", counts, str(o.out_dir / "report.md")
-            )
-        console.print(t)
-        console.print(f"done in {time.monotonic() - started:.1f} s")
-    if all_:
-        from .reproduce.report import write_index
-
-        out.mkdir(parents=True, exist_ok=True)
-        index = write_index(out, exps, claims, skipped)
-        console.print(f"wrote {index}: every experiment's figure and its claims beside ours on one page")
-    if update_reproduction:
-        target = reproduction or (root.parent / "REPRODUCTION.md")
-        missing: list[str] = []
-        n = write_reproduction(target, exps, claims, out, skipped, whys, missing)
-        console.print(f"updated {target}: {n} claim rows")
-        if missing:
-            console.print(
-                f"[yellow]{len(missing)} not-reproduced row(s) without a why.toml paragraph: {', '.join(missing)}[/yellow]"
-            )
 
 
 @app.command()
@@ -796,17 +630,6 @@ def _interval(row: dict[str, Any], scale: float) -> str:
     if not math.isfinite(m):
         return "-"
     return f"{m * scale:.3f}" + (f" [{lo * scale:.3f}, {hi * scale:.3f}]" if math.isfinite(lo) else "")
-
-
-def _grid_size(exp: Any, quick: bool) -> int:
-    n = 1
-    for a in exp.axes:
-        n *= len(a.quick) if quick and a.quick else len(a.points)
-    return n
-
-
-def _minutes(seconds: float) -> str:
-    return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.1f} min"
 
 
 testbed_app = typer.Typer(

@@ -19,7 +19,8 @@ from conftest import REPO, run_cli
 
 from airtcp import reproduce as rp
 from airtcp.reproduce.claims import check_claims
-from airtcp.reproduce.report import BEGIN, END, fmt_pm, update_reproduction
+from airtcp.reproduce.report import BEGIN, END, update_reproduction
+from airtcp.reproduce.text import fmt_pm
 from airtcp.reproduce.why import all_why
 
 SCENARIO = """

@@ -17,22 +17,9 @@ from dataclasses import dataclass
 from typing import Optional
 
 from .spec import Axis, Claim, SpecError
+from .text import NOT_REPRODUCED, NOT_RUN, REPRODUCED, SAME_DIRECTION, fmt
 
-__all__ = [
-    "Agg",
-    "ClaimResult",
-    "evaluate_claim",
-    "REPRODUCED",
-    "SAME_DIRECTION",
-    "NOT_REPRODUCED",
-    "NOT_RUN",
-    "check_claims",
-]
-
-REPRODUCED = "reproduced"
-SAME_DIRECTION = "same direction, different size"
-NOT_REPRODUCED = "not reproduced"
-NOT_RUN = "not run"
+__all__ = ["Agg", "ClaimResult", "evaluate_claim", "check_claims"]
 
 #: The aggregated table as a mapping: (point labels in axis order, metric) → (n, mean, sd, ci95).
 Agg = dict[tuple[tuple[str, ...], str], tuple[int, float, float, float]]
@@ -135,7 +122,7 @@ def evaluate_claim(claim: Claim, agg: Agg, full_axes: tuple[Axis, ...], run_axes
             else math.nan
         )
         ours = {"ratio": r, "gain": r - 1, "reduction": 1 - r}[claim.kind]
-        detail = f"{_fmt(a)} vs {_fmt(b)}"
+        detail = f"{fmt(a)} vs {fmt(b)}"
     else:
         vals = [(p, *stat(p, metric_a)) for p in pts_a]
         finite = [v for v in vals if math.isfinite(v[1])]
@@ -147,7 +134,7 @@ def evaluate_claim(claim: Claim, agg: Agg, full_axes: tuple[Axis, ...], run_axes
         ax_pos = [a.name for a in full_axes].index(star_axis)
         if claim.kind == "spread":
             ours, ci = ((hi[1] - lo[1]) / hi[1] if hi[1] else math.nan), math.nan
-            detail = f"min {lo[0][ax_pos]} {_fmt(lo[1])}, max {hi[0][ax_pos]} {_fmt(hi[1])}"
+            detail = f"min {lo[0][ax_pos]} {fmt(lo[1])}, max {hi[0][ax_pos]} {fmt(hi[1])}"
         elif claim.kind in ("min", "max"):
             pick = lo if claim.kind == "min" else hi
             ours, ci = pick[1], pick[2]
@@ -160,10 +147,10 @@ def evaluate_claim(claim: Claim, agg: Agg, full_axes: tuple[Axis, ...], run_axes
             ours, ci = target[0][1], target[0][2]
             ok = pick[0][ax_pos] == claim.target
             others = [v for v in finite if v[0][ax_pos] != claim.target]
-            detail = f"{claim.kind}: {pick[0][ax_pos]} {_fmt(pick[1])}"
+            detail = f"{claim.kind}: {pick[0][ax_pos]} {fmt(pick[1])}"
             if ok and others:
                 nxt = min(others, key=lambda v: v[1]) if claim.kind == "lowest" else max(others, key=lambda v: v[1])
-                detail += f" (next: {nxt[0][ax_pos]} {_fmt(nxt[1])})"
+                detail += f" (next: {nxt[0][ax_pos]} {fmt(nxt[1])})"
             return ClaimResult(claim, ours, ci, REPRODUCED if ok else NOT_REPRODUCED, detail)
     return ClaimResult(claim, ours, ci, _status(claim, ours), detail)
 
@@ -184,12 +171,6 @@ def _status(claim: Claim, ours: float) -> str:
         if a * b > 0:
             return SAME_DIRECTION
     return NOT_REPRODUCED
-
-
-def _fmt(x: float) -> str:
-    from .report import fmt
-
-    return fmt(x)
 
 
 def check_claims(claims: list[Claim], experiments: list) -> None:

@@ -23,8 +23,9 @@ from .backend import Backend, Cache, LocalBackend, engine_id, run_missing
 from .claims import Agg, ClaimResult, evaluate_claim
 from .metrics import ci_bounds, evaluate, mean_ci
 from .plan import Plan, plan
-from .report import claim_text, fmt, plot, write_report
+from .report import claim_text, plot, write_report
 from .spec import Claim, Experiment, SpecError
+from .text import fmt
 
 __all__ = ["Outcome", "run_experiment", "Progress"]
 

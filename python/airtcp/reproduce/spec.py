@@ -33,6 +33,11 @@ __all__ = [
     "load_experiment",
     "load_claims",
     "discover",
+    "all_claims",
+    "paper_files",
+    "default_root",
+    "packaged_root",
+    "is_packaged",
 ]
 
 METRIC_SOURCES = ("run", "flows", "links", "flow_series", "link_series")
@@ -540,10 +545,18 @@ def load_experiment(spec_path: Path) -> Experiment:
 PAPER_ORDER = ("jersey", "njplus", "caiad", "prairie", "hsdpa")
 
 
+def _paper_rank(paper: str) -> int:
+    return PAPER_ORDER.index(paper) if paper in PAPER_ORDER else len(PAPER_ORDER)
+
+
 def _order(e: "Experiment") -> tuple:
-    paper = PAPER_ORDER.index(e.paper) if e.paper in PAPER_ORDER else len(PAPER_ORDER)
     natural = [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", e.id)]
-    return (paper, e.paper, natural)
+    return (_paper_rank(e.paper), e.paper, natural)
+
+
+def paper_files(root: Path, name: str) -> list[Path]:
+    """``<root>/<paper>/<name>`` of every paper that has one, papers in catalogue order."""
+    return sorted(root.glob(f"*/{name}"), key=lambda p: (_paper_rank(p.parent.name), p.parent.name))
 
 
 def discover(root: Path) -> list[Experiment]:
@@ -666,3 +679,37 @@ def load_claims(path: Path) -> list[Claim]:
 def matches(pattern: str, name: str) -> bool:
     """Flow/link selection: a shell-style pattern (``ftp``, ``reno.*``, ``*``)."""
     return fnmatch.fnmatchcase(name, pattern)
+
+
+def all_claims(root: Path) -> list[Claim]:
+    """Every paper's claims (``<root>/*/claims.toml``), papers in catalogue order."""
+    out: list[Claim] = []
+    for p in paper_files(root, "claims.toml"):
+        out.extend(load_claims(p))
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# where the experiments are
+
+
+def default_root() -> Path:
+    """``./experiments`` when it exists, else the source checkout's ``experiments/`` folder, else
+    the copy installed with the package (``airtcp/data/experiments``, e.g. from a wheel)."""
+    here = Path("experiments")
+    if here.is_dir():
+        return here.absolute()
+    checkout = Path(__file__).resolve().parents[3] / "experiments"
+    if checkout.is_dir():
+        return checkout
+    return packaged_root()
+
+
+def packaged_root() -> Path:
+    """The experiments installed with the package (in a checkout: a link to ``experiments/``)."""
+    return Path(__file__).resolve().parent.parent / "data" / "experiments"
+
+
+def is_packaged(root: Path) -> bool:
+    """Whether ``root`` (as given, before resolving links) is the installed package's copy."""
+    return Path(root).absolute() == packaged_root()

@@ -27,7 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..scenario import ScenarioFileError, loads, read_text
-from .spec import Claim, SpecError, _Table
+from .spec import Claim, SpecError, _Table, paper_files
+from .text import NOT_REPRODUCED
 
 __all__ = ["CAUSES", "Why", "load_why", "all_why", "match_why", "unexplained"]
 
@@ -95,14 +96,8 @@ def load_why(path: Path) -> list[Why]:
 def all_why(root: Path, claims: list[Claim]) -> list[Why]:
     """Every paper's ``why.toml`` under ``root``; checks that ids are unique and that each pattern
     names at least one claim (a renamed claim must not silently lose its explanation)."""
-    from .spec import PAPER_ORDER
-
-    def order(p: Path) -> tuple:
-        name = p.parent.name
-        return (PAPER_ORDER.index(name) if name in PAPER_ORDER else len(PAPER_ORDER), name)
-
     out: list[Why] = []
-    for p in sorted(root.glob("*/why.toml"), key=order):
+    for p in paper_files(root, "why.toml"):
         out.extend(load_why(p))
     ids = [w.id for w in out]
     dup = sorted({i for i in ids if ids.count(i) > 1})
@@ -123,6 +118,4 @@ def match_why(claim_id: str, whys: list[Why]) -> list[Why]:
 
 def unexplained(rows: list[tuple[str, str]], whys: list[Why]) -> list[str]:
     """Claim ids among ``rows`` (claim id, status) that are not reproduced and have no paragraph."""
-    from .claims import NOT_REPRODUCED
-
     return [cid for cid, status in rows if status == NOT_REPRODUCED and not match_why(cid, whys)]
