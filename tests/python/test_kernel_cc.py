@@ -9,6 +9,7 @@ Skipped, with the reason, where root, BPF (clang/bpftool/BTF) or network namespa
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import pytest
 
@@ -37,7 +38,7 @@ def _transfer(bed: tb.Testbed, cc: str, port: int) -> tuple[dict, list[dict]]:
         )
     bed.register(cc)
     assert cc in tb.available_cc()
-    ready = tb.Path(f"/tmp/{bed.prefix}.ready")
+    ready = Path(f"/tmp/{bed.prefix}.ready")
     ready.unlink(missing_ok=True)
     sink = bed.spawn(rcv, tb.bulk_argv("sink", bind="10.79.0.2", port=port, cc=cc, seconds=SECONDS, ready_file=ready))
     tb.wait_file(ready)
@@ -111,7 +112,7 @@ with tb.Testbed() as bed:
     assert _leftovers(info["prefix"], info["pids"], ["atcp_westwood"], info["ids"]) == []
 
 
-def test_testbed_run_cli_over_the_emulated_path(tmp_path: tb.Path) -> None:
+def test_testbed_run_cli_over_the_emulated_path(tmp_path: Path) -> None:
     """`airtcp testbed run` on the Fig. 10 path (CW queue, 1% loss) with BPF jersey for 4 s: ss shows
     atcp_jersey on the connection, data got through the relay (goodput below the 2 Mb/s bottleneck),
     the relay's own counters saw the transfer, and nothing of ours remains."""

@@ -19,15 +19,8 @@ from pathlib import Path
 from typing import Any, Optional
 
 from .. import scenario as sc
-from . import (
-    KERNEL_CC,
-    Testbed,
-    TestbedError,
-    bulk_argv,
-    read_json_line,
-    ss_connections,
-    wait_file,
-)
+from .bed import Testbed, bulk_argv, read_json_line, ss_connections, wait_file
+from .kernel import KERNEL_CC, TestbedError
 
 REPO = Path(__file__).resolve().parents[3]
 SRC_ADDR, DST_ADDR = "10.78.1.1", "10.78.2.1"
