@@ -315,7 +315,7 @@ def _aggregate(plan: SweepPlan, runs: pl.DataFrame, metrics: tuple[str, ...]) ->
     return rows
 
 
-def cc_axis(plan: SweepPlan) -> Optional[tuple[GridAxis, int]]:
+def _cc_axis(plan: SweepPlan) -> Optional[tuple[GridAxis, int]]:
     """The grid's first ``flows.N.cc`` axis and its N, if any."""
     for a in plan.axes:
         m = _CC.match(a.path)
@@ -341,7 +341,7 @@ def scatter_points(plan: SweepPlan, runs: pl.DataFrame, metrics: tuple[str, ...]
     labels): x = the p95 RTT of the flows of the varied entry (``mean_rtt_s`` when this build has
     no ``rtt_p95_s``), y = their goodput; per seed the mean over the entry's flows (one flow unless
     it has a ``count``), then mean and 95% interval over seeds, exactly as aggregated.csv does."""
-    found = cc_axis(plan)
+    found = _cc_axis(plan)
     if found is None:
         return []
     axis, entry = found

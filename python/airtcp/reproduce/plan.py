@@ -194,7 +194,7 @@ class Plan:
         return point_index * len(self.seeds) + seed_index
 
 
-def series_requests(exp: Experiment) -> tuple[tuple[str, str, str], ...]:
+def _series_requests(exp: Experiment) -> tuple[tuple[str, str, str], ...]:
     """The (source, column, select) triples the experiment's series metrics and figure read."""
     req: set[tuple[str, str, str]] = set()
     for m in exp.metrics:
@@ -232,7 +232,7 @@ def plan(exp: Experiment, quick: bool = False, seeds: Optional[int] = None) -> P
         if exp.quick_warmup:
             base["warmup"] = exp.quick_warmup
     duration_s = parse_duration_s(str(base.get("duration", "0s")))
-    series = series_requests(exp)
+    series = _series_requests(exp)
     base_dir = str(exp.scenario_path.parent)
     points: list[dict[str, str]] = []
     tasks: list[RunTask] = []

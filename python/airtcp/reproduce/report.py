@@ -24,7 +24,6 @@ __all__ = [
     "claim_text",
     "plot",
     "figure",
-    "paper_points",
     "write_report",
     "write_index",
     "update_reproduction",
@@ -151,7 +150,7 @@ def _err(rows: list[dict[str, Any]]) -> list[list[float]]:
     return [below, above]
 
 
-def paper_points(claims: list[Claim], metric: str, want: dict[str, str]) -> list[float]:
+def _paper_points(claims: list[Claim], metric: str, want: dict[str, str]) -> list[float]:
     """The paper's values of ``metric`` at the point ``want`` (axis → label): claims of kind
     ``value`` whose ``at`` names that point (axes it leaves out have one point)."""
     out = []
@@ -206,7 +205,7 @@ def _plot_agg(
             xs.append(xi)
             ms.append(row["mean"])
             got.append(row)
-            for v in paper_points(claims or [], y, want):
+            for v in _paper_points(claims or [], y, want):
                 paper_x.append(xi + shift)
                 paper_y.append(v)
         label = ", ".join(([metric.label] if overlay else []) + list(key)) or metric.label

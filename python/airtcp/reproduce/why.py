@@ -30,7 +30,7 @@ from ..scenario import ScenarioFileError, loads, read_text
 from .spec import Claim, SpecError, _Table, paper_files
 from .text import NOT_REPRODUCED
 
-__all__ = ["CAUSES", "Why", "load_why", "all_why", "match_why", "unexplained"]
+__all__ = ["CAUSES", "Why", "all_why", "match_why", "unexplained"]
 
 #: cause key → the words REPRODUCTION.md uses for it (the categories of issue 5's investigation).
 CAUSES = {
@@ -61,7 +61,7 @@ class Why:
         return any(fnmatch.fnmatchcase(claim_id, p) for p in self.claims)
 
 
-def load_why(path: Path) -> list[Why]:
+def _load_why(path: Path) -> list[Why]:
     """Reads one ``why.toml``; raises SpecError naming the file and field."""
     source = str(path)
     try:
@@ -98,7 +98,7 @@ def all_why(root: Path, claims: list[Claim]) -> list[Why]:
     names at least one claim (a renamed claim must not silently lose its explanation)."""
     out: list[Why] = []
     for p in paper_files(root, "why.toml"):
-        out.extend(load_why(p))
+        out.extend(_load_why(p))
     ids = [w.id for w in out]
     dup = sorted({i for i in ids if ids.count(i) > 1})
     if dup:

@@ -28,7 +28,7 @@ SRC_ADDR, DST_ADDR = "10.78.1.1", "10.78.2.1"
 LINUX_HEADER_BYTES = 52
 
 
-def relay_binary() -> Path:
+def _relay_binary() -> Path:
     """target/release/airtcp-relay, built (cargo, a no-op when fresh) where cargo exists."""
     if shutil.which("cargo"):
         p = subprocess.run(
@@ -73,7 +73,7 @@ class EmulatedPath:
         self.relay = bed.spawn(
             None,
             [
-                str(relay_binary()),
+                str(_relay_binary()),
                 "--scenario",
                 str(path),
                 "--seed",
