@@ -20,8 +20,9 @@ TEST_PKGS := tshark
 # root runs apt-get itself, anyone else through sudo when there is one
 SUDO := $(shell [ "$$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1 && echo sudo)
 
-.PHONY: setup deps develop demo test test-rust test-python kernel kernel-deps test-deps bench pgo validate-ns3 validate-ns2 fmt \
-        fmt-check wheel clean distclean reproduce reproduce-quick campaign fuzz fuzz-cmin
+.PHONY: setup deps develop demo test test-rust test-python lint lint-rust lint-python rust-tools kernel kernel-deps \
+        test-deps bench pgo validate-ns3 validate-ns2 fmt fmt-check wheel clean distclean reproduce reproduce-quick \
+        campaign fuzz fuzz-cmin
 
 ## setup: the virtual environment .venv/ with the build/test tools, and the package (editable,
 ## extension built in release mode)
@@ -72,9 +73,40 @@ reproduce: $(VENV)/.installed
 reproduce-quick: $(VENV)/.installed
 	$(VPY) -m airtcp reproduce --all --quick
 
-## test: Rust unit/property tests, then the Python tests against a freshly built extension
-## (the real-kernel tests skip unless root with clang, bpftool and kernel BTF: see kernel-deps)
-test: test-rust setup test-python
+## test: the lints (fast, first), Rust unit/property tests, then the Python tests against a freshly
+## built extension (the real-kernel tests skip unless root with clang, bpftool and kernel BTF: see
+## kernel-deps)
+test: lint test-rust setup test-python
+
+# The Python sources ruff formats and checks (`make fmt` rewrites them; pyproject.toml's [tool.ruff]).
+PY_SRC := python tests/python bench fuzz
+
+## lint: formatting, lints, docs and types, each failing on any finding: cargo fmt --check, clippy
+## (-D warnings, every target), cargo doc (warnings as errors), ruff format --check, ruff check, mypy
+## on python/airtcp (pyproject.toml's [tool.mypy]); `make fmt` fixes the formatting. (The
+## python/airtcp/_core.pyi stub is checked against the built extension by stubtest, in test-python.)
+lint: lint-rust lint-python
+
+lint-rust: rust-tools
+	$(CARGO) fmt --all --check
+	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --workspace --no-deps
+
+# clippy and rustfmt are rustup components: added when missing (a toolchain without rustup must
+# bring its own)
+rust-tools:
+	@$(CARGO) clippy --version >/dev/null 2>&1 && $(CARGO) fmt --version >/dev/null 2>&1 || { \
+	  echo "adding the rustup components clippy and rustfmt (make lint needs them)"; \
+	  rustup component add clippy rustfmt || true; }
+	@$(CARGO) clippy --version >/dev/null 2>&1 && $(CARGO) fmt --version >/dev/null 2>&1 || { \
+	  echo "error: make lint needs cargo clippy and cargo fmt: rustup component add clippy rustfmt (or your distribution's rust-clippy and rustfmt packages)" >&2; \
+	  exit 1; }
+
+# ruff and mypy come from requirements-dev.txt; mypy also needs the package's dependencies installed
+lint-python: $(VENV)/.installed
+	$(VPY) -m ruff format --check $(PY_SRC)
+	$(VPY) -m ruff check $(PY_SRC)
+	$(VPY) -m mypy
 
 # The test profile (Cargo.toml): optimized, with overflow checks and debug assertions on, so an
 # arithmetic overflow in the engine fails a test instead of wrapping silently as in release.
@@ -144,12 +176,16 @@ validate-ns3: $(VENV)/.installed
 validate-ns2: $(VENV)/.installed
 	$(VPY) bench/validate_ns2.py $(if $(QUICK),--quick,)
 
-fmt:
+## fmt: rewrite the formatting `make lint` checks (cargo fmt, ruff format) and apply ruff's safe fixes
+fmt: $(VENV)/.deps
 	$(CARGO) fmt --all
-	-$(VPY) -m ruff format python tests/python 2>/dev/null || true
+	$(VPY) -m ruff format $(PY_SRC)
+	$(VPY) -m ruff check --fix $(PY_SRC)
 
-fmt-check:
+## fmt-check: only the formatting part of `make lint`
+fmt-check: $(VENV)/.deps
 	$(CARGO) fmt --all -- --check
+	$(VPY) -m ruff format --check $(PY_SRC)
 
 ## wheel: a redistributable wheel in target/wheels/, with experiments/ and examples/ as package data
 ## (airtcp/data/; `airtcp reproduce --list` and `airtcp demo` work from the wheel alone)

@@ -6,6 +6,7 @@ scenario in airtcp and in ns-2 (bench/ns2/fig10.tcl, Debian's `ns2`) with 10 see
 Markdown table of the mean goodput (sender's view from cumulative ACKs over [0, 100 s], as the
 Jersey paper measures) with 95% confidence intervals. Usage: python3 bench/fig11_baselines.py [SEEDS]
 """
+
 import math
 import shutil
 import statistics
@@ -37,8 +38,12 @@ def ci(xs):
 
 
 def ns2(loss, variant, seed):
-    out = subprocess.run(["ns", str(ROOT / "bench/ns2/fig10.tcl"), str(loss), "100", str(seed), variant],
-                         check=True, capture_output=True, text=True).stdout
+    out = subprocess.run(
+        ["ns", str(ROOT / "bench/ns2/fig10.tcl"), str(loss), "100", str(seed), variant],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
     return float(out.split()[3])
 
 

@@ -73,7 +73,7 @@ def bbr_variant(base: dict, loss: float, scheme: str, duration: str, warmup: str
 def bbr_table(res: dict, runs: int, duration: str, warmup: str) -> str:
     lines = [
         f"Goodput in kb/s, mean ± sd over {runs} seeds; {duration} transfers, goodput after {warmup}; "
-        "both hops drop-tail with 1000-packet buffers, SACK on (`recovery = \"sack\"` in the simulator).",
+        'both hops drop-tail with 1000-packet buffers, SACK on (`recovery = "sack"` in the simulator).',
         "",
         "| loss | kernel cubic | sim CUBIC | sim / kernel | kernel bbr | sim BBR | sim / kernel |",
         "|---:|---:|---:|---:|---:|---:|---:|",
@@ -112,7 +112,9 @@ def table(res: dict, runs: int, duration: str, warmup: str) -> str:
         kr = statistics.mean(k["reno"])
         sr = statistics.mean(s["reno"])
         lines.append(
-            f"| {loss * 100:g}% | " + " | ".join(cell(k[c]) for c in KERNEL) + " | "
+            f"| {loss * 100:g}% | "
+            + " | ".join(cell(k[c]) for c in KERNEL)
+            + " | "
             + " | ".join(cell(s[c]) for c in SIM)
             + f" | {statistics.mean(k['jersey']) / kr:.2f} | {statistics.mean(s['jersey']) / sr:.2f} |"
         )
@@ -137,8 +139,14 @@ def main() -> int:
         SIM = KERNEL = list(BBR_SCHEMES)
         BEGIN, END, variant, table = BBR_BEGIN, BBR_END, bbr_variant, bbr_table
     base = sc.load(REPO / "experiments" / "jersey" / "fig10.toml")
-    res: dict = {"kernel": {}, "sim": {}, "runs": a.runs, "duration": a.duration, "warmup": a.warmup,
-                 "kernel_detail": []}
+    res: dict = {
+        "kernel": {},
+        "sim": {},
+        "runs": a.runs,
+        "duration": a.duration,
+        "warmup": a.warmup,
+        "kernel_detail": [],
+    }
     started = time.monotonic()
     for loss in LOSSES:
         res["sim"][str(loss)] = {}
@@ -156,11 +164,12 @@ def main() -> int:
                 r = emulate.run_scenario(doc, scheme, seed=seed, sample_ms=500)
                 f = r["flows"][0]
                 g.append(f["goodput_bps"] / 1e3)
-                res["kernel_detail"].append({"loss": loss, "scheme": scheme, "seed": seed, **f,
-                                             "links": r["links"]})
-                print(f"[{time.monotonic() - started:6.0f} s] loss {loss:g} {scheme:8s} seed {seed}: "
-                      f"{g[-1]:7.1f} kb/s  retrans {f['retransmissions']}  ce {f['delivered_ce']}  ss {f['ss_cc']}",
-                      flush=True)
+                res["kernel_detail"].append({"loss": loss, "scheme": scheme, "seed": seed, **f, "links": r["links"]})
+                print(
+                    f"[{time.monotonic() - started:6.0f} s] loss {loss:g} {scheme:8s} seed {seed}: "
+                    f"{g[-1]:7.1f} kb/s  retrans {f['retransmissions']}  ce {f['delivered_ce']}  ss {f['ss_cc']}",
+                    flush=True,
+                )
             res["kernel"][str(loss)][scheme] = g
         a.out.parent.mkdir(parents=True, exist_ok=True)
         a.out.write_text(json.dumps(res, indent=1) + "\n")

@@ -47,7 +47,7 @@ def kept_sections(path: Path) -> str:
         return ""
     text = path.read_text()
     starts = [i for i in (text.find("\n" + h) for h in KEPT_SECTIONS) if i >= 0]
-    return "\n" + text[min(starts):].lstrip("\n") if starts else ""
+    return "\n" + text[min(starts) :].lstrip("\n") if starts else ""
 
 
 def replace_section(path: Path, heading: str, body: str) -> None:
@@ -62,10 +62,10 @@ def replace_section(path: Path, heading: str, body: str) -> None:
         rest = text[j:] if j >= 0 else ""
         path.write_text(text[: i + 1] + body + rest)
         return
-    later = KEPT_SECTIONS[KEPT_SECTIONS.index(heading) + 1:] if heading in KEPT_SECTIONS else []
+    later = KEPT_SECTIONS[KEPT_SECTIONS.index(heading) + 1 :] if heading in KEPT_SECTIONS else []
     starts = [k for k in (text.find("\n" + h) for h in later) if k >= 0]
     if starts:
         k = min(starts)
-        path.write_text(text[: k + 1] + body + "\n" + text[k + 1:])
+        path.write_text(text[: k + 1] + body + "\n" + text[k + 1 :])
     else:
         path.write_text(text.rstrip("\n") + ("\n\n" if text else "") + body)

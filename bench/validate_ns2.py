@@ -93,8 +93,13 @@ SCHEMES = {
     # Agent/TCP/Vegas: alpha 1, beta 3, gamma 1, the fine-grained retransmission, Reno-style
     # recovery (inflation, deflation at the first new ACK), no limited transmit, and its fast
     # retransmit backs the RTO off (`reset_rtx_timer(1)`, where the other agents pass backoff 0).
-    "vegas": {"cc": "vegas", "recovery": "reno", "limited_transmit": False, "fast_retransmit_rto_backoff": True,
-              "cc_params": {"alpha": 1, "beta": 3, "gamma": 1, "expiry": True}},
+    "vegas": {
+        "cc": "vegas",
+        "recovery": "reno",
+        "limited_transmit": False,
+        "fast_retransmit_rto_backoff": True,
+        "cc_params": {"alpha": 1, "beta": 3, "gamma": 1, "expiry": True},
+    },
     # TCP-Linux westwood (Linux 2.6's tcp_westwood.c, Westwood+: one sample per RTT of at least
     # 50 ms, filter (7 old + new) / 8), timestamps on, and TCP-Linux's own loss recovery: recovery
     # "linux" (FACK marking, lost-retransmission detection, its rate halving, no recover guard;
@@ -103,14 +108,33 @@ SCHEMES = {
     # duplicates too (`time_processing` → `rtt_update`), and the module as ns-2.35 has it (Linux
     # 2.6.22 tcp_westwood.c: two cascaded 7/8 filters, RTT_min the least SRTT, `.ssthresh =
     # tcp_reno_ssthresh` with cwnd = `min_cwnd()` = BWE·RTT_min at a fast retransmit).
-    "westwood-plus": {"cc": "westwood-plus", "recovery": "linux", "rto_restart": "every-ack", "sack": True,
-                      "timestamps": True, "limited_transmit": False,
-                      "rtt_sample_duplicate_acks": True,
-                      "cc_params": {"alpha": 0.875, "min_interval": "50ms", "filter": "cascade", "decrease": "linux-ns2", "rtt_min": "srtt"}},
+    "westwood-plus": {
+        "cc": "westwood-plus",
+        "recovery": "linux",
+        "rto_restart": "every-ack",
+        "sack": True,
+        "timestamps": True,
+        "limited_transmit": False,
+        "rtt_sample_duplicate_acks": True,
+        "cc_params": {
+            "alpha": 0.875,
+            "min_interval": "50ms",
+            "filter": "cascade",
+            "decrease": "linux-ns2",
+            "rtt_min": "srtt",
+        },
+    },
     # Not a validation cell: the same TCP-Linux agent with its Reno module, for
     # bench/validate_ns2_jitter.py to tell the port's machinery from the Westwood+ module.
-    "linux-reno": {"cc": "reno", "recovery": "linux", "rto_restart": "every-ack", "sack": True,
-                   "timestamps": True, "limited_transmit": False, "rtt_sample_duplicate_acks": True},
+    "linux-reno": {
+        "cc": "reno",
+        "recovery": "linux",
+        "rto_restart": "every-ack",
+        "sack": True,
+        "timestamps": True,
+        "limited_transmit": False,
+        "rtt_sample_duplicate_acks": True,
+    },
 }
 
 
@@ -157,11 +181,26 @@ def airtcp_doc(cell: dict, duration: float | None = None, warmup: float | None =
         doc = load(ROOT / "examples" / "jersey_fig10.toml")
     else:
         doc = load(ROOT / "experiments" / "jersey" / "manyflows.toml")
-        q = {"droptail": {"kind": "droptail", "limit_pkts": DB_LIMIT},
-             "red": {"kind": "red", "limit_pkts": DB_LIMIT, "min_th_pkts": RED["min_th"], "max_th_pkts": RED["max_th"],
-                     "weight": RED["weight"], "max_p": RED["max_p"], "ecn": False, "gentle": False},
-             "cw": {"kind": "cw", "limit_pkts": DB_LIMIT, "weight": CW["weight"], "threshold_pkts": CW["threshold"],
-                    "drop_non_ect": True}}[cell["queue"]]
+        q = {
+            "droptail": {"kind": "droptail", "limit_pkts": DB_LIMIT},
+            "red": {
+                "kind": "red",
+                "limit_pkts": DB_LIMIT,
+                "min_th_pkts": RED["min_th"],
+                "max_th_pkts": RED["max_th"],
+                "weight": RED["weight"],
+                "max_p": RED["max_p"],
+                "ecn": False,
+                "gentle": False,
+            },
+            "cw": {
+                "kind": "cw",
+                "limit_pkts": DB_LIMIT,
+                "weight": CW["weight"],
+                "threshold_pkts": CW["threshold"],
+                "drop_non_ect": True,
+            },
+        }[cell["queue"]]
         set_path(doc, "links.1.queue", q)
         set_path(doc, "flows.0.count", DB_FLOWS)
         set_path(doc, "flows.0.start_spacing", "10ms")
@@ -226,12 +265,33 @@ def run_ns2_once(cell: dict, seed: int) -> dict:
     dur, warm = DURATIONS[cell["scenario"]]
     env = dict(os.environ)
     if cell["scenario"] == "fig10":
-        cmd = ["ns", str(NS2_DIR / "fig10.tcl"), f"{cell['loss']:g}", f"{dur:g}", str(seed), cell["scheme"], f"{warm:g}"]
+        cmd = [
+            "ns",
+            str(NS2_DIR / "fig10.tcl"),
+            f"{cell['loss']:g}",
+            f"{dur:g}",
+            str(seed),
+            cell["scheme"],
+            f"{warm:g}",
+        ]
     else:
-        cmd = ["ns", str(NS2_DIR / "dumbbell.tcl"), f"{cell['loss']:g}", f"{dur:g}", str(seed), cell["scheme"],
-               cell["queue"], f"{warm:g}", str(DB_FLOWS)]
-        env |= {"RED_MIN": f"{RED['min_th']:g}", "RED_MAX": f"{RED['max_th']:g}", "RED_W": f"{RED['weight']:g}",
-                "RED_MAXP": f"{RED['max_p']:g}"}
+        cmd = [
+            "ns",
+            str(NS2_DIR / "dumbbell.tcl"),
+            f"{cell['loss']:g}",
+            f"{dur:g}",
+            str(seed),
+            cell["scheme"],
+            cell["queue"],
+            f"{warm:g}",
+            str(DB_FLOWS),
+        ]
+        env |= {
+            "RED_MIN": f"{RED['min_th']:g}",
+            "RED_MAX": f"{RED['max_th']:g}",
+            "RED_W": f"{RED['weight']:g}",
+            "RED_MAXP": f"{RED['max_p']:g}",
+        }
     t0 = time.perf_counter()
     p = subprocess.run(cmd, capture_output=True, text=True, env=env)
     wall = time.perf_counter() - t0
@@ -260,7 +320,9 @@ def run_ns2_once(cell: dict, seed: int) -> dict:
 
 def ns2_version() -> str:
     try:
-        v = subprocess.run(["dpkg-query", "-W", "-f", "${Version}", "ns2"], capture_output=True, text=True).stdout.strip()
+        v = subprocess.run(
+            ["dpkg-query", "-W", "-f", "${Version}", "ns2"], capture_output=True, text=True
+        ).stdout.strip()
     except OSError:
         v = ""
     return f"ns-2.35 (Debian ns2 {v})" if v else "ns-2.35"
@@ -285,12 +347,20 @@ def write_reference(cell_list: list[dict], ns: dict[str, list[dict]], seeds: dic
         "ns2_wall_s": round(wall, 1),
         "durations": reference_durations(),
         "dumbbell": {"flows": DB_FLOWS, "limit_pkts": DB_LIMIT, "red": RED, "cw": CW},
-        "targets": {"timeouts": f"airtcp <= {RTO_FACTOR:g} x ns-2 + {RTO_SLACK:g}",
-                    "goodput": f"within {GOODPUT_TOL:.0%}", "jain": f"within {JAIN_TOL:g}"},
+        "targets": {
+            "timeouts": f"airtcp <= {RTO_FACTOR:g} x ns-2 + {RTO_SLACK:g}",
+            "goodput": f"within {GOODPUT_TOL:.0%}",
+            "jain": f"within {JAIN_TOL:g}",
+        },
         "cells": [
-            {**c, "duration_s": DURATIONS[c["scenario"]][0], "warmup_s": DURATIONS[c["scenario"]][1],
-             "flows": 1 if c["scenario"] == "fig10" else DB_FLOWS, "seeds": seeds[c["scenario"]],
-             "runs": ns[cell_key(c)]}
+            {
+                **c,
+                "duration_s": DURATIONS[c["scenario"]][0],
+                "warmup_s": DURATIONS[c["scenario"]][1],
+                "flows": 1 if c["scenario"] == "fig10" else DB_FLOWS,
+                "seeds": seeds[c["scenario"]],
+                "runs": ns[cell_key(c)],
+            }
             for c in cell_list
         ],
     }
@@ -304,7 +374,7 @@ def dump_reference(ref: dict) -> str:
     for c in ref["cells"]:
         settings = json.dumps({k: v for k, v in c.items() if k != "runs"})
         runs = ",\n".join("   " + json.dumps(r) for r in c["runs"])
-        cells_text.append(f"  {settings[:-1]}, \"runs\": [\n{runs}\n  ]}}")
+        cells_text.append(f'  {settings[:-1]}, "runs": [\n{runs}\n  ]}}')
     return head[:-2] + ',\n "cells": [\n' + ",\n".join(cells_text) + "\n ]\n}\n"
 
 
@@ -356,15 +426,35 @@ def render(meta: dict, rows: list[tuple[dict, list[dict], list[dict]]]) -> str:
         f"{meta['ns2_per_run']}); whole harness {meta['total_s']:.0f} s.",
         "",
     ]
-    groups = [("fig10", "droptail", f"Fig. 10 path, 1 flow ({DURATIONS['fig10'][0]:g} s, goodput over "
-                                     f"[{DURATIONS['fig10'][1]:g} s, end])")]
-    for q, label in (("droptail", "DropTail"), ("red", f"RED (min_th {RED['min_th']:g}, max_th {RED['max_th']:g}, "
-                                                        f"w_q {RED['weight']:g}, max_p {RED['max_p']:g}, not gentle)"),
-                     ("cw", f"CW (weight {CW['weight']:g}, threshold {CW['threshold']:.1f}; ns-2: RED with "
-                            "min_th = max_th = threshold, max_p 1)")):
-        groups.append(("dumbbell", q, f"20-flow dumbbell (TCP-Jersey Table I path), {DB_LIMIT}-packet {label} "
-                                      f"bottleneck ({DURATIONS['dumbbell'][0]:g} s, goodput over "
-                                      f"[{DURATIONS['dumbbell'][1]:g} s, end])"))
+    groups = [
+        (
+            "fig10",
+            "droptail",
+            f"Fig. 10 path, 1 flow ({DURATIONS['fig10'][0]:g} s, goodput over [{DURATIONS['fig10'][1]:g} s, end])",
+        )
+    ]
+    for q, label in (
+        ("droptail", "DropTail"),
+        (
+            "red",
+            f"RED (min_th {RED['min_th']:g}, max_th {RED['max_th']:g}, "
+            f"w_q {RED['weight']:g}, max_p {RED['max_p']:g}, not gentle)",
+        ),
+        (
+            "cw",
+            f"CW (weight {CW['weight']:g}, threshold {CW['threshold']:.1f}; ns-2: RED with "
+            "min_th = max_th = threshold, max_p 1)",
+        ),
+    ):
+        groups.append(
+            (
+                "dumbbell",
+                q,
+                f"20-flow dumbbell (TCP-Jersey Table I path), {DB_LIMIT}-packet {label} "
+                f"bottleneck ({DURATIONS['dumbbell'][0]:g} s, goodput over "
+                f"[{DURATIONS['dumbbell'][1]:g} s, end])",
+            )
+        )
     for scen, queue, title in groups:
         sel = [r for r in rows if r[0]["scenario"] == scen and r[0]["queue"] == queue]
         if not sel:
@@ -382,15 +472,19 @@ def render(meta: dict, rows: list[tuple[dict, list[dict], list[dict]]]) -> str:
         for c, a, n in sel:
             ga, ca = mean_ci([x["goodput_bps"] for x in a])
             gn, cn = mean_ci([x["goodput_bps"] for x in n])
-            line = (f"| {c['scheme']} | {c['loss'] * 100:g}% | {ga / 1e3:.1f} ± {ca / 1e3:.1f} | "
-                    f"{gn / 1e3:.1f} ± {cn / 1e3:.1f} | {ga / gn:.3f} |")
+            line = (
+                f"| {c['scheme']} | {c['loss'] * 100:g}% | {ga / 1e3:.1f} ± {ca / 1e3:.1f} | "
+                f"{gn / 1e3:.1f} ± {cn / 1e3:.1f} | {ga / gn:.3f} |"
+            )
             if multi:
                 line += f" {mean(a, 'jain'):.4f} | {mean(n, 'jain'):.4f} |"
             v = verdict(c, a, n)
             miss = [k for k, good in v.items() if not good]
-            line += (f" {mean(a, 'timeouts'):.1f} | {mean(n, 'timeouts'):.1f} | {mean(a, 'retransmissions'):.0f} | "
-                     f"{mean(n, 'retransmissions'):.0f} | {mean(a, 'drops'):.0f} | {mean(n, 'drops'):.0f} | "
-                     f"{'✓' if not miss else '**✗** ' + ', '.join(miss)} |")
+            line += (
+                f" {mean(a, 'timeouts'):.1f} | {mean(n, 'timeouts'):.1f} | {mean(a, 'retransmissions'):.0f} | "
+                f"{mean(n, 'retransmissions'):.0f} | {mean(a, 'drops'):.0f} | {mean(n, 'drops'):.0f} | "
+                f"{'✓' if not miss else '**✗** ' + ', '.join(miss)} |"
+            )
             out.append(line)
         out.append("")
     out += [
@@ -398,10 +492,10 @@ def render(meta: dict, rows: list[tuple[dict, list[dict], list[dict]]]) -> str:
         "since it adds no headers), window 1000, initial window 1, minimum RTO 200 ms, maximum 60 s, initial RTO 1 s, "
         "1-ms RTO clock, 3 duplicate ACKs, no delayed ACKs, limited transmit (ns-2 `singledup_`) for the agents "
         "that have it (not FACK, Vegas, TCP-Linux), NewReno's timer reset on the first partial ACK only (ns-2.35's `newreno_changes1_ 1`, airtcp's `impatient`), "
-        "TCP-Linux's own loss recovery, timer and RTT sampling for Westwood+ (airtcp `recovery = \"linux\"`, "
-        "`rto_restart = \"every-ack\"`, `rtt_sample_duplicate_acks = true`: the agent takes an RTT sample from every "
+        'TCP-Linux\'s own loss recovery, timer and RTT sampling for Westwood+ (airtcp `recovery = "linux"`, '
+        '`rto_restart = "every-ack"`, `rtt_sample_duplicate_acks = true`: the agent takes an RTT sample from every '
         "ACK's timestamp echo, duplicates too) and that agent's Westwood+ module, Linux 2.6.22's `tcp_westwood.c` "
-        "(airtcp `westwood-plus` with `filter = \"cascade\"`: two 7/8 filters; `rtt_min = \"srtt\"`: the least "
+        '(airtcp `westwood-plus` with `filter = "cascade"`: two 7/8 filters; `rtt_min = "srtt"`: the least '
         "SRTT; `decrease = \"linux-ns2\"`: ssthresh = Reno's cwnd/2, and at a fast retransmit cwnd = the module's "
         "`min_cwnd` = BWE·RTT_min, which the port sets outright), losses "
         "after serialization on the wireless hop (`link-lossmodel`), RED counted in packets without `wait_`. "
@@ -448,14 +542,22 @@ def render(meta: dict, rows: list[tuple[dict, list[dict], list[dict]]]) -> str:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--quick", action="store_true", help="fewer seeds (Fig. 10 3, dumbbell 2); reference.json untouched")
+    ap.add_argument(
+        "--quick", action="store_true", help="fewer seeds (Fig. 10 3, dumbbell 2); reference.json untouched"
+    )
     ap.add_argument("--only", default="fig10,dumbbell", help="comma-separated subset of fig10,dumbbell")
-    ap.add_argument("--use-reference", action="store_true", help="take ns-2's side from bench/ns2/reference.json "
-                    "even where `ns` is installed")
+    ap.add_argument(
+        "--use-reference",
+        action="store_true",
+        help="take ns-2's side from bench/ns2/reference.json even where `ns` is installed",
+    )
     ap.add_argument("--jobs", type=int, default=1, help="processes / threads at a time (default 1)")
     ap.add_argument("--out", default=str(ROOT / "VALIDATION.md"))
-    ap.add_argument("--render-only", action="store_true",
-                    help="rewrite the section from target/ns2/results.json (the last run) without running anything")
+    ap.add_argument(
+        "--render-only",
+        action="store_true",
+        help="rewrite the section from target/ns2/results.json (the last run) without running anything",
+    )
     a = ap.parse_args()
     if a.render_only:
         d = json.loads((ROOT / "target" / "ns2" / "results.json").read_text())
@@ -480,8 +582,10 @@ def main() -> None:
     else:
         ref = load_reference()
         if ref["durations"] != reference_durations():
-            sys.exit(f"{REFERENCE} was made with durations {ref['durations']}, this harness uses "
-                     f"{reference_durations()}: regenerate it where `ns` is installed")
+            sys.exit(
+                f"{REFERENCE} was made with durations {ref['durations']}, this harness uses "
+                f"{reference_durations()}: regenerate it where `ns` is installed"
+            )
         by_key = {cell_key(c): c for c in ref["cells"]}
         missing = [cell_key(c) for c in cell_list if cell_key(c) not in by_key]
         if missing:
@@ -489,8 +593,10 @@ def main() -> None:
         for scen in {c["scenario"] for c in cell_list}:  # the reference's seeds, as many as asked for
             ref_seeds = next(rc["seeds"] for rc in ref["cells"] if rc["scenario"] == scen)
             seeds[scen] = ref_seeds[: nseeds[scen]]
-        ns = {cell_key(c): [r for r in by_key[cell_key(c)]["runs"] if r["seed"] in seeds[c["scenario"]]]
-              for c in cell_list}
+        ns = {
+            cell_key(c): [r for r in by_key[cell_key(c)]["runs"] if r["seed"] in seeds[c["scenario"]]]
+            for c in cell_list
+        }
         ns_wall = sum(r["wall_s"] for c in cell_list for r in ns[cell_key(c)])
         ns_source = f"{ref['ns2']}, from `bench/ns2/reference.json` ({ref['date']})"
 
@@ -501,19 +607,24 @@ def main() -> None:
     rows = [(c, at[cell_key(c)], ns[cell_key(c)]) for c in cell_list]
     for c, A, N in rows:
         v = verdict(c, A, N)
-        print(f"{cell_key(c):32s} goodput {mean(A, 'goodput_bps') / 1e3:8.1f} / {mean(N, 'goodput_bps') / 1e3:8.1f} kb/s  "
-              f"RTO {mean(A, 'timeouts'):6.1f} / {mean(N, 'timeouts'):6.1f}  Jain {mean(A, 'jain'):.4f} / "
-              f"{mean(N, 'jain'):.4f}  {'ok' if all(v.values()) else 'MISS ' + ','.join(k for k, g in v.items() if not g)}",
-              file=sys.stderr)
-    per_run = {s: statistics.fmean(r["wall_s"] for c in cell_list if c["scenario"] == s for r in ns[cell_key(c)])
-               for s in {c["scenario"] for c in cell_list}}
+        print(
+            f"{cell_key(c):32s} goodput {mean(A, 'goodput_bps') / 1e3:8.1f} / {mean(N, 'goodput_bps') / 1e3:8.1f} kb/s  "
+            f"RTO {mean(A, 'timeouts'):6.1f} / {mean(N, 'timeouts'):6.1f}  Jain {mean(A, 'jain'):.4f} / "
+            f"{mean(N, 'jain'):.4f}  {'ok' if all(v.values()) else 'MISS ' + ','.join(k for k, g in v.items() if not g)}",
+            file=sys.stderr,
+        )
+    per_run = {
+        s: statistics.fmean(r["wall_s"] for c in cell_list if c["scenario"] == s for r in ns[cell_key(c)])
+        for s in {c["scenario"] for c in cell_list}
+    }
     meta = {
         "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
         "machine": f"{platform.node()} {platform.machine()} {os.cpu_count()} cpus ({cpu_model()})",
         "quick": a.quick,
         "seeds": {k: seeds.get(k, []) for k in ("fig10", "dumbbell")},
-        "airtcp_commit": subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
-                                        text=True).stdout.strip(),
+        "airtcp_commit": subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
+        ).stdout.strip(),
         "ns2_source": ns_source,
         "ns2_wall_s": ns_wall,
         "ns2_runs": sum(len(ns[cell_key(c)]) for c in cell_list),
@@ -525,8 +636,9 @@ def main() -> None:
     replace_section(Path(a.out), SECTION, render(meta, rows))
     out_dir = ROOT / "target" / "ns2"
     out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / "results.json").write_text(json.dumps({"meta": meta, "cells": [
-        {**c, "airtcp": A, "ns2": N} for c, A, N in rows]}, indent=1) + "\n")
+    (out_dir / "results.json").write_text(
+        json.dumps({"meta": meta, "cells": [{**c, "airtcp": A, "ns2": N} for c, A, N in rows]}, indent=1) + "\n"
+    )
     print(f"wrote {a.out} ({SECTION[3:]}) and {out_dir / 'results.json'} in {meta['total_s']:.0f} s", file=sys.stderr)
 
 

@@ -49,10 +49,12 @@ def main() -> int:
         ours = [v.airtcp_totals(airtcp.run(dumps(doc), seed=s).summary, cell) for s in range(1, a.seeds + 1)]
         for side, rows in (("ns-2", ns), ("airtcp", ours)):
             j = [r["jain"] for r in rows]
-            print(f"{scheme:14} {side:7} Jain mean {statistics.mean(j):.4f} (min {min(j):.4f}, max {max(j):.4f})  "
-                  f"timeouts {statistics.mean(r['timeouts'] for r in rows):.1f}  "
-                  f"drops {statistics.mean(r['drops'] for r in rows):.0f}  "
-                  f"goodput {statistics.mean(r['goodput_bps'] for r in rows) / 1e3:.0f} kb/s")
+            print(
+                f"{scheme:14} {side:7} Jain mean {statistics.mean(j):.4f} (min {min(j):.4f}, max {max(j):.4f})  "
+                f"timeouts {statistics.mean(r['timeouts'] for r in rows):.1f}  "
+                f"drops {statistics.mean(r['drops'] for r in rows):.0f}  "
+                f"goodput {statistics.mean(r['goodput_bps'] for r in rows) / 1e3:.0f} kb/s"
+            )
     return 0
 
 

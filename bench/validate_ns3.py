@@ -83,8 +83,19 @@ def ns3_root() -> Path:
     if not wheels:
         print(f"downloading the ns3 {NS3_VERSION} wheel from PyPI (~100 MB) ...", file=sys.stderr)
         subprocess.run(
-            [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
-             "--python-version", "3.11", f"ns3=={NS3_VERSION}", "-d", str(NS3_DIR)],
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "download",
+                "--no-deps",
+                "--only-binary=:all:",
+                "--python-version",
+                "3.11",
+                f"ns3=={NS3_VERSION}",
+                "-d",
+                str(NS3_DIR),
+            ],
             check=True,
         )
         wheels = sorted(glob.glob(str(NS3_DIR / "ns3-*.whl")))
@@ -105,8 +116,21 @@ def build_twins() -> dict[str, Path]:
         exe = out / name
         deps = [src_dir / src, src_dir / "twin.h"]
         if not exe.exists() or exe.stat().st_mtime < max(d.stat().st_mtime for d in deps):
-            cmd = ["g++", "-std=c++20", "-O2", "-w", f"-I{root / 'include'}", "-o", str(exe), str(src_dir / src),
-                   f"-L{root / 'lib64'}"] + [f"-lns3.44-{lib}" for lib in NS3_LIBS] + [f"-Wl,-rpath,{root / 'lib64'}"]
+            cmd = (
+                [
+                    "g++",
+                    "-std=c++20",
+                    "-O2",
+                    "-w",
+                    f"-I{root / 'include'}",
+                    "-o",
+                    str(exe),
+                    str(src_dir / src),
+                    f"-L{root / 'lib64'}",
+                ]
+                + [f"-lns3.44-{lib}" for lib in NS3_LIBS]
+                + [f"-Wl,-rpath,{root / 'lib64'}"]
+            )
             print("building", name, "...", file=sys.stderr)
             subprocess.run(cmd, check=True)
         bins[name] = exe
@@ -125,9 +149,17 @@ def build_airtcp() -> Path:
 def airtcp_flow(name: str, src: str, dst: str, scheme: str, start: float, ecn: bool, timestamps: bool = False) -> str:
     cc = {"newreno": "reno", "westwood-plus": "westwood-plus", "vegas": "vegas"}[scheme]
     lines = [
-        "[[flows]]", 'kind = "tcp"', f'name = "{name}"', f'src = "{src}"', f'dst = "{dst}"',
-        f'cc = "{cc}"', 'recovery = "newreno"', "mss_bytes = 1000", "rwnd_pkts = 1000",
-        'min_rto = "200ms"', f'start = "{start:g}s"',
+        "[[flows]]",
+        'kind = "tcp"',
+        f'name = "{name}"',
+        f'src = "{src}"',
+        f'dst = "{dst}"',
+        f'cc = "{cc}"',
+        'recovery = "newreno"',
+        "mss_bytes = 1000",
+        "rwnd_pkts = 1000",
+        'min_rto = "200ms"',
+        f'start = "{start:g}s"',
     ]
     if ecn:
         lines.append("ecn = true")
@@ -166,20 +198,50 @@ def fig10_toml(loss: float, scheme: str, duration: float, warmup: float, timesta
 
 def dumbbell_toml(queue: str, scheme: str, duration: float, warmup: float, timestamps: bool = False) -> str:
     nodes = [f"S{i}" for i in range(DB_FLOWS)] + ["R1", "R2"] + [f"D{i}" for i in range(DB_FLOWS)]
-    out = [f'name = "ns3-{queue}"', f'duration = "{duration:g}s"', f'warmup = "{warmup:g}s"',
-           'sample_interval = "1s"', "nodes = [" + ", ".join(f'"{n}"' for n in nodes) + "]", ""]
+    out = [
+        f'name = "ns3-{queue}"',
+        f'duration = "{duration:g}s"',
+        f'warmup = "{warmup:g}s"',
+        'sample_interval = "1s"',
+        "nodes = [" + ", ".join(f'"{n}"' for n in nodes) + "]",
+        "",
+    ]
     if queue == "red":
-        q = (f'{{ kind = "red", limit_pkts = {DB_BUFFER}, min_th_pkts = {RED["min_th"]}, max_th_pkts = {RED["max_th"]}, '
-             f'weight = {RED["weight"]}, max_p = {RED["max_p"]}, ecn = true, gentle = false }}')
+        q = (
+            f'{{ kind = "red", limit_pkts = {DB_BUFFER}, min_th_pkts = {RED["min_th"]}, max_th_pkts = {RED["max_th"]}, '
+            f"weight = {RED['weight']}, max_p = {RED['max_p']}, ecn = true, gentle = false }}"
+        )
     else:
         q = f'{{ kind = "droptail", limit_pkts = {DB_BUFFER} }}'
-    out += ["[[links]]", 'from = "R1"', 'to = "R2"', 'rate = "10Mbps"', 'delay = "20ms"', f"queue = {q}",
-            f'reverse_queue = {{ kind = "droptail", limit_pkts = {DB_BUFFER} }}', ""]
+    out += [
+        "[[links]]",
+        'from = "R1"',
+        'to = "R2"',
+        'rate = "10Mbps"',
+        'delay = "20ms"',
+        f"queue = {q}",
+        f'reverse_queue = {{ kind = "droptail", limit_pkts = {DB_BUFFER} }}',
+        "",
+    ]
     for i in range(DB_FLOWS):
-        out += ["[[links]]", f'from = "S{i}"', 'to = "R1"', 'rate = "100Mbps"', f'delay = "{1 + i}ms"',
-                'queue = { kind = "droptail", limit_pkts = 100 }', ""]
-        out += ["[[links]]", 'from = "R2"', f'to = "D{i}"', 'rate = "100Mbps"', 'delay = "1ms"',
-                'queue = { kind = "droptail", limit_pkts = 100 }', ""]
+        out += [
+            "[[links]]",
+            f'from = "S{i}"',
+            'to = "R1"',
+            'rate = "100Mbps"',
+            f'delay = "{1 + i}ms"',
+            'queue = { kind = "droptail", limit_pkts = 100 }',
+            "",
+        ]
+        out += [
+            "[[links]]",
+            'from = "R2"',
+            f'to = "D{i}"',
+            'rate = "100Mbps"',
+            'delay = "1ms"',
+            'queue = { kind = "droptail", limit_pkts = 100 }',
+            "",
+        ]
     text = "\n".join(out) + "\n"
     for i in range(DB_FLOWS):
         text += "\n" + airtcp_flow(f"f{i}", f"S{i}", f"D{i}", scheme, i * DB_SPACING, queue == "red", timestamps)
@@ -237,7 +299,9 @@ def run_ns3(exe: Path, args: list[str]) -> dict:
         "fast_retransmits": s["fast_retransmits"],
         "ecn_reductions": s["ecn_reductions"],
         "packets_sent": s["packets_sent"],
-        "drops": (s["bottleneck_overflow_drops"] + s["bottleneck_early_drops"]) if "bottleneck_overflow_drops" in s else None,
+        "drops": (s["bottleneck_overflow_drops"] + s["bottleneck_early_drops"])
+        if "bottleneck_overflow_drops" in s
+        else None,
         "ce_marks": s.get("bottleneck_ce_marks"),
     }
 
@@ -259,21 +323,26 @@ def cases(only: set[str], quick: bool):
                 yield (scen, scheme, 0.0)
 
 
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="3 seeds, shorter runs (fig10 40 s, dumbbells 30 s)")
     ap.add_argument("--seeds", type=int, default=None, help="seeds 1..N (default 10, quick 3)")
-    ap.add_argument("--only", default="fig10,fig10-ts,fig10-ackedcount,fig10-flightsize,fig10-disorder,dumbbell,dumbbell-ts,red",
-                    help="comma-separated subset of fig10,fig10-ts (Fig. 10 with timestamps on both sides),"
-                         "fig10-ackedcount (Westwood+ against ns-3 counting by AckedCount),"
-                         "fig10-flightsize (NewReno against ns-3 with ssthresh = FlightSize/2),"
-                         "fig10-disorder (the same, and ns-3's recovery counting the duplicate ACKs before the "
-                         "fast retransmit),dumbbell,dumbbell-ts (the DropTail dumbbell with RFC 7323 timestamps on both "
-                         "sides),red")
+    ap.add_argument(
+        "--only",
+        default="fig10,fig10-ts,fig10-ackedcount,fig10-flightsize,fig10-disorder,dumbbell,dumbbell-ts,red",
+        help="comma-separated subset of fig10,fig10-ts (Fig. 10 with timestamps on both sides),"
+        "fig10-ackedcount (Westwood+ against ns-3 counting by AckedCount),"
+        "fig10-flightsize (NewReno against ns-3 with ssthresh = FlightSize/2),"
+        "fig10-disorder (the same, and ns-3's recovery counting the duplicate ACKs before the "
+        "fast retransmit),dumbbell,dumbbell-ts (the DropTail dumbbell with RFC 7323 timestamps on both "
+        "sides),red",
+    )
     ap.add_argument("--out", default=str(ROOT / "VALIDATION.md"))
-    ap.add_argument("--render-only", action="store_true",
-                    help="rewrite the report from target/ns3/results.json without running anything")
+    ap.add_argument(
+        "--render-only",
+        action="store_true",
+        help="rewrite the report from target/ns3/results.json without running anything",
+    )
     a = ap.parse_args()
     if a.render_only:
         d = json.loads((NS3_DIR / "results.json").read_text())
@@ -295,25 +364,56 @@ def main() -> None:
                 key = f"{scen}-{scheme}-{loss}"
                 at = run_airtcp(run_toml, fig10_toml(loss, scheme, fig10_dur, warmup, ts), key, seed)
                 ns_cc = DIAGNOSTICS[scen][1] if scen in DIAGNOSTICS else scheme
-                ns = run_ns3(bins["fig10"], [f"--loss={loss}", f"--run={seed}", f"--cc={ns_cc}",
-                                             f"--duration={fig10_dur}", f"--warmup={warmup}", f"--timestamps={int(ts)}"])
+                ns = run_ns3(
+                    bins["fig10"],
+                    [
+                        f"--loss={loss}",
+                        f"--run={seed}",
+                        f"--cc={ns_cc}",
+                        f"--duration={fig10_dur}",
+                        f"--warmup={warmup}",
+                        f"--timestamps={int(ts)}",
+                    ],
+                )
             else:
                 key = f"{scen}-{scheme}"
                 ts = scen == "dumbbell-ts"
-                at = run_airtcp(run_toml, dumbbell_toml(scen if scen == "red" else "droptail", scheme, db_dur, warmup, ts), key, seed)
-                ns = run_ns3(bins["dumbbell"], [f"--queue={'red' if scen == 'red' else 'droptail'}", f"--run={seed}",
-                                                f"--cc={scheme}", f"--duration={db_dur}", f"--warmup={warmup}",
-                                                f"--flows={DB_FLOWS}", f"--buffer={DB_BUFFER}", f"--spacing={DB_SPACING}",
-                                                f"--minTh={RED['min_th']}", f"--maxTh={RED['max_th']}",
-                                                f"--qw={RED['weight']}", f"--maxP={RED['max_p']}", "--ecn=1", f"--timestamps={int(ts)}"])
+                at = run_airtcp(
+                    run_toml,
+                    dumbbell_toml(scen if scen == "red" else "droptail", scheme, db_dur, warmup, ts),
+                    key,
+                    seed,
+                )
+                ns = run_ns3(
+                    bins["dumbbell"],
+                    [
+                        f"--queue={'red' if scen == 'red' else 'droptail'}",
+                        f"--run={seed}",
+                        f"--cc={scheme}",
+                        f"--duration={db_dur}",
+                        f"--warmup={warmup}",
+                        f"--flows={DB_FLOWS}",
+                        f"--buffer={DB_BUFFER}",
+                        f"--spacing={DB_SPACING}",
+                        f"--minTh={RED['min_th']}",
+                        f"--maxTh={RED['max_th']}",
+                        f"--qw={RED['weight']}",
+                        f"--maxP={RED['max_p']}",
+                        "--ecn=1",
+                        f"--timestamps={int(ts)}",
+                    ],
+                )
             at["seed"] = ns["seed"] = seed
             row["airtcp"].append(at)
             row["ns3"].append(ns)
         results.append(row)
         ga, ca = mean_ci([r["goodput_bps"] for r in row["airtcp"]])
         gn, cn = mean_ci([r["goodput_bps"] for r in row["ns3"]])
-        print(f"{scen:9s} {scheme:14s} loss {loss * 100:4g}%  airtcp {ga / 1e3:8.1f} ± {ca / 1e3:6.1f}  "
-              f"ns-3 {gn / 1e3:8.1f} ± {cn / 1e3:6.1f} kb/s  ratio {ga / gn if gn else float('nan'):.3f}", file=sys.stderr)
+        print(
+            f"{scen:9s} {scheme:14s} loss {loss * 100:4g}%  airtcp {ga / 1e3:8.1f} ± {ca / 1e3:6.1f}  "
+            f"ns-3 {gn / 1e3:8.1f} ± {cn / 1e3:6.1f} kb/s  ratio {ga / gn if gn else float('nan'):.3f}",
+            file=sys.stderr,
+        )
     meta = {
         "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
         "machine": f"{platform.node()} {platform.machine()} {os.cpu_count()} cpus",
@@ -323,7 +423,9 @@ def main() -> None:
         "durations": {"fig10": fig10_dur, "dumbbell": db_dur, "warmup": warmup},
         "total_s": time.time() - t_start,
         "ns3": NS3_VERSION,
-        "airtcp_commit": subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip(),
+        "airtcp_commit": subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
+        ).stdout.strip(),
     }
     NS3_DIR.mkdir(parents=True, exist_ok=True)
     (NS3_DIR / "results.json").write_text(json.dumps({"meta": meta, "results": results}, indent=1))
@@ -355,14 +457,28 @@ def render(meta: dict, results: list[dict]) -> str:
         "seed-to-seed noise explains); each flag is discussed under Findings.",
         "",
     ]
-    for scen, title in (("fig10", f"TCP-Jersey Fig. 10 topology ({meta['durations']['fig10']:g} s)"),
-                        ("fig10-ts", f"Fig. 10 topology with RFC 7323 timestamps on both sides ({meta['durations']['fig10']:g} s)"),
-                        ("fig10-ackedcount", f"Fig. 10, Westwood+ against ns-3 counting by AckedCount (diagnostic, finding 6; {meta['durations']['fig10']:g} s)"),
-                        ("fig10-flightsize", f"Fig. 10, NewReno against ns-3 with ssthresh = FlightSize/2 (diagnostic, finding 5; {meta['durations']['fig10']:g} s)"),
-                        ("fig10-disorder", f"Fig. 10, NewReno against ns-3 with ssthresh = FlightSize/2 and the pre-retransmit duplicate ACKs out of its pipe (diagnostic, finding 5; {meta['durations']['fig10']:g} s)"),
-                        ("dumbbell", f"10-flow dumbbell, DropTail bottleneck ({meta['durations']['dumbbell']:g} s)"),
-                        ("dumbbell-ts", f"10-flow dumbbell, DropTail bottleneck, RFC 7323 timestamps on both sides ({meta['durations']['dumbbell']:g} s)"),
-                        ("red", f"10-flow dumbbell, RED + ECN bottleneck ({meta['durations']['dumbbell']:g} s)")):
+    for scen, title in (
+        ("fig10", f"TCP-Jersey Fig. 10 topology ({meta['durations']['fig10']:g} s)"),
+        ("fig10-ts", f"Fig. 10 topology with RFC 7323 timestamps on both sides ({meta['durations']['fig10']:g} s)"),
+        (
+            "fig10-ackedcount",
+            f"Fig. 10, Westwood+ against ns-3 counting by AckedCount (diagnostic, finding 6; {meta['durations']['fig10']:g} s)",
+        ),
+        (
+            "fig10-flightsize",
+            f"Fig. 10, NewReno against ns-3 with ssthresh = FlightSize/2 (diagnostic, finding 5; {meta['durations']['fig10']:g} s)",
+        ),
+        (
+            "fig10-disorder",
+            f"Fig. 10, NewReno against ns-3 with ssthresh = FlightSize/2 and the pre-retransmit duplicate ACKs out of its pipe (diagnostic, finding 5; {meta['durations']['fig10']:g} s)",
+        ),
+        ("dumbbell", f"10-flow dumbbell, DropTail bottleneck ({meta['durations']['dumbbell']:g} s)"),
+        (
+            "dumbbell-ts",
+            f"10-flow dumbbell, DropTail bottleneck, RFC 7323 timestamps on both sides ({meta['durations']['dumbbell']:g} s)",
+        ),
+        ("red", f"10-flow dumbbell, RED + ECN bottleneck ({meta['durations']['dumbbell']:g} s)"),
+    ):
         rows = [r for r in results if r["scenario"] == scen]
         if not rows:
             continue

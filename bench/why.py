@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT / "python"))
 from airtcp.reproduce import Cache, cache_key, make_backend  # noqa: E402
 from airtcp.reproduce.metrics import evaluate, mean_ci  # noqa: E402
 from airtcp.reproduce.plan import RunTask, plan  # noqa: E402
-from airtcp.reproduce.report import fmt_pm  # noqa: E402
+from airtcp.reproduce.text import fmt_pm  # noqa: E402
 from airtcp.reproduce.spec import Metric, discover  # noqa: E402
 from airtcp.scenario import apply_override, dumps, loads  # noqa: E402
 
@@ -62,7 +62,7 @@ def main(argv: list[str]) -> int:
         sel, _, agg = sel.partition(":")
         source = "flows"
         if field.startswith("links:"):
-            source, field = "links", field[len("links:"):]
+            source, field = "links", field[len("links:") :]
         metrics.append(Metric(name=name, label=name, source=source, field=field, select=sel or "*", agg=agg or "mean"))
 
     tasks: list[RunTask] = []
@@ -86,7 +86,10 @@ def main(argv: list[str]) -> int:
 
     if not rows:
         labels = {k: sorted({q[k] for q in p.points}) for k in (p.points[0] if p.points else {})}
-        print("error: no point matches; labels: " + "; ".join(f"{k}: {', '.join(v)}" for k, v in labels.items()), file=sys.stderr)
+        print(
+            "error: no point matches; labels: " + "; ".join(f"{k}: {', '.join(v)}" for k, v in labels.items()),
+            file=sys.stderr,
+        )
         return 2
     cache = Cache(ROOT / "results" / ".cache")
     payloads: list = [None] * len(tasks)

@@ -20,7 +20,6 @@ from . import scenario
 from .scenario import OverrideError, ScenarioFileError, apply_overrides
 
 
-
 def _package_version() -> str:
     """The installed distribution's version (its metadata: Cargo's workspace version, via maturin);
     the extension's own when the package runs from a source tree without metadata."""

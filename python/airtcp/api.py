@@ -15,11 +15,21 @@ from .scenario import base_dir as scenario_base_dir
 
 ScenarioError = _core.ScenarioError
 
-__all__ = ["RunResult", "ScenarioError", "InternalError", "run", "run_many", "validate", "jain_fairness", "FLOW_SCHEMA", "LINK_SCHEMA"]
+__all__ = [
+    "RunResult",
+    "ScenarioError",
+    "InternalError",
+    "run",
+    "run_many",
+    "validate",
+    "jain_fairness",
+    "FLOW_SCHEMA",
+    "LINK_SCHEMA",
+]
 
 #: Column types of ``RunResult.flow_series`` (one row per sample instant and flow; the TCP-only
 #: columns are null for UDP flows).
-FLOW_SCHEMA: dict[str, pl.DataType] = {
+FLOW_SCHEMA: dict[str, type[pl.DataType]] = {
     "time_s": pl.Float64,
     "flow": pl.String,
     "cwnd_bytes": pl.UInt64,
@@ -34,7 +44,7 @@ FLOW_SCHEMA: dict[str, pl.DataType] = {
 }
 
 #: Column types of ``RunResult.link_series`` (one row per sample instant and one-way link).
-LINK_SCHEMA: dict[str, pl.DataType] = {
+LINK_SCHEMA: dict[str, type[pl.DataType]] = {
     "time_s": pl.Float64,
     "link": pl.String,
     "queue_pkts": pl.UInt32,
@@ -44,7 +54,7 @@ LINK_SCHEMA: dict[str, pl.DataType] = {
 }
 
 
-def _frame(columns: dict[str, list], schema: dict[str, pl.DataType]) -> pl.DataFrame:
+def _frame(columns: dict[str, list], schema: dict[str, type[pl.DataType]]) -> pl.DataFrame:
     return pl.DataFrame({name: columns.get(name, []) for name in schema}, schema=schema)
 
 

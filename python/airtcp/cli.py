@@ -36,6 +36,7 @@ from .scenario import (
     read_text,
 )
 
+
 def _click_exceptions() -> Any:
     """The click exception module Typer uses (recent Typer vendors click as ``typer._click``)."""
     try:
@@ -98,6 +99,7 @@ def _options(
     ] = False,
 ) -> None:
     """Deterministic packet-level TCP simulator."""
+
 
 # The TCP-Jersey Fig. 11 comparison at 1 % loss: window policy, and the flow options it needs,
 # with CUBIC (RFC 9438) as the baseline people compare against. All use Reno's fast recovery, as
@@ -245,7 +247,9 @@ SetOption = Annotated[
 @app.command()
 @_cli_errors
 def run(
-    scenario: Annotated[Path, typer.Argument(metavar="SCENARIO.toml", help="Scenario file (TOML).", show_default=False)],
+    scenario: Annotated[
+        Path, typer.Argument(metavar="SCENARIO.toml", help="Scenario file (TOML).", show_default=False)
+    ],
     seed: Annotated[Optional[int], typer.Option(help="Seed (overrides the scenario's seed).")] = None,
     out: Annotated[Optional[Path], typer.Option(help="Output directory.", show_default="out/<scenario name>")] = None,
     sets: SetOption = None,
@@ -275,8 +279,10 @@ def run(
             shutil.rmtree(pcap_tmp, ignore_errors=True)
         raise
     s = result.summary
-    console.print(f"[bold]{s['scenario']}[/bold]  seed {s['seed']}  simulated {s['end_time_s']:g} s "
-                  f"(goodput measured after {s['warmup_s']:g} s), {s['events']} events")
+    console.print(
+        f"[bold]{s['scenario']}[/bold]  seed {s['seed']}  simulated {s['end_time_s']:g} s "
+        f"(goodput measured after {s['warmup_s']:g} s), {s['events']} events"
+    )
     console.print(flows_table(s))
     console.print(links_table(s))
     if s.get("jain_fairness_tcp") is not None and sum(f["kind"] == "tcp" for f in s["flows"]) > 1:
@@ -301,7 +307,9 @@ def run(
 @app.command()
 @_cli_errors
 def validate(
-    scenario: Annotated[Path, typer.Argument(metavar="SCENARIO.toml", help="Scenario file (TOML).", show_default=False)],
+    scenario: Annotated[
+        Path, typer.Argument(metavar="SCENARIO.toml", help="Scenario file (TOML).", show_default=False)
+    ],
     sets: SetOption = None,
 ) -> None:
     """Check a scenario file without running it."""
@@ -390,10 +398,19 @@ def demo(
         )
 
     base_gp = sum(f["goodput_bps"] for f in results[0].summary["flows"] if f["kind"] == "tcp")
-    t = Table(title=f"{doc.get('name', 'demo')}: window policies compared (seed {results[0].seed}, "
-                    f"{results[0].summary['end_time_s']:g} s)", title_justify="left")
-    for col, right in [("cc", False), ("goodput Mb/s", True), ("vs reno", True), ("retrans.", True),
-                       ("timeouts", True), ("fast retr.", True)]:
+    t = Table(
+        title=f"{doc.get('name', 'demo')}: window policies compared (seed {results[0].seed}, "
+        f"{results[0].summary['end_time_s']:g} s)",
+        title_justify="left",
+    )
+    for col, right in [
+        ("cc", False),
+        ("goodput Mb/s", True),
+        ("vs reno", True),
+        ("retrans.", True),
+        ("timeouts", True),
+        ("fast retr.", True),
+    ]:
         t.add_column(col, justify="right" if right else "left")
     rows = []
     for label, r in zip(labels, results):
@@ -402,8 +419,16 @@ def demo(
         rel = f"{100 * (gp / base_gp - 1):+.1f} %" if base_gp > 0 else "-"
         rtx, to, fr = (sum(f[k] for f in tcp) for k in ("retransmissions", "timeouts", "fast_retransmits"))
         t.add_row(label, _mbps(gp), rel, str(rtx), str(to), str(fr))
-        rows.append({"cc": label, "goodput_bps": gp, "retransmissions": rtx, "timeouts": to,
-                     "fast_retransmits": fr, "summary": r.summary})
+        rows.append(
+            {
+                "cc": label,
+                "goodput_bps": gp,
+                "retransmissions": rtx,
+                "timeouts": to,
+                "fast_retransmits": fr,
+                "summary": r.summary,
+            }
+        )
     console.print(t)
 
     os.makedirs(out, exist_ok=True)
@@ -419,8 +444,13 @@ def demo(
     from .plots import plot_demo
 
     mss = next((f.get("mss_bytes", 1000) for f in doc.get("flows", []) if f.get("kind", "tcp") == "tcp"), 1000)
-    plot_demo(labels, results, out / "demo.png", mss_bytes=mss,
-              title=f"{doc.get('name', 'demo')}: Reno vs CUBIC vs Westwood vs TCP-Jersey vs TCP NJ+ (1 % loss)")
+    plot_demo(
+        labels,
+        results,
+        out / "demo.png",
+        mss_bytes=mss,
+        title=f"{doc.get('name', 'demo')}: Reno vs CUBIC vs Westwood vs TCP-Jersey vs TCP NJ+ (1 % loss)",
+    )
     console.print(f"wrote {out}/demo.json, {out}/demo.png")
 
 
@@ -428,16 +458,26 @@ def demo(
 @_cli_errors
 def reproduce(
     experiment: Annotated[
-        Optional[str], typer.Argument(metavar="[ID]", help="Experiment id, e.g. jersey-fig11 (see --list).", show_default=False)
+        Optional[str],
+        typer.Argument(metavar="[ID]", help="Experiment id, e.g. jersey-fig11 (see --list).", show_default=False),
     ] = None,
     all_: Annotated[bool, typer.Option("--all", help="Run every experiment whose parts exist.")] = False,
-    list_: Annotated[bool, typer.Option("--list", help="List the experiments, the parts each needs and whether they exist.")] = False,
-    quick: Annotated[bool, typer.Option("--quick", help="Fewer seeds, shorter runs, fewer grid points (as each spec says).")] = False,
+    list_: Annotated[
+        bool, typer.Option("--list", help="List the experiments, the parts each needs and whether they exist.")
+    ] = False,
+    quick: Annotated[
+        bool, typer.Option("--quick", help="Fewer seeds, shorter runs, fewer grid points (as each spec says).")
+    ] = False,
     jobs: Annotated[int, typer.Option(help="Parallel runs.", show_default="all cores")] = 0,
     seeds: Annotated[Optional[int], typer.Option(help="Seeds per grid point (overrides the spec's count).")] = None,
-    out: Annotated[Path, typer.Option(help="Results folder (results/<id>/, cache in results/.cache/).")] = Path("results"),
+    out: Annotated[Path, typer.Option(help="Results folder (results/<id>/, cache in results/.cache/).")] = Path(
+        "results"
+    ),
     experiments: Annotated[
-        Optional[Path], typer.Option(help="Experiments folder.", show_default="./experiments, else the checkout's, else the installed copy")
+        Optional[Path],
+        typer.Option(
+            help="Experiments folder.", show_default="./experiments, else the checkout's, else the installed copy"
+        ),
     ] = None,
     backend: Annotated[str, typer.Option(help="Where runs execute: local (threads) or ray.")] = "local",
     ray_address: Annotated[Optional[str], typer.Option(help="Ray cluster address for --backend ray.")] = None,
@@ -446,169 +486,58 @@ def reproduce(
     ] = False,
     reproduction: Annotated[
         Optional[Path],
-        typer.Option(help="The file --update-reproduction rewrites.", show_default="REPRODUCTION.md beside experiments/"),
+        typer.Option(
+            help="The file --update-reproduction rewrites.", show_default="REPRODUCTION.md beside experiments/"
+        ),
     ] = None,
 ) -> None:
     """Re-run a seed paper's experiment (or --all): tables, figure and report.md with the paper's claims beside ours."""
-    from . import reproduce as rp
+    from .reproduce.command import UsageError, reproduce_command
+    from .reproduce.spec import SpecError
 
     try:
-        _reproduce(rp, experiment, all_, list_, quick, jobs, seeds, out, experiments, backend, ray_address,
-                   update_reproduction, reproduction)
-    except rp.SpecError as e:
+        reproduce_command(
+            console,
+            experiment,
+            all_,
+            list_,
+            quick,
+            jobs,
+            seeds,
+            out,
+            experiments,
+            backend,
+            ray_address,
+            update_reproduction,
+            reproduction,
+        )
+    except (UsageError, SpecError) as e:
         raise CliError(str(e)) from None
     except RuntimeError as e:  # e.g. --backend ray without ray installed
         raise CliError(str(e)) from None
 
 
-def _reproduce(rp: Any, experiment: Optional[str], all_: bool, list_: bool, quick: bool, jobs: int,
-               seeds: Optional[int], out: Path, experiments: Optional[Path], backend: str,
-               ray_address: Optional[str], update_reproduction: bool, reproduction: Optional[Path]) -> None:
-    import time
-
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
-
-    from .reproduce.report import update_reproduction as write_reproduction
-
-    given = experiments or rp.default_root()
-    packaged = rp.is_packaged(given)
-    root = given.resolve()
-    if not root.is_dir():
-        raise CliError(f"--experiments {root}: no such folder")
-    if update_reproduction and reproduction is None and packaged:
-        raise CliError("--update-reproduction: the experiments are the installed package's copy "
-                       f"({given}); give --reproduction FILE, or run from a checkout")
-    chosen = sum([experiment is not None, all_, list_])
-    if chosen > 1:
-        raise CliError("give one of ID, --all and --list")
-    if chosen == 0 and not update_reproduction:
-        raise CliError("give an experiment ID, --all, --list or --update-reproduction (see: airtcp reproduce --help)")
-    if jobs < 0:
-        raise CliError(f"--jobs {jobs}: must be 0 (all cores) or a positive integer")
-    if seeds is not None and not 1 <= seeds <= 1000:
-        raise CliError(f"--seeds {seeds}: must be an integer from 1 to 1000")
-    if backend not in ("local", "ray"):
-        raise CliError(f"--backend {backend!r}: must be one of local, ray")
-    exps = rp.discover(root)
-    claims = rp.all_claims(root)
-    from .reproduce.claims import check_claims
-
-    check_claims(claims, exps)
-    from .reproduce.why import all_why
-
-    whys = all_why(root, claims)
-    threads = jobs if jobs > 0 else (os.cpu_count() or 1)
-
-    if list_:
-        t = Table(title=f"experiments in {root}", title_justify="left")
-        for col in ("id", "paper / what", "runs (full / quick)", "needs", "status"):
-            t.add_column(col, overflow="fold")
-        for e in exps:
-            av = rp.availability(e)
-            needs = ", ".join(f"{s.part} ({'present' if s.present else 'missing'})" for s in av.parts) or "-"
-            full = len(rp.plan(e).tasks) if av.runnable else _grid_size(e, False) * e.seeds
-            fast = len(rp.plan(e, quick=True).tasks) if av.runnable else _grid_size(e, True) * e.quick_seeds
-            status = "ready" if av.runnable else f"skipped: needs {', '.join(av.missing)} (missing)"
-            if av.runnable and av.dropped:
-                status += "; leaves out " + ", ".join(f"{a}={p} (needs {', '.join(n)})" for a, p, n in av.dropped)
-            t.add_row(e.id, f"{e.source}: {e.title}", f"{full} / {fast}", needs, status)
-        console.print(t)
-        return
-
-    mk = lambda: rp.make_backend(backend, threads, ray_address)  # noqa: E731
-    skipped: dict[str, str] = {}
-    if experiment is not None:
-        exp = next((e for e in exps if e.id == experiment), None)
-        if exp is None:
-            raise CliError(f"unknown experiment '{experiment}' (see: airtcp reproduce --list)")
-        av = rp.availability(exp)
-        if not av.runnable:
-            raise CliError(f"{exp.id}: needs {', '.join(av.missing)} (missing in this build)")
-        todo = [exp]
-    elif all_:
-        todo = []
-        for e in exps:
-            av = rp.availability(e)
-            if av.runnable:
-                todo.append(e)
-            else:
-                skipped[e.id] = f"needs {', '.join(av.missing)}"
-                console.print(f"skip {e.id}: needs {', '.join(av.missing)} (missing in this build)")
-    else:
-        todo = []
-        for e in exps:
-            av = rp.availability(e)
-            if not av.runnable:
-                skipped[e.id] = f"needs {', '.join(av.missing)}"
-
-    if todo:
-        plans = {e.id: rp.plan(e, quick=quick, seeds=seeds) for e in todo}
-        total_runs = sum(len(p.tasks) for p in plans.values())
-        cache = rp.Cache(out / ".cache")
-        to_do = [t for p in plans.values() for t in p.tasks if cache.get(rp.cache_key(t)) is None]
-        est = sum(rp.estimate_seconds(p, threads) for p in plans.values()) * (len(to_do) / max(1, total_runs))
-        console.print(
-            f"{len(todo)} experiment{'s' if len(todo) != 1 else ''}, {total_runs} runs "
-            f"({total_runs - len(to_do)} cached), {'quick' if quick else 'full'} mode, {threads} parallel on "
-            f"{backend}: expected about {_minutes(est)} (rough estimate from link rates × durations)"
-        )
-        started = time.monotonic()
-        outcomes = []
-        with Progress(
-            TextColumn("[progress.description]{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            TextColumn("eta"),
-            TimeRemainingColumn(),
-            console=console,
-            transient=False,
-        ) as bar:
-            for e in todo:
-                task = bar.add_task(f"{e.id:<20}", total=len(plans[e.id].tasks))
-                outcome = rp.run_experiment(
-                    e, out, claims, quick=quick, seeds=seeds, backend=mk(), repo=root.parent,
-                    progress=lambda done, total, task=task: bar.update(task, completed=done, total=total),
-                )
-                outcomes.append(outcome)
-        t = Table(title="reproduce", title_justify="left")
-        for col in ("id", "runs", "executed", "s", "claims reproduced / same direction / not", "report"):
-            t.add_column(col)
-        for o in outcomes:
-            st = [r.status for r in o.claims]
-            counts = f"{st.count('reproduced')} / {st.count('same direction, different size')} / {st.count('not reproduced')}"
-            if st.count("not run"):
-                counts += f" ({st.count('not run')} not run)"
-            t.add_row(o.experiment.id, str(o.total), str(o.executed), f"{o.wall_s:.1f}", counts, str(o.out_dir / "report.md"))
-        console.print(t)
-        console.print(f"done in {time.monotonic() - started:.1f} s")
-    if all_:
-        from .reproduce.report import write_index
-
-        out.mkdir(parents=True, exist_ok=True)
-        index = write_index(out, exps, claims, skipped)
-        console.print(f"wrote {index}: every experiment's figure and its claims beside ours on one page")
-    if update_reproduction:
-        target = reproduction or (root.parent / "REPRODUCTION.md")
-        missing: list[str] = []
-        n = write_reproduction(target, exps, claims, out, skipped, whys, missing)
-        console.print(f"updated {target}: {n} claim rows")
-        if missing:
-            console.print(f"[yellow]{len(missing)} not-reproduced row(s) without a why.toml paragraph: {', '.join(missing)}[/yellow]")
-
-
 @app.command()
 @_cli_errors
 def sweep(
-    scenario: Annotated[Path, typer.Argument(metavar="SCENARIO.toml", help="Scenario file (TOML).", show_default=False)],
+    scenario: Annotated[
+        Path, typer.Argument(metavar="SCENARIO.toml", help="Scenario file (TOML).", show_default=False)
+    ],
     grid: Annotated[
         Optional[list[str]],
-        typer.Option("--grid", "-g", metavar="PATH=V1,V2,...",
-                     help="A grid axis: a scenario path (as for --set) and its values, e.g. flows.0.cc=reno,cubic (repeatable).",
-                     show_default=False),
+        typer.Option(
+            "--grid",
+            "-g",
+            metavar="PATH=V1,V2,...",
+            help="A grid axis: a scenario path (as for --set) and its values, e.g. flows.0.cc=reno,cubic (repeatable).",
+            show_default=False,
+        ),
     ] = None,
     seeds: Annotated[int, typer.Option(help="Seeds 1..N per grid point.")] = 5,
-    out: Annotated[Optional[Path], typer.Option(help="Output folder (cache in OUT/.cache).", show_default="results/sweep-<scenario name>")] = None,
+    out: Annotated[
+        Optional[Path],
+        typer.Option(help="Output folder (cache in OUT/.cache).", show_default="results/sweep-<scenario name>"),
+    ] = None,
     jobs: Annotated[int, typer.Option(help="Parallel runs.", show_default="all cores")] = 0,
     backend: Annotated[str, typer.Option(help="Where runs execute: local (threads) or ray.")] = "local",
     ray_address: Annotated[Optional[str], typer.Option(help="Ray cluster address for --backend ray.")] = None,
@@ -618,7 +547,14 @@ def sweep(
     and figure.png (throughput vs delay per scheme when the grid varies cc); cached and resumable."""
     import time
 
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
 
     from . import sweep as sw
     from .reproduce.backend import make_backend
@@ -639,14 +575,25 @@ def sweep(
         be = make_backend(backend, threads, ray_address)
     except RuntimeError as e:
         raise CliError(str(e)) from None
-    console.print(f"{name}: {len(plan.points)} grid points × {len(plan.seeds)} seeds = {len(plan.tasks)} runs, "
-                  f"{threads} parallel on {backend}")
+    console.print(
+        f"{name}: {len(plan.points)} grid points × {len(plan.seeds)} seeds = {len(plan.tasks)} runs, "
+        f"{threads} parallel on {backend}"
+    )
     started = time.monotonic()
-    with Progress(TextColumn("[progress.description]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(), console=console, transient=False) as bar:
+    with Progress(
+        TextColumn("[progress.description]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("eta"),
+        TimeRemainingColumn(),
+        console=console,
+        transient=False,
+    ) as bar:
         task = bar.add_task("sweep", total=len(plan.tasks))
-        outcome = sw.run_sweep(plan, out_dir, be, progress=lambda d, t: bar.update(task, completed=d, total=t),
-                               scenario_name=name)
+        outcome = sw.run_sweep(
+            plan, out_dir, be, progress=lambda d, t: bar.update(task, completed=d, total=t), scenario_name=name
+        )
     t = Table(title=f"{name}: mean [95% CI] over {len(plan.seeds)} seeds", title_justify="left")
     for a in plan.axes:
         t.add_column(a.path)
@@ -668,9 +615,11 @@ def sweep(
     console.print(t)
     if shown > 40:
         console.print(f"(first 40 of {shown} rows: all in {out_dir}/aggregated.csv)")
-    console.print(f"{outcome.executed} runs executed, {outcome.total - outcome.executed} from the cache, "
-                  f"{time.monotonic() - started:.1f} s; wrote {out_dir}/runs.parquet, aggregated.csv, figure.png"
-                  + (", scatter.csv" if outcome.scatter else ""))
+    console.print(
+        f"{outcome.executed} runs executed, {outcome.total - outcome.executed} from the cache, "
+        f"{time.monotonic() - started:.1f} s; wrote {out_dir}/runs.parquet, aggregated.csv, figure.png"
+        + (", scatter.csv" if outcome.scatter else "")
+    )
 
 
 def _interval(row: dict[str, Any], scale: float) -> str:
@@ -681,17 +630,6 @@ def _interval(row: dict[str, Any], scale: float) -> str:
     if not math.isfinite(m):
         return "-"
     return f"{m * scale:.3f}" + (f" [{lo * scale:.3f}, {hi * scale:.3f}]" if math.isfinite(lo) else "")
-
-
-def _grid_size(exp: Any, quick: bool) -> int:
-    n = 1
-    for a in exp.axes:
-        n *= len(a.quick) if quick and a.quick else len(a.points)
-    return n
-
-
-def _minutes(seconds: float) -> str:
-    return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.1f} min"
 
 
 testbed_app = typer.Typer(
@@ -723,11 +661,15 @@ def _testbed_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
 @_cli_errors
 @_testbed_errors
 def testbed_run(
-    scenario: Annotated[Path, typer.Argument(metavar="SCENARIO.toml", help="Scenario file (TOML).", show_default=False)],
+    scenario: Annotated[
+        Path, typer.Argument(metavar="SCENARIO.toml", help="Scenario file (TOML).", show_default=False)
+    ],
     cc: Annotated[str, typer.Option(help="Scheme: reno, cubic, bbr, westwood, jersey, new-jersey, nj+.")] = "reno",
     runs: Annotated[int, typer.Option(help="Transfers, seeds seed..seed+runs-1 (the relay's streams).")] = 1,
     seed: Annotated[Optional[int], typer.Option(help="First seed (overrides the scenario's).")] = None,
-    duration: Annotated[Optional[str], typer.Option(help="Transfer length (overrides the scenario's), e.g. 20s.")] = None,
+    duration: Annotated[
+        Optional[str], typer.Option(help="Transfer length (overrides the scenario's), e.g. 20s.")
+    ] = None,
     out: Annotated[Optional[Path], typer.Option(help="Write the summaries here as JSON.")] = None,
     sets: SetOption = None,
 ) -> None:
@@ -752,8 +694,14 @@ def testbed_run(
         r = emulate.run_scenario(doc, cc, seed=first + i)
         results.append(r)
         f = r["flows"][0]
-        t.add_row(str(r["seed"]), f["kernel_cc"], ",".join(f["ss_cc"]), f"{f['goodput_bps'] / 1e3:.1f}",
-                  str(f["retransmissions"]), str(f["delivered_ce"]))
+        t.add_row(
+            str(r["seed"]),
+            f["kernel_cc"],
+            ",".join(f["ss_cc"]),
+            f"{f['goodput_bps'] / 1e3:.1f}",
+            str(f["retransmissions"]),
+            str(f["delivered_ce"]),
+        )
     console.print(t)
     if runs > 1:
         g = [r["flows"][0]["goodput_bps"] / 1e3 for r in results]
@@ -789,9 +737,14 @@ def testbed_accuracy(
     for r in rate_list:
         a = emulate.accuracy(r, delay_s, seconds)
         res.append(a)
-        t.add_row(f"{r / 1e6:g} Mb/s", f"{a['delivered_bps'] / 1e6:.4f} Mb/s", f"{a['rate_error'] * 100:+.2f}%",
-                  f"{a['one_way_ms_median']:.3f} ms", f"{a['delay_error_ms_median']:+.3f} ms",
-                  f"{a['delay_error_ms_p95']:.3f} ms")
+        t.add_row(
+            f"{r / 1e6:g} Mb/s",
+            f"{a['delivered_bps'] / 1e6:.4f} Mb/s",
+            f"{a['rate_error'] * 100:+.2f}%",
+            f"{a['one_way_ms_median']:.3f} ms",
+            f"{a['delay_error_ms_median']:+.3f} ms",
+            f"{a['delay_error_ms_p95']:.3f} ms",
+        )
     console.print(t)
     if out is not None:
         emulate.dump(res, out)

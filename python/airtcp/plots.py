@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Optional, cast
 
 import polars as pl
 from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -27,7 +27,12 @@ def goodput_series(flow_series: pl.DataFrame) -> pl.DataFrame:
     fs = flow_series.with_row_index("_row").sort(["flow", "time_s", "_row"])
     fs = fs.with_columns(
         pl.col("time_s").diff().over("flow").fill_null(pl.col("time_s")).alias("_dt"),
-        pl.col("delivered_bytes").cast(pl.Float64).diff().over("flow").fill_null(pl.col("delivered_bytes").cast(pl.Float64)).alias("_db"),
+        pl.col("delivered_bytes")
+        .cast(pl.Float64)
+        .diff()
+        .over("flow")
+        .fill_null(pl.col("delivered_bytes").cast(pl.Float64))
+        .alias("_db"),
     )
     fs = fs.filter(pl.col("_dt") > 0).with_columns((pl.col("_db") * 8.0 / pl.col("_dt") / 1e6).alias("goodput_mbps"))
     return fs.sort("_row").select("time_s", "flow", "goodput_mbps")
@@ -50,7 +55,7 @@ def _samples_per_second(g: pl.DataFrame) -> int:
     """Number of samples in one second of a per-flow series (for a 1 s moving average)."""
     if g.height < 2:
         return 1
-    dt = g["time_s"].diff().drop_nulls().median()
+    dt = cast(Optional[float], g["time_s"].diff().drop_nulls().median())  # a float column's median
     return max(1, int(round(1.0 / dt))) if dt and dt > 0 else 1
 
 
@@ -100,7 +105,7 @@ def run_figure(result: RunResult, mss_bytes: Mapping[str, int] | None = None) ->
             rtt = [v * 1e3 if v else math.nan for v in f["srtt_s"].to_list()]
             ax_r.plot(t, rtt, lw=0.9, color=c, label=name)
         g = gp_by_flow[name]
-        line, = ax_g.plot(g["time_s"].to_list(), g["goodput_mbps"].to_list(), lw=0.6, alpha=0.45, color=c)
+        (line,) = ax_g.plot(g["time_s"].to_list(), g["goodput_mbps"].to_list(), lw=0.6, alpha=0.45, color=c)
         window = _samples_per_second(g)
         if window > 1:
             smooth = g["goodput_mbps"].rolling_mean(window_size=window, min_samples=1)
@@ -115,7 +120,13 @@ def run_figure(result: RunResult, mss_bytes: Mapping[str, int] | None = None) ->
     handles = [Line2D([], [], color=color[n], label=n) for n in shown[:PLOT_LEGEND_FLOWS]]
     if len(names) > len(shown):
         total = gp.group_by("time_s", maintain_order=True).agg(pl.col("goodput_mbps").sum()).sort("time_s")
-        tl, = ax_g.plot(total["time_s"].to_list(), total["goodput_mbps"].to_list(), lw=1.2, color="black", label=f"total, all {len(names)} flows")
+        (tl,) = ax_g.plot(
+            total["time_s"].to_list(),
+            total["goodput_mbps"].to_list(),
+            lw=1.2,
+            color="black",
+            label=f"total, all {len(names)} flows",
+        )
         ax_g.legend(handles=[tl], loc="upper right", fontsize="small")
         title += f" — first {len(shown)} of {len(names)} flows"
     ax_c.set_title(title)
@@ -137,13 +148,22 @@ def _queue_panel(ax: Any, ls: pl.DataFrame) -> None:
     peaks = ls.group_by("link", maintain_order=True).agg(pl.col("queue_pkts").max().alias("peak"))
     busy = peaks.filter(pl.col("peak") > 0).sort("peak", descending=True, maintain_order=True)["link"].to_list()
     if not busy:
-        ax.text(0.5, 0.5, "no link ever queues a packet", transform=ax.transAxes, ha="center", va="center", fontsize="small")
+        ax.text(
+            0.5, 0.5, "no link ever queues a packet", transform=ax.transAxes, ha="center", va="center", fontsize="small"
+        )
         return
     drawn = busy[:PLOT_MAX_LINKS]
     by_link = {k[0]: f for k, f in ls.filter(pl.col("link").is_in(drawn)).partition_by("link", as_dict=True).items()}
     for i, link in enumerate(drawn):
         f = by_link[link]
-        ax.plot(f["time_s"].to_list(), f["queue_pkts"].cast(pl.Float64).to_list(), lw=0.9, color=f"C{i % 10}", ls="-", label=link)
+        ax.plot(
+            f["time_s"].to_list(),
+            f["queue_pkts"].cast(pl.Float64).to_list(),
+            lw=0.9,
+            color=f"C{i % 10}",
+            ls="-",
+            label=link,
+        )
     title = "links" if len(busy) == len(drawn) else f"links (first {len(drawn)} of {len(busy)} that queue)"
     ax.legend(loc="upper right", fontsize="small", title=title, title_fontsize="small")
 
@@ -176,8 +196,16 @@ def plot_demo(
         if names:
             f = fs.filter(pl.col("flow") == names[0])
             ax.plot(f["time_s"].to_list(), (f["cwnd_bytes"].cast(pl.Float64) / mss_bytes).to_list(), lw=0.7, color=c)
-        ax.text(0.995, 0.92, label, transform=ax.transAxes, ha="right", va="top", fontsize="small",
-                bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.8})
+        ax.text(
+            0.995,
+            0.92,
+            label,
+            transform=ax.transAxes,
+            ha="right",
+            va="top",
+            fontsize="small",
+            bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.8},
+        )
         ax.set_ylabel("cwnd (seg)")
         ax.grid(True, alpha=0.3)
         if i == 0:
@@ -202,8 +230,9 @@ def _asym(mean: float, lo: float, hi: float, scale: float) -> list[list[float]]:
     return [[(mean - lo) * scale if ok else 0.0], [(hi - mean) * scale if ok else 0.0]]
 
 
-def sweep_figure(plan: Any, agg: list[dict[str, Any]], scatter: list[dict[str, Any]], runs: Any,
-                 metrics: Sequence[str], title: str) -> Figure:
+def sweep_figure(
+    plan: Any, agg: list[dict[str, Any]], scatter: list[dict[str, Any]], runs: Any, metrics: Sequence[str], title: str
+) -> Figure:
     """The figure of `airtcp sweep`: the Pantheon-style scatter when the grid varies a flow's cc,
     else goodput per flow over the first axis (categories), mean and 95% interval over seeds."""
     if scatter:
@@ -223,8 +252,9 @@ def _pantheon(points: list[dict[str, Any]], title: str) -> Figure:
     axes = fig.subplots(rows, cols, squeeze=False)
     schemes = list(dict.fromkeys(p["scheme"] for p in points))
     delay = points[0]["delay_metric"]
-    xlabel = ("RTT, 95th percentile (ms)" if delay == "rtt_p95_s"
-              else "mean RTT (ms) [this build reports no RTT percentiles]")
+    xlabel = (
+        "RTT, 95th percentile (ms)" if delay == "rtt_p95_s" else "mean RTT (ms) [this build reports no RTT percentiles]"
+    )
     for k, ax in enumerate(ax for row in axes for ax in row):
         if k >= len(shown):
             ax.set_visible(False)
@@ -235,9 +265,17 @@ def _pantheon(points: list[dict[str, Any]], title: str) -> Figure:
             ys = [float(v) / 1e6 for v in p["goodput_per_seed_bps"].split()]
             ax.plot(xs, ys, ls="none", marker=".", ms=4, alpha=0.35, color=c)
             x, y = p["delay_mean_s"] * 1e3, p["goodput_mean_bps"] / 1e6
-            eb = ax.errorbar([x], [y], xerr=_asym(p["delay_mean_s"], p["delay_ci_low_s"], p["delay_ci_high_s"], 1e3),
-                             yerr=_asym(p["goodput_mean_bps"], p["goodput_ci_low_bps"], p["goodput_ci_high_bps"], 1e-6),
-                             fmt="o", ms=6, capsize=3, color=c, label=p["scheme"])
+            eb = ax.errorbar(
+                [x],
+                [y],
+                xerr=_asym(p["delay_mean_s"], p["delay_ci_low_s"], p["delay_ci_high_s"], 1e3),
+                yerr=_asym(p["goodput_mean_bps"], p["goodput_ci_low_bps"], p["goodput_ci_high_bps"], 1e-6),
+                fmt="o",
+                ms=6,
+                capsize=3,
+                color=c,
+                label=p["scheme"],
+            )
             eb[0].set_gid(f"scheme:{p['scheme']}")
             ax.annotate(p["scheme"], (x, y), textcoords="offset points", xytext=(6, 6), fontsize="small", color=c)
         if not ax.xaxis_inverted():
@@ -249,7 +287,9 @@ def _pantheon(points: list[dict[str, Any]], title: str) -> Figure:
             ax.set_title(shown[k], fontsize="small")
     n = points[0]["n"]
     extra = f"; first {len(shown)} of {len(panels)} panels" if len(panels) > len(shown) else ""
-    fig.suptitle(f"{title}\nmean ± 95% CI over {n} seeds (dots: seeds); better is up and right{extra}", fontsize="medium")
+    fig.suptitle(
+        f"{title}\nmean ± 95% CI over {n} seeds (dots: seeds); better is up and right{extra}", fontsize="medium"
+    )
     return fig
 
 
@@ -267,15 +307,25 @@ def _sweep_lines(plan: Any, agg: list[dict[str, Any]], title: str) -> Figure:
     ax = fig.subplots()
     xs = list(range(len(first.labels)))
     for flow, other in shown:
-        pts = [(xs[first.labels.index(r[first.path])], r) for r in rows
-               if r["flow"] == flow and tuple(r[a.path] for a in others) == other]
+        pts = [
+            (xs[first.labels.index(r[first.path])], r)
+            for r in rows
+            if r["flow"] == flow and tuple(r[a.path] for a in others) == other
+        ]
         if not pts:
             continue
         below = [(r["mean"] - r["ci_low"]) / 1e6 if math.isfinite(r["ci_low"]) else 0.0 for _, r in pts]
         above = [(r["ci_high"] - r["mean"]) / 1e6 if math.isfinite(r["ci_high"]) else 0.0 for _, r in pts]
         label = ", ".join([flow] + [f"{a.path}={v}" for a, v in zip(others, other)])
-        ax.errorbar([x for x, _ in pts], [r["mean"] / 1e6 for _, r in pts], yerr=[below, above], marker="o", ms=3,
-                    capsize=2, label=label)
+        ax.errorbar(
+            [x for x, _ in pts],
+            [r["mean"] / 1e6 for _, r in pts],
+            yerr=[below, above],
+            marker="o",
+            ms=3,
+            capsize=2,
+            label=label,
+        )
     ax.set_xticks(xs)
     ax.set_xticklabels(list(first.labels))
     ax.set_xlabel(first.path)

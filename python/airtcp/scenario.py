@@ -11,15 +11,17 @@ import datetime
 import os
 import re
 import stat
+import sys
 import unicodedata
-try:
-    import tomllib
-except ModuleNotFoundError:  # Python < 3.11
-    import tomli as tomllib  # type: ignore[no-redef]
 from pathlib import Path
 from typing import Any, Union
 
 import tomli_w
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # Python < 3.11
+    import tomli as tomllib
 
 __all__ = [
     "OverrideError",
@@ -69,7 +71,7 @@ class OverrideError(ValueError):
         super().__init__(_visible(str(message)))
 
 
-def _one_line(text: str) -> str:
+def _one_line(text: object) -> str:
     return " ".join(part.strip() for part in str(text).splitlines() if part.strip())
 
 

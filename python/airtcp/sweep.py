@@ -34,16 +34,35 @@ from .reproduce.metrics import ci_bounds, mean_ci
 from .reproduce.plan import RunTask
 from .scenario import OverrideError, dumps, parse_value, set_path
 
-__all__ = ["GridAxis", "SweepError", "SweepPlan", "parse_grid", "plan_sweep", "run_sweep", "FLOW_METRICS",
-           "scatter_points", "MAX_SEEDS"]
+__all__ = [
+    "GridAxis",
+    "SweepError",
+    "SweepPlan",
+    "parse_grid",
+    "plan_sweep",
+    "run_sweep",
+    "FLOW_METRICS",
+    "scatter_points",
+    "MAX_SEEDS",
+]
 
 #: Per-flow fields read from each run's summary (with ``.get``: a field this engine build does not
 #: report is left out of the tables). RTT fields apply to TCP flows with RTT samples, one-way delay
 #: and jitter to UDP flows; elsewhere they are null, never 0.
 FLOW_METRICS = (
-    "goodput_bps", "retransmissions", "timeouts", "fast_retransmits",
-    "mean_rtt_s", "min_rtt_s", "rtt_p50_s", "rtt_p95_s", "rtt_p99_s",
-    "owd_p50_s", "owd_p95_s", "owd_p99_s", "jitter_s",
+    "goodput_bps",
+    "retransmissions",
+    "timeouts",
+    "fast_retransmits",
+    "mean_rtt_s",
+    "min_rtt_s",
+    "rtt_p50_s",
+    "rtt_p95_s",
+    "rtt_p99_s",
+    "owd_p50_s",
+    "owd_p95_s",
+    "owd_p99_s",
+    "jitter_s",
 )
 _RTT = {"mean_rtt_s", "min_rtt_s", "rtt_p50_s", "rtt_p95_s", "rtt_p99_s"}
 _TCP_ONLY = _RTT | {"retransmissions", "timeouts", "fast_retransmits"}
@@ -65,7 +84,9 @@ class GridAxis:
 
 def _split_values(text: str) -> list[str]:
     """Splits at the commas outside quotes, brackets and braces (so ``[1, 2]`` is one value)."""
-    out, depth, quote, cur = [], 0, "", []
+    out: list[str] = []
+    cur: list[str] = []
+    depth, quote = 0, ""
     for ch in text:
         if quote:
             quote = "" if ch == quote else quote
@@ -142,7 +163,9 @@ def plan_sweep(base: dict[str, Any], base_dir: str, axes: list[GridAxis], seeds:
                 raise SweepError(f"--grid {a.path}={lab}: {e}") from None
             _check(d, base_dir, f"--grid {a.path}={lab}")
     seed_list = tuple(range(1, seeds + 1))
-    points, tasks, docs = [], [], []
+    points: list[dict[str, str]] = []
+    tasks: list[RunTask] = []
+    docs: list[dict[str, Any]] = []
     for combo in itertools.product(*[list(zip(a.labels, a.values)) for a in axes]):
         d = copy.deepcopy(base)
         for a, (_, v) in zip(axes, combo):
@@ -184,14 +207,19 @@ class SweepOutcome:
     scatter: list[dict[str, Any]]
 
 
-def run_sweep(plan: SweepPlan, out: Path, backend: Optional[Backend] = None, progress: Optional[Progress] = None,
-              scenario_name: str = "sweep") -> SweepOutcome:
+def run_sweep(
+    plan: SweepPlan,
+    out: Path,
+    backend: Optional[Backend] = None,
+    progress: Optional[Progress] = None,
+    scenario_name: str = "sweep",
+) -> SweepOutcome:
     """Runs what the cache (``<out>/.cache``) lacks and writes the outputs into ``out``."""
     backend = backend or LocalBackend()
     out.mkdir(parents=True, exist_ok=True)
     total = len(plan.tasks)
     keys, payloads, executed = run_missing(plan.tasks, Cache(out / ".cache"), backend, progress)
-    runs, metrics = _runs_table(plan, keys, payloads)  # type: ignore[arg-type]
+    runs, metrics = _runs_table(plan, keys, payloads)
     runs.write_parquet(out / "runs.parquet")
     agg = _aggregate(plan, runs, metrics)
     names = [a.path for a in plan.axes]
@@ -212,14 +240,18 @@ def run_sweep(plan: SweepPlan, out: Path, backend: Optional[Backend] = None, pro
     (out / "run.json").write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
     from .plots import sweep_figure
 
-    fig = sweep_figure(plan, agg, scatter, runs, metrics, f"{scenario_name}: {len(plan.points)} points × {len(plan.seeds)} seeds")
+    fig = sweep_figure(
+        plan, agg, scatter, runs, metrics, f"{scenario_name}: {len(plan.points)} points × {len(plan.seeds)} seeds"
+    )
     from .plots import _save
 
     _save(fig, out / "figure.png")
     return SweepOutcome(plan, total, executed, out, runs, agg, metrics, scatter)
 
 
-def _runs_table(plan: SweepPlan, keys: list[str], payloads: list[dict[str, Any]]) -> tuple[pl.DataFrame, tuple[str, ...]]:
+def _runs_table(
+    plan: SweepPlan, keys: list[str], payloads: list[dict[str, Any]]
+) -> tuple[pl.DataFrame, tuple[str, ...]]:
     """One row per run and flow, in grid order, then seed, then the summary's flow order."""
     present = [m for m in FLOW_METRICS if any(m in f for p in payloads for f in p["summary"]["flows"])]
     cols: dict[str, list[Any]] = {a.path: [] for a in plan.axes}
@@ -240,8 +272,15 @@ def _runs_table(plan: SweepPlan, keys: list[str], payloads: list[dict[str, Any]]
                 cols["cc"].append(f.get("cc"))
                 for m in present:
                     cols[m].append(_flow_value(f, m))
-    schema = {**{a.path: pl.String for a in plan.axes}, "seed": pl.Int64, "key": pl.String, "flow": pl.String,
-              "kind": pl.String, "cc": pl.String, **{m: pl.Float64 for m in present}}
+    schema = {
+        **{a.path: pl.String for a in plan.axes},
+        "seed": pl.Int64,
+        "key": pl.String,
+        "flow": pl.String,
+        "kind": pl.String,
+        "cc": pl.String,
+        **{m: pl.Float64 for m in present},
+    }
     return pl.DataFrame(cols, schema=schema), tuple(present)
 
 
@@ -260,12 +299,23 @@ def _aggregate(plan: SweepPlan, runs: pl.DataFrame, metrics: tuple[str, ...]) ->
                 xs = [x for x in fb[m].to_list() if x is not None]
                 n, mean, sd, ci = mean_ci(xs)
                 lo, hi = ci_bounds(xs, mean, ci)
-                rows.append({**point, "flow": flow, "metric": m, "n": n, "mean": mean, "sd": sd, "ci95": ci,
-                             "ci_low": lo, "ci_high": hi})
+                rows.append(
+                    {
+                        **point,
+                        "flow": flow,
+                        "metric": m,
+                        "n": n,
+                        "mean": mean,
+                        "sd": sd,
+                        "ci95": ci,
+                        "ci_low": lo,
+                        "ci_high": hi,
+                    }
+                )
     return rows
 
 
-def cc_axis(plan: SweepPlan) -> Optional[tuple[GridAxis, int]]:
+def _cc_axis(plan: SweepPlan) -> Optional[tuple[GridAxis, int]]:
     """The grid's first ``flows.N.cc`` axis and its N, if any."""
     for a in plan.axes:
         m = _CC.match(a.path)
@@ -291,7 +341,7 @@ def scatter_points(plan: SweepPlan, runs: pl.DataFrame, metrics: tuple[str, ...]
     labels): x = the p95 RTT of the flows of the varied entry (``mean_rtt_s`` when this build has
     no ``rtt_p95_s``), y = their goodput; per seed the mean over the entry's flows (one flow unless
     it has a ``count``), then mean and 95% interval over seeds, exactly as aggregated.csv does."""
-    found = cc_axis(plan)
+    found = _cc_axis(plan)
     if found is None:
         return []
     axis, entry = found
@@ -314,12 +364,22 @@ def scatter_points(plan: SweepPlan, runs: pl.DataFrame, metrics: tuple[str, ...]
         ny, my, _, cy = mean_ci(ys_seed)
         xlo, xhi = ci_bounds(xs_seed, mx, cx)
         ylo, yhi = ci_bounds(ys_seed, my, cy)
-        out.append({
-            "scheme": point[axis.path], "panel": ", ".join(f"{a.path}={point[a.path]}" for a in others),
-            "delay_metric": delay, "n": min(nx, ny), "delay_mean_s": mx, "delay_ci_low_s": xlo, "delay_ci_high_s": xhi,
-            "goodput_mean_bps": my, "goodput_ci_low_bps": ylo, "goodput_ci_high_bps": yhi,
-            "delay_per_seed_s": " ".join(repr(v) for v in xs_seed), "goodput_per_seed_bps": " ".join(repr(v) for v in ys_seed),
-        })
+        out.append(
+            {
+                "scheme": point[axis.path],
+                "panel": ", ".join(f"{a.path}={point[a.path]}" for a in others),
+                "delay_metric": delay,
+                "n": min(nx, ny),
+                "delay_mean_s": mx,
+                "delay_ci_low_s": xlo,
+                "delay_ci_high_s": xhi,
+                "goodput_mean_bps": my,
+                "goodput_ci_low_bps": ylo,
+                "goodput_ci_high_bps": yhi,
+                "delay_per_seed_s": " ".join(repr(v) for v in xs_seed),
+                "goodput_per_seed_bps": " ".join(repr(v) for v in ys_seed),
+            }
+        )
     return out
 
 

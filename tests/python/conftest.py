@@ -1,4 +1,5 @@
-"""Shared paths and helpers of the Python tests (run with the package installed: `make setup`)."""
+"""Shared helpers of the Python tests (run with the package installed: `make setup`); the scenarios
+and their variants are in fixtures.py."""
 
 from __future__ import annotations
 
@@ -9,11 +10,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
-SCENARIOS = REPO / "tests" / "scenarios"
-GOOD = SCENARIOS / "good" / "small_lossy.toml"
-BAD_DIR = SCENARIOS / "bad"
-EXAMPLE = REPO / "examples" / "jersey_fig10.toml"
+from fixtures import BAD_DIR, EXAMPLE, GOOD, REPO, SCENARIOS  # noqa: F401 (the tests import them from here)
 
 
 def run_cli(*args: str, cwd: Path | None = None, timeout: float = 300) -> subprocess.CompletedProcess[str]:

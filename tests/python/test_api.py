@@ -14,6 +14,7 @@ import airtcp
 from airtcp import _core
 
 from conftest import EXAMPLE, GOOD
+from fixtures import good
 
 
 @pytest.fixture(scope="module")
@@ -94,7 +95,7 @@ def test_validate_accepts_the_example():
 
 
 def test_run_many_names_the_failing_job(good_text):
-    bad = good_text.replace('rate = "2Mbps"', 'rate = "2Mbit"')
+    bad = good("links.1.rate=2Mbit")
     with pytest.raises(airtcp.ScenarioError, match=r"^job 2: "):
         airtcp.run_many([good_text, good_text, bad], jobs=2)
     with pytest.raises(airtcp.ScenarioError, match=r"^job 2: "):
@@ -137,7 +138,7 @@ def test_a_plot_of_many_flows_draws_the_first_ones_and_their_total():
     PLOT_MAX_FLOWS the plot draws the first ones and the total goodput of all."""
     from airtcp.plots import PLOT_LEGEND_FLOWS, PLOT_MAX_FLOWS, run_figure
 
-    text = GOOD.read_text().replace('start = "500ms"', 'start = "500ms"\ncount = 40', 1).replace('duration = "10s"', 'duration = "2s"', 1)
+    text = good("flows.1.count=40", "duration=2s")
     result = airtcp.run(text)
     assert result.flow_series["flow"].n_unique() == 41
     fig = run_figure(result)
@@ -173,10 +174,15 @@ def test_the_run_plot_has_rtt_and_queue_panels_from_the_series(result):
         want = [v * 1e3 if v else math.nan for v in f["srtt_s"].to_list()]  # no RTT before the first sample
         assert math.isnan(line.get_ydata()[0]) and f["srtt_s"][0] == 0
         assert list(line.get_ydata()) == pytest.approx(want, nan_ok=True)
-    assert sorted(ln.get_label() for ln in ax_r.get_lines()) == sorted(f["name"] for f in result.summary["flows"] if f["kind"] == "tcp")
+    assert sorted(ln.get_label() for ln in ax_r.get_lines()) == sorted(
+        f["name"] for f in result.summary["flows"] if f["kind"] == "tcp"
+    )
     ls = result.link_series
     peaks = {k: max(g["queue_pkts"].to_list()) for (k,), g in ls.partition_by("link", as_dict=True).items()}
     want = sorted((k for k, v in peaks.items() if v > 0), key=lambda k: -peaks[k])
     assert [ln.get_label() for ln in ax_q.get_lines()] == want
     for line in ax_q.get_lines():
-        assert list(line.get_ydata()) == ls.filter(pl.col("link") == line.get_label())["queue_pkts"].cast(pl.Float64).to_list()
+        assert (
+            list(line.get_ydata())
+            == ls.filter(pl.col("link") == line.get_label())["queue_pkts"].cast(pl.Float64).to_list()
+        )

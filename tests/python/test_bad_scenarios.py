@@ -13,6 +13,7 @@ import airtcp
 from airtcp import _core
 
 from conftest import BAD_DIR, GOOD, run_cli
+from fixtures import good, minimal
 
 EXPECTED: dict[str, list[str]] = {
     "bad_rate_unit.toml": ["links[0].rate", "Mbit", "Mbps"],
@@ -118,7 +119,7 @@ def test_byte_order_mark_is_accepted_by_cli_and_api(tmp_path):
 )
 def test_dicts_toml_cannot_hold_raise_scenario_error(patch, where, says):
     """airtcp.run on such dicts used to raise UnicodeEncodeError / TypeError."""
-    doc = {"duration": "1s", "nodes": ["A"], **patch}
+    doc = minimal(**patch)
     for call in (airtcp.run, airtcp.validate):
         with pytest.raises(airtcp.ScenarioError) as e:
             call(doc)
@@ -149,14 +150,9 @@ def test_engine_panic_becomes_internal_error():
 
 def test_capacity_averaging_under_one_bit_per_second_is_one_line(tmp_path):
     """Used to divide by zero in time.rs while building (a panic, ~250 lines of traceback)."""
-    text = GOOD.read_text()
-    assert 'rate = "2Mbps"' in text
     bad = tmp_path / "slow.toml"
-    bad.write_text(text.replace(
-        'rate = "2Mbps"',
-        'capacity = { kind = "schedule", steps = [{ at = "0s", rate = "1kbps" }, { at = "1ms", rate = "0bps" }], repeat = "2s" }',
-        1,
-    ))
+    capacity = '{kind = "schedule", steps = [{at = "0s", rate = "1kbps"}, {at = "1ms", rate = "0bps"}], repeat = "2s"}'
+    bad.write_text(good(f"links.1.capacity={capacity}", drop=("links.1.rate",)))
     r = run_cli("validate", str(bad))
     assert r.returncode == 2, (r.returncode, r.stderr)
     assert len(r.stderr.splitlines()) == 1 and "below 1 bit/s" in r.stderr, r.stderr
@@ -164,19 +160,20 @@ def test_capacity_averaging_under_one_bit_per_second_is_one_line(tmp_path):
 
 # Issue 25's inputs that wrapped time, hung or exhausted memory: each is now one line naming the
 # field and its range, from `airtcp run` (before anything is built, so well within the timeout).
+# Each is GOOD with these --set assignments.
 HOSTILE = {
-    "delay_584_years": (('delay = "20ms"', 'delay = "18000000000s"'), "links[0].delay"),
-    "spacing_near_2_63_ns": (('start = "500ms"', 'start = "500ms"\ncount = 3\nstart_spacing = "9000000s"'), "flows[1].start_spacing"),
-    "rto_1ns": (('recovery = "newreno"', 'recovery = "newreno"\nmin_rto = "1ns"\nmax_rto = "1ns"'), "flows[0].max_rto"),
+    "delay_584_years": (["links.0.delay=18000000000s"], "links[0].delay"),
+    "spacing_near_2_63_ns": (["flows.1.count=3", "flows.1.start_spacing=9000000s"], "flows[1].start_spacing"),
+    "rto_1ns": (["flows.0.min_rto=1ns", "flows.0.max_rto=1ns"], "flows[0].max_rto"),
     "gilbert_elliott_1ns": (
-        ('channel = { kind = "uniform", loss = 0.02 }', 'channel = { kind = "gilbert-elliott", mean_good = "1ns", mean_bad = "1ns" }'),
+        ['links.1.channel={kind = "gilbert-elliott", mean_good = "1ns", mean_bad = "1ns"}'],
         "links[1].channel.mean_good",
     ),
-    "count_2_32": (('start = "500ms"', 'start = "500ms"\ncount = 4294967295'), "flows[1].count"),
-    "windows_2_32": (('recovery = "newreno"', 'recovery = "newreno"\nrwnd_pkts = 4294967295\ninitial_cwnd_pkts = 4294967295'), "flows[0].rwnd_pkts"),
-    "ten_million_samples": (('sample_interval = "100ms"', 'sample_interval = "1us"'), "limits.max_series_rows"),
+    "count_2_32": (["flows.1.count=4294967295"], "flows[1].count"),
+    "windows_2_32": (["flows.0.rwnd_pkts=4294967295", "flows.0.initial_cwnd_pkts=4294967295"], "flows[0].rwnd_pkts"),
+    "ten_million_samples": (["sample_interval=1us"], "limits.max_series_rows"),
     "red_above_buffer": (
-        ('queue = { kind = "droptail", limit_pkts = 30 }\nchannel', 'queue = { kind = "red", limit_pkts = 30, min_th_pkts = 40, max_th_pkts = 50 }\nchannel'),
+        ['links.1.queue={kind = "red", limit_pkts = 30, min_th_pkts = 40, max_th_pkts = 50}'],
         "links[1].queue.min_th_pkts",
     ),
 }
@@ -184,11 +181,9 @@ HOSTILE = {
 
 @pytest.mark.parametrize("name", sorted(HOSTILE))
 def test_inputs_that_wrapped_hung_or_exhausted_memory_are_one_line(name, tmp_path):
-    (old, new), field = HOSTILE[name]
-    text = GOOD.read_text()
-    assert old in text
+    sets, field = HOSTILE[name]
     path = tmp_path / f"{name}.toml"
-    path.write_text(text.replace(old, new, 1))
+    path.write_text(good(*sets))
     r = run_cli("run", str(path), "--out", str(tmp_path / "out"), timeout=60)
     assert r.returncode == 2, (r.returncode, r.stderr[-2000:])
     lines = r.stderr.splitlines()
@@ -211,5 +206,5 @@ def test_file_and_dict_errors_echoing_line_breaks_are_one_line(tmp_path):
         airtcp.validate(tmp_path / "a\nb.toml")
     assert len(str(e.value).splitlines()) == 1 and "a\\nb.toml: no such file" in str(e.value)
     with pytest.raises(airtcp.ScenarioError) as e:
-        airtcp.validate({"duration": "1s", "nodes": ["A"], "x\ry": None})
+        airtcp.validate(minimal(**{"x\ry": None}))
     assert str(e.value) == "x\\ry: None is not a TOML value (leave the key out for its default)"

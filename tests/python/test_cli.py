@@ -54,9 +54,20 @@ def test_run_no_write(tmp_path):
 def test_set_overrides(tmp_path):
     out = tmp_path / "o"
     r = run_cli(
-        "run", str(GOOD), "--out", str(out),
-        "--set", "flows.0.recovery=sack", "--set", "flows.0.sack=true",
-        "-s", "duration=5s", "--set", "name=overridden", "--set", "seed=99",
+        "run",
+        str(GOOD),
+        "--out",
+        str(out),
+        "--set",
+        "flows.0.recovery=sack",
+        "--set",
+        "flows.0.sack=true",
+        "-s",
+        "duration=5s",
+        "--set",
+        "name=overridden",
+        "--set",
+        "seed=99",
     )
     assert r.returncode == 0, r.stderr
     s = json.loads((out / "summary.json").read_text())
@@ -140,7 +151,13 @@ def test_demo_runs_six_variants(tmp_path):
     assert all(v["summary"]["flows"][0]["recovery"] == "reno" for v in report["variants"])
     # The Jersey family reports its loss verdicts; the others do not.
     assert [v["summary"]["flows"][0]["loss_differentiation"] is not None for v in report["variants"]] == [
-        False, False, False, False, True, True]
+        False,
+        False,
+        False,
+        False,
+        True,
+        True,
+    ]
     assert all(v["summary"]["links"][2]["queue"] == "cw" for v in report["variants"])
     assert all(v["summary"]["end_time_s"] == 5.0 for v in report["variants"])
     assert report["seed"] == 2
@@ -249,7 +266,9 @@ def _interrupt(args: list[str], tmp_path, wait_for_ready: bool) -> tuple[subproc
     import sys
     import time
 
-    p = subprocess.Popen([sys.executable, *args], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    p = subprocess.Popen(
+        [sys.executable, *args], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     if wait_for_ready:
         assert p.stdout is not None and p.stdout.readline().strip() == "ready"
         time.sleep(0.5)

@@ -33,7 +33,9 @@ def test_run_many_equals_serial_runs(good_text):
 
 def test_run_many_with_progress_equals_without(good_text):
     calls = []
-    with_progress = airtcp.run_many([good_text] * 3, jobs=2, seeds=[1, 2, 3], progress=lambda d, t: calls.append((d, t)))
+    with_progress = airtcp.run_many(
+        [good_text] * 3, jobs=2, seeds=[1, 2, 3], progress=lambda d, t: calls.append((d, t))
+    )
     without = airtcp.run_many([good_text] * 3, jobs=1, seeds=[1, 2, 3])
     for a, b in zip(with_progress, without):
         assert_same(a, b)

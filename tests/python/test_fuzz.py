@@ -154,7 +154,9 @@ def _tweak(data: st.DataObject, v: Any) -> Any:
     if isinstance(v, str):
         m = _UNIT_VALUE.match(v)
         if m:
-            n = data.draw(st.sampled_from(["0", "1", "2", "0.5", "10", "100", "1000", "0.001", "1000000"]), label="number")
+            n = data.draw(
+                st.sampled_from(["0", "1", "2", "0.5", "10", "100", "1000", "0.001", "1000000"]), label="number"
+            )
             return f"{n}{m.group(2)}"
         return data.draw(st.sampled_from(NAMES), label="name")
     return v
@@ -162,7 +164,9 @@ def _tweak(data: st.DataObject, v: Any) -> Any:
 
 def _mutate_doc(data: st.DataObject, doc: dict[str, Any]) -> None:
     """One random edit of a scenario dict, in place."""
-    op = data.draw(st.sampled_from(["tweak", "tweak", "tweak", "replace", "replace", "delete", "add", "rename", "nest", "repeat"]))
+    op = data.draw(
+        st.sampled_from(["tweak", "tweak", "tweak", "replace", "replace", "delete", "add", "rename", "nest", "repeat"])
+    )
     slots = _slots(doc)
     if op in ("tweak", "replace", "delete", "nest", "repeat") and slots:
         parent, key = data.draw(st.sampled_from(slots), label="slot")
@@ -182,7 +186,9 @@ def _mutate_doc(data: st.DataObject, doc: dict[str, Any]) -> None:
                 value.append(copy.deepcopy(data.draw(st.sampled_from(value))))
     elif op == "add" or op == "rename":
         table = data.draw(st.sampled_from(_tables(doc)), label="table")
-        key = data.draw(st.one_of(st.text(max_size=8), st.sampled_from(sorted({k for t in _tables(BASES[0]) for k in t}))))
+        key = data.draw(
+            st.one_of(st.text(max_size=8), st.sampled_from(sorted({k for t in _tables(BASES[0]) for k in t})))
+        )
         if op == "rename" and table:
             old = data.draw(st.sampled_from(sorted(table)), label="renamed")
             table[key] = table.pop(old)
@@ -201,7 +207,9 @@ def _mutate_text(data: st.DataObject, text: str) -> str:
         del lines[i]
     else:
         at = data.draw(st.integers(0, len(lines[i])), label="column")
-        junk = data.draw(st.one_of(st.text(min_size=1, max_size=4), st.sampled_from(['"', "[", "]", "{", "=", "\\", "\n", "[["])))
+        junk = data.draw(
+            st.one_of(st.text(min_size=1, max_size=4), st.sampled_from(['"', "[", "]", "{", "=", "\\", "\n", "[["]))
+        )
         lines[i] = lines[i][:at] + junk + lines[i][at:]
     return "".join(lines)
 
@@ -308,7 +316,9 @@ def test_api_overrides_end_cleanly(data):
     doc = copy.deepcopy(data.draw(st.sampled_from(BASES), label="base"))
     paths = [p for p in _paths(doc)] + ["", ".", "a..b", "flows.-1.cc", "flows.99.cc", "links.x", "duration.x"]
     key = data.draw(st.one_of(st.sampled_from(paths), st.text(max_size=10)), label="key")
-    raw = data.draw(st.one_of(st.sampled_from(["", "1", "x", "[", "{", "[1, 2]", "{a = 1}", "\"s\"", "1e999"]), st.text(max_size=10)))
+    raw = data.draw(
+        st.one_of(st.sampled_from(["", "1", "x", "[", "{", "[1, 2]", "{a = 1}", '"s"', "1e999"]), st.text(max_size=10))
+    )
     assignment = data.draw(st.sampled_from([f"{key}={raw}", key, f"{key} = {raw}"]), label="assignment")
     kind, out = _outcome(lambda: airtcp.apply_overrides(doc, [assignment]))
     event(f"override: {kind}")
@@ -330,7 +340,11 @@ def _paths(node: Any, prefix: str = "") -> list[str]:
 def test_engine_errors_echoing_line_breaks_are_one_line():
     """A name with a line break echoed in an error used to make it two lines (fuzzing finding:
     ScenarioError now displays control characters as escapes)."""
-    doc = {"duration": "1s", "nodes": ["a\nb"], "links": [{"from": "x\ny", "to": "a\nb", "rate": "1Mbps", "delay": "1ms"}]}
+    doc = {
+        "duration": "1s",
+        "nodes": ["a\nb"],
+        "links": [{"from": "x\ny", "to": "a\nb", "rate": "1Mbps", "delay": "1ms"}],
+    }
     for scenario in (doc, dumps(doc)):
         with pytest.raises(airtcp.ScenarioError) as e:
             airtcp.validate(scenario)

@@ -9,6 +9,7 @@ Skipped, with the reason, where root, BPF (clang/bpftool/BTF) or network namespa
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import pytest
 
@@ -32,14 +33,14 @@ def _transfer(bed: tb.Testbed, cc: str, port: int) -> tuple[dict, list[dict]]:
     snd, rcv = bed.netns("s"), bed.netns("r")
     a, b = bed.veth(snd, "10.79.0.1", rcv, "10.79.0.2")
     for ns, dev in ((snd, a), (rcv, b)):
-        bed.run_in(ns, ["tc", "qdisc", "add", "dev", dev, "root", "tbf", "rate", "10mbit", "burst", "20kb",
-                        "latency", "50ms"])
+        bed.run_in(
+            ns, ["tc", "qdisc", "add", "dev", dev, "root", "tbf", "rate", "10mbit", "burst", "20kb", "latency", "50ms"]
+        )
     bed.register(cc)
     assert cc in tb.available_cc()
-    ready = tb.Path(f"/tmp/{bed.prefix}.ready")
+    ready = Path(f"/tmp/{bed.prefix}.ready")
     ready.unlink(missing_ok=True)
-    sink = bed.spawn(rcv, tb.bulk_argv("sink", bind="10.79.0.2", port=port, cc=cc, seconds=SECONDS,
-                                       ready_file=ready))
+    sink = bed.spawn(rcv, tb.bulk_argv("sink", bind="10.79.0.2", port=port, cc=cc, seconds=SECONDS, ready_file=ready))
     tb.wait_file(ready)
     ready.unlink()
     src = bed.spawn(snd, tb.bulk_argv("source", to="10.79.0.2", port=port, cc=cc, seconds=SECONDS))
@@ -111,7 +112,7 @@ with tb.Testbed() as bed:
     assert _leftovers(info["prefix"], info["pids"], ["atcp_westwood"], info["ids"]) == []
 
 
-def test_testbed_run_cli_over_the_emulated_path(tmp_path: tb.Path) -> None:
+def test_testbed_run_cli_over_the_emulated_path(tmp_path: Path) -> None:
     """`airtcp testbed run` on the Fig. 10 path (CW queue, 1% loss) with BPF jersey for 4 s: ss shows
     atcp_jersey on the connection, data got through the relay (goodput below the 2 Mb/s bottleneck),
     the relay's own counters saw the transfer, and nothing of ours remains."""
@@ -124,8 +125,21 @@ def test_testbed_run_cli_over_the_emulated_path(tmp_path: tb.Path) -> None:
     before = set(tb.list_netns())
     maps_before = set(tb.struct_ops_maps())
     out = tmp_path / "runs.json"
-    r = run_cli("testbed", "run", str(REPO / "experiments" / "jersey" / "fig10.toml"), "--cc", "jersey",
-                "--set", "flows.0.cc=\"jersey\"", "--set", "flows.0.ecn=true", "--duration", "4s", "--out", str(out))
+    r = run_cli(
+        "testbed",
+        "run",
+        str(REPO / "experiments" / "jersey" / "fig10.toml"),
+        "--cc",
+        "jersey",
+        "--set",
+        'flows.0.cc="jersey"',
+        "--set",
+        "flows.0.ecn=true",
+        "--duration",
+        "4s",
+        "--out",
+        str(out),
+    )
     assert r.returncode == 0, r.stderr
     res = json.loads(out.read_text())
     f = res[0]["flows"][0]

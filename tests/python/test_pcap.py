@@ -124,7 +124,9 @@ def test_the_event_log_accounts_for_every_drop_loss_and_corruption(captured):
         assert by[(n, "corrupted")] == link["corruptions"], n
     bs_d = next(ln for ln in summary["links"] if ln["name"] == "BS->D")
     s_bs = next(ln for ln in summary["links"] if ln["name"] == "S->BS")
-    exercised = bs_d["overflow_drops"] + bs_d["early_drops"] > 0 and bs_d["channel_losses"] > 0 and s_bs["corruptions"] > 0
+    exercised = (
+        bs_d["overflow_drops"] + bs_d["early_drops"] > 0 and bs_d["channel_losses"] > 0 and s_bs["corruptions"] > 0
+    )
     assert exercised, "the scenario must exercise every fate"
     times = [float(r["time_s"]) for r in rows]
     assert all(0 <= t <= summary["end_time_s"] for t in times)

@@ -19,7 +19,8 @@ from conftest import REPO, run_cli
 
 from airtcp import reproduce as rp
 from airtcp.reproduce.claims import check_claims
-from airtcp.reproduce.report import BEGIN, END, fmt_pm, update_reproduction
+from airtcp.reproduce.report import BEGIN, END, update_reproduction
+from airtcp.reproduce.text import fmt_pm
 from airtcp.reproduce.why import all_why
 
 SCENARIO = """
@@ -232,21 +233,54 @@ def test_quick_mode_and_seed_override(tmp_path):
 # The catalogue of DESIGN.md ("Experiments to reproduce"), one id per entry (the first figure or
 # table of the entry names it; Ch. 5's entry lists several experiments).
 CATALOGUE = [
-    "jersey-fig3", "jersey-fig5", "jersey-fig11", "jersey-fig12", "jersey-table1", "jersey-table2", "jersey-table4",
-    "njplus-fig6", "njplus-fig8", "njplus-table2", "njplus-fig17",
-    "caiad-fig3", "caiad-fig7", "caiad-fig11", "caiad-fig13", "caiad-fig15",
-    "thesis-scenario1", "thesis-scenario2", "thesis-scenario3", "thesis-scenario4", "thesis-scenario5",
-    "thesis-ie2", "thesis-ch4", "prairie-fig5.3", "prairie-fig5.4", "prairie-fairness", "prairie-friendliness",
-    "prairie-red", "prairie-congestion", "prairie-fig5.12", "prairie-fig5.13", "prairie-fig5.14",
-    "hsdpa-fig5", "hsdpa-fig6",
+    "jersey-fig3",
+    "jersey-fig5",
+    "jersey-fig11",
+    "jersey-fig12",
+    "jersey-table1",
+    "jersey-table2",
+    "jersey-table4",
+    "njplus-fig6",
+    "njplus-fig8",
+    "njplus-table2",
+    "njplus-fig17",
+    "caiad-fig3",
+    "caiad-fig7",
+    "caiad-fig11",
+    "caiad-fig13",
+    "caiad-fig15",
+    "thesis-scenario1",
+    "thesis-scenario2",
+    "thesis-scenario3",
+    "thesis-scenario4",
+    "thesis-scenario5",
+    "thesis-ie2",
+    "thesis-ch4",
+    "prairie-fig5.3",
+    "prairie-fig5.4",
+    "prairie-fairness",
+    "prairie-friendliness",
+    "prairie-red",
+    "prairie-congestion",
+    "prairie-fig5.12",
+    "prairie-fig5.13",
+    "prairie-fig5.14",
+    "hsdpa-fig5",
+    "hsdpa-fig6",
 ]
 
 
 def test_list_shows_every_catalogue_entry_with_its_parts(tmp_path):
     env = dict(os.environ, COLUMNS="300")
     env.pop("AIRTCP_DEBUG", None)
-    r = subprocess.run([sys.executable, "-m", "airtcp", "reproduce", "--list"], cwd=REPO, env=env,
-                       capture_output=True, text=True, timeout=120)
+    r = subprocess.run(
+        [sys.executable, "-m", "airtcp", "reproduce", "--list"],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert r.returncode == 0, r.stderr
     cols: dict[str, list[str]] = {}  # a table row may wrap over several lines: join each column
     current = ""
@@ -310,16 +344,31 @@ def test_every_not_reproduced_row_of_reproduction_md_links_to_a_why_paragraph():
 @pytest.mark.parametrize(
     "edit, message",
     [
-        (lambda s: s.replace("seeds = 3", "seeds = 0"), "tiny.sweep.toml: runs.seeds: must be an integer from 1 to 1000, got 0"),
+        (
+            lambda s: s.replace("seeds = 3", "seeds = 0"),
+            "tiny.sweep.toml: runs.seeds: must be an integer from 1 to 1000, got 0",
+        ),
         (lambda s: s.replace('scale = "log"\n', 'scale = "log"\nvalus = [1]\n'), "axes[0].valus: unknown key"),
-        (lambda s: s.replace('agg = "sum"', "") .replace('select = "ftp"\nfield = "goodput_bps"', 'select = "ftp"\nfield = "goodput_bps"\nagg = "median"'),
-         "metrics[0].agg: 'median' is not one of: sum, mean, min, max, jain, ratio_of_sums, count"),
-        (lambda s: s.replace('set = { "flows.0.cc" = "westwood" }', 'set = { "flows.0.rate" = "fast" }'),
-         "point loss=0.001, scheme=westwood: scenario invalid: flows[0].rate"),
+        (
+            lambda s: s.replace('agg = "sum"', "").replace(
+                'select = "ftp"\nfield = "goodput_bps"', 'select = "ftp"\nfield = "goodput_bps"\nagg = "median"'
+            ),
+            "metrics[0].agg: 'median' is not one of: sum, mean, min, max, jain, ratio_of_sums, count",
+        ),
+        (
+            lambda s: s.replace('set = { "flows.0.cc" = "westwood" }', 'set = { "flows.0.rate" = "fast" }'),
+            "point loss=0.001, scheme=westwood: scenario invalid: flows[0].rate",
+        ),
         (lambda s: s.replace('x = "loss"', 'x = "los"'), "figure.x: 'los' is not an axis (axes: loss, scheme)"),
-        (lambda s: s.replace("values = [0.001, 0.03]", "values = [0.001, 0.03]\nquick = [0.5]"), "axes[0].quick: '0.5' is not a point"),
+        (
+            lambda s: s.replace("values = [0.001, 0.03]", "values = [0.001, 0.03]\nquick = [0.5]"),
+            "axes[0].quick: '0.5' is not a point",
+        ),
         # An axis named like a column of aggregated.csv (its seed count "n") would be overwritten.
-        (lambda s: s.replace('name = "loss"', 'name = "n"').replace('x = "loss"', 'x = "n"'), "axes[0].name: 'n' is used twice or reserved"),
+        (
+            lambda s: s.replace('name = "loss"', 'name = "n"').replace('x = "loss"', 'x = "n"'),
+            "axes[0].name: 'n' is used twice or reserved",
+        ),
     ],
 )
 def test_bad_specs_are_one_line_naming_the_field(tmp_path, edit, message):
@@ -331,7 +380,7 @@ def test_bad_specs_are_one_line_naming_the_field(tmp_path, edit, message):
 
 
 def test_bad_claims_and_options_are_one_line(tmp_path):
-    root = make_root(tmp_path, claims=CLAIMS.replace("scheme = \"westwood\" }\nover", "scheme = \"vegas\" }\nover"))
+    root = make_root(tmp_path, claims=CLAIMS.replace('scheme = "westwood" }\nover', 'scheme = "vegas" }\nover'))
     r = run_cli("reproduce", "--list", "--experiments", str(root), cwd=tmp_path)
     assert r.returncode == 2 and "claim tiny-gain: scheme = 'vegas' is not a point (points: reno, westwood)" in r.stderr
     root2 = make_root(tmp_path / "2")
@@ -346,19 +395,36 @@ def test_bad_claims_and_options_are_one_line(tmp_path):
 
 
 def test_ray_backend_without_ray_is_one_line(tmp_path):
-    pytest.importorskip  # ray is optional: the error only matters where it is absent
+    # ray is optional: the error only matters where it is absent
     try:
         import ray  # noqa: F401
+
         pytest.skip("ray is installed here")
     except ImportError:
         pass
     root = make_root(tmp_path)
-    r = run_cli("reproduce", "tiny-sweep", "--backend", "ray", "--experiments", str(root), "--out", str(tmp_path / "r"), cwd=tmp_path)
-    assert r.returncode == 2 and r.stderr.strip() == "error: --backend ray: the 'ray' package is not installed (pip install 'ray[default]')"
+    r = run_cli(
+        "reproduce",
+        "tiny-sweep",
+        "--backend",
+        "ray",
+        "--experiments",
+        str(root),
+        "--out",
+        str(tmp_path / "r"),
+        cwd=tmp_path,
+    )
+    assert (
+        r.returncode == 2
+        and r.stderr.strip() == "error: --backend ray: the 'ray' package is not installed (pip install 'ray[default]')"
+    )
 
 
 def test_missing_parts_skip_with_a_clear_line(tmp_path):
-    spec = SPEC.replace('label = "westwood"\nset = { "flows.0.cc" = "westwood" }', 'label = "caiad"\nset = { "flows.0.cc" = "no-such-cc" }')
+    spec = SPEC.replace(
+        'label = "westwood"\nset = { "flows.0.cc" = "westwood" }',
+        'label = "caiad"\nset = { "flows.0.cc" = "no-such-cc" }',
+    )
     root = make_root(tmp_path, spec=spec, claims='paper = "Tiny"\nseed = "none"\n')
     exp = rp.load_experiment(root / "tiny" / "tiny.sweep.toml")
     av = rp.availability(exp)
@@ -368,7 +434,9 @@ def test_missing_parts_skip_with_a_clear_line(tmp_path):
     r = run_cli("reproduce", "tiny-sweep", "--experiments", str(root), "--out", str(tmp_path / "r"), cwd=tmp_path)
     assert r.returncode == 2 and "tiny-sweep: needs cc no-such-cc (missing in this build)" in r.stderr
     # an optional point with a missing part is left out instead
-    opt = spec.replace('set = { "flows.0.cc" = "no-such-cc" }', 'set = { "flows.0.cc" = "no-such-cc" }\noptional = true')
+    opt = spec.replace(
+        'set = { "flows.0.cc" = "no-such-cc" }', 'set = { "flows.0.cc" = "no-such-cc" }\noptional = true'
+    )
     exp = rp.load_experiment(make_root(tmp_path / "o", spec=opt) / "tiny" / "tiny.sweep.toml")
     p = rp.plan(exp)
     assert p.availability.runnable and [pt["scheme"] for pt in p.points] == ["reno", "reno"]
@@ -431,8 +499,11 @@ def test_not_reproduced_rows_link_to_their_why_paragraph(tmp_path):
     "edit, message",
     [
         (lambda s: s.replace('"tiny-val*"', '"tiny-nothing"'), "why tiny-why: claims: 'tiny-nothing' matches no claim"),
-        (lambda s: s.replace('"model-difference"', '"bad-luck"'), "why[0].cause: 'bad-luck' is not one of: spec, claim"),
-        (lambda s: s.replace('title = ', 'titel = "x"\ntitle = '), "why[0].titel: unknown key"),
+        (
+            lambda s: s.replace('"model-difference"', '"bad-luck"'),
+            "why[0].cause: 'bad-luck' is not one of: spec, claim",
+        ),
+        (lambda s: s.replace("title = ", 'titel = "x"\ntitle = '), "why[0].titel: unknown key"),
     ],
 )
 def test_bad_why_files_are_one_line_naming_the_field(tmp_path, edit, message):
@@ -495,7 +566,10 @@ def test_bar_figures_use_categorical_positions_and_overlay_the_papers_values(tmp
     o = run_tiny(root, tmp_path / "r")
     exp = rp.load_experiment(root / "tiny" / "tiny.sweep.toml")
     with open(o.out_dir / "aggregated.csv", newline="") as f:
-        agg = [dict(r, mean=float(r["mean"]), ci_low=float(r["ci_low"]), ci_high=float(r["ci_high"])) for r in csv.DictReader(f)]
+        agg = [
+            dict(r, mean=float(r["mean"]), ci_low=float(r["ci_low"]), ci_high=float(r["ci_high"]))
+            for r in csv.DictReader(f)
+        ]
     fig = figure(exp, o.plan.axes, agg, [], "test", rp.all_claims(root))
     ax = fig.axes[0]
     bars = [(p.get_x() + p.get_width() / 2, p.get_height()) for p in ax.patches]
@@ -503,8 +577,9 @@ def test_bar_figures_use_categorical_positions_and_overlay_the_papers_values(tmp
     assert sorted(round(x, 6) for x, _ in bars) == [-0.2, 0.2, 0.8, 1.2]  # loss 0.001 and 0.03 as categories 0 and 1
     means = {(r["loss"], r["scheme"]): r["mean"] for r in agg if r["metric"] == "goodput_kbps"}
     # reno first (series order), westwood second, in each category
-    assert [h for _, h in sorted(bars)] == pytest.approx([means[("0.001", "reno")], means[("0.001", "westwood")],
-                                                         means[("0.03", "reno")], means[("0.03", "westwood")]])
+    assert [h for _, h in sorted(bars)] == pytest.approx(
+        [means[("0.001", "reno")], means[("0.001", "westwood")], means[("0.03", "reno")], means[("0.03", "westwood")]]
+    )
     assert [t.get_text() for t in ax.get_xticklabels()] == ["0.001", "0.03"]
     (paper,) = [ln for ln in ax.lines if ln.get_label() == "paper"]
     # tiny-value: 1000 kb/s at loss 0.001, reno (tiny-gain is a gain, not a value: not drawn)
@@ -525,10 +600,15 @@ def test_reproduce_all_writes_an_index_page_whose_links_resolve(tmp_path):
     skipped = root / "other"
     skipped.mkdir()
     (skipped / "tiny.toml").write_text(SCENARIO)
-    (skipped / "tiny.sweep.toml").write_text(SPEC.replace('id = "tiny-sweep"', 'id = "tiny-skipped"').replace(
-        'paper = "tiny"', 'paper = "other"').replace('"flows.0.cc" = "westwood"', '"flows.0.cc" = "no-such-cc"'))
+    (skipped / "tiny.sweep.toml").write_text(
+        SPEC.replace('id = "tiny-sweep"', 'id = "tiny-skipped"')
+        .replace('paper = "tiny"', 'paper = "other"')
+        .replace('"flows.0.cc" = "westwood"', '"flows.0.cc" = "no-such-cc"')
+    )
     out = tmp_path / "results"
-    r = run_cli("reproduce", "--all", "--quick", "--jobs", "2", "--experiments", str(root), "--out", str(out), cwd=tmp_path)
+    r = run_cli(
+        "reproduce", "--all", "--quick", "--jobs", "2", "--experiments", str(root), "--out", str(out), cwd=tmp_path
+    )
     assert r.returncode == 0, r.stderr
     page = (out / "index.html").read_text()
 

@@ -45,8 +45,15 @@ def test_set_string_in_array_of_tables():
 def test_values_are_toml_scalars_when_possible():
     d = apply_overrides(
         doc(),
-        ["seed=42", "links.0.channel.loss=0.01", "flows.1.timestamps=false", 'name="quoted name"', "duration=20s",
-         "links.0.rate=10Mbps", "flows.1.cc=westwood"],
+        [
+            "seed=42",
+            "links.0.channel.loss=0.01",
+            "flows.1.timestamps=false",
+            'name="quoted name"',
+            "duration=20s",
+            "links.0.rate=10Mbps",
+            "flows.1.cc=westwood",
+        ],
     )
     assert d["seed"] == 42 and isinstance(d["seed"], int)
     assert d["links"][0]["channel"] == {"loss": 0.01}  # missing tables are created
@@ -58,7 +65,9 @@ def test_values_are_toml_scalars_when_possible():
 
 
 def test_inline_tables_and_arrays_and_negative_index():
-    d = apply_overrides(doc(), ['links.-1.channel={kind = "uniform", loss = 0.05}', 'nodes=["A", "B"]', "flows.-1.cc=vegas"])
+    d = apply_overrides(
+        doc(), ['links.-1.channel={kind = "uniform", loss = 0.05}', 'nodes=["A", "B"]', "flows.-1.cc=vegas"]
+    )
     assert d["links"][0]["channel"] == {"kind": "uniform", "loss": 0.05}
     assert d["nodes"] == ["A", "B"]
     assert d["flows"][1]["cc"] == "vegas"
@@ -116,8 +125,11 @@ def test_parse_value():
     assert parse_value("[1, 2") == "[1, 2"  # not valid TOML: kept as text
 
 
-@given(st.integers(min_value=0, max_value=2**63 - 1) | st.booleans() | st.text(min_size=1, max_size=20).filter(
-    lambda s: s == s.strip() and "\n" not in s and "\r" not in s))
+@given(
+    st.integers(min_value=0, max_value=2**63 - 1)
+    | st.booleans()
+    | st.text(min_size=1, max_size=20).filter(lambda s: s == s.strip() and "\n" not in s and "\r" not in s)
+)
 def test_round_trip_of_any_scalar(value):
     """Setting a value written as TOML gives that value back, and the result dumps to valid TOML."""
     d = doc()

@@ -56,12 +56,21 @@ def test_cli_sweep_writes_tables_recomputed_by_hand(tmp_path):
     assert runs.height == 2 * 2 * 3 * 2  # points × seeds × flows
     assert runs["seed"].to_list()[:6] == [1, 1, 2, 2, 3, 3]
     agg = _read_agg(out / "aggregated.csv")
-    metrics = [c for c in runs.columns if c not in ("flows.0.cc", "links.1.channel.loss", "seed", "key", "flow", "kind", "cc")]
+    metrics = [
+        c for c in runs.columns if c not in ("flows.0.cc", "links.1.channel.loss", "seed", "key", "flow", "kind", "cc")
+    ]
     assert {"goodput_bps", "mean_rtt_s", "retransmissions"} <= set(metrics)
     assert len(agg) == 4 * 2 * len(metrics)
     for row in agg:
-        xs = runs.filter((pl.col("flows.0.cc") == row["flows.0.cc"]) & (pl.col("links.1.channel.loss") == row["links.1.channel.loss"])
-                         & (pl.col("flow") == row["flow"]))[row["metric"]].drop_nulls().to_list()
+        xs = (
+            runs.filter(
+                (pl.col("flows.0.cc") == row["flows.0.cc"])
+                & (pl.col("links.1.channel.loss") == row["links.1.channel.loss"])
+                & (pl.col("flow") == row["flow"])
+            )[row["metric"]]
+            .drop_nulls()
+            .to_list()
+        )
         assert int(row["n"]) == len(xs)
         if not xs:
             assert row["mean"] == row["ci95"] == ""
@@ -92,7 +101,7 @@ def test_the_scatter_shows_the_aggregated_numbers(tmp_path):
         assert ("95th percentile" in ax.get_xlabel()) == (delay == "rtt_p95_s")
         for scheme in ("reno", "cubic"):
             (line,) = [ln for ln in ax.lines if ln.get_gid() == f"scheme:{scheme}"]
-            (x, y), = line.get_xydata().tolist()
+            ((x, y),) = line.get_xydata().tolist()
             # flow entry 0 is the flow "a" (no count): its aggregated row is the point
             assert x == pytest.approx(agg[(scheme, loss, "a", delay)]["mean"] * 1e3, rel=1e-12)
             assert y == pytest.approx(agg[(scheme, loss, "a", "goodput_bps")]["mean"] / 1e6, rel=1e-12)
@@ -123,13 +132,18 @@ def test_jobs_do_not_change_the_tables_and_the_cache_resumes(tmp_path):
     for p in sorted((tmp_path / "a" / ".cache").rglob("*.json"))[:3]:
         p.unlink()
     again = sw.run_sweep(plan, tmp_path / "a", LocalBackend(2))
-    assert again.executed == 3 and (again.out_dir / "aggregated.csv").read_bytes() == (b.out_dir / "aggregated.csv").read_bytes()
+    assert (
+        again.executed == 3
+        and (again.out_dir / "aggregated.csv").read_bytes() == (b.out_dir / "aggregated.csv").read_bytes()
+    )
 
 
 def test_metrics_that_do_not_apply_are_null_never_zero(tmp_path):
     """A UDP (VoIP) flow has no RTT: its mean_rtt_s is null in runs.parquet (as in the engine's
     summary) and n = 0 with an empty mean in aggregated.csv; a TCP flow has no one-way delay."""
-    plan = _plan(grid=["flows.0.cc=reno,cubic"], seeds=2, path=REPO / "examples" / "voip_congestion.toml", duration="12s")
+    plan = _plan(
+        grid=["flows.0.cc=reno,cubic"], seeds=2, path=REPO / "examples" / "voip_congestion.toml", duration="12s"
+    )
     o = sw.run_sweep(plan, tmp_path / "v", LocalBackend(2))
     voip = o.runs.filter(pl.col("kind") != "tcp")
     assert voip.height == 4 and voip["mean_rtt_s"].null_count() == 4 and voip["retransmissions"].null_count() == 4
@@ -148,7 +162,9 @@ def test_flow_values_follow_the_flow_kind():
     udp = {"kind": "cbr", "rtt_samples": 0, "mean_rtt_s": None, "rtt_p95_s": None, "owd_p95_s": 0.03, "jitter_s": 0.0}
     assert sw._flow_value(tcp, "rtt_p95_s") == 0.2 and sw._flow_value(tcp, "owd_p95_s") is None
     assert sw._flow_value(udp, "mean_rtt_s") is None and sw._flow_value(udp, "rtt_p95_s") is None
-    assert sw._flow_value(udp, "owd_p95_s") == 0.03 and sw._flow_value(udp, "jitter_s") == 0.0  # a real zero jitter stays
+    assert (
+        sw._flow_value(udp, "owd_p95_s") == 0.03 and sw._flow_value(udp, "jitter_s") == 0.0
+    )  # a real zero jitter stays
     # a summary cached by an older build, which reported 0.0 without samples, still reads null
     assert sw._flow_value({"kind": "tcp", "rtt_samples": 0, "mean_rtt_s": 0.0}, "mean_rtt_s") is None
     assert sw._flow_value(tcp, "rtt_p99_s") is None  # absent from this build: null
@@ -166,14 +182,23 @@ def test_grid_values_are_read_like_set_values():
     "args, message",
     [
         (["--grid", "flows.5.cc=reno"], "error: --grid flows.5.cc=reno: 'flows' has 2 entries: no index 5"),
-        (["--grid", "links.1.channel.loss=0,2"], "error: --grid links.1.channel.loss=2: links[1].channel.loss: 2 is out of range (allowed: 0 to 1)"),
-        (["--grid", "flows.0.cc=reno,vegasx"], "error: --grid flows.0.cc=vegasx: flows[0].cc: unknown window policy 'vegasx' (allowed: reno,"),
+        (
+            ["--grid", "links.1.channel.loss=0,2"],
+            "error: --grid links.1.channel.loss=2: links[1].channel.loss: 2 is out of range (allowed: 0 to 1)",
+        ),
+        (
+            ["--grid", "flows.0.cc=reno,vegasx"],
+            "error: --grid flows.0.cc=vegasx: flows[0].cc: unknown window policy 'vegasx' (allowed: reno,",
+        ),
         (["--grid", "flows.0.ccx=reno"], "error: --grid flows.0.ccx=reno: flows[0].ccx: unknown field `ccx`"),
         (["--grid", "flows.0.cc"], "error: --grid 'flows.0.cc': expected PATH=V1,V2,..."),
         (["--grid", "flows.0.cc=reno,,cubic"], "error: --grid 'flows.0.cc=reno,,cubic': empty value"),
         (["--grid", "flows.0.cc=reno", "--grid", "flows.0.cc=cubic"], "error: --grid flows.0.cc: given twice"),
         (["--grid", "foo.bar=1"], "error: --grid foo.bar=1: foo: unknown field `foo`, expected one of"),
-        (["--grid", "duration.x=1"], "error: --grid duration.x=1: 'duration' is a value (string), not a table or array"),
+        (
+            ["--grid", "duration.x=1"],
+            "error: --grid duration.x=1: 'duration' is a value (string), not a table or array",
+        ),
         ([], "error: --grid: give at least one"),
         (["--grid", "flows.0.cc=reno", "--seeds", "0"], "error: --seeds 0: must be an integer from 1 to 1000"),
         (["--grid", "flows.0.cc=reno", "--backend", "slurm"], "error: --backend 'slurm': must be one of local, ray"),
@@ -190,8 +215,14 @@ def test_bad_grids_are_one_line_naming_the_field(tmp_path, args, message):
 def test_ray_backend_without_ray_is_one_line(tmp_path):
     try:
         import ray  # noqa: F401
+
         pytest.skip("ray is installed here")
     except ImportError:
         pass
-    r = run_cli("sweep", str(GOOD), "--grid", "flows.0.cc=reno", "--backend", "ray", "--out", str(tmp_path / "o"), cwd=tmp_path)
-    assert r.returncode == 2 and r.stderr.strip() == "error: --backend ray: the 'ray' package is not installed (pip install 'ray[default]')"
+    r = run_cli(
+        "sweep", str(GOOD), "--grid", "flows.0.cc=reno", "--backend", "ray", "--out", str(tmp_path / "o"), cwd=tmp_path
+    )
+    assert (
+        r.returncode == 2
+        and r.stderr.strip() == "error: --backend ray: the 'ray' package is not installed (pip install 'ray[default]')"
+    )

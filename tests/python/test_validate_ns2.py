@@ -81,7 +81,9 @@ def test_airtcp_meets_the_targets_against_ns2_on_the_droptail_dumbbell(reference
         return statistics.fmean(r[field] for r in runs)
 
     got = {f: (m(at, f), m(ns, f)) for f in ("timeouts", "goodput_bps", "jain", "retransmissions", "drops")}
-    msg = f"{vn.cell_key(cell)} seeds {seeds}: airtcp vs ns-2 " + ", ".join(f"{f} {a:.4g} / {n:.4g}" for f, (a, n) in got.items())
+    msg = f"{vn.cell_key(cell)} seeds {seeds}: airtcp vs ns-2 " + ", ".join(
+        f"{f} {a:.4g} / {n:.4g}" for f, (a, n) in got.items()
+    )
     a_rto, n_rto = got["timeouts"]
     a_g, n_g = got["goodput_bps"]
     a_j, n_j = got["jain"]

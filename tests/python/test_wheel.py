@@ -49,10 +49,27 @@ def wheel_env(tmp_path_factory):
     r = _sh([sys.executable, "-m", "venv", "--without-pip", str(venv)], tmp, env)
     assert r.returncode == 0, r.stderr
     py = venv / "bin" / "python"
-    r = _sh([sys.executable, "-m", "pip", "--python", str(py), "install", "-q", "--no-deps", "--no-index",
-             "--no-compile", str(wheel)], tmp, env)
+    r = _sh(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "--python",
+            str(py),
+            "install",
+            "-q",
+            "--no-deps",
+            "--no-index",
+            "--no-compile",
+            str(wheel),
+        ],
+        tmp,
+        env,
+    )
     assert r.returncode == 0, r.stderr
-    site = Path(_sh([str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], tmp, env).stdout.strip())
+    site = Path(
+        _sh([str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], tmp, env).stdout.strip()
+    )
     (site / "_borrowed_deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
     run_env = {k: v for k, v in env.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
     run_env["PATH"] = f"{venv / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}"
@@ -68,11 +85,16 @@ def test_the_installed_package_is_the_wheel_not_the_checkout(wheel_env):
     r = _sh([str(venv / "bin" / "python"), "-c", "import airtcp, airtcp._core; print(airtcp.__file__)"], work, env)
     assert r.returncode == 0, r.stderr
     assert Path(r.stdout.strip()).resolve().is_relative_to(site.resolve()), r.stdout
-    for rel in ("airtcp/data/examples/jersey_fig10.toml", "airtcp/data/experiments/jersey/fig11.sweep.toml",
-                "airtcp/data/experiments/jersey/claims.toml"):
+    for rel in (
+        "airtcp/data/examples/jersey_fig10.toml",
+        "airtcp/data/experiments/jersey/fig11.sweep.toml",
+        "airtcp/data/experiments/jersey/claims.toml",
+    ):
         assert (site / rel).is_file() and not (site / rel).is_symlink(), rel
     # package data are the checkout's files, byte for byte
-    assert (site / "airtcp/data/experiments/jersey/claims.toml").read_bytes() == (REPO / "experiments/jersey/claims.toml").read_bytes()
+    assert (site / "airtcp/data/experiments/jersey/claims.toml").read_bytes() == (
+        REPO / "experiments/jersey/claims.toml"
+    ).read_bytes()
 
 
 def test_reproduce_list_and_demo_work_from_the_wheel_alone(wheel_env):

@@ -3,7 +3,7 @@
 //! It only converts: scenario text in, a dict of plain Python values out. Everything a user sees
 //! (DataFrames, the CLI, plots) lives in `python/airtcp/`. Simulations run with the GIL released,
 //! so Python threads (a progress bar, other work) keep running meanwhile, and Ctrl-C stops them
-//! (see [`interruptible`]).
+//! (see `interruptible`).
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};

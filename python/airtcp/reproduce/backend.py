@@ -179,7 +179,9 @@ class RayBackend:
         try:
             import ray  # noqa: F401
         except ImportError:
-            raise RuntimeError("--backend ray: the 'ray' package is not installed (pip install 'ray[default]')") from None
+            raise RuntimeError(
+                "--backend ray: the 'ray' package is not installed (pip install 'ray[default]')"
+            ) from None
         self.address = address
         self.jobs = jobs
 

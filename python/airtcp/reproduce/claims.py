@@ -17,13 +17,9 @@ from dataclasses import dataclass
 from typing import Optional
 
 from .spec import Axis, Claim, SpecError
+from .text import NOT_REPRODUCED, NOT_RUN, REPRODUCED, SAME_DIRECTION, fmt
 
-__all__ = ["Agg", "ClaimResult", "evaluate_claim", "REPRODUCED", "SAME_DIRECTION", "NOT_REPRODUCED", "NOT_RUN", "check_claims"]
-
-REPRODUCED = "reproduced"
-SAME_DIRECTION = "same direction, different size"
-NOT_REPRODUCED = "not reproduced"
-NOT_RUN = "not run"
+__all__ = ["Agg", "ClaimResult", "evaluate_claim", "check_claims"]
 
 #: The aggregated table as a mapping: (point labels in axis order, metric) → (n, mean, sd, ci95).
 Agg = dict[tuple[tuple[str, ...], str], tuple[int, float, float, float]]
@@ -47,30 +43,39 @@ class ClaimResult:
         return self.ours / self.claim.value
 
 
-def _resolve(claim: Claim, coords: dict[str, str], full_axes: tuple[Axis, ...], run_axes: tuple[Axis, ...],
-             star_ok: bool) -> Optional[list[tuple[str, ...]]]:
+def _resolve(
+    claim: Claim, coords: dict[str, str], full_axes: tuple[Axis, ...], run_axes: tuple[Axis, ...], star_ok: bool
+) -> Optional[list[tuple[str, ...]]]:
     """The run points a claim's coordinates name (several when one axis is "*"), or None when
     they exist in the spec but were not run (quick grid, optional point left out)."""
     for k in coords:
         if k != "metric" and k not in [a.name for a in full_axes]:
-            raise SpecError(f"{claim.source}: claim {claim.id}: at/over names axis '{k}', which "
-                            f"{claim.experiment} does not have (axes: {', '.join(a.name for a in full_axes)})")
+            raise SpecError(
+                f"{claim.source}: claim {claim.id}: at/over names axis '{k}', which "
+                f"{claim.experiment} does not have (axes: {', '.join(a.name for a in full_axes)})"
+            )
     choices: list[list[str]] = []
     for full, ran in zip(full_axes, run_axes):
         want = coords.get(full.name)
         if want is None:
             if len(full.points) != 1:
-                raise SpecError(f"{claim.source}: claim {claim.id}: at/over must give axis '{full.name}' "
-                                f"(points: {', '.join(full.labels())})")
+                raise SpecError(
+                    f"{claim.source}: claim {claim.id}: at/over must give axis '{full.name}' "
+                    f"(points: {', '.join(full.labels())})"
+                )
             want = full.points[0].label
         if want == "*":
             if not star_ok:
-                raise SpecError(f"{claim.source}: claim {claim.id}: \"*\" is only allowed in at for spread/min/max/lowest/highest")
+                raise SpecError(
+                    f'{claim.source}: claim {claim.id}: "*" is only allowed in at for spread/min/max/lowest/highest'
+                )
             choices.append(ran.labels())
             continue
         if want not in full.labels():
-            raise SpecError(f"{claim.source}: claim {claim.id}: {full.name} = '{want}' is not a point "
-                            f"(points: {', '.join(full.labels())})")
+            raise SpecError(
+                f"{claim.source}: claim {claim.id}: {full.name} = '{want}' is not a point "
+                f"(points: {', '.join(full.labels())})"
+            )
         if want not in ran.labels():
             return None
         choices.append([want])
@@ -88,7 +93,13 @@ def evaluate_claim(claim: Claim, agg: Agg, full_axes: tuple[Axis, ...], run_axes
     pts_a = _resolve(claim, claim.at, full_axes, run_axes, star)
     pts_b = _resolve(claim, claim.over, full_axes, run_axes, False) if claim.over else [()]
     if pts_a is None or pts_b is None:
-        return ClaimResult(claim, math.nan, math.nan, NOT_RUN, "its grid point was not run (not in the quick grid, or left out for a missing part)")
+        return ClaimResult(
+            claim,
+            math.nan,
+            math.nan,
+            NOT_RUN,
+            "its grid point was not run (not in the quick grid, or left out for a missing part)",
+        )
     for p, m in [(p, metric_a) for p in pts_a] + ([(p, metric_b) for p in pts_b] if claim.over else []):
         if (p, m) not in agg:
             raise SpecError(f"{claim.source}: claim {claim.id}: metric '{m}' is not a metric of {claim.experiment}")
@@ -105,9 +116,13 @@ def evaluate_claim(claim: Claim, agg: Agg, full_axes: tuple[Axis, ...], run_axes
         b, cb = stat(pts_b[0], metric_b)
         r = a / b if b else math.nan
         # delta method: relative half-widths add in quadrature (seeds treated as independent)
-        ci = abs(r) * math.sqrt((ca / a) ** 2 + (cb / b) ** 2) if a and b and math.isfinite(ca) and math.isfinite(cb) else math.nan
+        ci = (
+            abs(r) * math.sqrt((ca / a) ** 2 + (cb / b) ** 2)
+            if a and b and math.isfinite(ca) and math.isfinite(cb)
+            else math.nan
+        )
         ours = {"ratio": r, "gain": r - 1, "reduction": 1 - r}[claim.kind]
-        detail = f"{_fmt(a)} vs {_fmt(b)}"
+        detail = f"{fmt(a)} vs {fmt(b)}"
     else:
         vals = [(p, *stat(p, metric_a)) for p in pts_a]
         finite = [v for v in vals if math.isfinite(v[1])]
@@ -119,7 +134,7 @@ def evaluate_claim(claim: Claim, agg: Agg, full_axes: tuple[Axis, ...], run_axes
         ax_pos = [a.name for a in full_axes].index(star_axis)
         if claim.kind == "spread":
             ours, ci = ((hi[1] - lo[1]) / hi[1] if hi[1] else math.nan), math.nan
-            detail = f"min {lo[0][ax_pos]} {_fmt(lo[1])}, max {hi[0][ax_pos]} {_fmt(hi[1])}"
+            detail = f"min {lo[0][ax_pos]} {fmt(lo[1])}, max {hi[0][ax_pos]} {fmt(hi[1])}"
         elif claim.kind in ("min", "max"):
             pick = lo if claim.kind == "min" else hi
             ours, ci = pick[1], pick[2]
@@ -132,10 +147,10 @@ def evaluate_claim(claim: Claim, agg: Agg, full_axes: tuple[Axis, ...], run_axes
             ours, ci = target[0][1], target[0][2]
             ok = pick[0][ax_pos] == claim.target
             others = [v for v in finite if v[0][ax_pos] != claim.target]
-            detail = f"{claim.kind}: {pick[0][ax_pos]} {_fmt(pick[1])}"
+            detail = f"{claim.kind}: {pick[0][ax_pos]} {fmt(pick[1])}"
             if ok and others:
                 nxt = min(others, key=lambda v: v[1]) if claim.kind == "lowest" else max(others, key=lambda v: v[1])
-                detail += f" (next: {nxt[0][ax_pos]} {_fmt(nxt[1])})"
+                detail += f" (next: {nxt[0][ax_pos]} {fmt(nxt[1])})"
             return ClaimResult(claim, ours, ci, REPRODUCED if ok else NOT_REPRODUCED, detail)
     return ClaimResult(claim, ours, ci, _status(claim, ours), detail)
 
@@ -158,12 +173,6 @@ def _status(claim: Claim, ours: float) -> str:
     return NOT_REPRODUCED
 
 
-def _fmt(x: float) -> str:
-    from .report import fmt
-
-    return fmt(x)
-
-
 def check_claims(claims: list[Claim], experiments: list) -> None:
     """Checks every claim against its experiment's spec before anything runs: the experiment
     exists, the coordinates name existing axes and points, the metrics exist. Raises SpecError
@@ -176,7 +185,9 @@ def check_claims(claims: list[Claim], experiments: list) -> None:
         names = [m.name for m in exp.metrics]
         for m in (c.metric, c.at.get("metric", c.metric), c.over.get("metric", c.metric)):
             if m not in names:
-                raise SpecError(f"{c.source}: claim {c.id}: metric '{m}' is not a metric of {exp.id} ({', '.join(names)})")
+                raise SpecError(
+                    f"{c.source}: claim {c.id}: metric '{m}' is not a metric of {exp.id} ({', '.join(names)})"
+                )
         _resolve(c, c.at, exp.axes, exp.axes, c.kind in ("spread", "min", "max", "lowest", "highest"))
         if c.over:
             _resolve(c, c.over, exp.axes, exp.axes, False)
@@ -184,4 +195,6 @@ def check_claims(claims: list[Claim], experiments: list) -> None:
             star = [k for k, v in c.at.items() if v == "*"][0]
             labels = next(a for a in exp.axes if a.name == star).labels()
             if c.target not in labels:
-                raise SpecError(f"{c.source}: claim {c.id}: target '{c.target}' is not a point of {star} ({', '.join(labels)})")
+                raise SpecError(
+                    f"{c.source}: claim {c.id}: target '{c.target}' is not a point of {star} ({', '.join(labels)})"
+                )

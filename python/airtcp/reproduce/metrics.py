@@ -14,7 +14,7 @@ from typing import Any, Optional
 
 from .spec import Metric, SpecError, matches
 
-__all__ = ["evaluate", "jain", "reference_at", "t975", "mean_ci", "ci_bounds"]
+__all__ = ["evaluate", "jain", "mean_ci", "ci_bounds"]
 
 
 def _get(entry: dict[str, Any], path: str, metric: Metric) -> float:
@@ -27,8 +27,10 @@ def _get(entry: dict[str, Any], path: str, metric: Metric) -> float:
         if node is None:
             return math.nan
         if not isinstance(node, dict) or part not in node:
-            raise SpecError(f"metric {metric.name}: field '{path}' is not in the run summary "
-                            f"(available: {', '.join(sorted(entry))})")
+            raise SpecError(
+                f"metric {metric.name}: field '{path}' is not in the run summary "
+                f"(available: {', '.join(sorted(entry))})"
+            )
         node = node[part]
     if node is None:
         return math.nan
@@ -69,7 +71,7 @@ def _combine(values: list[float], denoms: Optional[list[float]], agg: str) -> fl
     raise AssertionError(agg)
 
 
-def reference_at(schedule: tuple[tuple[float, float], ...], t: float) -> float:
+def _reference_at(schedule: tuple[tuple[float, float], ...], t: float) -> float:
     """The piecewise-constant reference in force at time t (the last step with at ≤ t)."""
     value = math.nan
     for at, v in schedule:
@@ -100,7 +102,7 @@ def _series_value(metric: Metric, series: dict[str, list], name: str, key: str) 
         if metric.reference:
             if not _settled(metric.reference, t, metric.settle_s):
                 continue
-            v -= reference_at(metric.reference, t)
+            v -= _reference_at(metric.reference, t)
         elif other is not None:
             if other[i] is None:
                 continue
@@ -142,7 +144,8 @@ def evaluate(metric: Metric, payload: dict[str, Any]) -> float:
 # --------------------------------------------------------------------------------------------
 # statistics over seeds
 
-def t975(df: int) -> float:
+
+def _t975(df: int) -> float:
     """Student's t quantile t_{0.975}(df) (two-sided 95%), from scipy; NaN for df < 1."""
     if df < 1:
         return math.nan
@@ -162,7 +165,7 @@ def mean_ci(xs: list[float]) -> tuple[int, float, float, float]:
     if n == 1:
         return 1, m, math.nan, math.nan
     sd = math.sqrt(sum((y - m) ** 2 for y in ys) / (n - 1))
-    return n, m, sd, t975(n - 1) * sd / math.sqrt(n)
+    return n, m, sd, _t975(n - 1) * sd / math.sqrt(n)
 
 
 def ci_bounds(xs: list[float], mean: float, ci: float) -> tuple[float, float]:

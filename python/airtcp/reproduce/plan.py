@@ -10,15 +10,16 @@ from __future__ import annotations
 import copy
 import functools
 import itertools
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional
 
 from .. import api
 from ..scenario import OverrideError, dumps, loads, parse_duration_s, read_text, set_path
-from .spec import Axis, Experiment, Point, SpecError
+from .spec import Axis, Experiment, SpecError
 
-__all__ = ["PartStatus", "Availability", "RunTask", "Plan", "availability", "plan"]
+__all__ = ["PartStatus", "Availability", "RunTask", "Plan", "availability", "plan", "estimate_seconds"]
 
 
 @dataclass(frozen=True)
@@ -193,7 +194,7 @@ class Plan:
         return point_index * len(self.seeds) + seed_index
 
 
-def series_requests(exp: Experiment) -> tuple[tuple[str, str, str], ...]:
+def _series_requests(exp: Experiment) -> tuple[tuple[str, str, str], ...]:
     """The (source, column, select) triples the experiment's series metrics and figure read."""
     req: set[tuple[str, str, str]] = set()
     for m in exp.metrics:
@@ -231,7 +232,7 @@ def plan(exp: Experiment, quick: bool = False, seeds: Optional[int] = None) -> P
         if exp.quick_warmup:
             base["warmup"] = exp.quick_warmup
     duration_s = parse_duration_s(str(base.get("duration", "0s")))
-    series = series_requests(exp)
+    series = _series_requests(exp)
     base_dir = str(exp.scenario_path.parent)
     points: list[dict[str, str]] = []
     tasks: list[RunTask] = []
@@ -257,3 +258,31 @@ def plan(exp: Experiment, quick: bool = False, seeds: Optional[int] = None) -> P
 
 def scenario_text(path: Path) -> str:
     return read_text(path)
+
+
+# Fitted to `airtcp reproduce --all` (full and quick) on the 2-core development machine: the cost
+# of one run on one core is about SECONDS_PER_RUN plus SECONDS_PER_PACKET_HOP for every packet
+# the bottleneck can carry during the run times the number of links it may cross.
+SECONDS_PER_RUN = 0.01
+SECONDS_PER_PACKET_HOP = 6.5e-8
+
+
+def estimate_seconds(p: Plan, jobs: int) -> float:
+    """A rough wall-time estimate of a plan's runs on ``jobs`` cores (stated up front by ``--all``;
+    the real time is printed at the end): per run, a fixed cost plus the simulated duration × the
+    bottleneck's packet rate (slowest link, 1000-byte packets) × the number of links."""
+    total = 0.0
+    for t in p.tasks:
+        doc = loads(t.text)
+        rates = [_rate_bps(link["rate"]) for link in doc.get("links") or [] if isinstance(link.get("rate"), str)]
+        rates = [r for r in rates if r > 0]
+        hops = p.duration_s * (min(rates) / 8000.0 if rates else 0.0) * len(rates)
+        total += SECONDS_PER_RUN + hops * SECONDS_PER_PACKET_HOP
+    return total / max(1, jobs)
+
+
+def _rate_bps(text: str) -> float:
+    m = re.match(r"^\s*([0-9.]+)\s*(Gbps|Mbps|kbps|bps)\s*$", text)
+    if not m:
+        return 0.0
+    return float(m.group(1)) * {"Gbps": 1e9, "Mbps": 1e6, "kbps": 1e3, "bps": 1.0}[m.group(2)]

@@ -23,8 +23,9 @@ from .backend import Backend, Cache, LocalBackend, engine_id, run_missing
 from .claims import Agg, ClaimResult, evaluate_claim
 from .metrics import ci_bounds, evaluate, mean_ci
 from .plan import Plan, plan
-from .report import claim_text, fmt, plot, write_report
+from .report import claim_text, plot, write_report
 from .spec import Claim, Experiment, SpecError
+from .text import fmt
 
 __all__ = ["Outcome", "run_experiment", "Progress"]
 
@@ -69,11 +70,17 @@ def run_experiment(
 
     out_dir = out / exp.id
     out_dir.mkdir(parents=True, exist_ok=True)
-    raw = _raw_table(p, keys, payloads)  # type: ignore[arg-type]
+    raw = _raw_table(p, keys, payloads)
     raw.write_parquet(out_dir / "runs.parquet")
     agg_rows = _aggregate(p, raw)
-    _write_csv(out_dir / "aggregated.csv", agg_rows, [a.name for a in p.axes] + ["metric", "n", "mean", "sd", "ci95", "ci_low", "ci_high"])
-    agg: Agg = {(tuple(r[a.name] for a in p.axes), r["metric"]): (r["n"], r["mean"], r["sd"], r["ci95"]) for r in agg_rows}
+    _write_csv(
+        out_dir / "aggregated.csv",
+        agg_rows,
+        [a.name for a in p.axes] + ["metric", "n", "mean", "sd", "ci95", "ci_low", "ci_high"],
+    )
+    agg: Agg = {
+        (tuple(r[a.name] for a in p.axes), r["metric"]): (r["n"], r["mean"], r["sd"], r["ci95"]) for r in agg_rows
+    }
     results = tuple(evaluate_claim(c, agg, exp.axes, p.axes) for c in claims if c.experiment == exp.id)
     _write_claims(out_dir / "claims.csv", results)
     meta = {
@@ -94,7 +101,7 @@ def run_experiment(
     first_seed = [(pt, payloads[p.task_index(i, 0)]) for i, pt in enumerate(p.points)]
     subtitle = _mode_short(meta)
     mine = [c for c in claims if c.experiment == exp.id]
-    figure = plot(exp, p.axes, agg_rows, first_seed, out_dir, subtitle, mine)  # type: ignore[arg-type]
+    figure = plot(exp, p.axes, agg_rows, first_seed, out_dir, subtitle, mine)
     write_report(exp, meta, p.axes, agg_rows, list(results), figure, out_dir, repo or out.parent)
     return Outcome(exp, p, total, executed, total - executed, time.monotonic() - t0, out_dir, results)
 
@@ -130,8 +137,12 @@ def _raw_table(p: Plan, keys: list[str], payloads: list[dict[str, Any]]) -> pl.D
             cols["key"].append(keys[k])
             for m in exp.metrics:
                 cols[m.name].append(evaluate(m, payloads[k]))
-    schema = {**{a.name: pl.String for a in p.axes}, "seed": pl.Int64, "key": pl.String,
-              **{m.name: pl.Float64 for m in exp.metrics}}
+    schema = {
+        **{a.name: pl.String for a in p.axes},
+        "seed": pl.Int64,
+        "key": pl.String,
+        **{m.name: pl.Float64 for m in exp.metrics},
+    }
     return pl.DataFrame(cols, schema=schema)
 
 
@@ -146,7 +157,9 @@ def _aggregate(p: Plan, raw: pl.DataFrame) -> list[dict[str, Any]]:
             xs = block[m.name].to_list()
             n, mean, sd, ci = mean_ci(xs)
             lo, hi = ci_bounds(xs, mean, ci)
-            rows.append({**point, "metric": m.name, "n": n, "mean": mean, "sd": sd, "ci95": ci, "ci_low": lo, "ci_high": hi})
+            rows.append(
+                {**point, "metric": m.name, "n": n, "mean": mean, "sd": sd, "ci95": ci, "ci_low": lo, "ci_high": hi}
+            )
     return rows
 
 
@@ -166,11 +179,37 @@ def _cell(v: Any) -> str:
 
 
 def _write_claims(path: Path, results: tuple[ClaimResult, ...]) -> None:
-    header = ["claim", "figure", "condition", "kind", "paper_value", "units", "ours", "ci95", "ratio",
-              "status", "detail", "ours_text", "ratio_text"]
-    rows = [{
-        "claim": r.claim.id, "figure": r.claim.figure, "condition": r.claim.condition, "kind": r.claim.kind,
-        "paper_value": r.claim.value, "units": r.claim.units, "ours": r.ours, "ci95": r.ci, "ratio": r.ratio,
-        "status": r.status, "detail": r.detail, "ours_text": claim_text(r), "ratio_text": fmt(r.ratio),
-    } for r in results]
+    header = [
+        "claim",
+        "figure",
+        "condition",
+        "kind",
+        "paper_value",
+        "units",
+        "ours",
+        "ci95",
+        "ratio",
+        "status",
+        "detail",
+        "ours_text",
+        "ratio_text",
+    ]
+    rows = [
+        {
+            "claim": r.claim.id,
+            "figure": r.claim.figure,
+            "condition": r.claim.condition,
+            "kind": r.claim.kind,
+            "paper_value": r.claim.value,
+            "units": r.claim.units,
+            "ours": r.ours,
+            "ci95": r.ci,
+            "ratio": r.ratio,
+            "status": r.status,
+            "detail": r.detail,
+            "ours_text": claim_text(r),
+            "ratio_text": fmt(r.ratio),
+        }
+        for r in results
+    ]
     _write_csv(path, rows, header)

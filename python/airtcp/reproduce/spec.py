@@ -11,10 +11,11 @@ The format is documented in ``docs/reproduce.md``.
 
 from __future__ import annotations
 
+import builtins
 import fnmatch
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional
 
@@ -32,6 +33,11 @@ __all__ = [
     "load_experiment",
     "load_claims",
     "discover",
+    "all_claims",
+    "paper_files",
+    "default_root",
+    "packaged_root",
+    "is_packaged",
 ]
 
 METRIC_SOURCES = ("run", "flows", "links", "flow_series", "link_series")
@@ -75,7 +81,9 @@ class _Table:
         self.read.add(key)
         return self.data.get(key, default)
 
-    def str(self, key: str, default: Optional[str] = None, choices: tuple[str, ...] = ()) -> str:
+    def str(
+        self, key: builtins.str, default: Optional[builtins.str] = None, choices: tuple[builtins.str, ...] = ()
+    ) -> builtins.str:
         v = self.get(key, default)
         if v is None:
             raise self.fail(key, "is required (a string)")
@@ -85,10 +93,12 @@ class _Table:
             raise self.fail(key, f"'{v}' is not one of: {', '.join(choices)}")
         return v
 
-    def opt_str(self, key: str) -> Optional[str]:
+    def opt_str(self, key: builtins.str) -> Optional[builtins.str]:
         return self.str(key) if self.data.get(key) is not None else self.get(key)
 
-    def int(self, key: str, default: Optional[int] = None, lo: int = 0, hi: int = 10**9) -> int:
+    def int(
+        self, key: builtins.str, default: Optional[builtins.int] = None, lo: builtins.int = 0, hi: builtins.int = 10**9
+    ) -> builtins.int:
         v = self.get(key, default)
         if v is None:
             raise self.fail(key, f"is required (an integer from {lo} to {hi})")
@@ -96,7 +106,7 @@ class _Table:
             raise self.fail(key, f"must be an integer from {lo} to {hi}, got {v!r}")
         return v
 
-    def num(self, key: str, default: Optional[float] = None) -> float:
+    def num(self, key: builtins.str, default: Optional[float] = None) -> float:
         v = self.get(key, default)
         if v is None:
             raise self.fail(key, "is required (a number)")
@@ -104,28 +114,28 @@ class _Table:
             raise self.fail(key, f"must be a finite number, got {v!r}")
         return float(v)
 
-    def opt_num(self, key: str) -> Optional[float]:
+    def opt_num(self, key: builtins.str) -> Optional[float]:
         return self.num(key) if self.data.get(key) is not None else self.get(key)
 
-    def bool(self, key: str, default: bool = False) -> bool:
+    def bool(self, key: builtins.str, default: builtins.bool = False) -> builtins.bool:
         v = self.get(key, default)
         if not isinstance(v, bool):
             raise self.fail(key, f"must be true or false, got {v!r}")
         return v
 
-    def duration(self, key: str, default: Optional[str] = None) -> Optional[str]:
+    def duration(self, key: builtins.str, default: Optional[builtins.str] = None) -> Optional[builtins.str]:
         v = self.get(key, default)
         if v is None:
             return None
         if not isinstance(v, str):
-            raise self.fail(key, f"must be a duration string such as \"30s\", got {_kind(v)}")
+            raise self.fail(key, f'must be a duration string such as "30s", got {_kind(v)}')
         try:
             parse_duration_s(v)
         except ValueError as e:
             raise self.fail(key, str(e)) from None
         return v
 
-    def list(self, key: str, default: Any = None) -> list:
+    def list(self, key: builtins.str, default: Any = None) -> builtins.list[Any]:
         v = self.get(key, default)
         if v is None:
             return []
@@ -133,14 +143,14 @@ class _Table:
             raise self.fail(key, f"must be an array, got {_kind(v)}")
         return v
 
-    def str_list(self, key: str) -> list[str]:
+    def str_list(self, key: builtins.str) -> builtins.list[builtins.str]:
         out = self.list(key)
         for i, x in enumerate(out):
             if not isinstance(x, str):
                 raise self.fail(f"{key}[{i}]", f"must be a string, got {_kind(x)}")
         return out
 
-    def table(self, key: str, required: bool = False) -> Optional["_Table"]:
+    def table(self, key: builtins.str, required: builtins.bool = False) -> Optional["_Table"]:
         v = self.get(key)
         if v is None:
             if required:
@@ -148,7 +158,7 @@ class _Table:
             return None
         return _Table(v, self.path(key), self.source)
 
-    def tables(self, key: str) -> list["_Table"]:
+    def tables(self, key: builtins.str) -> builtins.list[_Table]:
         return [_Table(x, f"{self.path(key)}[{i}]", self.source) for i, x in enumerate(self.list(key))]
 
     def done(self) -> None:
@@ -159,8 +169,14 @@ class _Table:
 
 
 def _kind(v: Any) -> str:
-    return {bool: "a boolean", int: "an integer", float: "a number", str: "a string", list: "an array",
-            dict: "a table"}.get(type(v), type(v).__name__)
+    return {
+        bool: "a boolean",
+        int: "an integer",
+        float: "a number",
+        str: "a string",
+        list: "an array",
+        dict: "a table",
+    }.get(type(v), type(v).__name__)
 
 
 def _label(v: Any) -> str:
@@ -305,7 +321,7 @@ def _point_sets(t: _Table, key: str) -> tuple[tuple[str, Any], ...]:
     sets.read |= set(sets.data)
     for k in sets.data:
         if not k or any(not p for p in k.split(".")):
-            raise sets.fail(k, "a scenario path such as \"flows.0.cc\" (dotted, no empty parts)")
+            raise sets.fail(k, 'a scenario path such as "flows.0.cc" (dotted, no empty parts)')
     return tuple(sets.data.items())
 
 
@@ -330,7 +346,7 @@ def _window(t: _Table, key: str) -> Optional[tuple[float, float]]:
     if w is None:
         return None
     if not (isinstance(w, list) and len(w) == 2 and all(isinstance(x, str) for x in w)):
-        raise t.fail(key, "must be two duration strings [from, to], e.g. [\"10s\", \"30s\"]")
+        raise t.fail(key, 'must be two duration strings [from, to], e.g. ["10s", "30s"]')
     try:
         a, b = parse_duration_s(w[0]), parse_duration_s(w[1])
     except ValueError as e:
@@ -361,8 +377,15 @@ def _axis(t: _Table, names: set[str]) -> Axis:
     else:
         for p in t.tables("points"):
             x = p.opt_num("x")
-            points.append(Point(label=p.str("label"), x=x, sets=_point_sets(p, "set"),
-                                needs=tuple(p.str_list("needs")), optional=p.bool("optional")))
+            points.append(
+                Point(
+                    label=p.str("label"),
+                    x=x,
+                    sets=_point_sets(p, "set"),
+                    needs=tuple(p.str_list("needs")),
+                    optional=p.bool("optional"),
+                )
+            )
             p.done()
     if not points:
         raise t.fail("values" if t.has("values") else "points", "must not be empty")
@@ -399,7 +422,7 @@ def _metric(t: _Table) -> Metric:
         unit=t.str("unit", ""),
     )
     if m.agg == "ratio_of_sums" and not m.per:
-        raise t.fail("per", "is required with agg = \"ratio_of_sums\" (the denominator field)")
+        raise t.fail("per", 'is required with agg = "ratio_of_sums" (the denominator field)')
     if m.reference and m.minus:
         raise t.fail("minus", "give at most one of reference and minus")
     t.done()
@@ -473,8 +496,8 @@ def load_experiment(spec_path: Path) -> Experiment:
     quick_warmup = runs.duration("quick_warmup")
     runs.done()
     axes: list[Axis] = []
-    for a in t.tables("axes"):
-        axes.append(_axis(a, {x.name for x in axes}))
+    for ta in t.tables("axes"):
+        axes.append(_axis(ta, {x.name for x in axes}))
     needs: list[Need] = []
     for n in t.tables("needs"):
         probe = _point_sets(n, "probe")
@@ -485,8 +508,10 @@ def load_experiment(spec_path: Path) -> Experiment:
         for p in a.points:
             for part in p.needs:
                 if part not in known_parts:
-                    raise SpecError(f"{source}: axes ({a.name}) point '{p.label}': needs '{part}' is not "
-                                    f"declared in [[needs]] (declared: {', '.join(sorted(known_parts)) or 'none'})")
+                    raise SpecError(
+                        f"{source}: axes ({a.name}) point '{p.label}': needs '{part}' is not "
+                        f"declared in [[needs]] (declared: {', '.join(sorted(known_parts)) or 'none'})"
+                    )
     metrics = tuple(_metric(m) for m in t.tables("metrics"))
     if not metrics:
         raise t.fail("metrics", "at least one [[metrics]] table is required")
@@ -520,10 +545,18 @@ def load_experiment(spec_path: Path) -> Experiment:
 PAPER_ORDER = ("jersey", "njplus", "caiad", "prairie", "hsdpa")
 
 
+def _paper_rank(paper: str) -> int:
+    return PAPER_ORDER.index(paper) if paper in PAPER_ORDER else len(PAPER_ORDER)
+
+
 def _order(e: "Experiment") -> tuple:
-    paper = PAPER_ORDER.index(e.paper) if e.paper in PAPER_ORDER else len(PAPER_ORDER)
     natural = [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", e.id)]
-    return (paper, e.paper, natural)
+    return (_paper_rank(e.paper), e.paper, natural)
+
+
+def paper_files(root: Path, name: str) -> list[Path]:
+    """``<root>/<paper>/<name>`` of every paper that has one, papers in catalogue order."""
+    return sorted(root.glob(f"*/{name}"), key=lambda p: (_paper_rank(p.parent.name), p.parent.name))
 
 
 def discover(root: Path) -> list[Experiment]:
@@ -621,14 +654,18 @@ def load_claims(path: Path) -> list[Claim]:
             note=c.str("note", ""),
             source=source,
         )
-        if check == "within" and kind not in ("lowest", "highest") and (claim.abs_tol is None) == (claim.rel_tol is None):
-            raise c.fail("abs_tol", "check = \"within\" needs exactly one of abs_tol and rel_tol")
+        if (
+            check == "within"
+            and kind not in ("lowest", "highest")
+            and (claim.abs_tol is None) == (claim.rel_tol is None)
+        ):
+            raise c.fail("abs_tol", 'check = "within" needs exactly one of abs_tol and rel_tol')
         if kind in ("ratio", "gain", "reduction") and not claim.over:
-            raise c.fail("over", f"kind = \"{kind}\" needs over (the grid point it is compared with)")
+            raise c.fail("over", f'kind = "{kind}" needs over (the grid point it is compared with)')
         if kind in ("spread", "min", "max", "lowest", "highest") and list(claim.at.values()).count("*") != 1:
-            raise c.fail("at", f"kind = \"{kind}\" needs exactly one axis given as \"*\"")
+            raise c.fail("at", f'kind = "{kind}" needs exactly one axis given as "*"')
         if kind in ("lowest", "highest") and claim.target is None:
-            raise c.fail("target", f"kind = \"{kind}\" needs target (the label expected to be {kind})")
+            raise c.fail("target", f'kind = "{kind}" needs target (the label expected to be {kind})')
         c.done()
         claims.append(claim)
     t.done()
@@ -642,3 +679,37 @@ def load_claims(path: Path) -> list[Claim]:
 def matches(pattern: str, name: str) -> bool:
     """Flow/link selection: a shell-style pattern (``ftp``, ``reno.*``, ``*``)."""
     return fnmatch.fnmatchcase(name, pattern)
+
+
+def all_claims(root: Path) -> list[Claim]:
+    """Every paper's claims (``<root>/*/claims.toml``), papers in catalogue order."""
+    out: list[Claim] = []
+    for p in paper_files(root, "claims.toml"):
+        out.extend(load_claims(p))
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# where the experiments are
+
+
+def default_root() -> Path:
+    """``./experiments`` when it exists, else the source checkout's ``experiments/`` folder, else
+    the copy installed with the package (``airtcp/data/experiments``, e.g. from a wheel)."""
+    here = Path("experiments")
+    if here.is_dir():
+        return here.absolute()
+    checkout = Path(__file__).resolve().parents[3] / "experiments"
+    if checkout.is_dir():
+        return checkout
+    return packaged_root()
+
+
+def packaged_root() -> Path:
+    """The experiments installed with the package (in a checkout: a link to ``experiments/``)."""
+    return Path(__file__).resolve().parent.parent / "data" / "experiments"
+
+
+def is_packaged(root: Path) -> bool:
+    """Whether ``root`` (as given, before resolving links) is the installed package's copy."""
+    return Path(root).absolute() == packaged_root()

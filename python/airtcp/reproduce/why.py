@@ -27,9 +27,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..scenario import ScenarioFileError, loads, read_text
-from .spec import Claim, SpecError, _Table
+from .spec import Claim, SpecError, _Table, paper_files
+from .text import NOT_REPRODUCED
 
-__all__ = ["CAUSES", "Why", "load_why", "all_why", "match_why", "unexplained"]
+__all__ = ["CAUSES", "Why", "all_why", "match_why", "unexplained"]
 
 #: cause key → the words REPRODUCTION.md uses for it (the categories of issue 5's investigation).
 CAUSES = {
@@ -60,7 +61,7 @@ class Why:
         return any(fnmatch.fnmatchcase(claim_id, p) for p in self.claims)
 
 
-def load_why(path: Path) -> list[Why]:
+def _load_why(path: Path) -> list[Why]:
     """Reads one ``why.toml``; raises SpecError naming the file and field."""
     source = str(path)
     try:
@@ -76,15 +77,17 @@ def load_why(path: Path) -> list[Why]:
         text = " ".join(w.str("text").split())
         if not text:
             raise w.fail("text", "must not be empty")
-        out.append(Why(
-            id=w.str("id"),
-            title=w.str("title"),
-            cause=w.str("cause", None, tuple(CAUSES)),
-            claims=claims,
-            text=text,
-            commands=tuple(w.str_list("commands")),
-            source=source,
-        ))
+        out.append(
+            Why(
+                id=w.str("id"),
+                title=w.str("title"),
+                cause=w.str("cause", None, tuple(CAUSES)),
+                claims=claims,
+                text=text,
+                commands=tuple(w.str_list("commands")),
+                source=source,
+            )
+        )
         w.done()
     t.done()
     return out
@@ -93,15 +96,9 @@ def load_why(path: Path) -> list[Why]:
 def all_why(root: Path, claims: list[Claim]) -> list[Why]:
     """Every paper's ``why.toml`` under ``root``; checks that ids are unique and that each pattern
     names at least one claim (a renamed claim must not silently lose its explanation)."""
-    from .spec import PAPER_ORDER
-
-    def order(p: Path) -> tuple:
-        name = p.parent.name
-        return (PAPER_ORDER.index(name) if name in PAPER_ORDER else len(PAPER_ORDER), name)
-
     out: list[Why] = []
-    for p in sorted(root.glob("*/why.toml"), key=order):
-        out.extend(load_why(p))
+    for p in paper_files(root, "why.toml"):
+        out.extend(_load_why(p))
     ids = [w.id for w in out]
     dup = sorted({i for i in ids if ids.count(i) > 1})
     if dup:
@@ -121,6 +118,4 @@ def match_why(claim_id: str, whys: list[Why]) -> list[Why]:
 
 def unexplained(rows: list[tuple[str, str]], whys: list[Why]) -> list[str]:
     """Claim ids among ``rows`` (claim id, status) that are not reproduced and have no paragraph."""
-    from .claims import NOT_REPRODUCED
-
     return [cid for cid, status in rows if status == NOT_REPRODUCED and not match_why(cid, whys)]

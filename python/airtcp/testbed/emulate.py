@@ -19,15 +19,8 @@ from pathlib import Path
 from typing import Any, Optional
 
 from .. import scenario as sc
-from . import (
-    KERNEL_CC,
-    Testbed,
-    TestbedError,
-    bulk_argv,
-    read_json_line,
-    ss_connections,
-    wait_file,
-)
+from .bed import Testbed, bulk_argv, read_json_line, ss_connections, wait_file
+from .kernel import KERNEL_CC, TestbedError
 
 REPO = Path(__file__).resolve().parents[3]
 SRC_ADDR, DST_ADDR = "10.78.1.1", "10.78.2.1"
@@ -35,11 +28,12 @@ SRC_ADDR, DST_ADDR = "10.78.1.1", "10.78.2.1"
 LINUX_HEADER_BYTES = 52
 
 
-def relay_binary() -> Path:
+def _relay_binary() -> Path:
     """target/release/airtcp-relay, built (cargo, a no-op when fresh) where cargo exists."""
     if shutil.which("cargo"):
-        p = subprocess.run(["cargo", "build", "--release", "-q", "-p", "airtcp-testbed"], cwd=REPO,
-                           capture_output=True, text=True)
+        p = subprocess.run(
+            ["cargo", "build", "--release", "-q", "-p", "airtcp-testbed"], cwd=REPO, capture_output=True, text=True
+        )
         if p.returncode != 0:
             raise TestbedError(f"cargo build -p airtcp-testbed: {p.stderr.strip().splitlines()[-1:]}")
     b = REPO / "target" / "release" / "airtcp-relay"
@@ -69,17 +63,41 @@ class EmulatedPath:
         self.snd = bed.netns("s")
         self.rcv = bed.netns("r")
         for ns in (self.snd, self.rcv):
-            bed.run_in(ns, ["sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1", "net.ipv6.conf.default.disable_ipv6=1"])
+            bed.run_in(
+                ns, ["sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1", "net.ipv6.conf.default.disable_ipv6=1"]
+            )
         path = Path(f"/tmp/{bed.prefix}.toml")
         path.write_text(scenario_text)
         bed.files.append(path)
         self.tun_s, self.tun_r = f"{bed.prefix}ts"[-15:], f"{bed.prefix}tr"[-15:]
-        self.relay = bed.spawn(None, [str(relay_binary()), "--scenario", str(path), "--seed", str(seed),
-                                      "--src", src, "--dst", dst, "--src-netns", self.snd, "--src-tun", self.tun_s,
-                                      "--dst-netns", self.rcv, "--dst-tun", self.tun_r])
+        self.relay = bed.spawn(
+            None,
+            [
+                str(_relay_binary()),
+                "--scenario",
+                str(path),
+                "--seed",
+                str(seed),
+                "--src",
+                src,
+                "--dst",
+                dst,
+                "--src-netns",
+                self.snd,
+                "--src-tun",
+                self.tun_s,
+                "--dst-netns",
+                self.rcv,
+                "--dst-tun",
+                self.tun_r,
+            ],
+        )
         if _readline(self.relay, 10) != "ready":
             raise TestbedError("relay: unexpected first line")
-        for ns, dev, me, peer in ((self.snd, self.tun_s, SRC_ADDR, DST_ADDR), (self.rcv, self.tun_r, DST_ADDR, SRC_ADDR)):
+        for ns, dev, me, peer in (
+            (self.snd, self.tun_s, SRC_ADDR, DST_ADDR),
+            (self.rcv, self.tun_r, DST_ADDR, SRC_ADDR),
+        ):
             bed.run_in(ns, ["ip", "link", "set", dev, "mtu", str(mtu), "up"])
             bed.run_in(ns, ["ip", "addr", "add", f"{me}/32", "dev", dev])
             bed.run_in(ns, ["ip", "route", "add", f"{peer}/32", "dev", dev])
@@ -95,8 +113,12 @@ def _wait_closed(bed: Testbed, namespaces: list[str], timeout: float = 5.0) -> N
     the path for its last segments; without it, it would linger as an orphan)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        busy = [line for ns in namespaces for line in bed.run_in(ns, ["ss", "-tanH"]).stdout.splitlines()
-                if line.strip() and not line.startswith("TIME-WAIT")]
+        busy = [
+            line
+            for ns in namespaces
+            for line in bed.run_in(ns, ["ss", "-tanH"]).stdout.splitlines()
+            if line.strip() and not line.startswith("TIME-WAIT")
+        ]
         if not busy:
             return
         time.sleep(0.05)
@@ -127,17 +149,31 @@ def run_scenario(doc: dict[str, Any], cc: str, seed: Optional[int] = None, sampl
         sack = "1" if flow.get("recovery") == "sack" or flow.get("sack") else "0"
         ecn = "1" if flow.get("ecn") else "2"
         for ns in (path.snd, path.rcv):
-            bed.run_in(ns, ["sysctl", "-qw", f"net.ipv4.tcp_sack={sack}", f"net.ipv4.tcp_ecn={ecn}",
-                            "net.ipv4.tcp_timestamps=1", "net.ipv4.tcp_no_metrics_save=1"])
+            bed.run_in(
+                ns,
+                [
+                    "sysctl",
+                    "-qw",
+                    f"net.ipv4.tcp_sack={sack}",
+                    f"net.ipv4.tcp_ecn={ecn}",
+                    "net.ipv4.tcp_timestamps=1",
+                    "net.ipv4.tcp_no_metrics_save=1",
+                ],
+            )
         bed.register(kernel_cc)
         ready = Path(f"/tmp/{bed.prefix}.ready")
         ready.unlink(missing_ok=True)
         bed.files.append(ready)
-        sink = bed.spawn(path.rcv, bulk_argv("sink", bind=DST_ADDR, port=5001, cc=kernel_cc, seconds=duration,
-                                             warmup=warmup, ready_file=ready))
+        sink = bed.spawn(
+            path.rcv,
+            bulk_argv(
+                "sink", bind=DST_ADDR, port=5001, cc=kernel_cc, seconds=duration, warmup=warmup, ready_file=ready
+            ),
+        )
         wait_file(ready)
-        src = bed.spawn(path.snd, bulk_argv("source", to=DST_ADDR, port=5001, cc=kernel_cc, seconds=duration,
-                                            sample_ms=sample_ms))
+        src = bed.spawn(
+            path.snd, bulk_argv("source", to=DST_ADDR, port=5001, cc=kernel_cc, seconds=duration, sample_ms=sample_ms)
+        )
         time.sleep(min(1.0, duration / 2))
         seen = ss_connections(bed, path.snd, DST_ADDR)
         src_out = read_json_line(src, timeout=duration + 60)
@@ -150,16 +186,18 @@ def run_scenario(doc: dict[str, Any], cc: str, seed: Optional[int] = None, sampl
         "seed": seed,
         "duration_s": duration,
         "warmup_s": warmup,
-        "flows": [{
-            "name": flow.get("name", "flow0"),
-            "cc": cc,
-            "kernel_cc": kernel_cc,
-            "goodput_bps": sink_out["goodput_bps"],
-            "delivered_bytes": sink_out["bytes"],
-            "retransmissions": final["total_retrans"],
-            "delivered_ce": final["delivered_ce"],
-            "ss_cc": [c["cc"] for c in seen],
-        }],
+        "flows": [
+            {
+                "name": flow.get("name", "flow0"),
+                "cc": cc,
+                "kernel_cc": kernel_cc,
+                "goodput_bps": sink_out["goodput_bps"],
+                "delivered_bytes": sink_out["bytes"],
+                "retransmissions": final["total_retrans"],
+                "delivered_ce": final["delivered_ce"],
+                "ss_cc": [c["cc"] for c in seen],
+            }
+        ],
         "links": relay["forward"]["hops"] + relay["reverse"]["hops"],
         "samples": src_out["samples"],
     }
@@ -176,9 +214,19 @@ def accuracy(rate_bps: float, delay_s: float, seconds: float = 3.0) -> dict[str,
     """
     probe = str(Path(__file__).with_name("probe.py"))
     doc = {
-        "name": "accuracy", "duration": "3600s", "seed": 1, "nodes": ["A", "B"],
-        "links": [{"from": "A", "to": "B", "rate": f"{rate_bps:.0f}bps", "delay": f"{delay_s * 1e3:g}ms",
-                   "queue": {"kind": "droptail", "limit_pkts": 1000}}],
+        "name": "accuracy",
+        "duration": "3600s",
+        "seed": 1,
+        "nodes": ["A", "B"],
+        "links": [
+            {
+                "from": "A",
+                "to": "B",
+                "rate": f"{rate_bps:.0f}bps",
+                "delay": f"{delay_s * 1e3:g}ms",
+                "queue": {"kind": "droptail", "limit_pkts": 1000},
+            }
+        ],
         "flows": [{"kind": "tcp", "src": "A", "dst": "B", "cc": "reno"}],
     }
     out: dict[str, Any] = {"rate_bps": rate_bps, "delay_s": delay_s}
@@ -190,11 +238,41 @@ def accuracy(rate_bps: float, delay_s: float, seconds: float = 3.0) -> dict[str,
         ):
             ready = Path(f"/tmp/{bed.prefix}.{name}.ready")
             bed.files.append(ready)
-            sink = bed.spawn(path.rcv, ["python3", probe, "sink", "--bind", DST_ADDR, "--port", "6001",
-                                        "--seconds", str(seconds + 30), "--ready-file", str(ready)])
+            sink = bed.spawn(
+                path.rcv,
+                [
+                    "python3",
+                    probe,
+                    "sink",
+                    "--bind",
+                    DST_ADDR,
+                    "--port",
+                    "6001",
+                    "--seconds",
+                    str(seconds + 30),
+                    "--ready-file",
+                    str(ready),
+                ],
+            )
             wait_file(ready)
-            src = bed.spawn(path.snd, ["python3", probe, "source", "--to", DST_ADDR, "--port", "6001", "--rate-bps",
-                                       str(rate), "--size", str(size), "--count", str(count)])
+            src = bed.spawn(
+                path.snd,
+                [
+                    "python3",
+                    probe,
+                    "source",
+                    "--to",
+                    DST_ADDR,
+                    "--port",
+                    "6001",
+                    "--rate-bps",
+                    str(rate),
+                    "--size",
+                    str(size),
+                    "--count",
+                    str(count),
+                ],
+            )
             read_json_line(src, timeout=seconds * 3 + 60)
             pkts = read_json_line(sink, timeout=seconds + 60)["packets"]
             if name == "delay":

@@ -31,7 +31,7 @@ def sink(bind: str, port: int, seconds: float, ready_file: str | None) -> dict:
         with open(ready_file, "w") as f:
             f.write("ready\n")
     s.settimeout(1.0)
-    got = []
+    got: list[list[int]] = []
     end = time.monotonic() + seconds
     idle_after_first = None
     while time.monotonic() < end:

@@ -743,7 +743,7 @@ pub struct TcpFlowSpec {
     pub partial_ack_timer: String,
     /// RFC 3042 limited transmit: on each of the first two duplicate ACKs send one new segment
     /// (cwnd unchanged, flight at most cwnd + 2 SMSS). On by default: RFC 5681 §3.2 ("a TCP
-    /// SHOULD send a segment of previously unsent data per [RFC3042]"), ns-2.35's `singledup_`
+    /// SHOULD send a segment of previously unsent data per \[RFC3042\]"), ns-2.35's `singledup_`
     /// (default 1 since 2001, the simulator of every seed paper) and Linux all do it.
     #[serde(default = "default_true")]
     pub limited_transmit: bool,

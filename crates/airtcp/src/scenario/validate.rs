@@ -769,7 +769,7 @@ const FLOW_STATE_BYTES: u64 = 4096;
 pub struct MemoryEstimate {
     /// Next hops: nodes² × 4 bytes.
     pub routing: u64,
-    /// Per-flow state besides the series ([`FLOW_STATE_BYTES`] a flow, and the largest its delay
+    /// Per-flow state besides the series (`FLOW_STATE_BYTES` a flow, and the largest its delay
     /// histogram can grow to in the run's duration, `metrics::delay::histogram_bytes`).
     pub flow_state: u64,
     /// Time series rows × their bytes.
