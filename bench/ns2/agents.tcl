@@ -18,6 +18,13 @@ proc make_agents {variant} {
         linux-reno - westwood-plus {
             set tcp [new Agent/TCP/Linux]
             $tcp set timestamps_ true
+            # The port runs its modules' growth with Appropriate Byte Counting on
+            # (tcp/linux/ns-linux-param.c: sysctl_tcp_abc = 1; airtcp westwood-plus cc_params
+            # growth = "linux-ns2"). Env LINUX_ABC=0 turns it off for a diagnosis (a global of the
+            # port, set through its parameter table: an int written over the unsigned char, whose
+            # three following bytes are 0 in Debian's ns 2.35, so 0 and 1 are safe). Unset: unchanged.
+            global env
+            if {[info exists env(LINUX_ABC)]} { $tcp set_ca_default_param linux sysctl_tcp_abc $env(LINUX_ABC) }
             set sink [new Agent/TCPSink/Sack1]
             $sink set ts_echo_rfc1323_ true
         }

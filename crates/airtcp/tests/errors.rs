@@ -84,6 +84,10 @@ fn cc_params_are_checked_by_the_scheme() {
     assert!(e.starts_with("flows[0].cc_params.tau"), "{e}");
     let ok = BASE.replacen("cc = \"reno\"", "cc = \"westwood\"\ncc_params = { tau = \"1s\", m = 5 }", 1);
     airtcp::validate_toml(&ok).unwrap();
+    let e = error_of("cc = \"reno\"", "cc = \"westwood-plus\"\ncc_params = { growth = \"abc\" }");
+    assert!(e.starts_with("flows[0].cc_params.growth") && e.contains("linux-ns2"), "{e}");
+    let e = error_of("cc = \"reno\"", "cc = \"westwood-plus\"\ncc_params = { arithmetic = \"integer\" }");
+    assert!(e.starts_with("flows[0].cc_params.arithmetic") && e.contains("linux-ns2"), "{e}");
     let e = error_of("cc = \"reno\"", "cc = \"westwood-plus\"\ncc_params = { alpha = 1.5 }");
     assert!(e.starts_with("flows[0].cc_params.alpha") && e.contains("0 <= alpha < 1"), "{e}");
     let e = error_of("cc = \"reno\"", "cc = \"vegas\"\ncc_params = { alpha = 2.0, beta = 1.0 }");

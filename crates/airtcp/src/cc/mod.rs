@@ -70,6 +70,11 @@ pub struct AckInfo<'a> {
     /// `v_sendtime_[seqno]` when `v_transmits_[seqno] == 1`). Unlike `rtt_sample_ns` it is not
     /// Karn-filtered for the segments below it: an ACK held back by a hole gives a long sample.
     pub newest_sent_at: Option<SimTime>,
+    /// Packets in flight just before this ACK, in bytes, as the recovery strategy counts them
+    /// (outstanding − SACKed, and − marked lost with `recovery = "linux"`): ns-2.35 TCP-Linux's
+    /// `prior_in_flight`, which `tcp_is_cwnd_limited` compares with cwnd. Filled in only for
+    /// policies whose [`CongestionControl::reads_in_flight`] is true, else 0.
+    pub in_flight_before_bytes: u64,
     /// The ACK segment's header, read through the methods below.
     pub header: &'a TcpHeader,
 }
@@ -268,6 +273,11 @@ pub trait CongestionControl: Send {
     /// delivery-rate samples, draft-cheng-iccrg-delivery-rate-estimation §3.2 "upon
     /// transmitting a packet").
     fn on_send(&mut self, _send: &SendInfo) {}
+    /// Whether this policy reads [`AckInfo::in_flight_before_bytes`] (asked once, at the start;
+    /// the count walks the scoreboard, so the other policies do not pay for it).
+    fn reads_in_flight(&self) -> bool {
+        false
+    }
     /// Which losses arm the recover guard against a second fast retransmit in one window.
     fn recover_guard(&self) -> RecoverGuard {
         RecoverGuard::EveryLoss

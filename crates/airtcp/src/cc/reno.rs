@@ -1,5 +1,7 @@
 //! Standard AIMD window policy of RFC 5681 (used by Tahoe, Reno, NewReno and SACK recovery alike).
 
+use serde::Deserialize;
+
 use super::{AckInfo, CongestionControl, LossKind, LossSignal, Reaction, Window};
 
 /// RFC 5681 slow start, congestion avoidance and multiplicative decrease.
@@ -43,6 +45,75 @@ impl CongestionControl for Reno {
     }
 }
 
+/// How a window policy built on Reno's growth opens the window (`cc_params.growth` of
+/// Westwood+).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Growth {
+    /// RFC 5681, per ACK: slow start cwnd += min(N, SMSS), congestion avoidance
+    /// cwnd += SMSS²/cwnd ([`Reno`]).
+    #[default]
+    Reno,
+    /// ns-2.35 TCP-Linux's growth, [`LinuxNs2Growth`]: Appropriate Byte Counting as the port runs
+    /// it. Meant for the ns-2 twin (with `recovery = "linux"`).
+    LinuxNs2,
+}
+
+/// Window growth as ns-2.35's TCP-Linux (`Agent/TCP/Linux`) drives Linux 2.6.22's
+/// `tcp_slow_start` and `tcp_reno_cong_avoid` (`tcp/linux/src/tcp_cong.c`), the growth of its Reno
+/// and Westwood modules. The port compiles them with `sysctl_tcp_abc = 1`
+/// (`tcp/linux/ns-linux-param.c`: RFC 3465 Appropriate Byte Counting), and counts the bytes its own
+/// way (`tcp/linux/tcp-linux.cc`):
+/// - `recv` adds every cumulative advance to `bytes_acked`, in every state — during Recovery too,
+///   where the window does not grow (Linux 2.6.22's `tcp_ack` counts only below TCP_CA_CWR, and at
+///   most one MSS per ACK in Loss). Only a recovery's start (`tcp_fastretrans_alert`) and a
+///   timeout (`timeout`, `enter_loss`) reset it, not its end.
+/// - The window grows on an ACK of new data outside Recovery (`tcp_may_raise_cwnd`), and only if
+///   the flow was cwnd-limited: packets in flight before the ACK ≥ cwnd (`tcp_is_cwnd_limited`
+///   as `ns-linux-c.h` defines it); otherwise the counted bytes stay for a later ACK.
+/// - Slow start (cwnd ≤ ssthresh, whole segments): with at least one MSS counted, cwnd + 1
+///   segment and the count starts again from 0.
+/// - Congestion avoidance: once cwnd·MSS bytes are counted, cwnd + 1 segment and that much is
+///   taken off the count (`if`, not `while`: at most one segment per ACK, the rest kept).
+///
+/// So the bytes a recovery acknowledges, and those acknowledged while the flow was not using its
+/// window, are spent after it one segment per ACK: the window opens faster and in bursts.
+#[derive(Debug, Clone, Default)]
+pub struct LinuxNs2Growth {
+    /// `tp->bytes_acked`.
+    pub bytes_acked: u64,
+}
+
+impl LinuxNs2Growth {
+    /// An ACK of new data (`ack.acked_bytes` > 0) or one during recovery (`no_growth`).
+    pub fn on_ack(&mut self, w: &mut Window, ack: &AckInfo) {
+        self.bytes_acked += ack.acked_bytes;
+        if ack.no_growth {
+            return;
+        }
+        let mss = w.mss;
+        let cwnd = w.cwnd / mss;
+        if ack.in_flight_before_bytes < cwnd * mss {
+            return; // not cwnd-limited
+        }
+        if cwnd <= w.ssthresh / mss {
+            if self.bytes_acked < mss {
+                return;
+            }
+            self.bytes_acked = 0;
+            w.cwnd = (cwnd + 1) * mss;
+        } else if self.bytes_acked >= cwnd * mss {
+            self.bytes_acked -= cwnd * mss;
+            w.cwnd = (cwnd + 1) * mss;
+        }
+    }
+
+    /// A loss signal (recovery start or timeout): the count starts again.
+    pub fn reset(&mut self) {
+        self.bytes_acked = 0;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -74,5 +145,46 @@ mod tests {
         let s = LossSignal { kind: LossKind::DupAcks, flight_bytes: 3000, ..s };
         r.on_congestion(&mut w, &s);
         assert_eq!(w.ssthresh, 2000); // floor of 2 SMSS
+    }
+
+    /// ns-2.35 TCP-Linux's byte counting by hand, MSS 1000, ssthresh 4 segments:
+    /// - cwnd 3 (slow start, 3 ≤ 4), in flight before 3: an ACK of 2000 B → cwnd 4, count 0
+    ///   (the excess is dropped); an ACK of 1000 B with only 3 in flight (not cwnd-limited) →
+    ///   cwnd stays 4, count 1000.
+    /// - cwnd 4 ≤ 4 still slow start: ACK of 1000 B, 4 in flight → count 2000 ≥ 1000: cwnd 5,
+    ///   count 0.
+    /// - Congestion avoidance (5 > 4): recovery ACKs (`no_growth`) of 3000 and 4000 B grow
+    ///   nothing but count 7000. After it, an ACK of 1000 B with 5 in flight: 8000 ≥ 5000 →
+    ///   cwnd 6, count 3000; next ACK of 1000 B: 4000 < 6000, nothing; two more: 6000 → cwnd 7,
+    ///   count 0.
+    /// - A loss signal resets the count.
+    #[test]
+    fn linux_ns2_byte_counting_by_hand() {
+        let mut g = LinuxNs2Growth::default();
+        let mut w = Window { cwnd: 3000, ssthresh: 4000, mss: 1000 };
+        let ack = |acked: u64, in_flight: u64, no_growth: bool| AckInfo {
+            in_flight_before_bytes: in_flight * 1000,
+            no_growth,
+            ..crate::cc::westwood::tests::ack_at(0, acked, 0)
+        };
+        g.on_ack(&mut w, &ack(2000, 3, false));
+        assert_eq!((w.cwnd, g.bytes_acked), (4000, 0));
+        g.on_ack(&mut w, &ack(1000, 3, false));
+        assert_eq!((w.cwnd, g.bytes_acked), (4000, 1000));
+        g.on_ack(&mut w, &ack(1000, 4, false));
+        assert_eq!((w.cwnd, g.bytes_acked), (5000, 0));
+        g.on_ack(&mut w, &ack(3000, 9, true));
+        g.on_ack(&mut w, &ack(4000, 9, true));
+        assert_eq!((w.cwnd, g.bytes_acked), (5000, 7000));
+        g.on_ack(&mut w, &ack(1000, 5, false));
+        assert_eq!((w.cwnd, g.bytes_acked), (6000, 3000));
+        g.on_ack(&mut w, &ack(1000, 6, false));
+        assert_eq!((w.cwnd, g.bytes_acked), (6000, 4000));
+        g.on_ack(&mut w, &ack(1000, 6, false));
+        g.on_ack(&mut w, &ack(1000, 6, false));
+        assert_eq!((w.cwnd, g.bytes_acked), (7000, 0));
+        g.on_ack(&mut w, &ack(2000, 7, true));
+        g.reset();
+        assert_eq!(g.bytes_acked, 0);
     }
 }

@@ -27,7 +27,7 @@
 
 use serde::Deserialize;
 
-use super::reno::{halve, Reno};
+use super::reno::{halve, LinuxNs2Growth, Reno};
 use super::{AckInfo, CongestionControl, LossKind, LossSignal, Reaction, Window};
 use crate::time::{SimDuration, SimTime, NS_PER_S};
 
@@ -278,6 +278,9 @@ pub struct Westwood<E: BandwidthEstimator = TustinEstimator> {
     pub(crate) decrease: Decrease,
     /// RTT_min is the least smoothed RTT (Linux's `tcp_westwood.c`) instead of the least sample.
     pub(crate) rtt_min_from_srtt: bool,
+    /// ns-2.35 TCP-Linux's byte-counting growth instead of Reno's per-ACK growth
+    /// (`cc_params.growth = "linux-ns2"` of Westwood+).
+    pub(crate) growth: Option<LinuxNs2Growth>,
     name: &'static str,
     estimates: [(&'static str, f64); 1],
 }
@@ -305,6 +308,7 @@ impl<E: BandwidthEstimator> Westwood<E> {
             count_cap_segments: None,
             decrease: Decrease::Westwood,
             rtt_min_from_srtt: false,
+            growth: None,
             name,
             estimates: [("bwe_bps", 0.0)],
         }
@@ -341,7 +345,10 @@ impl<E: BandwidthEstimator> CongestionControl for Westwood<E> {
             d = d.min(cap * w.mss); // UCLA: "if (cumul_ack > 2) cumul_ack = 2"
         }
         self.feed(ack, d);
-        self.reno.on_ack(w, ack);
+        match &mut self.growth {
+            Some(g) => g.on_ack(w, ack),
+            None => self.reno.on_ack(w, ack),
+        }
     }
 
     fn on_dup_ack(&mut self, w: &mut Window, ack: &AckInfo) {
@@ -350,6 +357,10 @@ impl<E: BandwidthEstimator> CongestionControl for Westwood<E> {
     }
 
     fn on_congestion(&mut self, w: &mut Window, s: &LossSignal) -> Reaction {
+        if let Some(g) = &mut self.growth {
+            // tcp-linux.cc: `bytes_acked = 0` at a recovery's start and at a timeout.
+            g.reset();
+        }
         self.bwe.advance_to(s.now);
         if self.min_rtt_ns == 0 {
             // No RTT_min yet: Reno's halving.
@@ -394,6 +405,10 @@ impl<E: BandwidthEstimator> CongestionControl for Westwood<E> {
             LossKind::Ecn => {}
         }
         Reaction::Reduce
+    }
+
+    fn reads_in_flight(&self) -> bool {
+        self.growth.is_some()
     }
 
     fn estimates(&self) -> &[(&'static str, f64)] {
@@ -454,6 +469,7 @@ pub(crate) mod tests {
             recovering: false,
             dupacks: 0,
             newest_sent_at: None,
+            in_flight_before_bytes: 0,
             header: header(TcpHeader::default()),
         }
     }

@@ -28,6 +28,7 @@
 
 use serde::Deserialize;
 
+use super::reno::{Growth, LinuxNs2Growth};
 use super::westwood::{BandwidthEstimator, Decrease, Westwood};
 use crate::time::{SimDuration, SimTime, NS_PER_S};
 
@@ -50,6 +51,31 @@ pub struct WestwoodPlusParams {
     /// Where RTT_min comes from.
     #[serde(default)]
     pub rtt_min: RttMinSource,
+    /// How the window grows between losses (Reno's per-ACK growth, or ns-2.35 TCP-Linux's byte
+    /// counting).
+    #[serde(default)]
+    pub growth: Growth,
+    /// The estimator's arithmetic: real numbers, or the module's integers as ns-2.35 runs it.
+    #[serde(default)]
+    pub arithmetic: Arithmetic,
+}
+
+/// Westwood+'s estimator arithmetic (`cc_params.arithmetic`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Arithmetic {
+    /// Real numbers: times in ns, rates in bytes per second.
+    #[default]
+    Exact,
+    /// Linux 2.6.22 `tcp_westwood.c` in ns-2.35's TCP-Linux, whose clock is the 1-ms jiffy
+    /// (`tcp_time_stamp = trunc(now·1000)`, `JIFFY_RATIO 1000`): the interval in whole jiffies,
+    /// closed by the first ACK with Δ > max(RTT, `min_interval`) in jiffies (RTT = SRTT in whole
+    /// ms, `w->rtt = srtt >> 3`), the closing ACK's bytes counted in the next interval
+    /// (`westwood_update_window` runs before `bk +=`), the sample ⌊bk/Δ⌋ bytes per jiffy and each
+    /// filter step rounded down (`(7a + b) >> 3` with α = 7/8); the filter refills from a sample
+    /// whenever both stages are 0. With `decrease = "linux-ns2"`, BWE·RTT_min =
+    /// ⌊bw_est·rtt_min/MSS⌋ as before.
+    LinuxNs2,
 }
 
 /// Westwood+'s filter (`cc_params.filter`).
@@ -108,6 +134,9 @@ pub struct PerRttEstimator {
     interval_bytes: u64,
     /// Number of samples taken.
     pub samples: u64,
+    /// [`Arithmetic::LinuxNs2`]: `interval_start` is in whole jiffies (ms), the stages in bytes
+    /// per jiffy.
+    jiffies: bool,
 }
 
 impl PerRttEstimator {
@@ -121,12 +150,17 @@ impl PerRttEstimator {
             interval_start: None,
             interval_bytes: 0,
             samples: 0,
+            jiffies: p.arithmetic == Arithmetic::LinuxNs2,
         }
     }
 }
 
 impl BandwidthEstimator for PerRttEstimator {
     fn on_delivered(&mut self, now: SimTime, bytes: u64, srtt_ns: u64) {
+        if self.jiffies {
+            self.on_delivered_jiffies(now, bytes, srtt_ns);
+            return;
+        }
         let Some(start) = self.interval_start else {
             self.interval_start = Some(now);
             return;
@@ -164,6 +198,45 @@ impl BandwidthEstimator for PerRttEstimator {
     }
 }
 
+impl PerRttEstimator {
+    /// [`Arithmetic::LinuxNs2`]: `tcp_westwood.c`'s `westwood_update_window`, `westwood_filter`
+    /// and `bk +=` in whole jiffies and bytes per jiffy (`estimate` keeps bytes per second, a
+    /// whole number of bytes per jiffy × 1000).
+    fn on_delivered_jiffies(&mut self, now: SimTime, bytes: u64, srtt_ns: u64) {
+        const NS_PER_JIFFY: u64 = 1_000_000;
+        let now_j = now / NS_PER_JIFFY;
+        let Some(start) = self.interval_start else {
+            self.interval_start = Some(now_j);
+            return;
+        };
+        let delta = now_j - start;
+        let rtt = srtt_ns / NS_PER_JIFFY;
+        if rtt > 0 && delta > rtt.max(self.min_interval_ns / NS_PER_JIFFY) {
+            let b = (self.interval_bytes / delta) as f64;
+            let a = self.alpha;
+            let est = self.estimate / 1000.0;
+            let step = |old: f64, new: f64| (a * old + (1.0 - a) * new).floor();
+            self.estimate = 1000.0
+                * match &mut self.first_stage {
+                    None if est == 0.0 => b,
+                    None => step(est, b),
+                    Some(ns) if *ns == 0.0 && est == 0.0 => {
+                        *ns = b;
+                        b
+                    }
+                    Some(ns) => {
+                        *ns = step(*ns, b);
+                        step(est, *ns)
+                    }
+                };
+            self.samples += 1;
+            self.interval_start = Some(now_j);
+            self.interval_bytes = 0;
+        }
+        self.interval_bytes += bytes;
+    }
+}
+
 /// TCP Westwood+: Westwood's rules around the per-RTT estimator.
 pub type WestwoodPlus = Westwood<PerRttEstimator>;
 
@@ -172,6 +245,7 @@ pub fn new(p: &WestwoodPlusParams) -> WestwoodPlus {
     let mut w = Westwood::with_estimator("westwood-plus", PerRttEstimator::new(p));
     w.decrease = p.decrease;
     w.rtt_min_from_srtt = p.rtt_min == RttMinSource::Srtt;
+    w.growth = (p.growth == Growth::LinuxNs2).then(LinuxNs2Growth::default);
     w
 }
 
@@ -190,6 +264,8 @@ mod tests {
             filter: PlusFilter::Ewma,
             decrease: Decrease::Westwood,
             rtt_min: RttMinSource::Sample,
+            growth: Growth::Reno,
+            arithmetic: Arithmetic::Exact,
         }
     }
 
@@ -280,6 +356,54 @@ mod tests {
         w.cwnd = 2000;
         ww.on_congestion(&mut w, &s);
         assert_eq!((w.ssthresh, w.cwnd), (2000, 4000));
+    }
+
+    /// `arithmetic = "linux-ns2"` (with the Linux readings above), α = 7/8, MSS 1000, by hand:
+    /// - ACK at 0.4 ms opens the interval at jiffy 0.
+    /// - ACK at 30.7 ms (6000 B, SRTT 40.9 ms → RTT 40 jiffies): Δ = 30 ≤ max(40, 50), counted.
+    /// - ACK at 50.9 ms (1000 B): Δ = 50, not > 50: counted (7000 B).
+    /// - ACK at 51.2 ms (2000 B): Δ = 51 > 50 → b = ⌊7000/51⌋ = 137 B/jiffy fills both stages
+    ///   (137 000 B/s); its own 2000 B open the next interval (jiffy 51).
+    /// - ACK at 120 ms (5000 B, SRTT 60.5 ms): Δ = 69 > 60 → b = ⌊2000/69⌋ = 28;
+    ///   bw_ns_est = ⌊(7·137 + 28)/8⌋ = ⌊123.375⌋ = 123, bw_est = ⌊(7·137 + 123)/8⌋ = ⌊135.25⌋
+    ///   = 135 B/jiffy = 135 000 B/s.
+    /// - cwnd 20 segments, fast retransmit: RTT_min = 40 ms (least SRTT in whole ms), cwnd =
+    ///   ⌊135·40/1000⌋ = 5 segments, ssthresh 10.
+    /// - With `growth = "linux-ns2"` the policy asks for the in-flight count, and the loss reset
+    ///   the byte count: an ACK of 1000 B in Recovery (`no_growth`) counts 1000 B.
+    #[test]
+    fn linux_ns2_arithmetic_and_growth_by_hand() {
+        let p = WestwoodPlusParams {
+            alpha: 0.875,
+            filter: PlusFilter::Cascade,
+            decrease: Decrease::LinuxNs2,
+            rtt_min: RttMinSource::Srtt,
+            arithmetic: Arithmetic::LinuxNs2,
+            growth: Growth::LinuxNs2,
+            ..params()
+        };
+        let mut ww = new(&p);
+        assert!(ww.reads_in_flight() && !new(&params()).reads_in_flight());
+        let mut w = Window { cwnd: 20_000, ssthresh: 100_000, mss: 1000 };
+        let ack = |t_us: u64, bytes: u64, srtt_us: u64| crate::cc::AckInfo {
+            srtt_ns: srtt_us * 1000,
+            no_growth: true,
+            ..ack_at(t_us * 1000, bytes, 40 * MS)
+        };
+        ww.on_ack(&mut w, &ack(400, 1000, 40_900));
+        ww.on_ack(&mut w, &ack(30_700, 6000, 40_900));
+        ww.on_ack(&mut w, &ack(50_900, 1000, 40_900));
+        assert_eq!(ww.bwe.samples, 0);
+        ww.on_ack(&mut w, &ack(51_200, 2000, 40_900));
+        assert_eq!((ww.bwe.samples, ww.bwe.estimate), (1, 137_000.0));
+        ww.on_ack(&mut w, &ack(120_000, 5000, 60_500));
+        assert_eq!((ww.bwe.samples, ww.bwe.estimate), (2, 135_000.0));
+        let s = LossSignal { now: 121 * MS, kind: LossKind::DupAcks, marked: false, flight_bytes: 20_000 };
+        ww.on_congestion(&mut w, &s);
+        assert_eq!((w.ssthresh, w.cwnd), (10_000, 5000));
+        ww.on_ack(&mut w, &ack(122_000, 1000, 60_500));
+        assert_eq!(ww.growth.as_ref().map(|g| g.bytes_acked), Some(1000));
+        assert_eq!(w.cwnd, 5000);
     }
 
     /// Before the first RTT sample the interval is `min_interval`; with a short SRTT the 50 ms

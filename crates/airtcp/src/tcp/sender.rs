@@ -284,6 +284,7 @@ impl SenderCore {
             recovering,
             dupacks,
             newest_sent_at,
+            in_flight_before_bytes: 0,
             header: h,
         }
     }
@@ -519,8 +520,11 @@ pub struct Sender {
     /// `cc.reads_send_times()`, asked once: only then are the head's and the newest acknowledged
     /// segment's send times looked up on each ACK (they cost every other scheme ~2% per event).
     cc_reads_send_times: bool,
-    /// `marks_losses || cc_reads_send_times || core.paced`: which of the two copies of the ACK
-    /// path runs (see [`Sender::on_ack`]).
+    /// `cc.reads_in_flight()`, asked once: only then is the recovery's in-flight count taken
+    /// before each ACK ([`crate::cc::AckInfo::in_flight_before_bytes`]).
+    cc_reads_in_flight: bool,
+    /// `marks_losses || cc_reads_send_times || cc_reads_in_flight || core.paced`: which of the
+    /// two copies of the ACK path runs (see [`Sender::on_ack`]).
     hooks: bool,
 }
 
@@ -532,6 +536,7 @@ impl Sender {
         let dupthresh = cfg.dupthresh;
         let cc_reads_send_times = cc.reads_send_times();
         let paced = cc.pacing_rate().is_some();
+        let cc_reads_in_flight = cc.reads_in_flight();
         let marks_losses = recovery.marks_losses();
         let mut s = Sender {
             core: SenderCore {
@@ -571,7 +576,8 @@ impl Sender {
             },
             marks_losses,
             cc_reads_send_times,
-            hooks: marks_losses || cc_reads_send_times || paced,
+            cc_reads_in_flight,
+            hooks: marks_losses || cc_reads_send_times || cc_reads_in_flight || paced,
             recovery,
         };
         // `max_cwnd_bytes` bounds the first window too: an initial window (or one a policy sets in
@@ -620,9 +626,10 @@ impl Sender {
     /// Processes an ACK.
     ///
     /// The ACK path is compiled twice: with `HOOKS = false` for the flows whose window policy
-    /// reads no send times and does not pace and whose recovery strategy marks no losses (every
-    /// combination but Vegas, BBR and TCP-Linux recovery), so that their ACKs do not test those
-    /// per-flow options (~8 instructions per ACK; the choice is one branch).
+    /// reads neither send times nor the in-flight count, does not pace, and whose recovery
+    /// strategy marks no losses (every combination but Vegas, BBR, TCP-Linux recovery and
+    /// Westwood+'s `linux-ns2` growth), so that their ACKs do not test those per-flow options
+    /// (~8 instructions per ACK; the choice is one branch).
     pub fn on_ack(&mut self, now: SimTime, h: &TcpHeader) {
         if self.hooks {
             self.process_ack::<true>(now, h);
@@ -637,6 +644,8 @@ impl Sender {
     fn process_ack<const HOOKS: bool>(&mut self, now: SimTime, h: &TcpHeader) {
         let marks_losses = HOOKS && self.marks_losses;
         let reads_send_times = HOOKS && self.cc_reads_send_times;
+        // ns-2.35 TCP-Linux `recv`: `prior_in_flight = packets_in_flight()` before the ACK.
+        let in_flight_before = if HOOKS && self.cc_reads_in_flight { self.recovery.in_flight_bytes(&self.core) } else { 0 };
         let s = &mut self.core;
         if h.ack > s.snd_max {
             return; // acknowledges data never sent: ignore (RFC 793)
@@ -743,7 +752,8 @@ impl Sender {
                 s.cwr_pending = true;
                 s.stats.ecn_reductions += 1;
             }
-            let info = s.ack_info(now, h, acked, sample, was_in_recovery || ecn_reduce, was_in_recovery, 0, newest);
+            let mut info = s.ack_info(now, h, acked, sample, was_in_recovery || ecn_reduce, was_in_recovery, 0, newest);
+            info.in_flight_before_bytes = in_flight_before;
             s.cc.on_ack(&mut s.w, &info);
             // RFC 6298 (5.2)/(5.3): stop the timer when all is acknowledged, else restart it.
             if s.snd_una == s.snd_max {
@@ -766,7 +776,8 @@ impl Sender {
         } else if !inside && h.ack == self.core.snd_una && self.core.snd_max > self.core.snd_una {
             // A duplicate ACK (RFC 5681 §2: same ACK number, outstanding data).
             let s = &mut self.core;
-            let info = s.ack_info(now, h, 0, None, true, s.in_recovery, s.dupacks + 1, None);
+            let mut info = s.ack_info(now, h, 0, None, true, s.in_recovery, s.dupacks + 1, None);
+            info.in_flight_before_bytes = in_flight_before;
             let count = s.cc.classify_dup_ack(&info);
             match count {
                 DupAckCount::Count => s.dupacks += 1,

@@ -180,6 +180,13 @@ impl LossRecovery for Linux {
         newly
     }
 
+    /// `LinuxTcpAgent::packets_in_flight`: outstanding − SACKed − lost (segments sent since the
+    /// last `Linux::sync` are unmarked).
+    fn in_flight_bytes(&self, s: &SenderCore) -> u64 {
+        let lost = |i: usize| self.marks.get(i).is_some_and(|m| m.lost);
+        s.board.iter().enumerate().filter(|&(i, b)| !b.sacked && !lost(i)).count() as u64 * s.w.mss
+    }
+
     fn before_cumulative_ack(&mut self, _s: &SenderCore, n: usize) {
         let n = n.min(self.marks.len());
         for m in self.marks.iter().take(n) {
@@ -309,6 +316,29 @@ mod tests {
         }
         assert_eq!(by_ack, vec![vec![], vec![(13_000, false)], vec![], vec![(14_000, false)], vec![]]);
         s
+    }
+
+    /// The port's `packets_in_flight` at the end of the trace above: 15 outstanding (0..14), 9
+    /// SACKed (1..9), 0 retransmitted and no longer marked lost: 6 segments.
+    #[test]
+    fn in_flight_counts_outstanding_minus_sacked_minus_lost() {
+        let s = one_loss_in_recovery(false);
+        assert_eq!(s.recovery.in_flight_bytes(&s.core), 6000);
+    }
+
+    /// Westwood+ with `growth = "linux-ns2"` gets the in-flight count before each ACK: IW 2, both
+    /// segments out; the ACK of the first finds 2 in flight = cwnd (cwnd-limited), slow start
+    /// (2 ≤ ssthresh): cwnd 3, and 2 + 1 = 3 segments go out (1000 + 2 new ones).
+    #[test]
+    fn growth_reads_the_in_flight_count_before_the_ack() {
+        let table: toml::Table = toml::from_str("growth = \"linux-ns2\"").unwrap();
+        let cc = crate::cc::build("westwood-plus", Some(&table)).unwrap();
+        let mut s = Sender::new(cfg(true, 2), cc, crate::tcp::recovery::by_name("linux").unwrap());
+        s.offer(0, u64::MAX);
+        assert_eq!(sent(&mut s).len(), 2);
+        s.on_ack(100 * MS, &ack(1000));
+        assert_eq!(s.core.w.cwnd, 3000);
+        assert_eq!(sent(&mut s).iter().map(|x| x.0).collect::<Vec<_>>(), vec![2000, 3000]);
     }
 
     #[test]

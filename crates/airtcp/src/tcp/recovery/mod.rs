@@ -51,6 +51,12 @@ pub trait LossRecovery: Send {
     /// Only for strategies that mark losses: the first `n` outstanding segments are about to leave
     /// the scoreboard (cumulatively ACKed).
     fn before_cumulative_ack(&mut self, _s: &SenderCore, _n: usize) {}
+    /// Packets in flight now, in bytes, for a window policy that asks
+    /// ([`crate::cc::CongestionControl::reads_in_flight`]): outstanding segments that the receiver
+    /// has not SACKed, times the MSS.
+    fn in_flight_bytes(&self, s: &SenderCore) -> u64 {
+        s.board.iter().filter(|m| !m.sacked).count() as u64 * s.w.mss
+    }
     /// Only for strategies that mark losses: the retransmission timer expired; the sender has
     /// backed off, signalled the window policy and set `recover`, and sends through
     /// [`LossRecovery::send`] right after this (the others go back N by `send_window_limited`).
