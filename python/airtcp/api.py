@@ -55,7 +55,11 @@ LINK_SCHEMA: dict[str, type[pl.DataType]] = {
 
 
 def _frame(columns: dict[str, list], schema: dict[str, type[pl.DataType]]) -> pl.DataFrame:
-    return pl.DataFrame({name: columns.get(name, []) for name in schema}, schema=schema)
+    # Columns beyond the schema are the window policies' further estimates (e.g. CAIAD's alpha):
+    # numbers, null where a flow's policy does not declare them.
+    full: dict[str, type[pl.DataType]] = dict(schema)
+    full.update((name, pl.Float64) for name in columns if name not in schema)
+    return pl.DataFrame({name: columns.get(name, []) for name in full}, schema=full)
 
 
 class RunResult:

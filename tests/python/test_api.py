@@ -186,3 +186,19 @@ def test_the_run_plot_has_rtt_and_queue_panels_from_the_series(result):
             list(line.get_ydata())
             == ls.filter(pl.col("link") == line.get_label())["queue_pkts"].cast(pl.Float64).to_list()
         )
+
+
+def test_flow_series_carries_every_declared_estimate():
+    """CAIAD declares a bandwidth estimate and alpha: flow_series has an ``alpha`` column beside
+    ``bwe_bps``, a fraction for the CAIAD flow and null for a Reno flow on the same path."""
+    from fixtures import REPO, doc
+
+    d = doc(REPO / "examples" / "caiad_fig3.toml", "duration=10s", "flows.0.name=caiad")
+    d["flows"].append({**d["flows"][0], "name": "reno", "cc": "reno"})
+    r = airtcp.run(d, seed=1, base_dir=REPO / "examples")
+    fs = r.flow_series
+    assert "alpha" in fs.columns and fs.schema["alpha"] == pl.Float64
+    caiad = fs.filter(pl.col("flow") == "caiad")
+    reno = fs.filter(pl.col("flow") == "reno")
+    assert caiad["alpha"].null_count() == 0 and caiad["alpha"].is_between(0.0, 1.0).all()
+    assert reno["alpha"].null_count() == reno.height

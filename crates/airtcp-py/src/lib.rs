@@ -48,6 +48,10 @@ fn output_to_dict(py: Python<'_>, out: airtcp::RunOutput) -> PyResult<Py<PyDict>
     flow.set_item("goodput_bps", &fs.goodput_bps)?;
     flow.set_item("acked_bytes", int_col(&fs.acked_bytes))?;
     flow.set_item("bwe_bps", real_col(&fs.bwe_bps))?;
+    // Every further estimate a window policy declares (e.g. CAIAD's alpha): one column each.
+    for col in &fs.estimates {
+        flow.set_item(col.name, real_col(&col.values))?;
+    }
 
     let ls = out.link_series;
     let link = PyDict::new(py);

@@ -1027,6 +1027,11 @@ fn check_series(c: &mut Checker, case: &Case, run: &crate::RunOutput, end_ns: u6
         }
         let bwe = fs.bwe_bps[i];
         c.ensure(bwe.is_nan() || (bwe.is_finite() && bwe >= 0.0), Kind::Metric, || format!("flow {name} series bwe_bps = {bwe} at {t}"));
+        for col in &fs.estimates {
+            let v = col.values.get(i).copied().unwrap_or(f64::INFINITY);
+            c.ensure(v.is_nan() || v.is_finite(), Kind::Metric, || format!("flow {name} series {} = {v} at {t}", col.name));
+            c.ensure(fs.is_tcp(i) || v.is_nan(), Kind::Metric, || format!("UDP flow {name} series has {} = {v} at {t}", col.name));
+        }
         let now = (fs.sent_bytes[i], fs.delivered_bytes[i], fs.acked_bytes[i]);
         if let Some(prev) = last[f] {
             c.ensure(now.0 >= prev.0 && now.1 >= prev.1 && now.2 >= prev.2, Kind::Series, || {

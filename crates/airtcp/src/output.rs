@@ -290,8 +290,21 @@ pub struct FlowSeries {
     /// Cumulative bytes acknowledged at the sender.
     pub acked_bytes: Vec<u64>,
     /// The window policy's bandwidth estimate in bit/s as of its last update (e.g. Westwood's
-    /// BWE); NaN for policies without one (and UDP flows).
+    /// BWE): the first estimate it declares (`CongestionControl::estimates`); NaN for policies
+    /// without one (and UDP flows).
     pub bwe_bps: Vec<f64>,
+    /// Every further estimate a window policy declares (e.g. CAIAD's α), one column per name,
+    /// as long as the other columns; NaN in the rows of flows whose policy does not declare it.
+    pub estimates: Vec<EstimateColumn>,
+}
+
+/// A time-series column of one named estimate beyond the bandwidth estimate (see
+/// [`FlowSeries::estimates`]).
+#[derive(Debug, Clone, Serialize)]
+pub struct EstimateColumn {
+    /// The name the policy gives it (the column's name in `flow_series`).
+    pub name: &'static str,
+    pub values: Vec<f64>,
 }
 
 /// Equality is bit-for-bit (NaN, which marks "no value", equals itself): two runs are the same
@@ -312,6 +325,8 @@ impl PartialEq for FlowSeries {
             && bits(&self.goodput_bps, &o.goodput_bps)
             && self.acked_bytes == o.acked_bytes
             && bits(&self.bwe_bps, &o.bwe_bps)
+            && self.estimates.len() == o.estimates.len()
+            && self.estimates.iter().zip(&o.estimates).all(|(a, b)| a.name == b.name && bits(&a.values, &b.values))
     }
 }
 
@@ -343,6 +358,30 @@ impl FlowSeries {
         self.goodput_bps.reserve_exact(rows);
         self.acked_bytes.reserve_exact(rows);
         self.bwe_bps.reserve_exact(rows);
+    }
+
+    /// Row `row`'s value of the estimate `name` (a column is made the first time a policy
+    /// declares the name; the rows before it are NaN).
+    pub fn push_estimate(&mut self, row: usize, name: &'static str, value: f64) {
+        let i = match self.estimates.iter().position(|c| c.name == name) {
+            Some(i) => i,
+            None => {
+                self.estimates.push(EstimateColumn { name, values: Vec::new() });
+                self.estimates.len() - 1
+            }
+        };
+        let col = &mut self.estimates[i].values;
+        col.resize(row, f64::NAN);
+        col.push(value);
+    }
+
+    /// Brings every estimate column to the length of the others (NaN for the rows of flows
+    /// without that estimate), after a sample's rows.
+    pub fn pad_estimates(&mut self) {
+        let rows = self.time_s.len();
+        for c in &mut self.estimates {
+            c.values.resize(rows, f64::NAN);
+        }
     }
 
     /// Whether row `i` belongs to a TCP flow (its TCP-only columns are meaningful).

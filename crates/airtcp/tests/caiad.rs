@@ -80,3 +80,27 @@ fn literal_reading_without_inflation() {
     println!("1% corruption, 5 seeds: literal {l:.0}, inflating {i:.0}, NewReno {n:.0} kb/s");
     assert!(l > n && i > l, "literal {l:.0}, inflating {i:.0}, NewReno {n:.0}");
 }
+
+/// The time series carries CAIAD's α (eq. 1, D/(D + C)) as its own column beside `bwe_bps`: a
+/// fraction, below 1 once corrupted bytes were reported, and NaN in the rows of a Reno flow that
+/// shares the path (Reno declares no α).
+#[test]
+fn the_series_carries_alpha() {
+    let text = fig3("caiad", 0.01, "") + "[[flows]]\nkind = \"tcp\"\nname = \"reno\"\nsrc = \"S\"\ndst = \"D\"\ncc = \"reno\"\n";
+    let out = run(&text, 1);
+    let fs = &out.flow_series;
+    let alpha = fs.estimates.iter().find(|c| c.name == "alpha").expect("an alpha column");
+    assert_eq!(fs.estimates.len(), 1, "only CAIAD declares a further estimate");
+    assert_eq!(alpha.values.len(), fs.time_s.len());
+    let caiad = fs.flow_names.iter().position(|n| n != "reno").unwrap() as u32;
+    let mut below_one = 0;
+    for (i, &v) in alpha.values.iter().enumerate() {
+        if fs.flow[i] == caiad {
+            assert!((0.0..=1.0).contains(&v), "alpha {v} at row {i}");
+            below_one += (v < 1.0) as usize;
+        } else {
+            assert!(v.is_nan(), "the Reno flow's row {i} has alpha {v}");
+        }
+    }
+    assert!(below_one > 0, "1% corruption never lowered alpha");
+}

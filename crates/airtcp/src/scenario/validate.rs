@@ -368,6 +368,19 @@ pub struct TcpPlan {
     pub needs: crate::cc::Needs,
     /// The loss-recovery strategy.
     pub recovery: &'static crate::tcp::recovery::Strategy,
+    /// The estimates the policy declares beyond its first (each a time-series column).
+    pub extra_estimates: Vec<&'static str>,
+}
+
+impl Plan {
+    /// Distinct names of the estimates beyond the first that the scenario's policies declare: the
+    /// extra columns of the flow time series.
+    pub fn extra_estimate_columns(&self) -> u64 {
+        let mut names: Vec<&str> = self.tcp.iter().flatten().flat_map(|t| t.extra_estimates.iter().copied()).collect();
+        names.sort_unstable();
+        names.dedup();
+        names.len() as u64
+    }
 }
 
 /// Name of flow entry `i` (its `name`, or `"flow<i>"`).
@@ -631,7 +644,10 @@ pub fn validate_and_load(s: &Scenario) -> Result<Plan, ScenarioError> {
                 }
                 let cc = match crate::cc::resolve(&t.cc, t.cc_params.as_ref()) {
                     Ok(make) => {
-                        let needs = make().needs();
+                        // One instance, to read what the policy declares (its needs, its estimates).
+                        let probe = make();
+                        let needs = probe.needs();
+                        let extra: Vec<&'static str> = probe.estimates().iter().skip(1).map(|e| e.0).collect();
                         if needs.ecn && !t.ecn {
                             return err(
                                 format!("flows[{i}].ecn"),
@@ -650,7 +666,7 @@ pub fn validate_and_load(s: &Scenario) -> Result<Plan, ScenarioError> {
                                 format!("cc = \"{}\" needs timestamps = true (its estimator reads the receiver's clock)", t.cc),
                             );
                         }
-                        (make, needs)
+                        (make, needs, extra)
                     }
                     Err(None) => {
                         return err(
@@ -669,7 +685,7 @@ pub fn validate_and_load(s: &Scenario) -> Result<Plan, ScenarioError> {
                 if recovery.needs_sack && !t.sack {
                     return err(format!("flows[{i}].sack"), format!("recovery = \"{}\" needs sack = true", t.recovery));
                 }
-                tcp_plans.push(Some(TcpPlan { cc: cc.0, needs: cc.1, recovery }));
+                tcp_plans.push(Some(TcpPlan { cc: cc.0, needs: cc.1, recovery, extra_estimates: cc.2 }));
                 if !matches!(t.partial_ack_timer.as_str(), "impatient" | "slow-but-steady") {
                     return err(
                         format!("flows[{i}].partial_ack_timer"),
@@ -755,8 +771,9 @@ pub fn validate_and_load(s: &Scenario) -> Result<Plan, ScenarioError> {
             tcp_plans.push(None); // a UDP entry
         }
     }
-    check_limits(s, one_way.len() as u64, &traces)?;
-    Ok(Plan { traces, tcp: tcp_plans })
+    let plan = Plan { traces, tcp: tcp_plans };
+    check_limits(s, one_way.len() as u64, &plan)?;
+    Ok(plan)
 }
 
 /// Engine bytes per flow besides its time series: sender, receiver, window policy and their
@@ -797,7 +814,8 @@ fn sample_count(s: &Scenario) -> u64 {
 }
 
 /// [`MemoryEstimate`] of a validated scenario with `one_way_links` link directions.
-pub fn memory_estimate(s: &Scenario, one_way_links: u64, traces: &LoadedTraces) -> MemoryEstimate {
+pub fn memory_estimate(s: &Scenario, one_way_links: u64, plan: &Plan) -> MemoryEstimate {
+    let traces = &plan.traces;
     use crate::output::{FlowSeries, LinkSeries};
     let (flows, samples) = (flow_count(s), sample_count(s));
     let n = s.nodes.len() as u64;
@@ -807,8 +825,10 @@ pub fn memory_estimate(s: &Scenario, one_way_links: u64, traces: &LoadedTraces) 
     let flow_state = flows.saturating_mul(per_flow);
     // Saturating: a user may raise max_series_rows to anything, and an estimate that saturates
     // is above every limit, which is the right answer.
+    // A flow row has the fixed columns and one f64 per extra estimate column.
+    let row_bytes = FlowSeries::ROW_BYTES + 8 * plan.extra_estimate_columns();
     let series = (samples.saturating_mul(flows))
-        .saturating_mul(FlowSeries::ROW_BYTES)
+        .saturating_mul(row_bytes)
         .saturating_add(samples.saturating_mul(one_way_links).saturating_mul(LinkSeries::ROW_BYTES));
     let trace_bytes: u64 = traces.iter().flatten().flatten().map(|t| t.len() as u64 * 16).sum();
     let total = routing.saturating_add(flow_state).saturating_add(series).saturating_add(trace_bytes);
@@ -817,7 +837,7 @@ pub fn memory_estimate(s: &Scenario, one_way_links: u64, traces: &LoadedTraces) 
 
 /// Checks the settings of `limits` and the run's size against them, before anything is built: the
 /// time series' rows against `max_series_rows`, the memory estimate against `max_memory`.
-fn check_limits(s: &Scenario, one_way_links: u64, traces: &LoadedTraces) -> Result<(), ScenarioError> {
+fn check_limits(s: &Scenario, one_way_links: u64, plan: &Plan) -> Result<(), ScenarioError> {
     let l = &s.limits;
     if l.max_events == 0 {
         return err("limits.max_events", "must be at least 1");
@@ -840,7 +860,7 @@ fn check_limits(s: &Scenario, one_way_links: u64, traces: &LoadedTraces) -> Resu
             ),
         );
     }
-    let MemoryEstimate { routing, flow_state, series, trace_bytes, total } = memory_estimate(s, one_way_links, traces);
+    let MemoryEstimate { routing, flow_state, series, trace_bytes, total } = memory_estimate(s, one_way_links, plan);
     if total > l.max_memory.0 {
         let mb = |b: u64| format!("{:.0}MB", b as f64 / 1e6);
         return err(

@@ -112,7 +112,7 @@ impl Simulator {
             }
         }
         // What the memory limit leaves for packets once the up-front estimate is taken.
-        let up_front = crate::scenario::validate::memory_estimate(s, links.len() as u64, traces).total;
+        let up_front = crate::scenario::validate::memory_estimate(s, links.len() as u64, &plan).total;
         let packet_cap = (s.limits.max_memory.0.saturating_sub(up_front) / crate::net::packet::PACKET_BYTES) as usize;
         let pairs: Vec<_> = links.iter().map(|l| (l.from, l.to)).collect();
         let routes = RoutingTable::build(s.nodes.len(), &pairs);

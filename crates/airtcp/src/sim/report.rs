@@ -32,7 +32,11 @@ impl Simulator {
                     s.rto_s.push(ns_to_s(c.rtt.rto()));
                     s.sent_bytes.push(c.snd_max);
                     s.acked_bytes.push(c.stats.acked_bytes);
-                    s.bwe_bps.push(c.cc.estimates().first().map_or(f64::NAN, |e| e.1));
+                    let est = c.cc.estimates();
+                    s.bwe_bps.push(est.first().map_or(f64::NAN, |e| e.1));
+                    for &(name, v) in est.iter().skip(1) {
+                        s.push_estimate(s.time_s.len() - 1, name, v);
+                    }
                     tf.receiver.delivered_bytes
                 }
                 FlowKind::Udp(u) => {
@@ -52,6 +56,7 @@ impl Simulator {
             s.goodput_bps.push(gp);
             f.sampled_delivered = delivered;
         }
+        self.flow_series.pad_estimates();
         for (li, l) in self.links.iter_mut().enumerate() {
             l.purge(self.now);
             let q = match self.cell_of_link[li] {
