@@ -110,7 +110,7 @@ pub fn run(data: &[u8]) {
             }
             5 => {
                 // The timer fires at its deadline (the engine's timer event).
-                if let Some(d) = t.s.core.rto_deadline {
+                if let Some(d) = t.s.view().rto_deadline {
                     t.now = t.now.max(d);
                     if crate::tracing() {
                         eprintln!("{} timeout", t.now);
@@ -214,13 +214,13 @@ impl Trial {
     /// (and the pacing timer of a pacing policy, the earlier of the two first).
     fn advance(&mut self, to: SimTime) {
         for _ in 0..MAX_TIMEOUTS_PER_ADVANCE {
-            if let Some(p) = self.s.core.pacing_deadline.filter(|&p| p <= to && self.s.core.rto_deadline.is_none_or(|d| p < d)) {
+            if let Some(p) = self.s.view().pacing_deadline.filter(|&p| p <= to && self.s.view().rto_deadline.is_none_or(|d| p < d)) {
                 self.now = self.now.max(p);
                 self.s.on_pacing_timer(self.now);
                 self.check();
                 continue;
             }
-            match self.s.core.rto_deadline {
+            match self.s.view().rto_deadline {
                 Some(d) if d <= to => {
                     self.now = self.now.max(d);
                     if crate::tracing() {
@@ -238,7 +238,7 @@ impl Trial {
 
     /// An adversarial ACK at the current state.
     fn ack(&mut self, inp: &mut Input, op: u8) -> TcpHeader {
-        let c = &self.s.core;
+        let c = self.s.view();
         let (una, max, mss) = (c.snd_una, c.snd_max, c.cfg.mss as u64);
         let flight = max - una;
         let ack = match inp.u8() % 8 {
@@ -293,12 +293,14 @@ impl Trial {
 
     /// The invariants after an event; drains the segments it sent.
     fn check(&mut self) {
-        let c = &mut self.s.core;
+        let out: Vec<_> = self.s.drain_segments().collect();
+        self.s.drain_verdicts().for_each(drop);
+        let c = self.s.view();
         let who = self.names;
         let (una, nxt, max) = (c.snd_una, c.snd_nxt, c.snd_max);
         let mss = c.cfg.mss as u64;
         if crate::tracing() {
-            let sent: Vec<_> = c.out.iter().map(|o| (o.seq, o.len, o.retransmission)).collect();
+            let sent: Vec<_> = out.iter().map(|o| (o.seq, o.len, o.retransmission)).collect();
             eprintln!(
                 "  una {una} nxt {nxt} max {max} cwnd {} ssthresh {} recovery {} dupacks {} board {:?} sent {sent:?}",
                 c.w.cwnd,
@@ -328,7 +330,7 @@ impl Trial {
             assert!(!v.is_nan(), "{}: estimate {name} is NaN", c.cc.name());
         }
         let mut next_new = self.max;
-        for o in c.out.drain(..) {
+        for o in out {
             assert!(o.len >= 1 && o.len as u64 <= mss, "segment {o:?} of MSS {mss}");
             assert!(o.seq >= una && o.seq + o.len as u64 <= max, "segment {o:?} outside [{una}, {max})");
             if !o.retransmission {
@@ -345,7 +347,6 @@ impl Trial {
                 c.w.cwnd
             );
         }
-        c.verdicts.clear();
         self.una = una;
         self.max = max;
     }

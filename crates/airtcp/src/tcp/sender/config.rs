@@ -1,0 +1,112 @@
+//! The sender's settings, the segments it hands to the engine, and its counters.
+
+/// Sender settings (from the scenario's flow).
+#[derive(Debug, Clone)]
+pub struct SenderConfig {
+    pub mss: u32,
+    pub rwnd_bytes: u64,
+    pub max_cwnd_bytes: u64,
+    pub initial_cwnd_bytes: u64,
+    pub initial_ssthresh_bytes: u64,
+    pub dupthresh: u32,
+    pub sack: bool,
+    pub timestamps: bool,
+    pub ecn: bool,
+    pub initial_rto_ns: u64,
+    pub min_rto_ns: u64,
+    pub max_rto_ns: u64,
+    pub granularity_ns: u64,
+    /// NewReno resets the RTO timer on every partial ACK (slow-but-steady) instead of only the
+    /// first (impatient, RFC 6582's recommendation).
+    pub rto_reset_every_partial_ack: bool,
+    /// RFC 3042 limited transmit (ns-2's `singledup_`): a new segment on each of the first two
+    /// duplicate ACKs, so that a small window still collects DupThresh duplicates.
+    pub limited_transmit: bool,
+    /// Retransmissions are sent ECT as well (window policies that need it, see `cc::Needs`).
+    pub ect_on_retransmissions: bool,
+    /// How RTT samples are taken when timestamps are off.
+    pub rtt_sampling: RttSampling,
+    /// Restart the retransmission timer when fast retransmit sends its segment (the RTT
+    /// measurement in progress is voided either way, see [`RttSampling::TimedSegment`]).
+    ///
+    /// ns-2.35 `dupack_action` (Tahoe, Reno, NewReno, Sack1, FACK) calls `reset_rtx_timer(1, 0)`
+    /// before `output(last_ack_ + 1)`; 4.4BSD `tcp_input` clears `TCPT_REXMT` before it resends;
+    /// Linux re-arms the RTO when it retransmits the head (`tcp_xmit_retransmit_queue`). RFC 6298
+    /// says nothing of fast retransmit, so `false` keeps the timer that the last new ACK armed,
+    /// which then expires about one RTT into the recovery when RTO is close to the RTT.
+    pub fast_retransmit_restarts_rto: bool,
+    /// With `fast_retransmit_restarts_rto`: back the timer off first (RTO doubled until a valid
+    /// RTT sample, as at a timeout). ns-2.35's `Agent/TCP/Vegas` calls `reset_rtx_timer(1)`, whose
+    /// `backoff` defaults to 1, where its Reno, NewReno, Sack1 and FACK agents pass 0; a run of
+    /// fast retransmits without a valid sample between them (each voids the measurement) then
+    /// ratchets its RTO up to 64 times.
+    pub fast_retransmit_rto_backoff: bool,
+    /// RFC 6582 §3.2 step 2's ACK heuristic: duplicate ACKs that do not pass `recover` still
+    /// start a fast retransmit when cwnd > SMSS and the last cumulative advance was at most
+    /// 4·SMSS. ns-2.35's `bugfix_ack_` (off by default there, as here); without it a fast
+    /// retransmit needs the cumulative ACK to pass `recover` (ns-2's `bugfix_`, Linux's CA_Loss).
+    pub recover_ack_heuristic: bool,
+    /// Restart the retransmission timer on every ACK that is new or duplicate while data is
+    /// outstanding, not only on ACKs of new data (RFC 6298 (5.3)). ns-2.35's TCP-Linux
+    /// (`LinuxTcpAgent::time_processing`, its `renew_timer`: `set_rtx_timer()` whenever
+    /// `t_seqno_ > highest_ack_`, on every ACK that is neither old nor beyond `t_seqno_`, so on
+    /// duplicate ACKs too). The timer then expires only after an RTO without any ACK.
+    pub rto_restart_every_ack: bool,
+    /// With timestamps, duplicate ACKs give RTT samples too (now − TSecr, the TSval the receiver
+    /// holds as TS.Recent: the last segment that advanced its left edge, so during a loss the
+    /// samples grow by the time since the hole). ns-2.35's TCP-Linux does this
+    /// (`LinuxTcpAgent::time_processing` calls `rtt_update(now - ts_echo)` on every ACK with a
+    /// timestamp); RFC 7323 §4.1 and Linux (`tcp_ack_update_rtt` only under FLAG_ACKED) take
+    /// samples from ACKs of new data only, as airtcp does by default.
+    pub rtt_sample_duplicate_acks: bool,
+}
+
+/// Which ACKs give an RTT sample when RFC 7323 timestamps are off (RFC 6298 §3: Karn's
+/// algorithm, "RTT samples MUST NOT be made using segments that were retransmitted").
+/// In a scenario: `rtt_sampling = "timed-segment"` (the default) or `"every-ack"`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RttSampling {
+    /// One segment of new data is timed at a time (4.4BSD `t_rtt`/`t_rtseq`, ns-2.35
+    /// `rtt_active_`/`rtt_seq_`): a sample when the cumulative ACK covers it. The measurement is
+    /// voided at a timeout and at a fast retransmit (ns-2 `reset_rtx_timer` clears `rtt_active_`)
+    /// and, by Karn's rule, when the timed segment itself is resent (ns-2 does not check this
+    /// last case and would take the ambiguous sample).
+    #[default]
+    TimedSegment,
+    /// Linux `tcp_clean_rtx_queue`: every ACK that newly acknowledges data gives a sample from
+    /// the oldest newly acknowledged segment that was not SACKed before, unless any newly
+    /// acknowledged segment was retransmitted (`FLAG_RETRANS_DATA_ACKED`). (Linux's SACK RTT
+    /// samples are not modelled.)
+    EveryAck,
+}
+
+/// A segment the sender asks the network to carry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OutSegment {
+    pub seq: u64,
+    pub len: u32,
+    pub retransmission: bool,
+    /// Send with ECT (RFC 3168 §6.1.5: never on retransmissions).
+    pub ect: bool,
+    pub cwr: bool,
+    /// TSval (the sender's clock), when timestamps are on.
+    pub ts_val: Option<u64>,
+}
+
+/// Counters of one sender.
+#[derive(Debug, Clone, Default)]
+pub struct SenderStats {
+    pub segments_sent: u64,
+    pub retransmissions: u64,
+    pub timeouts: u64,
+    pub fast_retransmits: u64,
+    pub ecn_reductions: u64,
+    pub rtt_samples: u64,
+    pub rtt_sum_ns: u128,
+    pub rto_sum_ns: u128,
+    pub acked_bytes: u64,
+    /// The RTT samples' distribution (the same samples as `rtt_samples`), for the summary's
+    /// percentiles; cleared at the end of the warm-up.
+    pub rtt_hist: crate::metrics::delay::DelayHistogram,
+}

@@ -1,0 +1,424 @@
+//! The TCP sender: sequence space, retransmission timer (RFC 6298), RTT sampling (Karn or RFC
+//! 7323 timestamps), duplicate-ACK counting, SACK scoreboard and ECN (RFC 3168). The window policy
+//! ([`crate::cc`]) and the loss-recovery strategy ([`crate::tcp::recovery`]) are plugged in.
+//!
+//! There is no connection handshake: the flow starts in ESTABLISHED at its start time with the
+//! options of its configuration (as ns-2's one-way TCP agents do). Sequence numbers are absolute
+//! byte offsets starting at 0, and segments are cut at multiples of the MSS.
+//!
+//! Files: `config` (the settings, the segments handed to the engine, the counters), `core` (the
+//! state that the loss-recovery strategies act on, and its send and retransmit primitives), and
+//! this file, [`Sender`]: the ACK path, the timers and the hooks that call the window policy and
+//! the recovery strategy.
+
+mod config;
+mod core;
+#[cfg(test)]
+pub(crate) mod tests;
+
+pub use self::config::{OutSegment, RttSampling, SenderConfig, SenderStats};
+pub use self::core::SenderCore;
+
+use crate::cc::{CongestionControl, DupAckCount, LossKind, LossSignal, Reaction, Window};
+use crate::net::TcpHeader;
+use crate::tcp::recovery::LossRecovery;
+use crate::tcp::rto::RttEstimator;
+use crate::tcp::scoreboard::Scoreboard;
+use crate::time::SimTime;
+
+/// A sender: the core plus its recovery strategy.
+pub struct Sender {
+    /// The state the recovery strategies act on: crate-private; readers outside the engine get
+    /// [`Sender::view`].
+    pub(crate) core: SenderCore,
+    pub(crate) recovery: Box<dyn LossRecovery>,
+    /// `recovery.marks_losses()`, asked once.
+    marks_losses: bool,
+    /// `cc.reads_send_times()`, asked once: only then are the head's and the newest acknowledged
+    /// segment's send times looked up on each ACK (they cost every other scheme ~2% per event).
+    cc_reads_send_times: bool,
+    /// `cc.reads_in_flight()`, asked once: only then is the recovery's in-flight count taken
+    /// before each ACK ([`crate::cc::AckInfo::in_flight_before_bytes`]).
+    cc_reads_in_flight: bool,
+    /// `marks_losses || cc_reads_send_times || cc_reads_in_flight || core.paced`: which of the
+    /// two copies of the ACK path runs (see [`Sender::on_ack`]).
+    hooks: bool,
+}
+
+impl Sender {
+    /// A read-only view of the sender's state (sequence space, window, timers, counters) for
+    /// tools outside the engine (tests, the fuzz targets); only the engine changes it.
+    pub fn view(&self) -> &SenderCore {
+        &self.core
+    }
+
+    /// Hands over the segments the sender emitted since the last call (the engine turns them into
+    /// packets), oldest first.
+    pub fn drain_segments(&mut self) -> std::vec::Drain<'_, OutSegment> {
+        self.core.out.drain(..)
+    }
+
+    /// Hands over the window policy's loss verdicts since the last call: (segment, congestion?).
+    pub fn drain_verdicts(&mut self) -> std::vec::Drain<'_, (u64, bool)> {
+        self.core.verdicts.drain(..)
+    }
+
+    pub fn new(cfg: SenderConfig, mut cc: Box<dyn CongestionControl>, recovery: Box<dyn LossRecovery>) -> Self {
+        let mut w = Window { cwnd: cfg.initial_cwnd_bytes, ssthresh: cfg.initial_ssthresh_bytes, mss: cfg.mss as u64 };
+        cc.on_start(&mut w, cfg.rwnd_bytes);
+        let rtt = RttEstimator::new(cfg.initial_rto_ns, cfg.min_rto_ns, cfg.max_rto_ns, cfg.granularity_ns);
+        let dupthresh = cfg.dupthresh;
+        let cc_reads_send_times = cc.reads_send_times();
+        let paced = cc.pacing_rate().is_some();
+        let cc_reads_in_flight = cc.reads_in_flight();
+        let marks_losses = recovery.marks_losses();
+        let mut s = Sender {
+            core: SenderCore {
+                cfg,
+                w,
+                cc,
+                rtt,
+                snd_una: 0,
+                snd_nxt: 0,
+                snd_max: 0,
+                app_limit: 0,
+                dupacks: 0,
+                limited_sent: 0,
+                dupthresh,
+                in_recovery: false,
+                recover: None,
+                recover_by_timeout: false,
+                prev_highest_ack: 0,
+                reaction: Reaction::Reduce,
+                recovery_base: 0,
+                high_rxt: 0,
+                board: Scoreboard::default(),
+                timing: None,
+                ecn_recover: None,
+                cwr_pending: false,
+                restart_timer_on_ack: true,
+                rto_deadline: None,
+                last_ack_ece: false,
+                verdicts: Vec::new(),
+                out: Vec::with_capacity(16),
+                stats: SenderStats::default(),
+                prior_cwnd: 0,
+                paced,
+                next_send_at: 0,
+                pacing_deadline: None,
+                pace_blocked: false,
+            },
+            marks_losses,
+            cc_reads_send_times,
+            cc_reads_in_flight,
+            hooks: marks_losses || cc_reads_send_times || cc_reads_in_flight || paced,
+            recovery,
+        };
+        // `max_cwnd_bytes` bounds the first window too: an initial window (or one a policy sets in
+        // `on_start`) above it used to go out whole, the bound applying from the first ACK on.
+        s.clamp();
+        s
+    }
+
+    /// The application offers data up to byte `limit` (u64::MAX for an infinite source).
+    pub fn offer(&mut self, now: SimTime, limit: u64) {
+        self.core.app_limit = limit;
+        self.recovery.send(&mut self.core, now);
+        self.after_send();
+    }
+
+    /// The pacing timer fired (`pacing_deadline` reached): send what the window allows.
+    pub fn on_pacing_timer(&mut self, now: SimTime) {
+        self.core.pacing_deadline = None;
+        self.recovery.send(&mut self.core, now);
+        self.after_send();
+    }
+
+    /// After a send opportunity of a paced flow: ask for the pacing timer if pacing held a
+    /// segment back.
+    #[inline]
+    fn after_send(&mut self) {
+        let s = &mut self.core;
+        if s.paced {
+            s.pacing_deadline = std::mem::take(&mut s.pace_blocked).then_some(s.next_send_at);
+        }
+    }
+
+    /// The application stops offering new data: what was already sent is still made reliable.
+    pub fn stop(&mut self) {
+        self.core.app_limit = self.core.snd_max;
+    }
+
+    fn clamp(&mut self) {
+        let max = self.core.cfg.max_cwnd_bytes;
+        if self.core.w.cwnd > max {
+            self.core.w.cwnd = max;
+        }
+        self.core.w.cwnd = self.core.w.cwnd.max(1);
+    }
+
+    /// Processes an ACK.
+    ///
+    /// The ACK path is compiled twice: with `HOOKS = false` for the flows whose window policy
+    /// reads neither send times nor the in-flight count, does not pace, and whose recovery
+    /// strategy marks no losses (every combination but Vegas, BBR, TCP-Linux recovery and
+    /// Westwood+'s `linux-ns2` growth), so that their ACKs do not test those per-flow options
+    /// (~8 instructions per ACK; the choice is one branch).
+    pub fn on_ack(&mut self, now: SimTime, h: &TcpHeader) {
+        if self.hooks {
+            self.process_ack::<true>(now, h);
+        } else {
+            self.process_ack::<false>(now, h);
+        }
+    }
+
+    /// [`Sender::on_ack`]; with `HOOKS = false`, `marks_losses` and `cc_reads_send_times` are
+    /// known to be false.
+    #[inline(always)]
+    fn process_ack<const HOOKS: bool>(&mut self, now: SimTime, h: &TcpHeader) {
+        let marks_losses = HOOKS && self.marks_losses;
+        let reads_send_times = HOOKS && self.cc_reads_send_times;
+        // ns-2.35 TCP-Linux `recv`: `prior_in_flight = packets_in_flight()` before the ACK.
+        let in_flight_before = if HOOKS && self.cc_reads_in_flight { self.recovery.in_flight_bytes(&self.core) } else { 0 };
+        let s = &mut self.core;
+        if h.ack > s.snd_max {
+            return; // acknowledges data never sent: ignore (RFC 793)
+        }
+        let mss = s.cfg.mss as u64;
+        // Segments are MSS-aligned except a finite transfer's last one, which ends at snd_max: the
+        // whole segments this ACK acknowledges.
+        let advance = if h.ack == s.snd_max {
+            s.board.len()
+        } else if h.ack > s.snd_una {
+            s.seg_index(h.ack)
+        } else {
+            0
+        };
+        // The scoreboard holds one entry per segment, so an ACK number inside a segment (never sent
+        // by airtcp's receivers, which acknowledge whole segments) acknowledges only the whole
+        // segments below it: it is read as that segment's first byte. Inside the first segment it
+        // acknowledges nothing new, and it is no duplicate either (RFC 5681 §2: its number is not
+        // SND.UNA). Fuzzing finding (issue 25 part 6): the sender carried on from the byte inside,
+        // resending as "retransmissions" bytes above snd_max that it had never sent.
+        let inside = h.ack > s.snd_una && h.ack < s.snd_max && s.snd_una + advance as u64 * mss != h.ack;
+        let rounded;
+        let h = if inside {
+            rounded = TcpHeader { ack: s.snd_una + advance as u64 * mss, ..*h };
+            &rounded
+        } else {
+            h
+        };
+        s.last_ack_ece = h.ece;
+        // TCP HACK / CAIAD §3.3 Case 3: "retransmit the indicated data segment immediately" —
+        // the segment reached the receiver with an intact header and a corrupted payload. The
+        // option names a segment by its first byte (CAIAD Fig. 1(a)); a number inside a segment is
+        // no segment of this sender's and is ignored, as above.
+        if let Some(seq) = h.corrupt_seq {
+            if seq >= h.ack.max(s.snd_una) && seq < s.snd_max && (seq - s.snd_una).is_multiple_of(mss) {
+                let info = s.ack_info(now, h, 0, None, true, s.in_recovery, s.dupacks, None);
+                if s.cc.on_corruption_report(&mut s.w, &info, seq) {
+                    s.retransmit(now, seq);
+                }
+            }
+        }
+        // SACK scoreboard update (RFC 6675 §5 step (A)/(B) "update the scoreboard").
+        if s.cfg.sack {
+            for b in &h.sack[..h.n_sack as usize] {
+                let start = b.start.max(h.ack).max(s.snd_una);
+                let end = b.end.min(s.snd_max);
+                if start >= end {
+                    continue;
+                }
+                let first = (start - s.snd_una).div_ceil(mss) as usize;
+                // A segment counts as SACKed when the block covers all of it.
+                let mut last = ((end - s.snd_una) / mss) as usize;
+                if end == s.snd_max {
+                    last = s.board.len();
+                }
+                s.board.mark_sacked(first, last);
+                s.board.high_sacked = s.board.high_sacked.max(end);
+            }
+        }
+        if h.ack > s.snd_una {
+            let acked = h.ack - s.snd_una;
+            // RTT sample: RFC 7323 §4.1 from TSecr, else by `rtt_sampling` under Karn's rule.
+            let mut sample = None;
+            if s.cfg.timestamps && h.has_ts && h.ts_ecr <= now {
+                sample = Some(now - h.ts_ecr);
+            } else if s.cfg.rtt_sampling == RttSampling::EveryAck {
+                sample = s.every_ack_sample(now, advance);
+            } else if let Some((end, t0)) = s.timing {
+                if h.ack >= end {
+                    sample = Some(now - t0);
+                    s.timing = None;
+                }
+            }
+            // The highest newly acknowledged segment's send time, if it was sent once (Vegas).
+            let newest =
+                (reads_send_times && advance > 0).then(|| s.board.get(advance - 1)).filter(|m| !m.retransmitted).map(|m| m.sent_at);
+            if let Some(r) = sample {
+                s.rtt.sample(r);
+                s.count_rtt_sample(r);
+            }
+            if marks_losses {
+                self.recovery.before_cumulative_ack(s, advance);
+            }
+            s.board.advance(advance);
+            s.prev_highest_ack = s.snd_una;
+            s.snd_una = h.ack;
+            if s.snd_nxt < s.snd_una {
+                s.snd_nxt = s.snd_una;
+            }
+            s.stats.acked_bytes += acked;
+            s.dupacks = 0;
+            s.limited_sent = 0;
+            let was_in_recovery = s.in_recovery;
+            if was_in_recovery && self.recovery.on_ack(s, now, acked) {
+                s.in_recovery = false;
+                s.cc.on_recovery_exit(&mut s.w);
+            }
+            // RFC 3168 §6.1.2: react to ECE at most once per window of data, not during recovery.
+            let ecn_reduce = s.cfg.ecn && h.ece && !was_in_recovery && s.ecn_recover.is_none_or(|r| s.snd_una > r);
+            if ecn_reduce {
+                let sig = LossSignal { now, kind: LossKind::Ecn, marked: true, flight_bytes: s.flight() + acked };
+                s.cc.on_congestion(&mut s.w, &sig);
+                s.ecn_recover = Some(s.snd_max);
+                s.cwr_pending = true;
+                s.stats.ecn_reductions += 1;
+            }
+            let mut info = s.ack_info(now, h, acked, sample, was_in_recovery || ecn_reduce, was_in_recovery, 0, newest);
+            info.in_flight_before_bytes = in_flight_before;
+            s.cc.on_ack(&mut s.w, &info);
+            // RFC 6298 (5.2)/(5.3): stop the timer when all is acknowledged, else restart it.
+            if s.snd_una == s.snd_max {
+                s.rto_deadline = None;
+            } else if s.restart_timer_on_ack {
+                s.rto_deadline = Some(now + s.rtt.rto());
+            }
+            s.restart_timer_on_ack = true;
+            // The policy's own check on a new ACK (TCP Vegas: the first and second new ACK after a
+            // retransmission): resend the head now, without a window reaction.
+            if reads_send_times && s.snd_una < s.snd_max && s.cc.retransmit_head(now, s.head(), &info) {
+                if s.in_recovery {
+                    s.retransmit(now, s.snd_una);
+                } else {
+                    s.stats.fast_retransmits += 1;
+                    self.recovery.enter(s, now, Reaction::KeepWindow);
+                }
+            }
+            self.clamp();
+        } else if !inside && h.ack == self.core.snd_una && self.core.snd_max > self.core.snd_una {
+            // A duplicate ACK (RFC 5681 §2: same ACK number, outstanding data).
+            let s = &mut self.core;
+            let mut info = s.ack_info(now, h, 0, None, true, s.in_recovery, s.dupacks + 1, None);
+            info.in_flight_before_bytes = in_flight_before;
+            let count = s.cc.classify_dup_ack(&info);
+            match count {
+                DupAckCount::Count => s.dupacks += 1,
+                DupAckCount::Ignore => {}
+                DupAckCount::Reset => s.dupacks = 0,
+            }
+            s.cc.on_dup_ack(&mut s.w, &info);
+            if s.cfg.rtt_sample_duplicate_acks && s.cfg.timestamps && h.has_ts && h.ts_ecr <= now {
+                let r = now - h.ts_ecr;
+                s.rtt.sample_keeping_backoff(r);
+                s.count_rtt_sample(r);
+            }
+            if s.cfg.rto_restart_every_ack {
+                // ns-2.35 TCP-Linux `renew_timer` on a duplicate ACK (data is outstanding).
+                s.rto_deadline = Some(now + s.rtt.rto());
+            }
+            // The policy's own retransmission check (TCP Vegas's fine-grained timeout).
+            let head_due = reads_send_times && count == DupAckCount::Count && s.cc.retransmit_head(now, s.head(), &info);
+            if s.in_recovery {
+                if head_due {
+                    // A retransmission on a duplicate ACK: the timer as at a fast retransmit
+                    // (ns-2.35's Vegas takes its fast-retransmit branch for it).
+                    s.retransmit(now, s.snd_una);
+                    s.fast_retransmit_timers(now);
+                } else {
+                    self.recovery.on_dup_ack(s, now);
+                }
+            } else if marks_losses {
+                // Recovery starts from the strategy's loss marks (below), not a count.
+            } else if count == DupAckCount::Count
+                && (s.dupacks == s.dupthresh || self.recovery.detects_loss(s) || head_due)
+                && self.recovery.may_enter(s)
+            {
+                self.fast_retransmit(now, h.ece);
+            } else if s.cfg.limited_transmit && count == DupAckCount::Count && s.dupacks < s.dupthresh {
+                s.limited_transmit(now);
+            }
+            self.clamp();
+        }
+        if marks_losses && h.ack == self.core.snd_una {
+            // ns-2.35 TCP-Linux `recv`: the scoreboard update marks losses on every ACK, then
+            // `tcp_fastretrans_alert` enters TCP_CA_Recovery from Open or Loss on FLAG_DATA_LOST.
+            let newly_lost = self.recovery.mark_losses(&mut self.core, now);
+            if newly_lost && !self.core.in_recovery {
+                self.fast_retransmit(now, h.ece);
+            }
+            // Marking may also end a Loss episode, whose cwnd moderation can exceed max_cwnd
+            // (fuzzing finding, issue 25 part 6): the bound holds after it too.
+            self.clamp();
+        }
+        self.recovery.send(&mut self.core, now);
+        if HOOKS {
+            self.after_send();
+        }
+    }
+
+    /// Starts a fast retransmit / loss recovery: the window policy reacts, the recovery strategy
+    /// enters (and retransmits, or leaves that to its `send`).
+    fn fast_retransmit(&mut self, now: SimTime, ece: bool) {
+        let s = &mut self.core;
+        s.stats.fast_retransmits += 1;
+        let sig = LossSignal { now, kind: LossKind::DupAcks, marked: ece, flight_bytes: s.flight() - s.limited_sent };
+        s.prior_cwnd = s.w.cwnd;
+        let reaction = s.signal(&sig);
+        if s.cfg.ecn {
+            // This reduction answers any congestion echoed in the same window.
+            s.ecn_recover = Some(s.snd_max);
+            s.cwr_pending = true;
+        }
+        self.recovery.enter(s, now, reaction);
+        s.fast_retransmit_timers(now);
+    }
+
+    /// The retransmission timer fired at `now` (the caller checked the deadline).
+    pub fn on_timeout(&mut self, now: SimTime) {
+        let s = &mut self.core;
+        s.rto_deadline = None;
+        if s.snd_una == s.snd_max {
+            return;
+        }
+        s.stats.timeouts += 1;
+        let sig = LossSignal { now, kind: LossKind::Timeout, marked: s.last_ack_ece, flight_bytes: s.flight() };
+        s.signal(&sig);
+        if s.cfg.ecn {
+            s.cwr_pending = true;
+            s.ecn_recover = Some(s.snd_max);
+        }
+        // RFC 6582 §3.2 step 1 / RFC 6675 §5.1: after a timeout, recover = HighData.
+        s.recover = Some(s.snd_max);
+        s.recover_by_timeout = true;
+        s.in_recovery = false;
+        s.dupacks = 0;
+        s.limited_sent = 0;
+        s.high_rxt = s.snd_una;
+        s.timing = None;
+        // (5.5) back off, (5.4) retransmit from snd_una (go-back-N), (5.6) restart the timer.
+        s.rtt.on_timeout();
+        s.snd_nxt = s.snd_una;
+        self.clamp();
+        if self.marks_losses {
+            self.recovery.on_timeout(&mut self.core, now);
+            self.recovery.send(&mut self.core, now);
+        } else {
+            self.core.send_window_limited(now);
+        }
+        self.after_send();
+        let s = &mut self.core;
+        s.rto_deadline = Some(now + s.rtt.rto());
+    }
+}
