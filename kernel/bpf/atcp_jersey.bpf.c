@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* TCP-Jersey (seed 000: ABE Fig. 6 per-RTT reading, k = 1; CW via ECN, echoed per segment) as a BPF
+/* TCP-Jersey (Xu, Tian, Ansari 2004: ABE Fig. 6 per-RTT reading, k = 1; CW via ECN, echoed per segment) as a BPF
  * tcp_congestion_ops. Defaults are the simulator's (cc/jersey.rs). */
 #define ATCP_STATE struct atcp_jersey
 #define ATCP_INIT(s) atcp_jersey_init((s), ATCP_ABE_PER_RTT, 1)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* TCP New Jersey (seed 002 §2.5: TABE on the receiver's clock from TSval, per-RTT update, k = 1) as
+/* TCP New Jersey (NJ+ paper, Lee et al. 2008, §2.5: TABE on the receiver's clock from TSval, per-RTT update, k = 1) as
  * a BPF tcp_congestion_ops. The kernel lacks the receiver's data-arrival time: TSval is the time the
  * receiver sent the ACK, in milliseconds unless microsecond timestamps are negotiated (see
  * kernel/README.md). */

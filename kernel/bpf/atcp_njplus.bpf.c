@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* TCP NJ+ (seed 002 §3: MABE = max(sender ABE, receiver TABE) per ACK, EASR, BERR; k = 1) as a BPF
+/* TCP NJ+ (Lee et al. 2008 §3: MABE = max(sender ABE, receiver TABE) per ACK, EASR, BERR; k = 1) as a BPF
  * tcp_congestion_ops. Same TSval caveat as atcp_newjersey.bpf.c. */
 #define ATCP_STATE struct atcp_new_jersey
 #define ATCP_INIT(s) atcp_new_jersey_init((s), 1, ATCP_ABE_PER_ACK, 1)

@@ -468,7 +468,7 @@ static inline u32 atcp_jersey_on_congestion(struct atcp_jersey *s, struct atcp_w
 }
 
 /* ---------------------------------------------------------------------------------------------- */
-/* TCP New Jersey and NJ+ (seed 002; Rust: cc/new_jersey.rs).                                     */
+/* TCP New Jersey and NJ+ (Lee et al. 2008, the NJ+ paper; Rust: cc/new_jersey.rs).                                     */
 
 struct atcp_new_jersey {
 	struct atcp_abe sender_abe;   /* R_s, ACK arrivals (NJ+ MABE) */

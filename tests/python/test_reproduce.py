@@ -20,8 +20,14 @@ from conftest import REPO, run_cli
 from airtcp import reproduce as rp
 from airtcp.reproduce.claims import check_claims
 from airtcp.reproduce.report import BEGIN, END, update_reproduction
+from airtcp.reproduce.spec import PAPER_ORDER
 from airtcp.reproduce.text import fmt_pm
 from airtcp.reproduce.why import all_why
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python < 3.11
+    import tomli as tomllib
 
 SCENARIO = """
 name = "tiny"
@@ -230,44 +236,12 @@ def test_quick_mode_and_seed_override(tmp_path):
     assert len(rp.plan(exp, seeds=1).tasks) == 4
 
 
-# The catalogue of DESIGN.md ("Experiments to reproduce"), one id per entry (the first figure or
-# table of the entry names it; Ch. 5's entry lists several experiments).
-CATALOGUE = [
-    "jersey-fig3",
-    "jersey-fig5",
-    "jersey-fig11",
-    "jersey-fig12",
-    "jersey-table1",
-    "jersey-table2",
-    "jersey-table4",
-    "njplus-fig6",
-    "njplus-fig8",
-    "njplus-table2",
-    "njplus-fig17",
-    "caiad-fig3",
-    "caiad-fig7",
-    "caiad-fig11",
-    "caiad-fig13",
-    "caiad-fig15",
-    "thesis-scenario1",
-    "thesis-scenario2",
-    "thesis-scenario3",
-    "thesis-scenario4",
-    "thesis-scenario5",
-    "thesis-ie2",
-    "thesis-ch4",
-    "prairie-fig5.3",
-    "prairie-fig5.4",
-    "prairie-fairness",
-    "prairie-friendliness",
-    "prairie-red",
-    "prairie-congestion",
-    "prairie-fig5.12",
-    "prairie-fig5.13",
-    "prairie-fig5.14",
-    "hsdpa-fig5",
-    "hsdpa-fig6",
-]
+# The project's catalogue of the papers' figures and tables (experiments/catalogue.toml): per paper,
+# in catalogue order, its entries, each with the text of the entry and the experiments reproducing it.
+CATALOGUE_FILE = REPO / "experiments" / "catalogue.toml"
+CATALOGUE_PAPERS = tomllib.loads(CATALOGUE_FILE.read_text(encoding="utf-8"))["papers"]
+CATALOGUE_ENTRIES = [(p["id"], e) for p in CATALOGUE_PAPERS for e in p["entries"]]
+CATALOGUE = [i for _, e in CATALOGUE_ENTRIES for i in e["experiments"]]
 
 
 def test_list_shows_every_catalogue_entry_with_its_parts(tmp_path):
@@ -300,21 +274,26 @@ def test_list_shows_every_catalogue_entry_with_its_parts(tmp_path):
     assert "tllr" in rows["thesis-scenario1"]
 
 
-def test_every_design_catalogue_bullet_has_an_experiment():
-    design = REPO.parent / "shared" / "DESIGN.md"
-    if not design.exists():
-        pytest.skip("../shared/DESIGN.md is not beside this checkout")
-    text = design.read_text().split("## Experiments to reproduce", 1)[1]
-    bullets = [b.strip() for b in re.findall(r"^- (.*(?:\n  .*)*)", text, re.M)]
-    exps = rp.discover(REPO / "experiments")
-    uncovered = [b[:60] for b in bullets if not any(e.design in " ".join(b.split()) for e in exps)]
-    assert not uncovered, f"catalogue entries without an experiment: {uncovered}"
+def test_every_catalogue_entry_has_its_experiments():
+    """experiments/catalogue.toml and the specs agree: every entry names at least one experiment,
+    every experiment is named by exactly one entry of its own paper, and its `design` field is the
+    opening of that entry's text; the papers are in spec.PAPER_ORDER's order."""
+    exps = {e.id: e for e in rp.discover(REPO / "experiments")}
+    assert CATALOGUE and all(e["experiments"] for _, e in CATALOGUE_ENTRIES)
+    assert sorted(CATALOGUE) == sorted(exps), "experiments/ and catalogue.toml list different experiments"
+    for paper, entry in CATALOGUE_ENTRIES:
+        text = " ".join(entry["text"].split())
+        for i in entry["experiments"]:
+            assert exps[i].paper == paper, f"{i} is listed under {paper}"
+            assert " ".join(exps[i].design.split()) in text, f"{i}: design {exps[i].design!r} is not in its entry"
+    assert tuple(p["id"] for p in CATALOGUE_PAPERS) == PAPER_ORDER
+    assert [e.paper for e in exps.values()] == sorted((e.paper for e in exps.values()), key=PAPER_ORDER.index)
 
 
 def test_the_repository_specs_and_claims_are_consistent():
     root = REPO / "experiments"
     exps = rp.discover(root)
-    assert sorted(e.id for e in exps) == sorted(set(CATALOGUE) | {"thesis-ie2-correlated"})
+    assert sorted(e.id for e in exps) == sorted(CATALOGUE)
     claims = rp.all_claims(root)
     check_claims(claims, exps)
     assert len(claims) > 300 and all(c.quote for c in claims)

@@ -1,4 +1,4 @@
-//! CAIAD (Cui & Koh, seed 003) on its Fig. 3 topology: S –100 Mb/s, 35 ms– BS –5 Mb/s, 1 ms,
+//! CAIAD (Cui & Koh 2008) on its Fig. 3 topology: S –100 Mb/s, 35 ms– BS –5 Mb/s, 1 ms,
 //! corrupting– D, 1040-byte packets, BS queue 43 (eq. 5, the pipe size), rwnd 100 segments,
 //! max cwnd 2000 segments, one FTP flow for 100 s.
 //!

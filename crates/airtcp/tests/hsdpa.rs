@@ -1,4 +1,4 @@
-//! The HSDPA cell (seed 004) against independent truths: the scheduler's long-run shares, a
+//! The HSDPA cell (TCP-Jersey over HSDPA, Li & Ansari) against independent truths: the scheduler's long-run shares, a
 //! saturated UE's throughput worked from the CQI table and the BLER curve, HARQ's residual error,
 //! RLC AM's exactly-once in-order delivery, determinism.
 

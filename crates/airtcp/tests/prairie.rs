@@ -1,4 +1,4 @@
-//! TCP Prairie (thesis ch. 5, seed 001) against the thesis's §5.5.1.2 scenario: bandwidth
+//! TCP Prairie (Parvez 2004, thesis ch. 5) against the thesis's §5.5.1.2 scenario: bandwidth
 //! estimation under competing TCP flows, no loss.
 //!
 //! Thesis: "a 20 Mbps bottleneck link with one way propagation time of 37 ms ... TCP segment size

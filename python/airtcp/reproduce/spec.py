@@ -541,7 +541,8 @@ def load_experiment(spec_path: Path) -> Experiment:
     return exp
 
 
-#: Papers in the order of DESIGN.md's catalogue (others follow, alphabetically).
+#: Papers in the order of the catalogue, ``experiments/catalogue.toml`` (others follow, alphabetically;
+#: tests/python/test_reproduce.py checks that the two agree).
 PAPER_ORDER = ("jersey", "njplus", "caiad", "prairie", "hsdpa")
 
 

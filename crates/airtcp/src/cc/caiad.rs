@@ -1,4 +1,4 @@
-//! CAIAD: Corruption-Aware Adaptive Increase and Adaptive Decrease (Cui & Koh, seed 003, §3.2–3.3).
+//! CAIAD: Corruption-Aware Adaptive Increase and Adaptive Decrease (Cui & Koh 2008, §3.2–3.3).
 //!
 //! The sender half of CAIAD; the receiver half (corruption and No-Congestion options on duplicate
 //! ACKs, §3.1) is `tcp::receiver` with `caiad` on, which this scheme asks for through

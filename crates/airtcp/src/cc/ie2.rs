@@ -1,4 +1,4 @@
-//! IE²-TCP, the *ideal end-to-end* TCP of the thesis (seed 001, §2.4): not a protocol but the
+//! IE²-TCP, the *ideal end-to-end* TCP of the TCP Prairie thesis (Parvez 2004, §2.4): not a protocol but the
 //! envelope of what any window-based end-to-end scheme can achieve over a lossy path — "the
 //! upper bound on the TCP throughput performance under window-based end-to-end transmission
 //! control". Named `ie2-envelope` in scenarios and outputs so that nobody mistakes it for a scheme

@@ -1,4 +1,4 @@
-//! TCP-Jersey (Xu, Tian, Ansari, IEEE JSAC 2004; seed `000`): the sender's available bandwidth
+//! TCP-Jersey (Xu, Tian, Ansari, IEEE JSAC 22(4), 2004): the sender's available bandwidth
 //! estimator (ABE, §II-A eq. (5)/(6), Fig. 6) joined with the routers' congestion warning (CW,
 //! §II-B: every packet is CE-marked while the queue average exceeds a threshold) to tell
 //! congestion losses from link errors (§III, Fig. 7).

@@ -2,7 +2,7 @@
 //!
 //! The sender owns reliability; a [`CongestionControl`] only decides `cwnd` and `ssthresh` at the
 //! events below, in the spirit of Linux `tcp_congestion_ops` and ns-3 `TcpCongestionOps`.
-//! A new scheme is one file in this folder plus one line in [`build`]; it touches no engine code.
+//! A new scheme is one file in this folder plus one line in [`REGISTRY`]; it touches no engine code.
 //! Its parameters come from the flow's `[flows.cc_params]` table, deserialized by the scheme.
 
 pub mod bbr;

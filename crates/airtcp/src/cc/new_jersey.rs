@@ -1,4 +1,4 @@
-//! TCP New Jersey and TCP NJ+ (Lee, Kim, Park, Koo, Choo, KSII TIIS 2(6), 2008; seed `002`, which describes both).
+//! TCP New Jersey and TCP NJ+ (Lee, Kim, Park, Koo, Choo, KSII TIIS 2(6), 2008, the NJ+ paper, which describes both).
 //!
 //! **TCP New Jersey** (NJ+ §2.5, §3.1): TCP-Jersey whose estimator is fed with the *receiver's*
 //! data arrival times carried back in the timestamp option ("TABE": t_n, t_{n−1} in eq. (1) "refer

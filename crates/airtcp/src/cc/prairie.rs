@@ -1,4 +1,4 @@
-//! TCP Prairie (seed 001: the thesis's chapter 5, "TCP Prairie: A New TCP Variant Based on
+//! TCP Prairie (Parvez 2004: the thesis's chapter 5, "TCP Prairie: A New TCP Variant Based on
 //! Adaptive Bandwidth Estimation"): TCP New-Reno whose slow-down reactions use a bandwidth
 //! estimate built from a burst-aware sample (thesis §5.3.1, eqs. 5.1–5.6) and an EWMA filter with
 //! an adaptive gain (§5.3.2, eq. 5.7).

@@ -1,4 +1,4 @@
-//! TCP Vegas (Brakmo & Peterson, IEEE JSAC 13(8), 1995) as the thesis (seed 001) describes it in
+//! TCP Vegas (Brakmo & Peterson, IEEE JSAC 13(8), 1995) as the TCP Prairie thesis (Parvez 2004) describes it in
 //! §2.2.6 and §2.2.7, with its loss handling ("new retransmission mechanism") as ns-2.35's
 //! `Agent/TCP/Vegas` (`tcp/tcp-vegas.cc`, the Arizona x-kernel Vegas ported by Ted Kuo) does it
 //! where the papers leave the details open.

@@ -2,7 +2,7 @@
 //! and Vegas TCP congestion control", ACM CCR 34(2), 2004; Mascolo et al., Performance Evaluation
 //! 55, 2004): Westwood with the bandwidth sampled once per RTT instead of once per ACK.
 //!
-//! The thesis (seed 001) describes only the original Westwood (§4.2, eqs. 4.1–4.2: one sample per
+//! The TCP Prairie thesis (Parvez 2004) describes only the original Westwood (§4.2, eqs. 4.1–4.2: one sample per
 //! ACK, Tustin filter); it shows (§4.3) how per-ACK samples overestimate the bandwidth when ACKs
 //! are compressed — the flaw Westwood+ was designed to remove. Westwood+ as Grieco & Mascolo give it:
 //! - sample, once per RTT: b_k = d_k / Δ_k, where d_k is the data acknowledged during the last

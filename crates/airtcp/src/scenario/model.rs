@@ -284,7 +284,7 @@ tagged_enum!(CapacitySpec, "capacity", {
     "hsdpa" => CapacitySpec::Hsdpa,
 });
 
-/// An HSDPA cell (TCP-Jersey over HSDPA, seed 004): every flow crossing the link is a UE.
+/// An HSDPA cell (TCP-Jersey over HSDPA, Li & Ansari): every flow crossing the link is a UE.
 /// Defaults are the paper's (Tables 2–4) where it gives them and ours, recorded in
 /// REPRODUCTION.md, where it does not.
 #[derive(Debug, Clone, Deserialize)]

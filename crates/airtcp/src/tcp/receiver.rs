@@ -2,7 +2,7 @@
 //! (RFC 2018), timestamp echo (RFC 7323 §4.3), ECN echo (RFC 3168 §6.1.3) and delayed ACKs
 //! (RFC 1122 §4.2.3.2, RFC 5681 §4.2), and the corruption-aware receiver of CAIAD §3.1.
 //!
-//! CAIAD's receiver (Cui & Koh, seed 003, §3.1, Fig. 2) reads the intact header of a segment whose
+//! CAIAD's receiver (Cui & Koh 2008, §3.1, Fig. 2) reads the intact header of a segment whose
 //! payload is corrupted (TCP HACK's header checksum), reports it on a duplicate ACK with the
 //! corruption option, and adds the No-Congestion option to duplicate ACKs while no segment is
 //! missing for another reason. Our reading of its two pointers, within one *cycle* ("from the

@@ -1,5 +1,5 @@
-//! Forward Acknowledgment (FACK) recovery (Mathis & Mahdavi, SIGCOMM 1996) as the thesis (seed
-//! 001) describes it in §2.2.5 and §2.2.7.
+//! Forward Acknowledgment (FACK) recovery (Mathis & Mahdavi, SIGCOMM 1996) as the TCP Prairie
+//! thesis (Parvez 2004) describes it in §2.2.5 and §2.2.7.
 //!
 //! snd.fack is "the forward most data held by the receiver" (thesis §2.2.5): snd.una outside
 //! recovery, the highest SACKed byte + 1 once SACK blocks arrive. retran_data is "the size of the

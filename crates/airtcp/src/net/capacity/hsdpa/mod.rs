@@ -1,5 +1,5 @@
 //! An HSDPA cell (3GPP Release 5 HS-DSCH): the shared downlink of the TCP-Jersey-over-HSDPA paper
-//! (seed 004, Li & Ansari), as one component that replaces a link's transmitter.
+//! (Li & Ansari), as one component that replaces a link's transmitter.
 //!
 //! Every flow whose packets cross the cell's link is its own UE, with its own Node-B queue (the
 //! link's `queue` discipline, one instance per UE: so TCP-Jersey's CW marks at the real
