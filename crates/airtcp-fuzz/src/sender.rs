@@ -181,7 +181,7 @@ impl Trial {
             initial_cwnd_bytes: iw_pkts * m,
             initial_ssthresh_bytes: ssthresh_pkts.map_or(rwnd_pkts * m, |p| p * m),
             dupthresh: inp.pick(&[3, 1, 2, 4, 7, 1000, u32::MAX]),
-            sack: needs.sack || matches!(rec_name, "sack" | "fack" | "linux") || bit(0),
+            sack: needs.sack || airtcp::tcp::recovery::find(rec_name).is_some_and(|r| r.needs_sack) || bit(0),
             timestamps: needs.timestamps || bit(1),
             ecn: needs.ecn || bit(2),
             initial_rto_ns: inp.pick(&[1_000 * MS, 1, 3_000 * MS, 10_000_000_000 * MS]),

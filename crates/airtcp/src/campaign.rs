@@ -412,7 +412,7 @@ fn tcp_flow(
     }
     // What the window policy needs (validation would refuse the scenario otherwise).
     let needs = crate::cc::build(cc, None).map(|c| c.needs()).unwrap_or_default();
-    let sack = needs.sack || matches!(recovery, "sack" | "fack" | "linux") || g.boolean();
+    let sack = needs.sack || crate::tcp::recovery::find(recovery).is_some_and(|r| r.needs_sack) || g.boolean();
     let timestamps = needs.timestamps || g.boolean();
     let ecn = needs.ecn || g.boolean();
     s += &format!("sack = {sack}\ntimestamps = {timestamps}\necn = {ecn}\n");

@@ -103,23 +103,16 @@ fn hop() -> impl Strategy<Value = Hop> {
     )
 }
 
+/// What window policy `cc` needs from its flow.
+fn needs(cc: &str) -> airtcp::cc::Needs {
+    airtcp::cc::build(cc, None).expect("a registered policy").needs()
+}
+
 fn flow() -> impl Strategy<Value = FlowP> {
     (
-        prop_oneof![Just("tahoe"), Just("reno"), Just("newreno"), Just("sack"), Just("fack"), Just("linux")],
-        prop_oneof![
-            Just("reno"),
-            Just("westwood"),
-            Just("westwood-plus"),
-            Just("vegas"),
-            Just("jersey"),
-            Just("new-jersey"),
-            Just("nj+"),
-            Just("prairie"),
-            Just("ie2-envelope"),
-            Just("caiad"),
-            Just("cubic"),
-            Just("bbr")
-        ],
+        // Every registered recovery strategy and window policy: a new one is covered at once.
+        proptest::sample::select(airtcp::tcp::recovery::NAMES),
+        proptest::sample::select(airtcp::cc::NAMES),
         any::<bool>(),
         any::<bool>(),
         any::<bool>(),
@@ -133,10 +126,10 @@ fn flow() -> impl Strategy<Value = FlowP> {
             recovery,
             cc,
             delayed_ack,
-            // The Jersey family needs ECN (CW marks), New Jersey and NJ+ also timestamps.
-            timestamps: timestamps || cc == "new-jersey" || cc == "nj+",
-            sack: sack || recovery == "sack" || recovery == "fack" || recovery == "linux" || cc == "ie2-envelope",
-            ecn: ecn || cc.contains("jersey") || cc == "nj+",
+            // What the policy and the strategy need (the registries say), or a random choice.
+            timestamps: timestamps || needs(cc).timestamps,
+            sack: sack || needs(cc).sack || airtcp::tcp::recovery::find(recovery).is_some_and(|r| r.needs_sack),
+            ecn: ecn || needs(cc).ecn,
             bytes,
             start_ms,
             reverse,

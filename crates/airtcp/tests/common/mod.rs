@@ -11,7 +11,7 @@ pub fn run(text: &str, seed: u64) -> RunOutput {
 /// The TCP-Jersey Fig. 10 topology: S –10 Mb/s, 45 ms– BS –2 Mb/s, 1 ms, uniform loss– D,
 /// one bulk TCP flow with 1000-byte segments. `extra` is appended to the flow's table.
 pub fn fig10(loss: f64, recovery: &str, buffer_pkts: u32, duration_s: u32, extra: &str) -> String {
-    let sack = if recovery == "sack" || recovery == "fack" { "sack = true" } else { "" };
+    let sack = if airtcp::tcp::recovery::find(recovery).is_some_and(|r| r.needs_sack) { "sack = true" } else { "" };
     format!(
         r#"
 name = "fig10"
