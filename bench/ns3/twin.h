@@ -33,7 +33,7 @@ namespace twin
 using namespace ns3;
 
 /// A diagnostic variant of ns-3's TcpWestwoodPlus (VALIDATION.md finding 6): the same estimator,
-/// fed by Mascolo et al.'s AckedCount (airtcp's `cc::westwood::AckedCount`) instead of the segment
+/// fed by Mascolo et al.'s AckedCount (airtcp's `cc::estimators::AckedCount`) instead of the segment
 /// counts `TcpSocketBase::ProcessAck` passes. ns-3 3.44 counts every duplicate ACK as one segment
 /// and then, on the ACK that ends fast recovery, the whole jump ackNumber - oldHeadSequence again
 /// (its comment there says the count should run from m_recover). Here a duplicate ACK counts one

@@ -4,7 +4,7 @@
  * (kernel/bpf/atcp_*.bpf.c files) and a host build (kernel/core/airtcp_cc.c, tested against the simulator's
  * Rust implementations by crates/airtcp-kernel-diff).
  *
- * It mirrors crates/airtcp/src/cc/{westwood.rs, jersey.rs, new_jersey.rs} rule for rule. The two
+ * It mirrors crates/airtcp/src/cc/{estimators.rs, westwood.rs, jersey/mod.rs, jersey/new_jersey.rs} rule for rule. The two
  * differ only where the BPF machine forces it (the verifier has no floating point):
  *
  *   - Time is in microseconds (the kernel's tcp_mstamp unit), held in u32 and compared modulo 2^32
@@ -106,7 +106,7 @@ static inline void atcp_reno_grow(struct atcp_window *w, u64 acked_bytes)
 	}
 }
 
-/* Mascolo et al.'s AckedCount in bytes (Rust: westwood::AckedCount). */
+/* Mascolo et al.'s AckedCount in bytes (Rust: cc/estimators.rs). */
 struct atcp_acked_count {
 	u64 accounted;
 };
@@ -410,7 +410,7 @@ static inline void atcp_jersey_timeout(struct atcp_window *w, const struct atcp_
 }
 
 /* ---------------------------------------------------------------------------------------------- */
-/* TCP-Jersey (Rust: cc/jersey.rs, Jersey).                                                       */
+/* TCP-Jersey (Rust: cc/jersey/mod.rs, Jersey).                                                       */
 
 struct atcp_jersey {
 	struct atcp_abe abe;
@@ -468,7 +468,7 @@ static inline u32 atcp_jersey_on_congestion(struct atcp_jersey *s, struct atcp_w
 }
 
 /* ---------------------------------------------------------------------------------------------- */
-/* TCP New Jersey and NJ+ (Lee et al. 2008, the NJ+ paper; Rust: cc/new_jersey.rs).                                     */
+/* TCP New Jersey and NJ+ (Lee et al. 2008, the NJ+ paper; Rust: cc/jersey/new_jersey.rs).                                     */
 
 struct atcp_new_jersey {
 	struct atcp_abe sender_abe;   /* R_s, ACK arrivals (NJ+ MABE) */

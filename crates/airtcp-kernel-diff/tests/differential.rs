@@ -14,8 +14,9 @@
 //!
 //! Times are whole microseconds (the kernel's clock unit); the Rust side gets them in ns.
 
-use airtcp::cc::jersey::{AbeUpdate, Jersey, JerseyParams};
-use airtcp::cc::new_jersey::{NewJersey, NewJerseyParams, Variant};
+use airtcp::cc::estimators::AbeUpdate;
+use airtcp::cc::jersey::new_jersey::{NewJersey, NewJerseyParams, Variant};
+use airtcp::cc::jersey::{Jersey, JerseyParams};
 use airtcp::cc::westwood::{Westwood, WestwoodParams};
 use airtcp::cc::{AckInfo, CongestionControl, LossKind, LossSignal, Window};
 use airtcp::net::TcpHeader;

@@ -52,8 +52,8 @@
 
 use serde::Deserialize;
 
+use super::estimators::AckedCount;
 use super::reno::{halve, Reno};
-use super::westwood::AckedCount;
 use super::{AckInfo, CongestionControl, DupAckCount, LossKind, LossSignal, Needs, Reaction, Window};
 use crate::time::{SimDuration, SimTime, NS_PER_S};
 

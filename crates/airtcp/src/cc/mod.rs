@@ -8,9 +8,9 @@
 pub mod bbr;
 pub mod caiad;
 pub mod cubic;
+pub mod estimators;
 pub mod ie2;
 pub mod jersey;
-pub mod new_jersey;
 pub mod prairie;
 pub mod reno;
 pub mod vegas;
@@ -361,11 +361,19 @@ pub const REGISTRY: &[Scheme] = &[
     Scheme { name: "jersey", resolve: |t| with_params(t, jersey::JerseyParams::check, jersey::Jersey::new) },
     Scheme {
         name: "new-jersey",
-        resolve: |t| with_params(t, new_jersey::NewJerseyParams::check, |p| new_jersey::NewJersey::new(new_jersey::Variant::NewJersey, p)),
+        resolve: |t| {
+            with_params(t, jersey::new_jersey::NewJerseyParams::check, |p| {
+                jersey::new_jersey::NewJersey::new(jersey::new_jersey::Variant::NewJersey, p)
+            })
+        },
     },
     Scheme {
         name: "nj+",
-        resolve: |t| with_params(t, new_jersey::NewJerseyParams::check, |p| new_jersey::NewJersey::new(new_jersey::Variant::NjPlus, p)),
+        resolve: |t| {
+            with_params(t, jersey::new_jersey::NewJerseyParams::check, |p| {
+                jersey::new_jersey::NewJersey::new(jersey::new_jersey::Variant::NjPlus, p)
+            })
+        },
     },
     Scheme { name: "prairie", resolve: |t| with_params(t, prairie::PrairieParams::check, prairie::Prairie::new) },
     Scheme { name: "ie2-envelope", resolve: |t| without_params(t, ie2::Ie2Envelope::default) },

@@ -52,8 +52,8 @@
 
 use serde::Deserialize;
 
+use super::estimators::AckedCount;
 use super::reno::Reno;
-use super::westwood::AckedCount;
 use super::{AckInfo, CongestionControl, LossKind, LossSignal, Reaction, Window};
 use crate::time::{SimTime, NS_PER_S};
 

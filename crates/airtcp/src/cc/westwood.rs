@@ -27,9 +27,10 @@
 
 use serde::Deserialize;
 
+use super::estimators::{AckedCount, BandwidthEstimator, TustinEstimator};
 use super::reno::{halve, LinuxNs2Growth, Reno};
 use super::{AckInfo, CongestionControl, LossKind, LossSignal, Reaction, Window};
-use crate::time::{SimDuration, SimTime, NS_PER_S};
+use crate::time::{SimDuration, NS_PER_S};
 
 /// Westwood's parameters (`[flows.cc_params]` in a scenario).
 #[derive(Debug, Clone, Deserialize)]
@@ -111,114 +112,6 @@ impl WestwoodParams {
     }
 }
 
-/// The Tustin-filtered bandwidth estimator of Westwood (shared with schemes that compare to it).
-#[derive(Debug, Clone)]
-pub struct TustinEstimator {
-    tau_ns: u64,
-    m: u32,
-    /// Fixed coefficients, no zero samples ([`WestwoodFilter::UclaNs2`]).
-    fixed: bool,
-    /// b̂, bytes per second.
-    pub estimate: f64,
-    /// b_{k−1}, bytes per second.
-    last_sample: f64,
-    /// t_{k−1}: time of the last real or assumed sample.
-    last_time: Option<SimTime>,
-    /// Bytes of ACKs that arrived at `last_time` and await the next Δ > 0.
-    carried_bytes: u64,
-}
-
-impl TustinEstimator {
-    pub fn new(tau_ns: u64, m: u32) -> Self {
-        TustinEstimator { tau_ns, m, fixed: false, estimate: 0.0, last_sample: 0.0, last_time: None, carried_bytes: 0 }
-    }
-
-    /// The UCLA ns-2 module's filter ([`WestwoodFilter::UclaNs2`]).
-    pub fn ucla_ns2() -> Self {
-        TustinEstimator { fixed: true, ..TustinEstimator::new(1, 3) }
-    }
-
-    /// Jersey eq. (2) with Δ in nanoseconds and a sample in bytes/s; or the UCLA module's fixed
-    /// coefficients (`current_bwe_ = current_bwe_ * .93548 + (sample_bwe + last_bwe_sample_) *
-    /// .03225`).
-    fn filter(&mut self, sample: f64, delta_ns: u64) {
-        if self.fixed {
-            self.estimate = 0.93548 * self.estimate + 0.03225 * (sample + self.last_sample);
-        } else {
-            let r = 2.0 * self.tau_ns as f64 / delta_ns as f64;
-            self.estimate = (r - 1.0) / (r + 1.0) * self.estimate + (sample + self.last_sample) / (r + 1.0);
-        }
-        self.last_sample = sample;
-    }
-
-    /// Feeds the zero samples due every τ/m of silence up to `now` (none for the UCLA filter).
-    pub fn advance_to(&mut self, now: SimTime) {
-        if self.fixed {
-            return;
-        }
-        let step = (self.tau_ns / self.m as u64).max(1);
-        if let Some(mut t) = self.last_time {
-            while t + step < now {
-                // A pending same-time amount belongs to the first interval.
-                let bytes = std::mem::take(&mut self.carried_bytes);
-                let before = (self.estimate.to_bits(), self.last_sample.to_bits());
-                self.filter(bytes as f64 * NS_PER_S as f64 / step as f64, step);
-                t += step;
-                // A zero sample that changed nothing (the estimate has decayed as far as floating
-                // point goes) leaves every later one changing nothing: skip to the last of them,
-                // with the same result. (A 10^7-s silence took 10^10 steps: fuzzing, issue 25.)
-                if bytes == 0 && (self.estimate.to_bits(), self.last_sample.to_bits()) == before {
-                    if now > t {
-                        t += (now - t - 1) / step * step;
-                    }
-                    break;
-                }
-            }
-            self.last_time = Some(t);
-        }
-    }
-
-    /// An ACK at `now` reporting `bytes` delivered.
-    pub fn on_sample(&mut self, now: SimTime, bytes: u64) {
-        self.advance_to(now);
-        match self.last_time {
-            None => self.last_time = Some(now),
-            Some(t) if t == now => self.carried_bytes += bytes,
-            Some(t) => {
-                let d = bytes + std::mem::take(&mut self.carried_bytes);
-                self.filter(d as f64 * NS_PER_S as f64 / (now - t) as f64, now - t);
-                self.last_time = Some(now);
-            }
-        }
-    }
-}
-
-/// A bandwidth estimator fed by ACKs: the part in which Westwood (Tustin filter, one sample per
-/// ACK) and Westwood+ (EWMA, one sample per RTT) differ. Everything else — AckedCount, the
-/// adaptive decrease, Reno growth — is shared in [`Westwood`].
-pub trait BandwidthEstimator: std::fmt::Debug + Clone + Send {
-    /// An ACK at `now` reports `bytes` delivered (AckedCount); `srtt_ns` is the smoothed RTT then
-    /// (0 before the first sample).
-    fn on_delivered(&mut self, now: SimTime, bytes: u64, srtt_ns: u64);
-    /// Brings the estimate up to `now` before it is used for a decrease (e.g. zero samples owed
-    /// for silence); nothing by default.
-    fn advance_to(&mut self, _now: SimTime) {}
-    /// The estimate, bytes per second.
-    fn bytes_per_s(&self) -> f64;
-}
-
-impl BandwidthEstimator for TustinEstimator {
-    fn on_delivered(&mut self, now: SimTime, bytes: u64, _srtt_ns: u64) {
-        self.on_sample(now, bytes);
-    }
-    fn advance_to(&mut self, now: SimTime) {
-        TustinEstimator::advance_to(self, now);
-    }
-    fn bytes_per_s(&self) -> f64 {
-        self.estimate
-    }
-}
-
 /// How Westwood cuts the window at a loss (`cc_params.decrease` of Westwood+).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -232,35 +125,6 @@ pub enum Decrease {
     /// whole segments (at least 2), above or below the old window; recovery ends at the larger of
     /// that and ssthresh (with `recovery = "linux"`). Meant for the ns-2 twin.
     LinuxNs2,
-}
-
-/// Mascolo et al.'s "AckedCount" in bytes: how much an ACK says reached the receiver. A duplicate
-/// ACK counts one segment (it reports a segment that arrived); a later cumulative ACK counts only
-/// what duplicates did not already count (but at least one segment, for the segment it reports).
-#[derive(Debug, Clone, Default)]
-pub struct AckedCount {
-    /// Bytes counted through duplicate ACKs not yet covered by the cumulative ACK.
-    accounted: u64,
-}
-
-impl AckedCount {
-    /// Bytes delivered according to an ACK that newly acknowledged `acked_bytes`.
-    pub fn on_ack(&mut self, acked_bytes: u64, mss: u64) -> u64 {
-        if acked_bytes <= self.accounted {
-            self.accounted -= acked_bytes;
-            acked_bytes.min(mss)
-        } else {
-            let d = acked_bytes - self.accounted;
-            self.accounted = 0;
-            d
-        }
-    }
-
-    /// Bytes delivered according to a duplicate ACK: one segment.
-    pub fn on_dup_ack(&mut self, mss: u64) -> u64 {
-        self.accounted += mss;
-        mss
-    }
 }
 
 /// TCP Westwood window policy, generic over the bandwidth estimator so that Westwood+

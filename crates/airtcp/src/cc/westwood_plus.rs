@@ -28,8 +28,9 @@
 
 use serde::Deserialize;
 
+use super::estimators::BandwidthEstimator;
 use super::reno::{Growth, LinuxNs2Growth};
-use super::westwood::{BandwidthEstimator, Decrease, Westwood};
+use super::westwood::{Decrease, Westwood};
 use crate::time::{SimDuration, SimTime, NS_PER_S};
 
 /// Westwood+'s parameters (`[flows.cc_params]` with `cc = "westwood-plus"`).

@@ -34,9 +34,10 @@
 
 use serde::Deserialize;
 
-use super::jersey::{self, cw_verdict, jersey_family_needs, ownd_bytes, Abe, AbeUpdate};
-use super::westwood::AckedCount;
-use super::{AckInfo, CongestionControl, LossKind, LossSignal, Needs, Reaction, Window};
+use super::{cw_verdict, jersey_family_needs, ownd_bytes};
+use crate::cc::estimators::{Abe, AbeUpdate, AckedCount};
+use crate::cc::jersey;
+use crate::cc::{AckInfo, CongestionControl, LossKind, LossSignal, Needs, Reaction, Window};
 
 /// Which of the two schemes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

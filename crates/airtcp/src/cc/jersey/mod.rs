@@ -44,24 +44,14 @@
 //! - **ECN-Echo handled once per window by the sender** (RFC 3168) is answered by rate control; the
 //!   per-ACK rate control of Fig. 7 line 8 is applied on every marked ACK regardless.
 
+pub mod new_jersey;
+
 use serde::Deserialize;
 
-use super::reno::{halve, Reno};
-use super::westwood::AckedCount;
-use super::{AckInfo, CongestionControl, EcnEcho, LossKind, LossSignal, Needs, Reaction, Window};
+use crate::cc::estimators::{Abe, AbeUpdate, AckedCount};
+use crate::cc::reno::{halve, Reno};
+use crate::cc::{AckInfo, CongestionControl, EcnEcho, LossKind, LossSignal, Needs, Reaction, Window};
 use crate::time::NS_PER_S;
-
-/// When the ABE estimate is updated (see the module doc on Fig. 6 line 6).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum AbeUpdate {
-    /// At most once per RTT, from the bytes acknowledged since the last update (TSW, eq. (4)).
-    PerRtt,
-    /// Eq. (5) on every ACK (TSW per packet, NJ+ Fig. 2).
-    PerAck,
-    /// Fig. 6 as printed: once per RTT, from the last ACK's bytes and inter-ACK gap.
-    Literal,
-}
 
 /// TCP-Jersey's parameters (`[flows.cc_params]`).
 #[derive(Debug, Clone, Deserialize)]
@@ -93,78 +83,6 @@ pub fn check_k(k: f64) -> Result<(), String> {
 impl JerseyParams {
     pub fn check(&self) -> Result<(), String> {
         check_k(self.k)
-    }
-}
-
-/// The available bandwidth estimator (Fig. 6 / eq. (5)), on one clock: the sender's ACK arrival
-/// times (TCP-Jersey) or the receiver's data arrival times (TCP New Jersey's TABE).
-#[derive(Debug, Clone)]
-pub struct Abe {
-    update: AbeUpdate,
-    k: f64,
-    /// R, bytes per second.
-    pub rate: f64,
-    /// R before the latest update.
-    prev_rate: f64,
-    /// Fig. 6 T_prev: time of the previous ACK.
-    t_prev: Option<u64>,
-    /// Fig. 6 T_last: time of the last update.
-    t_last: u64,
-    /// Bytes reported since the last update (the per-RTT reading's L).
-    bytes_since_update: u64,
-}
-
-impl Abe {
-    pub fn new(update: AbeUpdate, k: f64) -> Self {
-        Abe { update, k, rate: 0.0, prev_rate: 0.0, t_prev: None, t_last: 0, bytes_since_update: 0 }
-    }
-
-    /// Eq. (5): R = (TW·R + L)/(Δ + TW), TW = k·RTT, times in ns, L in bytes.
-    fn tsw(&mut self, bytes: u64, delta_ns: u64, rtt_ns: u64) {
-        let tw_s = self.k * rtt_ns as f64 / NS_PER_S as f64;
-        self.prev_rate = self.rate;
-        self.rate = (tw_s * self.rate + bytes as f64) / (delta_ns as f64 / NS_PER_S as f64 + tw_s);
-    }
-
-    /// An ACK (or duplicate ACK) at time `t` on this estimator's clock reporting `bytes`
-    /// delivered; `rtt_ns` is the current SRTT (0 before the first sample: no update).
-    pub fn on_ack(&mut self, t: u64, bytes: u64, rtt_ns: u64) {
-        let Some(t_prev) = self.t_prev else {
-            // The first ACK opens the first interval; its bytes span an unknown time.
-            self.t_prev = Some(t);
-            self.t_last = t;
-            return;
-        };
-        let t = t.max(t_prev); // a clock never runs backwards (reordered ACKs)
-        match self.update {
-            AbeUpdate::PerRtt => {
-                self.bytes_since_update += bytes;
-                // Fig. 6 line 6: update once the interval since T_last reaches an RTT.
-                if rtt_ns > 0 && t - self.t_last >= rtt_ns {
-                    let bytes = std::mem::take(&mut self.bytes_since_update);
-                    self.tsw(bytes, t - self.t_last, rtt_ns);
-                    self.t_last = t;
-                }
-            }
-            AbeUpdate::PerAck => {
-                if rtt_ns > 0 {
-                    self.tsw(bytes, t - t_prev, rtt_ns);
-                }
-            }
-            AbeUpdate::Literal => {
-                // Lines 4–8 as printed: Δ = now − T_prev, L = this ACK's bytes.
-                if rtt_ns > 0 && t - self.t_last >= rtt_ns {
-                    self.tsw(bytes, t - t_prev, rtt_ns);
-                    self.t_last = t;
-                }
-            }
-        }
-        self.t_prev = Some(t);
-    }
-
-    /// The estimate before its latest update (R_{n−1}), bytes per second.
-    pub fn previous_rate(&self) -> f64 {
-        self.prev_rate
     }
 }
 
