@@ -43,7 +43,7 @@ impl AckedCount {
 pub struct TustinEstimator {
     pub(crate) tau_ns: u64,
     pub(crate) m: u32,
-    /// Fixed coefficients, no zero samples ([`WestwoodFilter::UclaNs2`]).
+    /// Fixed coefficients, no zero samples ([`crate::cc::westwood::WestwoodFilter::UclaNs2`]).
     pub(crate) fixed: bool,
     /// b̂, bytes per second.
     pub estimate: f64,
@@ -60,7 +60,7 @@ impl TustinEstimator {
         TustinEstimator { tau_ns, m, fixed: false, estimate: 0.0, last_sample: 0.0, last_time: None, carried_bytes: 0 }
     }
 
-    /// The UCLA ns-2 module's filter ([`WestwoodFilter::UclaNs2`]).
+    /// The UCLA ns-2 module's filter ([`crate::cc::westwood::WestwoodFilter::UclaNs2`]).
     pub fn ucla_ns2() -> Self {
         TustinEstimator { fixed: true, ..TustinEstimator::new(1, 3) }
     }
@@ -122,7 +122,7 @@ impl TustinEstimator {
 
 /// A bandwidth estimator fed by ACKs: the part in which Westwood (Tustin filter, one sample per
 /// ACK) and Westwood+ (EWMA, one sample per RTT) differ. Everything else — AckedCount, the
-/// adaptive decrease, Reno growth — is shared in [`Westwood`].
+/// adaptive decrease, Reno growth — is shared in [`crate::cc::westwood::Westwood`].
 pub trait BandwidthEstimator: std::fmt::Debug + Clone + Send {
     /// An ACK at `now` reports `bytes` delivered (AckedCount); `srtt_ns` is the smoothed RTT then
     /// (0 before the first sample).
