@@ -234,7 +234,7 @@ fn runs_are_deterministic_and_seeded() {
 fn bad_cell_settings_name_their_field() {
     let base = tcp_cell("", None, 50);
     let cases = [
-        (", scheduler = \"fifo\"", "links[1].capacity.scheduler", "pf, rr, max_ci"),
+        (", scheduler = \"fifo\"", "links[1].capacity.scheduler", "`pf`, `rr`, `max_ci`"),
         (", codes = 16", "links[1].capacity.codes", "1 to 15"),
         (", harq_max_tx = 0", "links[1].capacity.harq_max_tx", "1 to 16"),
         (", hsdsch_power_fraction = 1.5", "links[1].capacity.hsdsch_power_fraction", "> 0 to 1"),

@@ -291,8 +291,8 @@ tagged_enum!(CapacitySpec, "capacity", {
 #[serde(deny_unknown_fields)]
 pub struct HsdpaSpec {
     /// "pf" (proportional fair, the paper's), "rr" (round robin) or "max_ci".
-    #[serde(default = "hs_pf")]
-    pub scheduler: String,
+    #[serde(default)]
+    pub scheduler: crate::net::capacity::hsdpa::scheduler::Discipline,
     /// PF averaging time constant, TTIs (Table 2: Tc = 500).
     #[serde(default = "hs_tc")]
     pub pf_tc_tti: u32,
@@ -369,9 +369,6 @@ pub struct HsdpaUeSpec {
     pub channel_model: Option<String>,
 }
 
-fn hs_pf() -> String {
-    "pf".into()
-}
 fn hs_tc() -> u32 {
     500
 }
@@ -586,6 +583,18 @@ pub enum RtoRestartSpec {
     EveryAck,
 }
 
+/// When NewReno resets the retransmission timer on partial ACKs (`partial_ack_timer`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PartialAckTimerSpec {
+    /// On the first partial ACK of a recovery only (RFC 6582 §3.2 step 5 and §4; ns-2.35's
+    /// default `newreno_changes1_ 1`).
+    #[default]
+    Impatient,
+    /// On every partial ACK (ns-2 with `newreno_changes1_ 0`, and Linux).
+    SlowButSteady,
+}
+
 /// Which way the flows of a TCP group run.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -739,8 +748,8 @@ pub struct TcpFlowSpec {
     /// NewReno: reset the retransmission timer on the first partial ACK of a recovery only
     /// ("impatient", RFC 6582 §3.2 step 5 and §4; ns-2.35's default `newreno_changes1_ 1`) or on
     /// every partial ACK ("slow-but-steady": ns-2 with `newreno_changes1_ 0`, and Linux).
-    #[serde(default = "default_partial_ack_timer")]
-    pub partial_ack_timer: String,
+    #[serde(default)]
+    pub partial_ack_timer: PartialAckTimerSpec,
     /// RFC 3042 limited transmit: on each of the first two duplicate ACKs send one new segment
     /// (cwnd unchanged, flight at most cwnd + 2 SMSS). On by default: RFC 5681 §3.2 ("a TCP
     /// SHOULD send a segment of previously unsent data per \[RFC3042\]"), ns-2.35's `singledup_`
@@ -814,9 +823,6 @@ fn default_cc() -> String {
 }
 fn default_recovery() -> String {
     "newreno".into()
-}
-fn default_partial_ack_timer() -> String {
-    "impatient".into()
 }
 fn default_mss() -> u32 {
     1000

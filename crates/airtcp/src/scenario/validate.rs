@@ -288,7 +288,7 @@ fn check_capacity(field: &str, c: &CapacitySpec, base_dir: Option<&std::path::Pa
 
 /// Range checks of an HSDPA cell (flow names of `ues` are checked with the flows).
 fn check_hsdpa(field: &str, h: &HsdpaSpec) -> Result<(), ScenarioError> {
-    use crate::net::capacity::hsdpa::{cqi, fading, scheduler::Discipline};
+    use crate::net::capacity::hsdpa::{cqi, fading};
     let int = |name: &str, v: u32, lo: u32, hi: u32| {
         if v < lo || v > hi {
             return err(format!("{field}.{name}"), format!("{v} is out of range (allowed: {lo} to {hi})"));
@@ -303,9 +303,6 @@ fn check_hsdpa(field: &str, h: &HsdpaSpec) -> Result<(), ScenarioError> {
         }
         Ok(())
     };
-    if Discipline::by_name(&h.scheduler).is_none() {
-        return err(format!("{field}.scheduler"), format!("unknown scheduler '{}' (allowed: pf, rr, max_ci)", h.scheduler));
-    }
     int("pf_tc_tti", h.pf_tc_tti, 1, 1_000_000)?;
     int("codes", h.codes, 1, 15)?;
     int("max_ues_per_tti", h.max_ues_per_tti, 1, 15)?;
@@ -686,12 +683,6 @@ pub fn validate_and_load(s: &Scenario) -> Result<Plan, ScenarioError> {
                     return err(format!("flows[{i}].sack"), format!("recovery = \"{}\" needs sack = true", t.recovery));
                 }
                 tcp_plans.push(Some(TcpPlan { cc: cc.0, needs: cc.1, recovery, extra_estimates: cc.2 }));
-                if !matches!(t.partial_ack_timer.as_str(), "impatient" | "slow-but-steady") {
-                    return err(
-                        format!("flows[{i}].partial_ack_timer"),
-                        format!("unknown variant '{}' (allowed: impatient, slow-but-steady)", t.partial_ack_timer),
-                    );
-                }
                 if !(1..=65_000).contains(&t.mss_bytes) {
                     return err(format!("flows[{i}].mss_bytes"), format!("{} is out of range (allowed: 1 to 65000)", t.mss_bytes));
                 }

@@ -16,7 +16,9 @@ use crate::net::queue::{Aqm, CwState, Queue, RedParams, RedState};
 use crate::net::{Link, LinkStats, PacketArena, RoutingTable};
 use crate::output::{FlowSeries, LinkSeries};
 use crate::scenario::validate::{flow_instances, TcpPlan};
-use crate::scenario::{CapacitySpec, CwSpec, DropTailSpec, FlowSpec, QueueSpec, RedSpec, RtoRestartSpec, Scenario, ScenarioError};
+use crate::scenario::{
+    CapacitySpec, CwSpec, DropTailSpec, FlowSpec, PartialAckTimerSpec, QueueSpec, RedSpec, RtoRestartSpec, Scenario, ScenarioError,
+};
 use crate::tcp::{Receiver, ReceiverConfig, Sender, SenderConfig};
 use crate::time::{DataRate, SimTime};
 
@@ -230,7 +232,7 @@ impl Simulator {
                     min_rto_ns: t.min_rto.as_nanos(),
                     max_rto_ns: t.max_rto.as_nanos(),
                     granularity_ns: t.clock_granularity.as_nanos(),
-                    rto_reset_every_partial_ack: t.partial_ack_timer == "slow-but-steady",
+                    rto_reset_every_partial_ack: t.partial_ack_timer == PartialAckTimerSpec::SlowButSteady,
                     limited_transmit: t.limited_transmit,
                     ect_on_retransmissions: needs.ect_on_retransmissions,
                     rtt_sampling: t.rtt_sampling,

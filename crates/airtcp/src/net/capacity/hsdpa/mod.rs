@@ -77,7 +77,7 @@ impl CellParams {
     pub fn from_spec(h: &crate::scenario::HsdpaSpec) -> Self {
         CellParams {
             tti_ns: TTI_NS,
-            discipline: Discipline::by_name(&h.scheduler).expect("validated"),
+            discipline: h.scheduler,
             pf_tc_tti: h.pf_tc_tti as f64,
             codes: h.codes as u8,
             max_ues_per_tti: h.max_ues_per_tti,

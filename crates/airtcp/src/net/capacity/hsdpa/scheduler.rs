@@ -7,23 +7,17 @@
 //! weighted average of the rate it was served, updated every TTI with weight 1/Tc. Round robin
 //! (oldest-served first) and max C/I (highest R(t) first) are the two textbook alternatives.
 
-/// Scheduling discipline.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Scheduling discipline, as a scenario names it (`capacity.scheduler`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Deserialize)]
 pub enum Discipline {
+    /// Proportional fair, the paper's.
+    #[default]
+    #[serde(rename = "pf")]
     ProportionalFair,
+    #[serde(rename = "rr")]
     RoundRobin,
+    #[serde(rename = "max_ci")]
     MaxCi,
-}
-
-impl Discipline {
-    pub fn by_name(s: &str) -> Option<Self> {
-        match s {
-            "pf" => Some(Discipline::ProportionalFair),
-            "rr" => Some(Discipline::RoundRobin),
-            "max_ci" => Some(Discipline::MaxCi),
-            _ => None,
-        }
-    }
 }
 
 /// A tiny floor on R_ave (b/s), so a UE never served has a finite, very high PF priority.
