@@ -547,16 +547,8 @@ def sweep(
     and figure.png (throughput vs delay per scheme when the grid varies cc); cached and resumable."""
     import time
 
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
-
     from . import sweep as sw
+    from .progress import eta_bar
     from .reproduce.backend import make_backend
 
     if jobs < 0:
@@ -580,16 +572,7 @@ def sweep(
         f"{threads} parallel on {backend}"
     )
     started = time.monotonic()
-    with Progress(
-        TextColumn("[progress.description]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TextColumn("eta"),
-        TimeRemainingColumn(),
-        console=console,
-        transient=False,
-    ) as bar:
+    with eta_bar(console) as bar:
         task = bar.add_task("sweep", total=len(plan.tasks))
         outcome = sw.run_sweep(
             plan, out_dir, be, progress=lambda d, t: bar.update(task, completed=d, total=t), scenario_name=name

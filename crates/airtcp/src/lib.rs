@@ -7,6 +7,20 @@
 //! The module map and where to add a window policy, a recovery strategy, a channel, a queue or a
 //! capacity model are in the repository's `docs/ARCHITECTURE.md`.
 
+/// The `name` fields of a registry table (`cc::REGISTRY`, `tcp::recovery::REGISTRY`) as an array,
+/// at compile time: the names a scenario accepts come from the table that builds them.
+macro_rules! registry_names {
+    ($registry:expr) => {{
+        let mut names = [""; $registry.len()];
+        let mut i = 0;
+        while i < $registry.len() {
+            names[i] = $registry[i].name;
+            i += 1;
+        }
+        names
+    }};
+}
+
 pub mod app;
 pub mod campaign;
 pub mod cc;

@@ -11,16 +11,10 @@ from pathlib import Path
 from typing import Optional
 
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TaskID,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
+from rich.progress import Progress, TaskID
 from rich.table import Table
+
+from ..progress import eta_bar
 
 from .backend import Cache, cache_key, make_backend
 from .claims import check_claims
@@ -139,16 +133,7 @@ def reproduce_command(
         )
         started = time.monotonic()
         outcomes = []
-        with Progress(
-            TextColumn("[progress.description]{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            TextColumn("eta"),
-            TimeRemainingColumn(),
-            console=console,
-            transient=False,
-        ) as bar:
+        with eta_bar(console) as bar:
             for e in todo:
                 task = bar.add_task(f"{e.id:<20}", total=len(plans[e.id].tasks))
                 outcome = run_experiment(

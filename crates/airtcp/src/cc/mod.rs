@@ -382,15 +382,7 @@ pub const REGISTRY: &[Scheme] = &[
     Scheme { name: "bbr", resolve: |t| with_params(t, bbr::BbrParams::check, bbr::Bbr::new) },
 ];
 
-const NAME_ARRAY: [&str; REGISTRY.len()] = {
-    let mut names = [""; REGISTRY.len()];
-    let mut i = 0;
-    while i < REGISTRY.len() {
-        names[i] = REGISTRY[i].name;
-        i += 1;
-    }
-    names
-};
+const NAME_ARRAY: [&str; REGISTRY.len()] = registry_names!(REGISTRY);
 
 /// Names accepted in scenario files (those of [`REGISTRY`]).
 pub const NAMES: &[&str] = &NAME_ARRAY;

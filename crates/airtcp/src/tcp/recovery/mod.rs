@@ -92,15 +92,7 @@ pub const REGISTRY: &[Strategy] = &[
     Strategy { name: "linux", needs_sack: true, make: || Box::new(linux::Linux::default()) },
 ];
 
-const NAME_ARRAY: [&str; REGISTRY.len()] = {
-    let mut names = [""; REGISTRY.len()];
-    let mut i = 0;
-    while i < REGISTRY.len() {
-        names[i] = REGISTRY[i].name;
-        i += 1;
-    }
-    names
-};
+const NAME_ARRAY: [&str; REGISTRY.len()] = registry_names!(REGISTRY);
 
 /// Names accepted in scenario files (those of [`REGISTRY`]).
 pub const NAMES: &[&str] = &NAME_ARRAY;
