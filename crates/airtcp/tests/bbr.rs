@@ -14,47 +14,15 @@
 
 mod common;
 
-use common::{mean_sd, run};
+use common::{fig10, mean_sd, run, variant};
 
 const CEILING_BPS: f64 = 2e6 * 1000.0 / 1040.0;
 const BASE_RTT_S: f64 = 0.097184;
 
 fn deep_path(loss: f64, cc: &str) -> String {
-    format!(
-        r#"
-name = "deep"
-duration = "60s"
-warmup = "10s"
-nodes = ["S", "BS", "D"]
-
-[[links]]
-from = "S"
-to = "BS"
-rate = "10Mbps"
-delay = "45ms"
-queue = {{ kind = "droptail", limit_pkts = 1000 }}
-
-[[links]]
-from = "BS"
-to = "D"
-rate = "2Mbps"
-delay = "1ms"
-queue = {{ kind = "droptail", limit_pkts = 1000 }}
-channel = {{ kind = "uniform", loss = {loss} }}
-
-[[flows]]
-kind = "tcp"
-name = "ftp"
-src = "S"
-dst = "D"
-recovery = "sack"
-sack = true
-mss_bytes = 1000
-rwnd_pkts = 10000
-min_rto = "200ms"
-cc = "{cc}"
-"#
-    )
+    // Fig. 10's path with 1000-packet buffers, SACK and a 10 000-segment receiver window.
+    let cc = format!("flows.0.cc={cc}");
+    variant(&fig10(loss, "sack", 1000, 60, ""), &["name=deep", "flows.0.rwnd_pkts=10000", &cc])
 }
 
 /// The analytic figures of the module doc.

@@ -2,6 +2,7 @@
 //! semantic checks ([`validate`]) that a type cannot express (ranges, references, routes).
 
 pub mod model;
+pub mod overrides;
 pub mod validate;
 
 pub use model::*;

@@ -48,6 +48,13 @@ min_rto = "200ms"
     )
 }
 
+/// `text` with `--set`-style overrides applied (`airtcp::scenario::overrides`, the rules of the
+/// Python package's `apply_overrides`): a test derives its variant of a shared scenario instead of
+/// copying the TOML.
+pub fn variant(text: &str, sets: &[&str]) -> String {
+    airtcp::scenario::overrides::apply_overrides(text, sets).unwrap_or_else(|e| panic!("{e}\n{text}"))
+}
+
 /// Mean and sample standard deviation.
 pub fn mean_sd(xs: &[f64]) -> (f64, f64) {
     let n = xs.len() as f64;
