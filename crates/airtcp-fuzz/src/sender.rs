@@ -239,7 +239,7 @@ impl Trial {
     /// An adversarial ACK at the current state.
     fn ack(&mut self, inp: &mut Input, op: u8) -> TcpHeader {
         let c = self.s.view();
-        let (una, max, mss) = (c.snd_una, c.snd_max, c.cfg.mss as u64);
+        let (una, max, mss) = (c.seq.snd_una, c.seq.snd_max, c.cfg.mss as u64);
         let flight = max - una;
         let ack = match inp.u8() % 8 {
             0 | 1 => una,
@@ -297,7 +297,7 @@ impl Trial {
         self.s.drain_verdicts().for_each(drop);
         let c = self.s.view();
         let who = self.names;
-        let (una, nxt, max) = (c.snd_una, c.snd_nxt, c.snd_max);
+        let (una, nxt, max) = (c.seq.snd_una, c.seq.snd_nxt, c.seq.snd_max);
         let mss = c.cfg.mss as u64;
         if crate::tracing() {
             let sent: Vec<_> = out.iter().map(|o| (o.seq, o.len, o.retransmission)).collect();
@@ -305,13 +305,13 @@ impl Trial {
                 "  una {una} nxt {nxt} max {max} cwnd {} ssthresh {} recovery {} dupacks {} board {:?} sent {sent:?}",
                 c.w.cwnd,
                 c.w.ssthresh,
-                c.in_recovery,
-                c.dupacks,
+                c.rec.in_recovery,
+                c.rec.dupacks,
                 c.board.iter().map(|m| (m.sacked as u8, m.retransmitted as u8)).collect::<Vec<_>>()
             );
         }
         assert!(una <= nxt && nxt <= max, "snd_una {una} <= snd_nxt {nxt} <= snd_max {max} ({who:?})");
-        assert!(max <= c.app_limit, "sent up to {max} beyond the application's {}", c.app_limit);
+        assert!(max <= c.seq.app_limit, "sent up to {max} beyond the application's {}", c.seq.app_limit);
         assert!(una >= self.una && max >= self.max, "sequence space went back: una {} -> {una}, max {} -> {max}", self.una, self.max);
         assert_eq!(c.stats.acked_bytes, una, "every byte below snd_una acknowledged once");
         assert!(c.w.cwnd >= 1 && c.w.cwnd <= c.cfg.max_cwnd_bytes, "cwnd {} outside [1, {}] ({who:?})", c.w.cwnd, c.cfg.max_cwnd_bytes);
@@ -340,7 +340,7 @@ impl Trial {
             assert!(c.cfg.ecn || !o.ect, "ECT without ECN: {o:?}");
             assert_eq!(o.ts_val.is_some(), c.cfg.timestamps, "TSval iff timestamps: {o:?}");
         }
-        if una == max && max < c.app_limit {
+        if una == max && max < c.seq.app_limit {
             assert!(
                 c.rto_deadline.is_some() || c.pacing_deadline.is_some(),
                 "stalled: nothing outstanding, data to send, no timer (cwnd {}, {who:?})",

@@ -574,7 +574,7 @@ mod tests {
         for k in 1..=3 {
             s.on_ack(100 * MS + k * MS, &ack(1000));
         }
-        assert!(s.core.in_recovery);
+        assert!(s.core.rec.in_recovery);
         // FlightSize 11 000 (segments 1000–11 999) → ssthresh 7700, cwnd 7700 + 3000.
         assert_eq!((s.core.w.ssthresh, s.core.w.cwnd), (7700, 10_700));
     }

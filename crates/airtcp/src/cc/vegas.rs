@@ -601,10 +601,10 @@ mod tests {
         assert_eq!(s.core.w.cwnd, 11_000);
         assert_eq!(sent(&mut s), vec![(10_000, false), (11_000, false)]);
         s.on_ack(101 * MS, &ack(1000));
-        assert!(!s.core.in_recovery);
+        assert!(!s.core.rec.in_recovery);
         assert_eq!(sent(&mut s), vec![]);
         s.on_ack(150 * MS, &ack(1000));
-        assert!(s.core.in_recovery);
+        assert!(s.core.rec.in_recovery);
         assert_eq!(s.core.stats.fast_retransmits, 1);
         assert_eq!(sent(&mut s), vec![(1000, true)]);
         assert_eq!((s.core.w.ssthresh, s.core.w.cwnd), (9000, 11_000));
@@ -613,11 +613,11 @@ mod tests {
         assert_eq!(sent(&mut s), vec![(12_000, false)]);
         s.on_ack(250 * MS, &ack(3000));
         assert_eq!(sent(&mut s), vec![(3000, true)]);
-        assert!(s.core.in_recovery);
+        assert!(s.core.rec.in_recovery);
         assert_eq!(s.core.stats.fast_retransmits, 2);
         assert_eq!((s.core.w.ssthresh, s.core.w.cwnd), (9000, 9000));
         s.on_ack(350 * MS, &ack(13_000));
-        assert!(!s.core.in_recovery);
+        assert!(!s.core.rec.in_recovery);
         assert_eq!((s.core.w.ssthresh, s.core.w.cwnd), (9000, 9000));
         assert_eq!((s.core.stats.timeouts, s.core.stats.retransmissions), (0, 2));
     }
@@ -636,9 +636,9 @@ mod tests {
         for t in [101, 150] {
             s.on_ack(t * MS, &ack(1000));
         }
-        assert!(!s.core.in_recovery);
+        assert!(!s.core.rec.in_recovery);
         s.on_ack(151 * MS, &ack(1000));
-        assert!(s.core.in_recovery);
+        assert!(s.core.rec.in_recovery);
         sent(&mut s);
         s.on_ack(250 * MS, &ack(3000));
         for t in [251, 252, 253] {

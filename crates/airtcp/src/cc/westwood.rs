@@ -409,7 +409,7 @@ pub(crate) mod tests {
         assert_eq!(s.core.w.cwnd, 8000);
         assert_eq!(sent(&mut s), vec![(1000, true), (6000, false), (7000, false), (8000, false)]);
         s.on_ack(20_200 * MS, &ack(9000));
-        assert!(!s.core.in_recovery);
+        assert!(!s.core.rec.in_recovery);
         assert_eq!((s.core.w.cwnd, s.core.w.ssthresh), (5000, 10_000));
     }
 

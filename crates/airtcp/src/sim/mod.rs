@@ -151,7 +151,7 @@ impl Simulator {
     /// Bytes the application of TCP flow `i` offered and the sender's snd_max/snd_una (for tests).
     pub fn tcp_state(&self, i: usize) -> Option<(u64, u64, u64)> {
         match &self.flows[i].kind {
-            FlowKind::Tcp(t) => Some((t.sender.core.app_limit, t.sender.core.snd_max, t.sender.core.snd_una)),
+            FlowKind::Tcp(t) => Some((t.sender.core.seq.app_limit, t.sender.core.seq.snd_max, t.sender.core.seq.snd_una)),
             FlowKind::Udp(_) => None,
         }
     }

@@ -30,7 +30,7 @@ impl Simulator {
                     s.ssthresh_bytes.push(c.w.ssthresh);
                     s.srtt_s.push(ns_to_s(c.rtt.srtt().unwrap_or(0)));
                     s.rto_s.push(ns_to_s(c.rtt.rto()));
-                    s.sent_bytes.push(c.snd_max);
+                    s.sent_bytes.push(c.seq.snd_max);
                     s.acked_bytes.push(c.stats.acked_bytes);
                     let est = c.cc.estimates();
                     s.bwe_bps.push(est.first().map_or(f64::NAN, |e| e.1));
@@ -121,7 +121,7 @@ impl Simulator {
                         jitter_s: None,
                         final_cwnd_bytes: c.w.cwnd,
                         loss_differentiation: t.verdicts.as_ref().map(|v| v.scored),
-                        sent_bytes: c.snd_max,
+                        sent_bytes: c.seq.snd_max,
                         corrupted_received: t.corrupted_received,
                         calls: None,
                         caiad_options: t.hack.then(|| t.receiver.caiad_option_counts()),

@@ -41,7 +41,7 @@ pub struct Fack;
 
 /// snd.fack: one past the forward-most byte the receiver holds.
 pub fn snd_fack(s: &SenderCore) -> u64 {
-    s.snd_una.max(s.board.high_sacked)
+    s.seq.snd_una.max(s.board.high_sacked)
 }
 
 /// retran_data: bytes retransmitted in this recovery that are neither ACKed nor SACKed.
@@ -50,28 +50,28 @@ pub fn retran_data(s: &SenderCore) -> u64 {
     s.board
         .iter()
         .enumerate()
-        .map(|(i, m)| (s.snd_una + i as u64 * mss, m.sacked))
-        .take_while(|&(seq, _)| seq < s.high_rxt)
+        .map(|(i, m)| (s.seq.snd_una + i as u64 * mss, m.sacked))
+        .take_while(|&(seq, _)| seq < s.rec.high_rxt)
         .filter(|&(_, sacked)| !sacked)
-        .map(|(seq, _)| s.seg_len(seq).min(s.high_rxt - seq))
+        .map(|(seq, _)| s.seg_len(seq).min(s.rec.high_rxt - seq))
         .sum()
 }
 
 /// awnd = (snd.nxt − snd.fack) + retran_data (Mathis & Mahdavi §3; thesis §2.2.5).
 pub fn awnd(s: &SenderCore) -> u64 {
-    s.snd_max.saturating_sub(snd_fack(s)) + retran_data(s)
+    s.seq.snd_max.saturating_sub(snd_fack(s)) + retran_data(s)
 }
 
 /// The lowest un-SACKed segment at or above HighRxt and below snd.fack: the next hole to resend.
 pub fn next_hole(s: &SenderCore) -> Option<u64> {
     let mss = s.cfg.mss as u64;
     let fack = snd_fack(s);
-    let first = (s.high_rxt.max(s.snd_una) - s.snd_una).div_ceil(mss) as usize;
+    let first = (s.rec.high_rxt.max(s.seq.snd_una) - s.seq.snd_una).div_ceil(mss) as usize;
     s.board
         .iter()
         .enumerate()
         .skip(first)
-        .map(|(i, m)| (s.snd_una + i as u64 * mss, m.sacked))
+        .map(|(i, m)| (s.seq.snd_una + i as u64 * mss, m.sacked))
         .take_while(|&(seq, _)| seq < fack)
         .find(|&(_, sacked)| !sacked)
         .map(|(seq, _)| seq)
@@ -84,7 +84,7 @@ impl LossRecovery for Fack {
 
     fn detects_loss(&self, s: &SenderCore) -> bool {
         // thesis §2.2.5: enter recovery when snd.fack − snd.una > tcp_rexmt_thresh·MSS.
-        snd_fack(s) - s.snd_una > s.dupthresh as u64 * s.cfg.mss as u64
+        snd_fack(s) - s.seq.snd_una > s.dupthresh as u64 * s.cfg.mss as u64
     }
 
     fn enter(&mut self, s: &mut SenderCore, now: SimTime, reaction: Reaction) {
@@ -98,7 +98,7 @@ impl LossRecovery for Fack {
     }
 
     fn send(&mut self, s: &mut SenderCore, now: SimTime) {
-        if !s.in_recovery {
+        if !s.rec.in_recovery {
             s.send_window_limited(now);
             return;
         }
@@ -108,10 +108,10 @@ impl LossRecovery for Fack {
             if let Some(seq) = next_hole(s) {
                 let len = s.seg_len(seq);
                 s.retransmit(now, seq);
-                s.high_rxt = seq + len;
+                s.rec.high_rxt = seq + len;
                 awnd += len;
-            } else if s.snd_max < s.app_limit && s.snd_max + s.seg_len(s.snd_max) - s.snd_una <= s.cfg.rwnd_bytes {
-                awnd += s.seg_len(s.snd_max);
+            } else if s.seq.snd_max < s.seq.app_limit && s.seq.snd_max + s.seg_len(s.seq.snd_max) - s.seq.snd_una <= s.cfg.rwnd_bytes {
+                awnd += s.seg_len(s.seq.snd_max);
                 s.send_new(now);
             } else {
                 break;
@@ -138,16 +138,16 @@ mod tests {
     fn fack_awnd_by_hand() {
         let mut s = sacked_4_5_6_8("fack");
         let c = &mut s.core;
-        c.high_rxt = 2000;
+        c.rec.high_rxt = 2000;
         assert_eq!(snd_fack(c), 9000);
         assert_eq!(retran_data(c), 2000);
         assert_eq!(awnd(c), 3000);
         assert_eq!(c.pipe(), 4000);
         assert_eq!(next_hole(c), Some(2000));
-        c.high_rxt = 4000; // segments 2 and 3 retransmitted as well
+        c.rec.high_rxt = 4000; // segments 2 and 3 retransmitted as well
         assert_eq!(awnd(c), 5000);
         assert_eq!(next_hole(c), Some(7000));
-        c.high_rxt = 8000; // and segment 7
+        c.rec.high_rxt = 8000; // and segment 7
         assert_eq!((retran_data(c), awnd(c)), (5000, 6000));
         assert_eq!(next_hole(c), None); // 8 is SACKed, 9 is above snd.fack: new data next
                                         // A SACK of segment 2's retransmission takes it out of retran_data.
@@ -176,8 +176,8 @@ mod tests {
             h
         };
         s.on_ack(MS, &dup(0));
-        assert!(s.core.in_recovery);
-        assert_eq!(s.core.dupacks, 1);
+        assert!(s.core.rec.in_recovery);
+        assert_eq!(s.core.rec.dupacks, 1);
         assert_eq!((s.core.w.ssthresh, s.core.w.cwnd), (5000, 5000));
         assert_eq!(sent(&mut s), vec![(0, true)]);
         assert_eq!(awnd(&s.core), 6000);

@@ -144,17 +144,17 @@ impl LossRecovery for Linux {
         if std::mem::take(&mut self.just_exited) {
             return false;
         }
-        if self.loss_state && s.snd_una >= s.recover.unwrap_or(0) {
+        if self.loss_state && s.seq.snd_una >= s.rec.recover.unwrap_or(0) {
             self.exit(s);
             self.just_exited = false;
             return false;
         }
         let mss = s.cfg.mss as u64;
         let high_sacked = s.board.high_sacked;
-        if high_sacked <= s.snd_una || s.board.is_empty() {
+        if high_sacked <= s.seq.snd_una || s.board.is_empty() {
             return false;
         }
-        let fack = (((high_sacked - 1 - s.snd_una) / mss) as usize).min(s.board.len() - 1);
+        let fack = (((high_sacked - 1 - s.seq.snd_una) / mss) as usize).min(s.board.len() - 1);
         for (b, m) in s.board.iter().zip(&self.marks).take(fack + 1) {
             if b.sacked && m.rtx_snd_max > 0 {
                 self.acked_rtx_id = Some(self.acked_rtx_id.map_or(m.rtx_id, |a| a.max(m.rtx_id)));
@@ -199,16 +199,16 @@ impl LossRecovery for Linux {
 
     fn enter(&mut self, s: &mut SenderCore, _now: SimTime, reaction: Reaction) {
         s.begin_recovery(reaction);
-        s.w.cwnd = s.recovery_base;
-        s.snd_nxt = s.snd_max;
+        s.w.cwnd = s.rec.recovery_base;
+        s.seq.snd_nxt = s.seq.snd_max;
         self.loss_state = false;
-        self.next_pif = s.prior_cwnd / s.w.mss;
+        self.next_pif = s.rec.prior_cwnd / s.w.mss;
     }
 
     fn on_dup_ack(&mut self, _s: &mut SenderCore, _now: SimTime) {}
 
     fn on_ack(&mut self, s: &mut SenderCore, _now: SimTime, _acked: u64) -> bool {
-        if s.snd_una >= s.recover.unwrap_or(0) {
+        if s.seq.snd_una >= s.rec.recover.unwrap_or(0) {
             self.exit(s);
             return true;
         }
@@ -238,14 +238,14 @@ impl LossRecovery for Linux {
                 first_lost += 1;
             }
             if first_lost < self.marks.len() {
-                let seq = s.snd_una + first_lost as u64 * mss;
+                let seq = s.seq.snd_una + first_lost as u64 * mss;
                 let m = &mut self.marks[first_lost];
                 m.lost = false;
-                m.rtx_snd_max = s.snd_max;
+                m.rtx_snd_max = s.seq.snd_max;
                 m.rtx_id = self.next_rtx_id;
                 self.next_rtx_id += 1;
                 s.retransmit(now, seq);
-            } else if s.snd_max < s.app_limit && s.snd_max + s.seg_len(s.snd_max) - s.snd_una <= s.cfg.rwnd_bytes {
+            } else if s.seq.snd_max < s.seq.app_limit && s.seq.snd_max + s.seg_len(s.seq.snd_max) - s.seq.snd_una <= s.cfg.rwnd_bytes {
                 s.send_new(now);
                 self.marks.push_back(Marks::default());
             } else {
@@ -303,11 +303,11 @@ mod tests {
             released.extend(sent(&mut s));
         }
         assert_eq!(released, vec![(10_000, false), (11_000, false), (12_000, false)]);
-        assert!(!s.core.in_recovery, "3 SACKed segments above do not mark it lost");
+        assert!(!s.core.rec.in_recovery, "3 SACKed segments above do not mark it lost");
         s.on_ack(104 * MS, &sack(0, &[(1000, 5000)]));
-        assert!(s.core.in_recovery);
+        assert!(s.core.rec.in_recovery);
         assert_eq!(s.core.stats.fast_retransmits, 1);
-        assert_eq!((s.core.w.ssthresh, s.core.w.cwnd, s.core.recover), (6500, 6500, Some(13_000)));
+        assert_eq!((s.core.w.ssthresh, s.core.w.cwnd, s.core.rec.recover), (6500, 6500, Some(13_000)));
         assert_eq!(sent(&mut s), vec![(0, true)]);
         let mut by_ack = vec![];
         for k in 5..=9u64 {
@@ -347,7 +347,7 @@ mod tests {
         // The retransmission arrives: ACK 13000 = recover ends Recovery; cwnd 6500 = ssthresh is
         // kept (no growth on that ACK); in flight 2 (13, 14) < 6: new segments 15..18.
         s.on_ack(200 * MS, &ack(13_000));
-        assert!(!s.core.in_recovery);
+        assert!(!s.core.rec.in_recovery);
         assert_eq!(s.core.w.cwnd, 6500);
         assert_eq!(sent(&mut s).iter().map(|x| x.0).collect::<Vec<_>>(), vec![15_000, 16_000, 17_000, 18_000]);
         assert_eq!(s.core.stats.retransmissions, 1);
@@ -367,7 +367,7 @@ mod tests {
         assert_eq!(s.core.w.cwnd, 6500);
         // ... and the second retransmission's ACK ends the recovery.
         s.on_ack(250 * MS, &sack(14_000, &[]));
-        assert!(!s.core.in_recovery);
+        assert!(!s.core.rec.in_recovery);
     }
 
     /// The exit forgets the SACKs too (`ClearScoreBoard` frees every node and sets `fack_` to 0):
@@ -387,13 +387,13 @@ mod tests {
         s.on_ack(150 * MS, &sack(0, &[(10_000, 13_000), (14_000, 15_000), (1000, 10_000)]));
         assert_eq!(sent(&mut s), vec![(0, true), (15_000, false), (16_000, false), (17_000, false), (18_000, false)]);
         s.on_ack(250 * MS, &sack(13_000, &[(14_000, 15_000)]));
-        assert!(!s.core.in_recovery);
+        assert!(!s.core.rec.in_recovery);
         assert_eq!(s.core.board.high_sacked, 0);
         assert_eq!(sent(&mut s), vec![]);
         s.on_ack(260 * MS, &sack(13_000, &[(16_000, 19_000)]));
-        assert!(s.core.in_recovery);
+        assert!(s.core.rec.in_recovery);
         assert_eq!(s.core.stats.fast_retransmits, 2);
-        assert_eq!((s.core.w.ssthresh, s.core.w.cwnd, s.core.recover), (3000, 3000, Some(19_000)));
+        assert_eq!((s.core.w.ssthresh, s.core.w.cwnd, s.core.rec.recover), (3000, 3000, Some(19_000)));
         assert_eq!(sent(&mut s), vec![(13_000, true), (14_000, true)]);
     }
 
@@ -411,7 +411,7 @@ mod tests {
             s.on_ack((210 + k) * MS, &sack(13_000, &[(14_000, 14_000 + k * 1000)]));
         }
         assert_eq!(s.core.stats.fast_retransmits, 2);
-        assert!(s.core.in_recovery);
+        assert!(s.core.rec.in_recovery);
         assert!(sent(&mut s).contains(&(13_000, true)));
     }
 

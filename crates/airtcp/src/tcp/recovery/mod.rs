@@ -69,8 +69,8 @@ pub trait LossRecovery: Send {
 /// expiry started the retransmit early).
 pub(crate) fn fast_retransmit_with_inflation(s: &mut SenderCore, now: SimTime, reaction: Reaction) {
     s.begin_recovery(reaction);
-    s.retransmit(now, s.snd_una);
-    s.w.cwnd = s.recovery_base + s.dupacks as u64 * s.w.mss;
+    s.retransmit(now, s.seq.snd_una);
+    s.w.cwnd = s.rec.recovery_base + s.rec.dupacks as u64 * s.w.mss;
 }
 
 /// One entry of the recovery registry: the name scenario files use, whether the strategy reads

@@ -36,16 +36,19 @@ impl LossRecovery for NewReno {
     }
 
     fn on_ack(&mut self, s: &mut SenderCore, now: SimTime, acked: u64) -> bool {
-        let recover = s.recover.unwrap_or(0);
-        if s.snd_una >= recover {
+        let recover = s.rec.recover.unwrap_or(0);
+        if s.seq.snd_una >= recover {
             // Full acknowledgment.
-            s.w.cwnd =
-                if s.reaction == Reaction::Reduce { s.recovery_base.min(s.flight().max(s.w.mss) + s.w.mss) } else { s.recovery_base };
+            s.w.cwnd = if s.rec.reaction == Reaction::Reduce {
+                s.rec.recovery_base.min(s.flight().max(s.w.mss) + s.w.mss)
+            } else {
+                s.rec.recovery_base
+            };
             return true;
         }
         // Partial acknowledgment.
         self.partial_acks += 1;
-        s.retransmit(now, s.snd_una);
+        s.retransmit(now, s.seq.snd_una);
         s.w.cwnd = s.w.cwnd.saturating_sub(acked);
         if acked >= s.w.mss {
             s.w.cwnd += s.w.mss;

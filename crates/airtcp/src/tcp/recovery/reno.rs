@@ -33,7 +33,7 @@ impl LossRecovery for Reno {
     }
 
     fn on_ack(&mut self, s: &mut SenderCore, _now: SimTime, _acked: u64) -> bool {
-        s.w.cwnd = s.recovery_base;
+        s.w.cwnd = s.rec.recovery_base;
         true
     }
 }

@@ -22,22 +22,22 @@ impl LossRecovery for Sack {
 
     fn enter(&mut self, s: &mut SenderCore, now: SimTime, reaction: Reaction) {
         s.begin_recovery(reaction);
-        s.w.cwnd = s.recovery_base;
-        s.snd_nxt = s.snd_max;
-        s.high_rxt = s.snd_una;
-        s.retransmit(now, s.snd_una);
-        s.high_rxt = s.snd_una + s.seg_len(s.snd_una);
+        s.w.cwnd = s.rec.recovery_base;
+        s.seq.snd_nxt = s.seq.snd_max;
+        s.rec.high_rxt = s.seq.snd_una;
+        s.retransmit(now, s.seq.snd_una);
+        s.rec.high_rxt = s.seq.snd_una + s.seg_len(s.seq.snd_una);
     }
 
     fn on_dup_ack(&mut self, _s: &mut SenderCore, _now: SimTime) {}
 
     fn on_ack(&mut self, s: &mut SenderCore, _now: SimTime, _acked: u64) -> bool {
-        s.high_rxt = s.high_rxt.max(s.snd_una);
-        s.snd_una >= s.recover.unwrap_or(0)
+        s.rec.high_rxt = s.rec.high_rxt.max(s.seq.snd_una);
+        s.seq.snd_una >= s.rec.recover.unwrap_or(0)
     }
 
     fn send(&mut self, s: &mut SenderCore, now: SimTime) {
-        if !s.in_recovery {
+        if !s.rec.in_recovery {
             s.send_window_limited(now);
             return;
         }
@@ -50,7 +50,7 @@ impl LossRecovery for Sack {
             let len = s.seg_len(seq);
             if retx {
                 s.retransmit(now, seq);
-                s.high_rxt = s.high_rxt.max(seq + len);
+                s.rec.high_rxt = s.rec.high_rxt.max(seq + len);
             } else {
                 s.send_new(now);
             }

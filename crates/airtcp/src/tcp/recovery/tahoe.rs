@@ -20,13 +20,13 @@ impl LossRecovery for Tahoe {
     }
 
     fn enter(&mut self, s: &mut SenderCore, now: SimTime, reaction: Reaction) {
-        s.recover = Some(s.snd_max);
+        s.rec.recover = Some(s.seq.snd_max);
         if reaction == Reaction::Reduce {
             s.w.cwnd = s.w.mss;
-            s.snd_nxt = s.snd_una;
+            s.seq.snd_nxt = s.seq.snd_una;
             s.send_window_limited(now);
         } else {
-            s.retransmit(now, s.snd_una);
+            s.retransmit(now, s.seq.snd_una);
         }
     }
 

@@ -8,12 +8,9 @@ use crate::tcp::rto::RttEstimator;
 use crate::tcp::scoreboard::Scoreboard;
 use crate::time::SimTime;
 
-/// The sender state shared by all recovery strategies.
-pub struct SenderCore {
-    pub cfg: SenderConfig,
-    pub w: Window,
-    pub cc: Box<dyn CongestionControl>,
-    pub rtt: RttEstimator,
+/// The sender's sequence space, in absolute byte offsets.
+#[derive(Debug, Clone)]
+pub struct SeqSpace {
     /// Oldest unacknowledged byte (SND.UNA, RFC 6675 HighACK).
     pub snd_una: u64,
     /// Next byte to send; below snd_max while going back after a timeout.
@@ -22,11 +19,16 @@ pub struct SenderCore {
     pub snd_max: u64,
     /// The application has offered bytes [0, app_limit).
     pub app_limit: u64,
+}
+
+/// The state a loss-recovery strategy works on: duplicate ACKs, the recovery episode, what it
+/// retransmitted, and the window it restores.
+#[derive(Debug, Clone)]
+pub struct RecoveryState {
     pub dupacks: u32,
     /// Bytes sent by limited transmit since the last new ACK (RFC 5681 §3.2 step 2: not part of
     /// the FlightSize that ssthresh is computed from).
     pub limited_sent: u64,
-    pub dupthresh: u32,
     pub in_recovery: bool,
     /// snd_max when recovery or the last timeout began (RFC 6582 "recover", exclusive end).
     pub recover: Option<u64>,
@@ -40,27 +42,47 @@ pub struct SenderCore {
     pub recovery_base: u64,
     /// One past the highest byte retransmitted in this recovery (RFC 6675 HighRxt).
     pub high_rxt: u64,
+    /// cwnd just before the window policy reacted to the loss that started the current recovery
+    /// (rate halving starts from it, see [`crate::tcp::recovery::linux`]).
+    pub prior_cwnd: u64,
+}
+
+/// ECN state (RFC 3168 §6.1.2).
+#[derive(Debug, Clone)]
+pub struct EcnState {
+    /// No ECN reaction until snd_una passes this (once per window, RFC 3168 §6.1.2).
+    pub ecn_recover: Option<u64>,
+    pub cwr_pending: bool,
+    /// The last ACK received (new or duplicate) carried ECN-Echo: the congestion-warning state a
+    /// timeout is judged by (TCP New Jersey, NJ+ Fig. 3: "if (Congestion Warning)").
+    pub last_ack_ece: bool,
+}
+
+/// The sender state shared by all recovery strategies.
+pub struct SenderCore {
+    pub cfg: SenderConfig,
+    pub w: Window,
+    pub cc: Box<dyn CongestionControl>,
+    pub rtt: RttEstimator,
+    /// The sequence space: what was acknowledged, sent, and offered.
+    pub seq: SeqSpace,
+    /// Loss-recovery state: what the recovery strategies (`tcp::recovery`) read and change.
+    pub rec: RecoveryState,
+    /// ECN state (RFC 3168): the once-per-window reaction and the CWR flag.
+    pub ecn: EcnState,
+    pub dupthresh: u32,
     pub board: Scoreboard,
     /// Karn: the byte whose ACK ends the RTT measurement in progress, and when it was sent.
     pub(super) timing: Option<(u64, SimTime)>,
-    /// No ECN reaction until snd_una passes this (once per window, RFC 3168 §6.1.2).
-    pub(super) ecn_recover: Option<u64>,
-    pub(super) cwr_pending: bool,
     /// Restart the timer on this ACK of new data (NewReno turns it off after the first partial ACK).
     pub restart_timer_on_ack: bool,
     /// Deadline of the retransmission timer.
     pub rto_deadline: Option<SimTime>,
-    /// The last ACK received (new or duplicate) carried ECN-Echo: the congestion-warning state a
-    /// timeout is judged by (TCP New Jersey, NJ+ Fig. 3: "if (Congestion Warning)").
-    pub last_ack_ece: bool,
     /// Loss verdicts of a loss-differentiating policy, (first byte of the segment retransmitted,
     /// answered as congestion), for the engine to compare with the real cause; drained by it.
     pub verdicts: Vec<(u64, bool)>,
     pub out: Vec<OutSegment>,
     pub stats: SenderStats,
-    /// cwnd just before the window policy reacted to the loss that started the current recovery
-    /// (rate halving starts from it, see [`crate::tcp::recovery::linux`]).
-    pub prior_cwnd: u64,
     /// The window policy paces (`cc.pacing_rate()` was `Some` when the flow was built): each
     /// transmission is told to it and pushes `next_send_at` on. Fixed for the flow's life.
     pub paced: bool,
@@ -78,18 +100,18 @@ impl SenderCore {
     /// Bytes outstanding: FlightSize of RFC 5681.
     #[inline]
     pub fn flight(&self) -> u64 {
-        self.snd_max - self.snd_una
+        self.seq.snd_max - self.seq.snd_una
     }
 
     /// Length of the segment starting at `seq`.
     #[inline]
     pub fn seg_len(&self, seq: u64) -> u64 {
-        (self.cfg.mss as u64).min(self.app_limit.max(self.snd_max) - seq)
+        (self.cfg.mss as u64).min(self.seq.app_limit.max(self.seq.snd_max) - seq)
     }
 
     #[inline]
     pub(super) fn seg_index(&self, seq: u64) -> usize {
-        ((seq - self.snd_una) / self.cfg.mss as u64) as usize
+        ((seq - self.seq.snd_una) / self.cfg.mss as u64) as usize
     }
 
     /// Whether a fast retransmit may start (RFC 6582 §3.2 step 2: "checks the value of recover to
@@ -101,14 +123,14 @@ impl SenderCore {
     /// A window policy whose guard is [`RecoverGuard::TimeoutOnly`] (ns-2.35 Vegas) is held back
     /// only by a `recover` that a timeout set.
     pub fn recover_guard_passes(&self) -> bool {
-        match self.recover {
+        match self.rec.recover {
             None => true,
             Some(r) => {
-                self.snd_una > r
-                    || (!self.recover_by_timeout && self.cc.recover_guard() == RecoverGuard::TimeoutOnly)
+                self.seq.snd_una > r
+                    || (!self.rec.recover_by_timeout && self.cc.recover_guard() == RecoverGuard::TimeoutOnly)
                     || (self.cfg.recover_ack_heuristic
                         && self.w.cwnd > self.w.mss
-                        && self.snd_una - self.prev_highest_ack <= 4 * self.w.mss)
+                        && self.seq.snd_una - self.rec.prev_highest_ack <= 4 * self.w.mss)
             }
         }
     }
@@ -176,22 +198,22 @@ impl SenderCore {
     /// Hands a loss signal to the window policy and logs its verdict, if it gives one.
     pub(super) fn signal(&mut self, sig: &LossSignal) -> Reaction {
         if let Some(congestion) = self.cc.loss_verdict(sig) {
-            self.verdicts.push((self.snd_una, congestion));
+            self.verdicts.push((self.seq.snd_una, congestion));
         }
         self.cc.on_congestion(&mut self.w, sig)
     }
 
     /// Records the start of a recovery episode.
     pub fn begin_recovery(&mut self, reaction: Reaction) {
-        self.in_recovery = true;
-        self.recover = Some(self.snd_max);
-        self.recover_by_timeout = false;
-        self.reaction = reaction;
-        self.recovery_base = match reaction {
+        self.rec.in_recovery = true;
+        self.rec.recover = Some(self.seq.snd_max);
+        self.rec.recover_by_timeout = false;
+        self.rec.reaction = reaction;
+        self.rec.recovery_base = match reaction {
             Reaction::Reduce => self.w.ssthresh,
             Reaction::KeepWindow => self.w.cwnd,
         };
-        self.high_rxt = self.snd_una;
+        self.rec.high_rxt = self.seq.snd_una;
     }
 
     /// Whether pacing lets a segment leave at `now` (always, for a flow that does not pace). Every
@@ -222,7 +244,7 @@ impl SenderCore {
 
     pub(super) fn emit(&mut self, now: SimTime, seq: u64, retransmission: bool) {
         let len = self.seg_len(seq);
-        debug_assert!(len > 0 && seq < self.app_limit.max(self.snd_max));
+        debug_assert!(len > 0 && seq < self.seq.app_limit.max(self.seq.snd_max));
         if self.paced {
             self.pace(now, seq, len, retransmission);
         }
@@ -230,7 +252,7 @@ impl SenderCore {
         let m = self.board.get_mut(i);
         m.retransmitted |= retransmission;
         m.sent_at = now;
-        let cwr = !retransmission && std::mem::take(&mut self.cwr_pending);
+        let cwr = !retransmission && std::mem::take(&mut self.ecn.cwr_pending);
         self.out.push(OutSegment {
             seq,
             len: len as u32,
@@ -251,8 +273,8 @@ impl SenderCore {
         } else if self.timing.is_none() && !self.cfg.timestamps && self.cfg.rtt_sampling == RttSampling::TimedSegment {
             self.timing = Some((seq + len, now));
         }
-        if seq + len > self.snd_max {
-            self.snd_max = seq + len;
+        if seq + len > self.seq.snd_max {
+            self.seq.snd_max = seq + len;
         }
         // RFC 6298 (5.1): start the timer when data is sent and it is not running.
         if self.rto_deadline.is_none() {
@@ -276,30 +298,30 @@ impl SenderCore {
 
     /// Retransmits the segment starting at `seq`.
     pub fn retransmit(&mut self, now: SimTime, seq: u64) {
-        if seq < self.snd_max {
+        if seq < self.seq.snd_max {
             self.emit(now, seq, true);
         }
     }
 
     /// Sends the next new segment at snd_max.
     pub fn send_new(&mut self, now: SimTime) {
-        let seq = self.snd_max;
+        let seq = self.seq.snd_max;
         self.emit(now, seq, false);
-        self.snd_nxt = self.snd_max;
+        self.seq.snd_nxt = self.seq.snd_max;
     }
 
     /// RFC 3042 §2: on the first or second duplicate ACK, send one segment of new data if the
     /// receiver's window allows it and the flight stays within cwnd + 2·SMSS; cwnd is not
     /// changed. (ns-2's `send_one` for `singledup_`: one packet per such duplicate.)
     pub(super) fn limited_transmit(&mut self, now: SimTime) {
-        if self.snd_max >= self.app_limit || self.snd_nxt < self.snd_max {
+        if self.seq.snd_max >= self.seq.app_limit || self.seq.snd_nxt < self.seq.snd_max {
             return;
         }
-        let len = self.seg_len(self.snd_max);
-        let end = self.snd_max + len - self.snd_una;
+        let len = self.seg_len(self.seq.snd_max);
+        let end = self.seq.snd_max + len - self.seq.snd_una;
         if end <= self.cfg.rwnd_bytes && end <= self.w.cwnd + 2 * self.w.mss && self.pacing_allows(now) {
             self.send_new(now);
-            self.limited_sent += len;
+            self.rec.limited_sent += len;
         }
     }
 
@@ -308,19 +330,19 @@ impl SenderCore {
     pub fn send_window_limited(&mut self, now: SimTime) {
         let win = self.w.cwnd.min(self.cfg.rwnd_bytes);
         loop {
-            while self.snd_nxt < self.snd_max && self.board.get(self.seg_index(self.snd_nxt)).sacked {
-                self.snd_nxt += self.seg_len(self.snd_nxt);
+            while self.seq.snd_nxt < self.seq.snd_max && self.board.get(self.seg_index(self.seq.snd_nxt)).sacked {
+                self.seq.snd_nxt += self.seg_len(self.seq.snd_nxt);
             }
-            if self.snd_nxt >= self.app_limit.max(self.snd_max) {
+            if self.seq.snd_nxt >= self.seq.app_limit.max(self.seq.snd_max) {
                 break;
             }
-            let len = self.seg_len(self.snd_nxt);
-            if self.snd_nxt + len - self.snd_una > win || !self.pacing_allows(now) {
+            let len = self.seg_len(self.seq.snd_nxt);
+            if self.seq.snd_nxt + len - self.seq.snd_una > win || !self.pacing_allows(now) {
                 break;
             }
-            let seq = self.snd_nxt;
-            self.emit(now, seq, seq < self.snd_max);
-            self.snd_nxt = seq + len;
+            let seq = self.seq.snd_nxt;
+            self.emit(now, seq, seq < self.seq.snd_max);
+            self.seq.snd_nxt = seq + len;
         }
     }
 
@@ -348,12 +370,12 @@ impl SenderCore {
             if sacked {
                 continue;
             }
-            let seq = self.snd_una + i as u64 * self.cfg.mss as u64;
+            let seq = self.seq.snd_una + i as u64 * self.cfg.mss as u64;
             let len = self.seg_len(seq);
             if !lost {
                 pipe += len;
             }
-            if seq + len <= self.high_rxt {
+            if seq + len <= self.rec.high_rxt {
                 pipe += len;
             }
         }
@@ -363,11 +385,11 @@ impl SenderCore {
     /// RFC 6675 §4 NextSeg(): (seq, is_retransmission), or None when nothing may be sent.
     pub fn next_seg(&self) -> Option<(u64, bool)> {
         let mss = self.cfg.mss as u64;
-        let seq_of = |i: usize| self.snd_una + i as u64 * mss;
+        let seq_of = |i: usize| self.seq.snd_una + i as u64 * mss;
         // Rule (1): lowest unSACKed segment above HighRxt that is lost.
         let mut rule1 = None;
         for (i, _, lost) in self.lost_flags() {
-            if lost && seq_of(i) >= self.high_rxt {
+            if lost && seq_of(i) >= self.rec.high_rxt {
                 rule1 = Some(seq_of(i));
             }
         }
@@ -375,10 +397,10 @@ impl SenderCore {
             return Some((s, true));
         }
         // Rule (2): new data, within the receiver's window.
-        if self.snd_max < self.app_limit {
-            let len = self.seg_len(self.snd_max);
-            if self.snd_max + len - self.snd_una <= self.cfg.rwnd_bytes {
-                return Some((self.snd_max, false));
+        if self.seq.snd_max < self.seq.app_limit {
+            let len = self.seg_len(self.seq.snd_max);
+            if self.seq.snd_max + len - self.seq.snd_una <= self.cfg.rwnd_bytes {
+                return Some((self.seq.snd_max, false));
             }
         }
         // Rule (3): lowest unSACKed segment above HighRxt below the highest SACKed byte.
@@ -387,7 +409,7 @@ impl SenderCore {
             if s >= self.board.high_sacked {
                 break;
             }
-            if !m.sacked && s >= self.high_rxt {
+            if !m.sacked && s >= self.rec.high_rxt {
                 return Some((s, true));
             }
         }

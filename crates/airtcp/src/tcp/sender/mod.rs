@@ -17,7 +17,7 @@ mod core;
 pub(crate) mod tests;
 
 pub use self::config::{OutSegment, RttSampling, SenderConfig, SenderStats};
-pub use self::core::SenderCore;
+pub use self::core::{EcnState, RecoveryState, SenderCore, SeqSpace};
 
 use crate::cc::{CongestionControl, DupAckCount, LossKind, LossSignal, Reaction, Window};
 use crate::net::TcpHeader;
@@ -78,31 +78,28 @@ impl Sender {
                 w,
                 cc,
                 rtt,
-                snd_una: 0,
-                snd_nxt: 0,
-                snd_max: 0,
-                app_limit: 0,
-                dupacks: 0,
-                limited_sent: 0,
+                seq: SeqSpace { snd_una: 0, snd_nxt: 0, snd_max: 0, app_limit: 0 },
+                rec: RecoveryState {
+                    dupacks: 0,
+                    limited_sent: 0,
+                    in_recovery: false,
+                    recover: None,
+                    recover_by_timeout: false,
+                    prev_highest_ack: 0,
+                    reaction: Reaction::Reduce,
+                    recovery_base: 0,
+                    high_rxt: 0,
+                    prior_cwnd: 0,
+                },
+                ecn: EcnState { ecn_recover: None, cwr_pending: false, last_ack_ece: false },
                 dupthresh,
-                in_recovery: false,
-                recover: None,
-                recover_by_timeout: false,
-                prev_highest_ack: 0,
-                reaction: Reaction::Reduce,
-                recovery_base: 0,
-                high_rxt: 0,
                 board: Scoreboard::default(),
                 timing: None,
-                ecn_recover: None,
-                cwr_pending: false,
                 restart_timer_on_ack: true,
                 rto_deadline: None,
-                last_ack_ece: false,
                 verdicts: Vec::new(),
                 out: Vec::with_capacity(16),
                 stats: SenderStats::default(),
-                prior_cwnd: 0,
                 paced,
                 next_send_at: 0,
                 pacing_deadline: None,
@@ -122,7 +119,7 @@ impl Sender {
 
     /// The application offers data up to byte `limit` (u64::MAX for an infinite source).
     pub fn offer(&mut self, now: SimTime, limit: u64) {
-        self.core.app_limit = limit;
+        self.core.seq.app_limit = limit;
         self.recovery.send(&mut self.core, now);
         self.after_send();
     }
@@ -146,7 +143,7 @@ impl Sender {
 
     /// The application stops offering new data: what was already sent is still made reliable.
     pub fn stop(&mut self) {
-        self.core.app_limit = self.core.snd_max;
+        self.core.seq.app_limit = self.core.seq.snd_max;
     }
 
     fn clamp(&mut self) {
@@ -181,15 +178,15 @@ impl Sender {
         // ns-2.35 TCP-Linux `recv`: `prior_in_flight = packets_in_flight()` before the ACK.
         let in_flight_before = if HOOKS && self.cc_reads_in_flight { self.recovery.in_flight_bytes(&self.core) } else { 0 };
         let s = &mut self.core;
-        if h.ack > s.snd_max {
+        if h.ack > s.seq.snd_max {
             return; // acknowledges data never sent: ignore (RFC 793)
         }
         let mss = s.cfg.mss as u64;
         // Segments are MSS-aligned except a finite transfer's last one, which ends at snd_max: the
         // whole segments this ACK acknowledges.
-        let advance = if h.ack == s.snd_max {
+        let advance = if h.ack == s.seq.snd_max {
             s.board.len()
-        } else if h.ack > s.snd_una {
+        } else if h.ack > s.seq.snd_una {
             s.seg_index(h.ack)
         } else {
             0
@@ -200,22 +197,22 @@ impl Sender {
         // acknowledges nothing new, and it is no duplicate either (RFC 5681 §2: its number is not
         // SND.UNA). Fuzzing finding (issue 25 part 6): the sender carried on from the byte inside,
         // resending as "retransmissions" bytes above snd_max that it had never sent.
-        let inside = h.ack > s.snd_una && h.ack < s.snd_max && s.snd_una + advance as u64 * mss != h.ack;
+        let inside = h.ack > s.seq.snd_una && h.ack < s.seq.snd_max && s.seq.snd_una + advance as u64 * mss != h.ack;
         let rounded;
         let h = if inside {
-            rounded = TcpHeader { ack: s.snd_una + advance as u64 * mss, ..*h };
+            rounded = TcpHeader { ack: s.seq.snd_una + advance as u64 * mss, ..*h };
             &rounded
         } else {
             h
         };
-        s.last_ack_ece = h.ece;
+        s.ecn.last_ack_ece = h.ece;
         // TCP HACK / CAIAD §3.3 Case 3: "retransmit the indicated data segment immediately" —
         // the segment reached the receiver with an intact header and a corrupted payload. The
         // option names a segment by its first byte (CAIAD Fig. 1(a)); a number inside a segment is
         // no segment of this sender's and is ignored, as above.
         if let Some(seq) = h.corrupt_seq {
-            if seq >= h.ack.max(s.snd_una) && seq < s.snd_max && (seq - s.snd_una).is_multiple_of(mss) {
-                let info = s.ack_info(now, h, 0, None, true, s.in_recovery, s.dupacks, None);
+            if seq >= h.ack.max(s.seq.snd_una) && seq < s.seq.snd_max && (seq - s.seq.snd_una).is_multiple_of(mss) {
+                let info = s.ack_info(now, h, 0, None, true, s.rec.in_recovery, s.rec.dupacks, None);
                 if s.cc.on_corruption_report(&mut s.w, &info, seq) {
                     s.retransmit(now, seq);
                 }
@@ -224,23 +221,23 @@ impl Sender {
         // SACK scoreboard update (RFC 6675 §5 step (A)/(B) "update the scoreboard").
         if s.cfg.sack {
             for b in &h.sack[..h.n_sack as usize] {
-                let start = b.start.max(h.ack).max(s.snd_una);
-                let end = b.end.min(s.snd_max);
+                let start = b.start.max(h.ack).max(s.seq.snd_una);
+                let end = b.end.min(s.seq.snd_max);
                 if start >= end {
                     continue;
                 }
-                let first = (start - s.snd_una).div_ceil(mss) as usize;
+                let first = (start - s.seq.snd_una).div_ceil(mss) as usize;
                 // A segment counts as SACKed when the block covers all of it.
-                let mut last = ((end - s.snd_una) / mss) as usize;
-                if end == s.snd_max {
+                let mut last = ((end - s.seq.snd_una) / mss) as usize;
+                if end == s.seq.snd_max {
                     last = s.board.len();
                 }
                 s.board.mark_sacked(first, last);
                 s.board.high_sacked = s.board.high_sacked.max(end);
             }
         }
-        if h.ack > s.snd_una {
-            let acked = h.ack - s.snd_una;
+        if h.ack > s.seq.snd_una {
+            let acked = h.ack - s.seq.snd_una;
             // RTT sample: RFC 7323 §4.1 from TSecr, else by `rtt_sampling` under Karn's rule.
             let mut sample = None;
             if s.cfg.timestamps && h.has_ts && h.ts_ecr <= now {
@@ -264,33 +261,33 @@ impl Sender {
                 self.recovery.before_cumulative_ack(s, advance);
             }
             s.board.advance(advance);
-            s.prev_highest_ack = s.snd_una;
-            s.snd_una = h.ack;
-            if s.snd_nxt < s.snd_una {
-                s.snd_nxt = s.snd_una;
+            s.rec.prev_highest_ack = s.seq.snd_una;
+            s.seq.snd_una = h.ack;
+            if s.seq.snd_nxt < s.seq.snd_una {
+                s.seq.snd_nxt = s.seq.snd_una;
             }
             s.stats.acked_bytes += acked;
-            s.dupacks = 0;
-            s.limited_sent = 0;
-            let was_in_recovery = s.in_recovery;
+            s.rec.dupacks = 0;
+            s.rec.limited_sent = 0;
+            let was_in_recovery = s.rec.in_recovery;
             if was_in_recovery && self.recovery.on_ack(s, now, acked) {
-                s.in_recovery = false;
+                s.rec.in_recovery = false;
                 s.cc.on_recovery_exit(&mut s.w);
             }
             // RFC 3168 §6.1.2: react to ECE at most once per window of data, not during recovery.
-            let ecn_reduce = s.cfg.ecn && h.ece && !was_in_recovery && s.ecn_recover.is_none_or(|r| s.snd_una > r);
+            let ecn_reduce = s.cfg.ecn && h.ece && !was_in_recovery && s.ecn.ecn_recover.is_none_or(|r| s.seq.snd_una > r);
             if ecn_reduce {
                 let sig = LossSignal { now, kind: LossKind::Ecn, marked: true, flight_bytes: s.flight() + acked };
                 s.cc.on_congestion(&mut s.w, &sig);
-                s.ecn_recover = Some(s.snd_max);
-                s.cwr_pending = true;
+                s.ecn.ecn_recover = Some(s.seq.snd_max);
+                s.ecn.cwr_pending = true;
                 s.stats.ecn_reductions += 1;
             }
             let mut info = s.ack_info(now, h, acked, sample, was_in_recovery || ecn_reduce, was_in_recovery, 0, newest);
             info.in_flight_before_bytes = in_flight_before;
             s.cc.on_ack(&mut s.w, &info);
             // RFC 6298 (5.2)/(5.3): stop the timer when all is acknowledged, else restart it.
-            if s.snd_una == s.snd_max {
+            if s.seq.snd_una == s.seq.snd_max {
                 s.rto_deadline = None;
             } else if s.restart_timer_on_ack {
                 s.rto_deadline = Some(now + s.rtt.rto());
@@ -298,25 +295,25 @@ impl Sender {
             s.restart_timer_on_ack = true;
             // The policy's own check on a new ACK (TCP Vegas: the first and second new ACK after a
             // retransmission): resend the head now, without a window reaction.
-            if reads_send_times && s.snd_una < s.snd_max && s.cc.retransmit_head(now, s.head(), &info) {
-                if s.in_recovery {
-                    s.retransmit(now, s.snd_una);
+            if reads_send_times && s.seq.snd_una < s.seq.snd_max && s.cc.retransmit_head(now, s.head(), &info) {
+                if s.rec.in_recovery {
+                    s.retransmit(now, s.seq.snd_una);
                 } else {
                     s.stats.fast_retransmits += 1;
                     self.recovery.enter(s, now, Reaction::KeepWindow);
                 }
             }
             self.clamp();
-        } else if !inside && h.ack == self.core.snd_una && self.core.snd_max > self.core.snd_una {
+        } else if !inside && h.ack == self.core.seq.snd_una && self.core.seq.snd_max > self.core.seq.snd_una {
             // A duplicate ACK (RFC 5681 §2: same ACK number, outstanding data).
             let s = &mut self.core;
-            let mut info = s.ack_info(now, h, 0, None, true, s.in_recovery, s.dupacks + 1, None);
+            let mut info = s.ack_info(now, h, 0, None, true, s.rec.in_recovery, s.rec.dupacks + 1, None);
             info.in_flight_before_bytes = in_flight_before;
             let count = s.cc.classify_dup_ack(&info);
             match count {
-                DupAckCount::Count => s.dupacks += 1,
+                DupAckCount::Count => s.rec.dupacks += 1,
                 DupAckCount::Ignore => {}
-                DupAckCount::Reset => s.dupacks = 0,
+                DupAckCount::Reset => s.rec.dupacks = 0,
             }
             s.cc.on_dup_ack(&mut s.w, &info);
             if s.cfg.rtt_sample_duplicate_acks && s.cfg.timestamps && h.has_ts && h.ts_ecr <= now {
@@ -330,11 +327,11 @@ impl Sender {
             }
             // The policy's own retransmission check (TCP Vegas's fine-grained timeout).
             let head_due = reads_send_times && count == DupAckCount::Count && s.cc.retransmit_head(now, s.head(), &info);
-            if s.in_recovery {
+            if s.rec.in_recovery {
                 if head_due {
                     // A retransmission on a duplicate ACK: the timer as at a fast retransmit
                     // (ns-2.35's Vegas takes its fast-retransmit branch for it).
-                    s.retransmit(now, s.snd_una);
+                    s.retransmit(now, s.seq.snd_una);
                     s.fast_retransmit_timers(now);
                 } else {
                     self.recovery.on_dup_ack(s, now);
@@ -342,20 +339,20 @@ impl Sender {
             } else if marks_losses {
                 // Recovery starts from the strategy's loss marks (below), not a count.
             } else if count == DupAckCount::Count
-                && (s.dupacks == s.dupthresh || self.recovery.detects_loss(s) || head_due)
+                && (s.rec.dupacks == s.dupthresh || self.recovery.detects_loss(s) || head_due)
                 && self.recovery.may_enter(s)
             {
                 self.fast_retransmit(now, h.ece);
-            } else if s.cfg.limited_transmit && count == DupAckCount::Count && s.dupacks < s.dupthresh {
+            } else if s.cfg.limited_transmit && count == DupAckCount::Count && s.rec.dupacks < s.dupthresh {
                 s.limited_transmit(now);
             }
             self.clamp();
         }
-        if marks_losses && h.ack == self.core.snd_una {
+        if marks_losses && h.ack == self.core.seq.snd_una {
             // ns-2.35 TCP-Linux `recv`: the scoreboard update marks losses on every ACK, then
             // `tcp_fastretrans_alert` enters TCP_CA_Recovery from Open or Loss on FLAG_DATA_LOST.
             let newly_lost = self.recovery.mark_losses(&mut self.core, now);
-            if newly_lost && !self.core.in_recovery {
+            if newly_lost && !self.core.rec.in_recovery {
                 self.fast_retransmit(now, h.ece);
             }
             // Marking may also end a Loss episode, whose cwnd moderation can exceed max_cwnd
@@ -373,13 +370,13 @@ impl Sender {
     fn fast_retransmit(&mut self, now: SimTime, ece: bool) {
         let s = &mut self.core;
         s.stats.fast_retransmits += 1;
-        let sig = LossSignal { now, kind: LossKind::DupAcks, marked: ece, flight_bytes: s.flight() - s.limited_sent };
-        s.prior_cwnd = s.w.cwnd;
+        let sig = LossSignal { now, kind: LossKind::DupAcks, marked: ece, flight_bytes: s.flight() - s.rec.limited_sent };
+        s.rec.prior_cwnd = s.w.cwnd;
         let reaction = s.signal(&sig);
         if s.cfg.ecn {
             // This reduction answers any congestion echoed in the same window.
-            s.ecn_recover = Some(s.snd_max);
-            s.cwr_pending = true;
+            s.ecn.ecn_recover = Some(s.seq.snd_max);
+            s.ecn.cwr_pending = true;
         }
         self.recovery.enter(s, now, reaction);
         s.fast_retransmit_timers(now);
@@ -389,27 +386,27 @@ impl Sender {
     pub fn on_timeout(&mut self, now: SimTime) {
         let s = &mut self.core;
         s.rto_deadline = None;
-        if s.snd_una == s.snd_max {
+        if s.seq.snd_una == s.seq.snd_max {
             return;
         }
         s.stats.timeouts += 1;
-        let sig = LossSignal { now, kind: LossKind::Timeout, marked: s.last_ack_ece, flight_bytes: s.flight() };
+        let sig = LossSignal { now, kind: LossKind::Timeout, marked: s.ecn.last_ack_ece, flight_bytes: s.flight() };
         s.signal(&sig);
         if s.cfg.ecn {
-            s.cwr_pending = true;
-            s.ecn_recover = Some(s.snd_max);
+            s.ecn.cwr_pending = true;
+            s.ecn.ecn_recover = Some(s.seq.snd_max);
         }
         // RFC 6582 §3.2 step 1 / RFC 6675 §5.1: after a timeout, recover = HighData.
-        s.recover = Some(s.snd_max);
-        s.recover_by_timeout = true;
-        s.in_recovery = false;
-        s.dupacks = 0;
-        s.limited_sent = 0;
-        s.high_rxt = s.snd_una;
+        s.rec.recover = Some(s.seq.snd_max);
+        s.rec.recover_by_timeout = true;
+        s.rec.in_recovery = false;
+        s.rec.dupacks = 0;
+        s.rec.limited_sent = 0;
+        s.rec.high_rxt = s.seq.snd_una;
         s.timing = None;
         // (5.5) back off, (5.4) retransmit from snd_una (go-back-N), (5.6) restart the timer.
         s.rtt.on_timeout();
-        s.snd_nxt = s.snd_una;
+        s.seq.snd_nxt = s.seq.snd_una;
         self.clamp();
         if self.marks_losses {
             self.recovery.on_timeout(&mut self.core, now);

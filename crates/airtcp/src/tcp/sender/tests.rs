@@ -81,7 +81,7 @@ fn newreno_partial_and_full_ack() {
     s.on_ack(100 * MS, &ack(1000)); // slow start: cwnd 11000, sends 10 and 11
     s.on_ack(101 * MS, &ack(2000)); // cwnd 12000, sends 12 and 13
     assert_eq!(sent(&mut s), vec![(10_000, false), (11_000, false), (12_000, false), (13_000, false)]);
-    assert_eq!(s.core.snd_max, 14_000);
+    assert_eq!(s.core.seq.snd_max, 14_000);
     // Segment 2 lost: three duplicate ACKs → fast retransmit.
     for k in 0..3 {
         s.on_ack((102 + k) * MS, &ack(2000));
@@ -89,7 +89,7 @@ fn newreno_partial_and_full_ack() {
     // Step 3: ssthresh = max(FlightSize/2, 2 SMSS) = 12000/2; cwnd = ssthresh + 3 SMSS.
     assert_eq!(s.core.w.ssthresh, 6000);
     assert_eq!(s.core.w.cwnd, 9000);
-    assert_eq!(s.core.recover, Some(14_000));
+    assert_eq!(s.core.rec.recover, Some(14_000));
     assert_eq!(sent(&mut s), vec![(2000, true)]);
     // Step 4: 8 more duplicates (segments 6..13) inflate cwnd to 17000 → new data up to 19000.
     for k in 0..8 {
@@ -100,12 +100,12 @@ fn newreno_partial_and_full_ack() {
     // Step 5: partial ACK for 5000 (3000 newly acked): retransmit 5000,
     // cwnd = 17000 − 3000 + 1000 = 15000, which allows one more new segment.
     s.on_ack(200 * MS, &ack(5000));
-    assert!(s.core.in_recovery);
+    assert!(s.core.rec.in_recovery);
     assert_eq!(s.core.w.cwnd, 15_000);
     assert_eq!(sent(&mut s), vec![(5000, true), (19_000, false)]);
     // Step 6: full ACK → cwnd = min(ssthresh, max(FlightSize, SMSS) + SMSS) = min(6000, 1000 + 1000).
     s.on_ack(300 * MS, &ack(20_000));
-    assert!(!s.core.in_recovery);
+    assert!(!s.core.rec.in_recovery);
     assert_eq!(s.core.w.cwnd, 2000);
     assert_eq!(s.core.stats.fast_retransmits, 1);
     assert_eq!(s.core.stats.retransmissions, 2);
@@ -160,7 +160,7 @@ fn tahoe_recover_guard_is_strict() {
         s.on_ack(k * MS, &ack(0));
     }
     assert_eq!(s.core.stats.fast_retransmits, 1);
-    assert_eq!(s.core.recover, Some(8000));
+    assert_eq!(s.core.rec.recover, Some(8000));
     assert_eq!(sent(&mut s), vec![(0, true)]);
     s.on_ack(10 * MS, &ack(2000));
     assert_eq!(s.core.w.cwnd, 2000);
@@ -183,10 +183,10 @@ fn reno_exits_on_partial_ack() {
     for k in 0..3 {
         s.on_ack(k * MS, &ack(0));
     }
-    assert!(s.core.in_recovery);
+    assert!(s.core.rec.in_recovery);
     assert_eq!((s.core.w.ssthresh, s.core.w.cwnd), (4000, 7000));
     s.on_ack(10 * MS, &ack(3000)); // partial
-    assert!(!s.core.in_recovery);
+    assert!(!s.core.rec.in_recovery);
     assert_eq!(s.core.w.cwnd, 4000);
 }
 
@@ -215,10 +215,10 @@ fn rfc6675_pipe_and_nextseg_by_hand() {
     let mut s = sacked_4_5_6_8("sack");
     let c = &mut s.core;
     assert_eq!(c.board.iter().filter(|m| m.sacked).count(), 4);
-    c.high_rxt = 2000;
+    c.rec.high_rxt = 2000;
     assert_eq!(c.pipe(), 4000);
     assert_eq!(c.next_seg(), Some((2000, true)));
-    c.high_rxt = 4000; // segments 2 and 3 retransmitted as well
+    c.rec.high_rxt = 4000; // segments 2 and 3 retransmitted as well
     assert_eq!(c.pipe(), 6000);
     // No more lost segments above HighRxt: rule (2) new data.
     assert_eq!(c.next_seg(), Some((10_000, false)));
@@ -237,7 +237,7 @@ fn sack_recovery_entry() {
         h.sack[0] = SackBlock { start: 1000, end: 2000 + k * 1000 };
         s.on_ack((k + 1) * MS, &h);
     }
-    assert!(s.core.in_recovery);
+    assert!(s.core.rec.in_recovery);
     assert_eq!((s.core.w.ssthresh, s.core.w.cwnd), (5000, 5000));
     // pipe: seg 0 lost & retransmitted (1) + segs 4..9 not lost (6) = 7000 ≥ cwnd.
     assert_eq!(s.core.pipe(), 7000);
@@ -302,7 +302,7 @@ fn fast_retransmit_restarts_timer_and_stops_timing() {
         assert_eq!(s.core.rto_deadline, Some(if restart { 430 * MS } else { 400 * MS }));
         assert_eq!(s.core.timing, None);
         s.on_ack(230 * MS, &ack(12_000));
-        assert!(!s.core.in_recovery);
+        assert!(!s.core.rec.in_recovery);
         assert_eq!(s.core.stats.rtt_samples, 1, "no sample from the recovery");
     }
 }
@@ -362,9 +362,9 @@ fn reno_second_loss_in_window_waits_for_recover() {
         s.on_ack(k * MS, &ack(0));
     }
     assert_eq!(s.core.stats.fast_retransmits, 1);
-    assert_eq!(s.core.recover, Some(8000));
+    assert_eq!(s.core.rec.recover, Some(8000));
     s.on_ack(10 * MS, &ack(3000));
-    assert!(!s.core.in_recovery);
+    assert!(!s.core.rec.in_recovery);
     for k in 0..3 {
         s.on_ack((11 + k) * MS, &ack(3000));
     }
@@ -397,13 +397,13 @@ fn ack_inside_a_segment_acknowledges_whole_segments() {
     s.offer(0, u64::MAX);
     assert_eq!(sent(&mut s).len(), 4);
     s.on_ack(100 * MS, &ack(1500));
-    assert_eq!((s.core.snd_una, s.core.stats.acked_bytes), (1000, 1000));
+    assert_eq!((s.core.seq.snd_una, s.core.stats.acked_bytes), (1000, 1000));
     assert_eq!(sent(&mut s), vec![(4000, false), (5000, false)]);
     s.on_ack(110 * MS, &ack(1200));
-    assert_eq!((s.core.snd_una, s.core.dupacks), (1000, 0));
+    assert_eq!((s.core.seq.snd_una, s.core.rec.dupacks), (1000, 0));
     s.on_timeout(s.core.rto_deadline.unwrap());
     assert_eq!(sent(&mut s), vec![(1000, true)]);
-    assert_eq!(s.core.snd_max, 6000);
+    assert_eq!(s.core.seq.snd_max, 6000);
     let mut c = Sender::new(cfg(false, 4), crate::cc::build("caiad", None).unwrap(), crate::tcp::recovery::by_name("newreno").unwrap());
     c.offer(0, u64::MAX);
     sent(&mut c);
