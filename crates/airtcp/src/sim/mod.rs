@@ -151,7 +151,7 @@ impl Simulator {
     /// Bytes the application of TCP flow `i` offered and the sender's snd_max/snd_una (for tests).
     pub fn tcp_state(&self, i: usize) -> Option<(u64, u64, u64)> {
         match &self.flows[i].kind {
-            FlowKind::Tcp(t) => Some((t.sender.core.seq.app_limit, t.sender.core.seq.snd_max, t.sender.core.seq.snd_una)),
+            FlowKind::Tcp(t) => Some((t.sender.view().seq.app_limit, t.sender.view().seq.snd_max, t.sender.view().seq.snd_una)),
             FlowKind::Udp(_) => None,
         }
     }
@@ -331,8 +331,8 @@ impl Simulator {
                     match &mut f.kind {
                         FlowKind::Tcp(t) => {
                             f.warm_delivered = t.receiver.delivered_bytes;
-                            f.warm_acked = t.sender.core.stats.acked_bytes;
-                            t.sender.core.stats.rtt_hist.clear();
+                            f.warm_acked = t.sender.view().stats.acked_bytes;
+                            t.sender.start_measurement();
                         }
                         FlowKind::Udp(u) => {
                             f.warm_delivered = u.bytes_received;

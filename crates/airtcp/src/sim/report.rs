@@ -25,7 +25,7 @@ impl Simulator {
             s.flow.push(i as u32);
             let delivered = match &f.kind {
                 FlowKind::Tcp(tf) => {
-                    let c = &tf.sender.core;
+                    let c = tf.sender.view();
                     s.cwnd_bytes.push(c.w.cwnd);
                     s.ssthresh_bytes.push(c.w.ssthresh);
                     s.srtt_s.push(ns_to_s(c.rtt.srtt().unwrap_or(0)));
@@ -85,7 +85,7 @@ impl Simulator {
             let node = |i: u32| self.nodes[i as usize].clone();
             let fs = match &f.kind {
                 FlowKind::Tcp(t) => {
-                    let c = &t.sender.core;
+                    let c = t.sender.view();
                     let st = &c.stats;
                     // RTT figures only from samples: null without any (and for UDP below).
                     let sampled = st.rtt_samples > 0;

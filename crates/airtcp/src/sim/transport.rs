@@ -111,12 +111,12 @@ impl Simulator {
         let flow = &mut self.flows[f];
         let FlowKind::Tcp(t) = &mut flow.kind else { return };
         // Score the policy's loss verdicts against why the segment was really dropped.
-        for (seq, congestion) in t.sender.core.verdicts.drain(..) {
+        for (seq, congestion) in t.sender.drain_verdicts() {
             if let Some(v) = &mut t.verdicts {
                 v.score(seq, congestion, now);
             }
         }
-        let mut segs = std::mem::take(&mut t.sender.core.out);
+        let mut segs = t.sender.take_segments();
         let opt = if t.timestamps { TS_OPTION_BYTES } else { 0 } + if t.hack { HACK_HEADER_CHECKSUM_OPTION_BYTES } else { 0 };
         let (src, dst) = (flow.src, flow.dst);
         for s in segs.drain(..) {
@@ -141,11 +141,11 @@ impl Simulator {
             self.forward(src, id);
         }
         if let FlowKind::Tcp(t) = &mut self.flows[f].kind {
-            t.sender.core.out = segs;
+            t.sender.recycle_segments(segs);
         }
         self.sync_timer(f, TimerKind::Rto);
         if let FlowKind::Tcp(t) = &self.flows[f].kind {
-            if t.sender.core.paced {
+            if t.sender.view().paced {
                 self.sync_timer(f, TimerKind::Pacing);
             }
         }
@@ -155,9 +155,9 @@ impl Simulator {
     pub(super) fn sync_timer(&mut self, f: usize, kind: TimerKind) {
         let FlowKind::Tcp(t) = &mut self.flows[f].kind else { return };
         let (deadline, slot) = match kind {
-            TimerKind::Rto => (t.sender.core.rto_deadline, &mut t.rto_timer_at),
+            TimerKind::Rto => (t.sender.view().rto_deadline, &mut t.rto_timer_at),
             TimerKind::DelayedAck => (t.receiver.delack_deadline, &mut t.delack_timer_at),
-            TimerKind::Pacing => (t.sender.core.pacing_deadline, &mut t.pace_timer_at),
+            TimerKind::Pacing => (t.sender.view().pacing_deadline, &mut t.pace_timer_at),
         };
         if let Some(d) = deadline {
             if slot.is_none_or(|s| s > d) {
@@ -171,9 +171,9 @@ impl Simulator {
         let now = self.now;
         let FlowKind::Tcp(t) = &mut self.flows[f].kind else { return };
         let (deadline, slot) = match kind {
-            TimerKind::Rto => (t.sender.core.rto_deadline, &mut t.rto_timer_at),
+            TimerKind::Rto => (t.sender.view().rto_deadline, &mut t.rto_timer_at),
             TimerKind::DelayedAck => (t.receiver.delack_deadline, &mut t.delack_timer_at),
-            TimerKind::Pacing => (t.sender.core.pacing_deadline, &mut t.pace_timer_at),
+            TimerKind::Pacing => (t.sender.view().pacing_deadline, &mut t.pace_timer_at),
         };
         if *slot != Some(now) {
             return; // a superseded entry

@@ -48,6 +48,7 @@ pub struct Sender {
 impl Sender {
     /// A read-only view of the sender's state (sequence space, window, timers, counters) for
     /// tools outside the engine (tests, the fuzz targets); only the engine changes it.
+    #[inline]
     pub fn view(&self) -> &SenderCore {
         &self.core
     }
@@ -61,6 +62,26 @@ impl Sender {
     /// Hands over the window policy's loss verdicts since the last call: (segment, congestion?).
     pub fn drain_verdicts(&mut self) -> std::vec::Drain<'_, (u64, bool)> {
         self.core.verdicts.drain(..)
+    }
+
+    /// Takes the segments emitted since the last call as a whole buffer; give the emptied buffer
+    /// back with [`Sender::recycle_segments`], so that steady state allocates nothing.
+    #[inline]
+    pub fn take_segments(&mut self) -> Vec<OutSegment> {
+        std::mem::take(&mut self.core.out)
+    }
+
+    /// Returns a buffer from [`Sender::take_segments`] (emptied) for the next segments.
+    #[inline]
+    pub fn recycle_segments(&mut self, mut buf: Vec<OutSegment>) {
+        buf.clear();
+        self.core.out = buf;
+    }
+
+    /// The measurement window starts (the end of the warm-up): the RTT percentiles count the
+    /// samples from here on.
+    pub fn start_measurement(&mut self) {
+        self.core.stats.rtt_hist.clear();
     }
 
     pub fn new(cfg: SenderConfig, mut cc: Box<dyn CongestionControl>, recovery: Box<dyn LossRecovery>) -> Self {
