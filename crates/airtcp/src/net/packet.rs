@@ -43,6 +43,20 @@ pub fn sack_option_bytes(n: usize) -> u32 {
     }
 }
 
+/// ns-2.35's timestamps option on a data segment (`option_sizes = "ns2"`): `TcpAgent::headersize()`
+/// (tcp/tcp.cc) adds `ts_option_size_` to `tcpip_base_hdr_size_` when `ts_option_`, and
+/// tcl/lib/ns-default.tcl sets `Agent/TCP set ts_option_size_ 10` (no padding to 12).
+pub const NS2_TS_OPTION_BYTES: u32 = 10;
+
+/// Option bytes of an ACK carrying `n` SACK blocks as ns-2.35's sinks size it
+/// (`option_sizes = "ns2"`): `Sacker::append_ack` (tcp/tcp-sink.cc) does
+/// `ch->size() += sack_index * 8` (no kind, length or padding); `TcpSink::ack` builds the ACK
+/// with `allocpkt()`, whose size is the sink's `packetSize_` (`Agent/TCPSink set packetSize_ 40`),
+/// and adds nothing for the timestamp it echoes.
+pub fn ns2_sack_option_bytes(n: usize) -> u32 {
+    8 * n as u32
+}
+
 /// Index of a packet in the [`PacketArena`].
 pub type PacketId = u32;
 
@@ -255,6 +269,7 @@ mod tests {
         assert_eq!(sack_option_bytes(1), 12);
         assert_eq!(sack_option_bytes(3), 28);
         assert_eq!(sack_option_bytes(4), 36);
+        assert_eq!((ns2_sack_option_bytes(0), ns2_sack_option_bytes(1), ns2_sack_option_bytes(3)), (0, 8, 24));
         // With timestamps (12) at most 3 blocks fit in 40 option bytes.
         assert!(TS_OPTION_BYTES + sack_option_bytes(3) <= 40);
         assert!(TS_OPTION_BYTES + sack_option_bytes(4) > 40);

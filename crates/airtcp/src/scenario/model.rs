@@ -583,6 +583,20 @@ pub enum RtoRestartSpec {
     EveryAck,
 }
 
+/// How many bytes a TCP flow's options take on the wire (`option_sizes`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OptionSizesSpec {
+    /// As real stacks send them: timestamps 12 bytes (10, padded) on every segment and ACK, SACK
+    /// 2 + 8 per block padded to 4 (RFC 7323, RFC 2018).
+    #[default]
+    Rfc,
+    /// As ns-2.35's agents count them: timestamps 10 bytes on data segments and none on ACKs,
+    /// SACK 8 bytes per block (see [`crate::net::packet::NS2_TS_OPTION_BYTES`] and
+    /// [`crate::net::packet::ns2_sack_option_bytes`]).
+    Ns2,
+}
+
 /// When NewReno resets the retransmission timer on partial ACKs (`partial_ack_timer`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -790,6 +804,11 @@ pub struct TcpFlowSpec {
     /// RFC 7323 timestamps on every segment.
     #[serde(default)]
     pub timestamps: bool,
+    /// Bytes the timestamps and SACK options take on the wire: "rfc" (the default: 12 on every
+    /// segment and ACK; 2 + 8n padded to 4) or "ns2" (ns-2.35's agents: 10 on data segments,
+    /// none on ACKs; 8n). Packet sizes only: what the options carry is the same.
+    #[serde(default)]
+    pub option_sizes: OptionSizesSpec,
     /// ECN-capable transport (RFC 3168).
     #[serde(default)]
     pub ecn: bool,

@@ -17,7 +17,8 @@ use crate::net::{Link, LinkStats, PacketArena, RoutingTable};
 use crate::output::{FlowSeries, LinkSeries};
 use crate::scenario::validate::{flow_instances, TcpPlan};
 use crate::scenario::{
-    CapacitySpec, CwSpec, DropTailSpec, FlowSpec, PartialAckTimerSpec, QueueSpec, RedSpec, RtoRestartSpec, Scenario, ScenarioError,
+    CapacitySpec, CwSpec, DropTailSpec, FlowSpec, OptionSizesSpec, PartialAckTimerSpec, QueueSpec, RedSpec, RtoRestartSpec, Scenario,
+    ScenarioError,
 };
 use crate::tcp::{Receiver, ReceiverConfig, Sender, SenderConfig};
 use crate::time::{DataRate, SimTime};
@@ -261,6 +262,7 @@ impl Simulator {
                     pace_timer_at: None,
                     app_bytes: t.bytes.map(|b| b.0),
                     timestamps: t.timestamps,
+                    ns2_option_sizes: t.option_sizes == OptionSizesSpec::Ns2,
                     cc_name: t.cc.clone(),
                     recovery_name: t.recovery.clone(),
                     verdicts: needs.loss_verdicts.then(LossVerdicts::default),

@@ -45,6 +45,8 @@ struct TcpFlow {
     pace_timer_at: Option<SimTime>,
     app_bytes: Option<u64>,
     timestamps: bool,
+    /// `option_sizes = "ns2"`: the timestamps and SACK options sized as ns-2.35's agents do.
+    ns2_option_sizes: bool,
     cc_name: String,
     recovery_name: String,
     /// For loss-differentiating policies: the drops of its data segments and its scored verdicts.
@@ -170,7 +172,18 @@ impl Simulator {
     /// Captures every link direction's packets into `dir` during the run (`net::pcap`): one
     /// libpcap file per link direction that carries a packet, and `events.csv` for drops, losses
     /// and corruptions. An I/O error fails the run with one line naming the file.
+    /// A flow with `option_sizes = "ns2"` is refused: its packets' sizes count option bytes that
+    /// no real header can carry (10 bytes of timestamps, SACK blocks without kind and length).
     pub fn enable_pcap(&mut self, dir: &std::path::Path) -> Result<(), ScenarioError> {
+        if let Some(f) = self.flows.iter().find(|f| matches!(&f.kind, FlowKind::Tcp(t) if t.ns2_option_sizes)) {
+            return Err(ScenarioError::new(
+                "pcap",
+                format!(
+                    "flow '{}' has option_sizes = \"ns2\", whose sizes fit no real TCP header; a capture needs option_sizes = \"rfc\"",
+                    f.name
+                ),
+            ));
+        }
         let names: Vec<String> = self.links.iter().map(|l| l.name.clone()).collect();
         self.capture = Some(Box::new(Capture::create(dir, &names, self.end).map_err(|e| ScenarioError::new("pcap", e))?));
         self.enqueue_special = true;

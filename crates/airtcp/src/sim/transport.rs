@@ -6,8 +6,8 @@ use super::{FlowKind, Simulator};
 use crate::engine::{Event, TimerKind};
 use crate::metrics::loss_verdicts::DropCause;
 use crate::net::packet::{
-    caiad_option_bytes, sack_option_bytes, HACK_HEADER_CHECKSUM_OPTION_BYTES, IP_HEADER_BYTES, TCP_HEADER_BYTES, TS_OPTION_BYTES,
-    UDP_HEADER_BYTES,
+    caiad_option_bytes, ns2_sack_option_bytes, sack_option_bytes, HACK_HEADER_CHECKSUM_OPTION_BYTES, IP_HEADER_BYTES, NS2_TS_OPTION_BYTES,
+    TCP_HEADER_BYTES, TS_OPTION_BYTES, UDP_HEADER_BYTES,
 };
 use crate::net::{Ecn, Packet, PacketId, PacketKind, TcpHeader};
 use crate::tcp::AckDecision;
@@ -87,15 +87,19 @@ impl Simulator {
         let FlowKind::Tcp(t) = &mut flow.kind else { return };
         let (src, dst) = (flow.dst, flow.src);
         let receiver = &mut t.receiver;
+        let ns2 = t.ns2_option_sizes;
         // Built in its arena slot (see `PacketArena::alloc_with`): every field is written.
         let id = self.pkts.alloc_with(|p| {
             receiver.write_ack(now, &mut p.tcp);
             let h = &p.tcp;
-            p.size_bytes = IP_HEADER_BYTES
-                + TCP_HEADER_BYTES
-                + if h.has_ts { TS_OPTION_BYTES } else { 0 }
-                + sack_option_bytes(h.n_sack as usize)
-                + caiad_option_bytes(h.corrupt_seq.is_some(), h.no_congestion);
+            // ns-2.35's sinks: 40 bytes whatever timestamp they echo, + 8 per SACK block
+            // (tcp/tcp-sink.cc `TcpSink::ack`, `Sacker::append_ack`).
+            let options = if ns2 {
+                ns2_sack_option_bytes(h.n_sack as usize)
+            } else {
+                (if h.has_ts { TS_OPTION_BYTES } else { 0 }) + sack_option_bytes(h.n_sack as usize)
+            };
+            p.size_bytes = IP_HEADER_BYTES + TCP_HEADER_BYTES + options + caiad_option_bytes(h.corrupt_seq.is_some(), h.no_congestion);
             p.src = src;
             p.dst = dst;
             p.flow = f as u32;
@@ -117,7 +121,9 @@ impl Simulator {
             }
         }
         let mut segs = t.sender.take_segments();
-        let opt = if t.timestamps { TS_OPTION_BYTES } else { 0 } + if t.hack { HACK_HEADER_CHECKSUM_OPTION_BYTES } else { 0 };
+        // ns-2.35: `TcpAgent::headersize()` adds `ts_option_size_` (10) with timestamps (tcp/tcp.cc).
+        let ts = if t.ns2_option_sizes { NS2_TS_OPTION_BYTES } else { TS_OPTION_BYTES };
+        let opt = if t.timestamps { ts } else { 0 } + if t.hack { HACK_HEADER_CHECKSUM_OPTION_BYTES } else { 0 };
         let (src, dst) = (flow.src, flow.dst);
         for s in segs.drain(..) {
             // Built in its arena slot (see `PacketArena::alloc_with`): every field is written.
