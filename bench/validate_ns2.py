@@ -500,8 +500,10 @@ def render(meta: dict, rows: list[tuple[dict, list[dict], list[dict]]]) -> str:
         "`min_cwnd` = BWE·RTT_min, which the port sets outright), losses "
         "after serialization on the wireless hop (`link-lossmodel`), RED counted in packets without `wait_`. "
         "Not matched: ns-2's agents send a 40-B SYN first (`syn_`), airtcp starts with data; ns-2's Sack1 "
-        "recovery is not RFC 6675; option sizes (ns-2's timestamps 10 B, airtcp's 12 B; ns-2's SACK ACKs stay "
-        "40 B); two readings of TCP-Linux that airtcp models but leaves off here (next paragraph): the port's "
+        "recovery is not RFC 6675; option sizes (ns-2's timestamps 10 B on data and none on ACKs, "
+        "airtcp's 12 B on both; a SACK block 8 B in both, ns-2 without the option's 2-B header: "
+        '`option_sizes = "ns2"` models them, and leaves 52 (with it) or 51 (with the byte counting '
+        "too) of 59 cells meeting the targets, so the twin keeps airtcp's sizes); two readings of TCP-Linux that airtcp models but leaves off here (next paragraph): the port's "
         'byte counting (`cc_params.growth = "linux-ns2"`) and the module\'s integer arithmetic on the 1-ms '
         'jiffy (`arithmetic = "linux-ns2"`; alone it cuts Fig. 10\'s 3% and 5% goodput to 0.82 and 0.70 of '
         "ns-2's).",
