@@ -449,7 +449,7 @@ def demo(
         results,
         out / "demo.png",
         mss_bytes=mss,
-        title=f"{doc.get('name', 'demo')}: Reno vs CUBIC vs Westwood vs TCP-Jersey vs TCP NJ+ (1 % loss)",
+        title=f"{doc.get('name', 'demo')}: {' vs '.join(labels)} (1 % loss)",
     )
     console.print(f"wrote {out}/demo.json, {out}/demo.png")
 
