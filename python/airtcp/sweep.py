@@ -21,7 +21,6 @@ import itertools
 import json
 import math
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional
@@ -29,7 +28,7 @@ from typing import Any, Optional
 import polars as pl
 
 from . import api
-from .reproduce.backend import Backend, Cache, LocalBackend, engine_id, run_missing
+from .reproduce.backend import Backend, Cache, LocalBackend, Progress, engine_id, run_missing
 from .reproduce.metrics import ci_bounds, mean_ci
 from .reproduce.plan import RunTask
 from .scenario import OverrideError, dumps, parse_value, set_path
@@ -190,9 +189,6 @@ def _flow_value(flow: dict[str, Any], field: str) -> Optional[float]:
     if v is None or isinstance(v, bool):
         return None
     return float(v)
-
-
-Progress = Callable[[int, int], None]
 
 
 @dataclass(frozen=True)

@@ -212,11 +212,16 @@ def make_backend(name: str, jobs: int = 0, address: Optional[str] = None) -> Bac
     raise ValueError(f"--backend {name!r}: must be one of local, ray")
 
 
+#: ``progress(done, total)``: called once before the first run and after every run; an exception
+#: raised from it stops the sweep (what is already done stays in the cache).
+Progress = Callable[[int, int], None]
+
+
 def run_missing(
     tasks: Sequence[RunTask],
     cache: Cache,
     backend: Backend,
-    progress: Optional[Callable[[int, int], None]] = None,
+    progress: Optional[Progress] = None,
 ) -> tuple[list[str], list[Payload], int]:
     """Runs the ``tasks`` that ``cache`` lacks on ``backend``, caching each result as it arrives;
     returns every task's cache key and payload, in task order, and how many ran now (``reproduce`` and ``sweep`` both

@@ -12,14 +12,13 @@ import csv
 import json
 import math
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional
 
 import polars as pl
 
-from .backend import Backend, Cache, LocalBackend, engine_id, run_missing
+from .backend import Backend, Cache, LocalBackend, Progress, engine_id, run_missing
 from .claims import Agg, ClaimResult, evaluate_claim
 from .metrics import ci_bounds, evaluate, mean_ci
 from .plan import Plan, plan
@@ -28,10 +27,6 @@ from .spec import Claim, Experiment, SpecError
 from .text import fmt
 
 __all__ = ["Outcome", "run_experiment", "Progress"]
-
-#: ``progress(done, total)``: called once before the first run and after every run; an exception
-#: raised from it stops the sweep (what is already done stays in the cache).
-Progress = Callable[[int, int], None]
 
 
 @dataclass(frozen=True)
