@@ -8,7 +8,7 @@
 #            | linux-reno (TCP-Linux with its reno module: tells the port's machinery from Westwood+)
 #   QUEUE:   droptail (100 packets) | red (RED, the numbers below, limit 100)
 #            | cw (RED set up as TCP-Jersey's CW on non-ECN traffic: drop while avg >= 100/3)
-#   Environment: RED_MIN RED_MAX RED_W RED_MAXP override the RED numbers (bench/validate_ns2.py
+#   Environment: RED_MIN RED_MAX RED_W RED_MAXP RED_MEANPKT override the RED numbers (bench/validate_ns2.py
 #   passes the ones it gives airtcp, so that both sides use the same).
 # Prints one line per flow and a total line (key value pairs):
 #   flow I goodput_bps G timeouts T rexmitpkts R cwndcuts C
@@ -33,9 +33,10 @@
 #   ssthresh: ns-2 starts at window_ (1000), airtcp effectively infinite: same, the window caps it.
 #   Agent/TCP/Newreno (newreno_changes1_ 1, the default) resets the RTO timer on the first partial
 #   ACK only = partial_ack_timer "impatient".
-# Not matched: ns-2's agents open with a 40-B SYN (syn_ true), airtcp with data; ns-2's option
-# sizes (timestamps 10 B, airtcp 12 B; ns-2's SACK ACKs stay 40 B, airtcp's carry the blocks: ACK
-# path unloaded here); Sack1's and TCP-Linux's recoveries are not RFC 6675.
+#   syn_ false                = no handshake: airtcp starts with data (common.tcl says why)
+# Not matched: ns-2's option sizes (timestamps 10 B on data and none on ACKs, airtcp 12 B on both;
+# a SACK block 8 B on both sides, ns-2 without the option's 2-B header; the ACK path is unloaded
+# here); Sack1's and TCP-Linux's recoveries are not RFC 6675.
 # westwood-plus: ns-2.35's TCP-Linux (Agent/TCP/Linux, `select_ca westwood`: Linux 2.6's
 #   tcp_westwood.c, which is Westwood+) with its recommended TCPSink/Sack1 receiver echoing
 #   timestamps (ts_echo_rfc1323_); the port's own loss recovery (scoreboard1.cc, tcp-linux.cc).
@@ -74,7 +75,7 @@ Queue/RED set bytes_ false
 Queue/RED set queue_in_bytes_ false
 Queue/RED set setbit_ false
 Queue/RED set wait_ false
-Queue/RED set mean_pktsize_ 500
+Queue/RED set mean_pktsize_ [envor RED_MEANPKT 500]
 switch $qkind {
     droptail { set bq DropTail }
     red {

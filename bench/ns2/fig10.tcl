@@ -11,7 +11,7 @@
 # nrexmit_; drops = packets the BS->D queue dropped (queue monitor).
 # Agent settings as bench/ns2/dumbbell.tcl documents (matched to airtcp's defaults and scenario):
 # packetSize_ 1000, window_ 1000, windowInit_ 1, minrto_ 0.2, maxrto_ 60, rtxcur_init_ 1.0,
-# tcpTick_ 0.001, singledup_ 1 (limited transmit; the Fack and Vegas agents have their own
+# tcpTick_ 0.001, syn_ false (no handshake, as airtcp; common.tcl says why), singledup_ 1 (limited transmit; the Fack and Vegas agents have their own
 # duplicate-ACK handling without it), numdupacks_ 3, maxburst_ 0, no delayed ACKs.
 # Vegas: v_alpha_ 1, v_beta_ 3, v_gamma_ 1 (ns-2 defaults = airtcp's), with its fine-grained
 # retransmission on the 1st/2nd duplicate ACK (airtcp `expiry = true`) and Reno-style recovery.
