@@ -152,6 +152,40 @@ def test_testbed_run_cli_over_the_emulated_path(tmp_path: Path) -> None:
     assert maps_before >= set(tb.struct_ops_maps())
 
 
+def test_relay_carries_corruption_and_the_kernel_drops_it_by_checksum() -> None:
+    """Issue 27 part 3: a corrupting channel on the wireless hop (2% of data packets hit, the
+    engine's `effect = "corruption"`) makes the relay deliver those segments with a damaged payload;
+    the receiving kernel's TCP checksum catches every one (its InCsumErrors equals the relay's
+    count), and the transfer goes on around them."""
+    import copy
+
+    from airtcp import scenario as sc
+    from airtcp.testbed import emulate
+    from conftest import REPO
+
+    if tb.unavailable_reason(need_tun=True):
+        pytest.skip(f"kernel testbed unavailable: {tb.unavailable_reason(need_tun=True)}")
+    doc = copy.deepcopy(sc.load(REPO / "examples" / "jersey_fig10.toml"))
+    doc["duration"], doc["warmup"] = "4s", "0s"
+    doc["links"][1]["channel"] = {"kind": "uniform", "loss": 0.02, "effect": "corruption"}
+    r = emulate.run_scenario(doc, "reno", seed=3, sample_ms=500)
+    f = r["flows"][0]
+    hop = next(h for h in r["links"] if h["link"] == "BS->D")
+    assert hop["corruptions"] > 5, hop
+    assert f["corrupted_delivered"] == hop["corruptions"]
+    assert f["receiver_checksum_errors"] == f["corrupted_delivered"]
+    assert f["retransmissions"] >= f["corrupted_delivered"] and f["goodput_bps"] > 100e3, f
+
+
+def test_tcp_checksum_errors_reads_the_snmp_table() -> None:
+    from airtcp.testbed import emulate
+
+    snmp = "Ip: Forwarding DefaultTTL\nIp: 1 64\nTcp: RtoAlgorithm InErrs InCsumErrors\nTcp: 1 7 5\n"
+    assert emulate.tcp_checksum_errors(snmp) == 5
+    with pytest.raises(tb.TestbedError, match="InCsumErrors"):
+        emulate.tcp_checksum_errors("Tcp: RtoAlgorithm\nTcp: 1\n")
+
+
 def test_testbed_run_rejects_a_scheme_without_kernel_counterpart() -> None:
     from conftest import REPO, run_cli
 

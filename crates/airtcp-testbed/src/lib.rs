@@ -21,8 +21,15 @@ pub struct Path {
     /// Packets between hops or waiting to leave: (time, sequence, hop index, packet).
     events: BinaryHeap<Reverse<(u64, u64, usize, Packet)>>,
     seq: u64,
-    /// Non-IPv4 packets, corrupted packets (their checksum would fail: dropped here).
+    /// Non-IPv4 packets (the models need IPv4 headers: dropped here).
     pub not_ipv4: u64,
+    /// Packets a channel corrupted that leave with a damaged payload ([`damage_payload`]): the
+    /// receiving kernel's transport checksum fails and discards them, as the engine's destination
+    /// does (issue 27 part 3).
+    pub corrupted_delivered: u64,
+    /// Corrupted packets dropped here because no checksum of theirs would catch the damage (UDP
+    /// sent without a checksum): the engine discards every corrupted packet at its destination,
+    /// a kernel would hand this one to the application.
     pub corrupted_dropped: u64,
 }
 
@@ -72,9 +79,30 @@ pub fn set_ce(p: &mut [u8]) {
     p[10..12].copy_from_slice(&c.to_be_bytes());
 }
 
+/// Damages the transport payload of IPv4 packet `p` as a corrupting channel does (the engine's
+/// `Fate::Corrupted`: header intact, payload hit): the first payload byte is inverted, and the IP
+/// header and its checksum are left as they were, so the packet is routed and then fails its TCP
+/// or UDP checksum at the receiver (RFC 793 §3.1, RFC 768: the checksum covers the data; inverting
+/// one byte changes the one's-complement sum by 0xff00 or 0x00ff, never by a multiple of 0xffff,
+/// so the damage is always detected). Returns false, changing nothing, where no checksum would
+/// catch the damage: no payload, or UDP with checksum 0 ("no checksum", RFC 768).
+pub fn damage_payload(p: &mut [u8]) -> bool {
+    let Some((_, payload, _)) = ipv4_meta(p) else {
+        return false;
+    };
+    let ihl = ((p[0] & 0x0f) as usize) * 4;
+    if payload == 0 || (p[9] == 17 && p[ihl + 6] == 0 && p[ihl + 7] == 0) {
+        return false;
+    }
+    let first = p.len() - payload as usize;
+    p[first] = !p[first];
+    true
+}
+
 impl Path {
+    /// A path through `hops`, in order, with nothing in flight.
     pub fn new(hops: Vec<Link>) -> Self {
-        Path { hops, events: BinaryHeap::new(), seq: 0, not_ipv4: 0, corrupted_dropped: 0 }
+        Path { hops, events: BinaryHeap::new(), seq: 0, not_ipv4: 0, corrupted_delivered: 0, corrupted_dropped: 0 }
     }
 
     /// Offers `pkt` to hop `hop` at model time `now`.
@@ -87,8 +115,14 @@ impl Path {
         let tcp_data = pkt.bytes.get(9) == Some(&6) && payload > 0;
         match self.hops[hop].offer(now, bytes, payload, ecn, tcp_data) {
             Offer::Dropped | Offer::Lost => {}
-            Offer::Arrives { corrupted: true, .. } => self.corrupted_dropped += 1,
-            Offer::Arrives { at_ns, ce, .. } => {
+            Offer::Arrives { at_ns, ce, corrupted } => {
+                if corrupted {
+                    if !damage_payload(&mut pkt.bytes) {
+                        self.corrupted_dropped += 1;
+                        return;
+                    }
+                    self.corrupted_delivered += 1;
+                }
                 if ce {
                     set_ce(&mut pkt.bytes);
                 }
@@ -252,6 +286,104 @@ cc = "reno"
             assert_eq!(sum, 0xffff, "header checksum");
         }
         assert_eq!(marked.iter().filter(|&&m| m).count() as u64, fwd.hops[1].stats.ce_marks);
+    }
+
+    /// The one's-complement sum of 16-bit words of `b` (odd length padded with a zero byte).
+    fn ones_sum(b: &[u8], mut sum: u32) -> u32 {
+        for c in b.chunks(2) {
+            sum += u16::from_be_bytes([c[0], *c.get(1).unwrap_or(&0)]) as u32;
+        }
+        while sum > 0xffff {
+            sum = (sum & 0xffff) + (sum >> 16);
+        }
+        sum
+    }
+
+    /// A TCP segment (20-B IP + 20-B TCP header, `payload` bytes of data) with valid IP and TCP
+    /// checksums (RFC 793 §3.1: over the pseudo-header, the TCP header and the data).
+    fn tcp(payload: usize, id: u64) -> Vec<u8> {
+        let len = 40 + payload;
+        let mut p = vec![0u8; len];
+        p[0] = 0x45;
+        p[2..4].copy_from_slice(&(len as u16).to_be_bytes());
+        p[8] = 64;
+        p[9] = 6;
+        p[12..16].copy_from_slice(&[10, 0, 0, 1]);
+        p[16..20].copy_from_slice(&[10, 0, 0, 2]);
+        p[32] = 5 << 4; // data offset: 5 words
+        for (i, b) in p[40..].iter_mut().enumerate() {
+            *b = (i as u64 ^ id) as u8;
+        }
+        p[40..48.min(len)].copy_from_slice(&id.to_be_bytes()[..8.min(payload)]);
+        let ip = !(ones_sum(&p[..20], 0) as u16);
+        p[10..12].copy_from_slice(&ip.to_be_bytes());
+        let tcp = !(tcp_sum(&p) as u16);
+        p[36..38].copy_from_slice(&tcp.to_be_bytes());
+        p
+    }
+
+    /// The TCP checksum sum over pseudo-header and segment: 0xffff when the segment is intact.
+    fn tcp_sum(p: &[u8]) -> u32 {
+        let seg_len = (p.len() - 20) as u32;
+        let pseudo = ones_sum(&p[12..20], 6 + seg_len);
+        ones_sum(&p[20..], pseudo)
+    }
+
+    /// A corrupting channel (the engine's `effect = "corruption"`): every packet the engine's
+    /// model (same seed and label) corrupts leaves the relay, with its IP header checksum still
+    /// valid and its TCP checksum failing; the others leave intact; the lost ones never leave.
+    #[test]
+    fn corrupted_packets_leave_with_a_failing_tcp_checksum() {
+        let s =
+            scenario(r#"{ kind = "droptail", limit_pkts = 50 }"#, r#"channel = { kind = "uniform", loss = 0.3, effect = "corruption" }"#);
+        let (mut fwd, _) = paths(&s, 3, "A", "C").unwrap();
+        let mut model = airtcp::sim::scenario_links(&s, 3).unwrap().into_iter().find(|l| l.name == "B->C").unwrap();
+        let (mut intact, mut damaged) = (Vec::new(), Vec::new());
+        let (mut want_intact, mut want_damaged) = (Vec::new(), Vec::new());
+        let mut out = Vec::new();
+        for i in 0..400u64 {
+            let p = tcp(960, i);
+            assert_eq!(tcp_sum(&p), 0xffff);
+            fwd.ingress(i * 10 * MS, p);
+            fwd.advance(i * 10 * MS + 9 * MS, &mut out);
+            match model.channel.fate(1000, 40, 0) {
+                airtcp::channel::Fate::Delivered => want_intact.push(i),
+                airtcp::channel::Fate::Corrupted => want_damaged.push(i),
+                airtcp::channel::Fate::Lost => {}
+            }
+        }
+        fwd.advance(10_000 * MS, &mut out);
+        for (_, mut p) in out {
+            assert_eq!(ones_sum(&p[..20], 0), 0xffff, "IP header checksum");
+            if tcp_sum(&p) == 0xffff {
+                intact.push(u64::from_be_bytes(p[40..48].try_into().unwrap()));
+            } else {
+                // Only the first payload byte differs: inverting it back restores the segment.
+                p[40] = !p[40];
+                assert_eq!(tcp_sum(&p), 0xffff);
+                damaged.push(u64::from_be_bytes(p[40..48].try_into().unwrap()));
+            }
+        }
+        assert_eq!(intact, want_intact);
+        assert_eq!(damaged, want_damaged);
+        assert_eq!(fwd.corrupted_delivered, want_damaged.len() as u64);
+        assert_eq!(fwd.hops[1].stats.corruptions, want_damaged.len() as u64);
+        assert!(want_damaged.len() > 80 && 400 - want_intact.len() - want_damaged.len() > 0);
+    }
+
+    /// Damage only where a checksum catches it: UDP without a checksum, and a packet without
+    /// payload, are left alone (the relay then drops them).
+    #[test]
+    fn damage_needs_a_checksum_and_a_payload() {
+        let mut no_sum = udp(100, 0);
+        assert!(!damage_payload(&mut no_sum));
+        assert_eq!(no_sum, udp(100, 0));
+        let mut with_sum = udp(100, 0);
+        with_sum[26] = 0x12;
+        assert!(damage_payload(&mut with_sum));
+        assert_eq!(with_sum[28], 0xff);
+        let mut empty = tcp(0, 0);
+        assert!(!damage_payload(&mut empty));
     }
 
     /// The channel drops exactly the packets the engine's channel model (same seed and label)

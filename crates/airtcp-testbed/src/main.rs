@@ -186,8 +186,10 @@ fn run(a: Args) -> Result<(), String> {
             .collect()
     };
     let report = serde_json::json!({
-        "forward": { "hops": hops(&fwd), "delivered": fwd_written, "not_ipv4": fwd.not_ipv4 },
-        "reverse": { "hops": hops(&rev), "delivered": rev_written, "not_ipv4": rev.not_ipv4 },
+        "forward": { "hops": hops(&fwd), "delivered": fwd_written, "not_ipv4": fwd.not_ipv4,
+                     "corrupted_delivered": fwd.corrupted_delivered, "corrupted_dropped": fwd.corrupted_dropped },
+        "reverse": { "hops": hops(&rev), "delivered": rev_written, "not_ipv4": rev.not_ipv4,
+                     "corrupted_delivered": rev.corrupted_delivered, "corrupted_dropped": rev.corrupted_dropped },
         "elapsed_ns": mono_ns() - t0,
     });
     println!("{report}");

@@ -180,6 +180,7 @@ def run_scenario(doc: dict[str, Any], cc: str, seed: Optional[int] = None, sampl
         sink_out = read_json_line(sink, timeout=60)
         _wait_closed(bed, [path.snd, path.rcv])  # the last FIN/ACK still needs the relay
         relay = path.stop()
+        csum_errors = tcp_checksum_errors(bed.run_in(path.rcv, ["cat", "/proc/net/snmp"]).stdout)
     final = src_out["final"]
     return {
         "scenario": doc.get("name", ""),
@@ -196,11 +197,24 @@ def run_scenario(doc: dict[str, Any], cc: str, seed: Optional[int] = None, sampl
                 "retransmissions": final["total_retrans"],
                 "delivered_ce": final["delivered_ce"],
                 "ss_cc": [c["cc"] for c in seen],
+                # Segments the relay delivered with a damaged payload (a corrupting channel) and
+                # the receiving kernel's count of TCP checksum failures: the kernel discards them.
+                "corrupted_delivered": relay["forward"]["corrupted_delivered"],
+                "receiver_checksum_errors": csum_errors,
             }
         ],
         "links": relay["forward"]["hops"] + relay["reverse"]["hops"],
         "samples": src_out["samples"],
     }
+
+
+def tcp_checksum_errors(snmp: str) -> int:
+    """`Tcp: InCsumErrors` of a /proc/net/snmp text (per network namespace): TCP segments the
+    kernel received with a bad checksum and discarded."""
+    rows = [line.split() for line in snmp.splitlines() if line.startswith("Tcp:")]
+    if len(rows) < 2 or "InCsumErrors" not in rows[0]:
+        raise TestbedError("/proc/net/snmp has no Tcp InCsumErrors counter")
+    return int(rows[1][rows[0].index("InCsumErrors")])
 
 
 def accuracy(rate_bps: float, delay_s: float, seconds: float = 3.0) -> dict[str, Any]:
