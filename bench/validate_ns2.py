@@ -28,6 +28,7 @@ Targets per cell (means over seeds; timeouts, retransmissions and drops summed o
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import os
 import platform
@@ -170,7 +171,9 @@ def _flow_settings(doc: dict, scheme: str) -> None:
     for k in ("cc_params", "partial_ack_timer", "sack", "timestamps"):
         flow.pop(k, None)
     for key, value in {**COMMON, **SCHEMES[scheme]}.items():
-        set_path(doc, f"flows.0.{key}", value)
+        # A copy: a later override of the document (e.g. flows.0.cc_params.growth) must not
+        # change SCHEMES for the cells after it.
+        set_path(doc, f"flows.0.{key}", copy.deepcopy(value))
 
 
 def airtcp_doc(cell: dict, duration: float | None = None, warmup: float | None = None) -> dict:
