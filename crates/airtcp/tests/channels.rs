@@ -4,7 +4,7 @@
 use airtcp::app::erlang_b;
 mod common;
 
-use common::run;
+use common::{run, variant};
 
 /// A UDP source of 1472-B payloads (1500 B on the wire: one opportunity each) into a link of the
 /// given capacity with a queue that never overflows, and no propagation delay.
@@ -418,7 +418,7 @@ fn ack_compression_inflates_westwood_but_not_westwood_plus() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
     let text = std::fs::read_to_string(dir.join("trace_link.toml")).unwrap();
     let mean_bwe = |cc: &str| {
-        let out = airtcp::run_toml_in(&text.replace("cc = \"westwood\"", &format!("cc = \"{cc}\"")), Some(1), Some(&dir)).unwrap();
+        let out = airtcp::run_toml_in(&variant(&text, &[&format!("flows.0.cc={cc}")]), Some(1), Some(&dir)).unwrap();
         let s = &out.flow_series;
         let v: Vec<f64> = (0..s.time_s.len()).filter(|&i| s.time_s[i] > 5.0).map(|i| s.bwe(i).unwrap()).collect();
         let capacity = out.summary.links[2].rate_bps as f64; // the trace's mean
