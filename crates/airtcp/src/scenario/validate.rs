@@ -19,16 +19,16 @@ fn err<T>(field: impl std::fmt::Display, msg: impl std::fmt::Display) -> Result<
 
 /// The most nodes a scenario may name. Routing keeps a next hop for every (node, destination)
 /// pair, 4 bytes each: 400 MB at this bound.
-pub const MAX_NODES: usize = 10_000;
+pub(crate) const MAX_NODES: usize = 10_000;
 
 /// The longest queue, receiver window or initial window, in packets. A million 1500-byte packets
 /// is 1.5 GB of buffer: beyond it a value is a typo, and it would size allocations.
-pub const MAX_PKTS: u32 = 1_000_000;
+pub(crate) const MAX_PKTS: u32 = 1_000_000;
 
 /// The shortest mean time or period of anything that recurs on its own (timers, on/off and call
 /// processes, Gilbert–Elliott sojourns): 1 µs. Below it a single flow or channel makes a billion
 /// events per simulated second, and the run looks hung (1 ns used to).
-pub const MIN_PERIOD_NS: u64 = 1_000;
+pub(crate) const MIN_PERIOD_NS: u64 = 1_000;
 
 /// A count in packets (queue limit, windows): 1 to [`MAX_PKTS`].
 fn pkts(field: String, v: u32) -> Result<(), ScenarioError> {
