@@ -9,15 +9,11 @@ line and exits with 1; set ``AIRTCP_DEBUG=1`` to see the traceback instead.
 
 from __future__ import annotations
 
-import copy
 import functools
-import json
 import os
-import re
 import shutil
 import sys
 import tempfile
-from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any, Callable, Optional
 
@@ -29,11 +25,9 @@ from . import api
 from .scenario import (
     OverrideError,
     ScenarioFileError,
-    apply_overrides,
-    dumps,
-    loads,
     parse_duration_s,
-    read_text,
+    read_with_overrides,
+    safe_name,
 )
 
 
@@ -101,19 +95,6 @@ def _options(
     """Deterministic packet-level TCP simulator."""
 
 
-# The TCP-Jersey Fig. 11 comparison at 1 % loss: window policy, and the flow options it needs,
-# with CUBIC (RFC 9438) as the baseline people compare against. All use Reno's fast recovery, as
-# in the paper; the lossy hop's queue is a CW router.
-DEMO_VARIANTS: dict[str, dict[str, Any]] = {
-    "reno": {"cc": "reno"},
-    "cubic": {"cc": "cubic"},
-    "bbr": {"cc": "bbr"},
-    "westwood": {"cc": "westwood"},
-    "jersey": {"cc": "jersey", "ecn": True},
-    "nj+": {"cc": "nj+", "ecn": True, "timestamps": True},
-}
-
-
 class CliError(Exception):
     """An expected failure, reported as one line with exit code 2."""
 
@@ -155,24 +136,6 @@ def _cli_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
             _fail(f"internal error: {type(e).__name__}: {e} (set AIRTCP_DEBUG=1 for a traceback)", 1)
 
     return wrapper
-
-
-def _prepare(path: Path, sets: list[str] | None) -> tuple[str, dict[str, Any]]:
-    """Reads a scenario file, checks its TOML syntax and applies ``--set`` overrides.
-
-    Returns (text for the engine, parsed document). Without overrides the engine gets the file's
-    text unchanged.
-    """
-    text = read_text(path)
-    doc = loads(text, source=str(path))
-    if sets:
-        doc = apply_overrides(doc, sets)
-        text = dumps(doc)
-    return text, doc
-
-
-def _safe_name(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._") or "scenario"
 
 
 def _mss_by_flow(summary: dict[str, Any], doc: dict[str, Any]) -> dict[str, int]:
@@ -264,7 +227,7 @@ def run(
     ] = False,
 ) -> None:
     """Run one scenario, print a summary table and write summary.json, parquet series and plot.png."""
-    text, doc = _prepare(scenario, sets)
+    text, doc = read_with_overrides(scenario, sets)
     if seed is not None and not 0 <= seed < 2**64:
         raise CliError(f"--seed {seed}: out of range (allowed: 0 to {2**64 - 1})")
     if pcap and not write:
@@ -289,7 +252,7 @@ def run(
         console.print(f"Jain fairness (TCP goodput): {s['jain_fairness_tcp']:.4f}")
     if not write:
         return
-    out_dir = out if out is not None else Path("out") / _safe_name(str(doc.get("name") or scenario.stem))
+    out_dir = out if out is not None else Path("out") / safe_name(str(doc.get("name") or scenario.stem))
     result.write(out_dir)
     from .plots import plot_run
 
@@ -313,46 +276,12 @@ def validate(
     sets: SetOption = None,
 ) -> None:
     """Check a scenario file without running it."""
-    text, doc = _prepare(scenario, sets)
+    text, doc = read_with_overrides(scenario, sets)
     api.validate(text, base_dir=scenario.resolve().parent)
     console.print(
         f"ok: {scenario} ({len(doc.get('nodes') or [])} nodes, {len(doc.get('links') or [])} links, "
         f"{len(doc.get('flows') or [])} flows)"
     )
-
-
-def demo_scenario_text() -> str:
-    """The TCP-Jersey Fig. 10 scenario shipped with the package (examples/jersey_fig10.toml, package data)."""
-    return resources.files("airtcp").joinpath("data/examples/jersey_fig10.toml").read_text(encoding="utf-8")
-
-
-def demo_variants(doc: dict[str, Any], duration: str | None = None) -> list[tuple[str, dict[str, Any]]]:
-    """The demo's six runs of one scenario: every TCP flow with Reno, CUBIC, BBR, Westwood, TCP-Jersey and TCP NJ+
-    (Reno recovery), behind a congestion-warning queue on each lossy link (TCP-Jersey Fig. 10/11)."""
-    base = copy.deepcopy(doc)
-    if duration is not None:
-        dur_s = parse_duration_s(duration)
-        if dur_s <= 0:
-            raise CliError(f"--duration {duration}: must be positive")
-        base["duration"] = duration
-        warmup = base.get("warmup")
-        if warmup is not None and parse_duration_s(warmup) >= dur_s:
-            base["warmup"] = "0s"
-    variants = []
-    for label, opts in DEMO_VARIANTS.items():
-        d = copy.deepcopy(base)
-        d["name"] = f"{base.get('name', 'demo')}-{label}"
-        for link in d.get("links", []):
-            channel = link.get("channel")
-            if isinstance(channel, dict) and channel.get("kind", "none") != "none":
-                limit = link.get("queue", {}).get("limit_pkts", 50) if isinstance(link.get("queue"), dict) else 50
-                link["queue"] = {"kind": "cw", "limit_pkts": limit}
-        for f in d.get("flows", []):
-            if f.get("kind", "tcp") == "tcp":
-                f["recovery"] = "reno"
-                f.update(opts)
-        variants.append((label, d))
-    return variants
 
 
 @app.command()
@@ -366,92 +295,12 @@ def demo(
     jobs: Annotated[int, typer.Option(help="Parallel runs.", show_default="all cores")] = 0,
 ) -> None:
     """Compare Reno, CUBIC, BBR, Westwood, TCP-Jersey and TCP NJ+ on TCP-Jersey's Fig. 10 topology (1 % loss, CW router)."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+    from .demo import DemoError, demo_command
 
-    if duration is not None:
-        try:
-            parse_duration_s(duration)
-        except ValueError as e:
-            raise CliError(f"--duration: {e}") from None
-    if seed is not None and not 0 <= seed < 2**64:
-        raise CliError(f"--seed {seed}: out of range (allowed: 0 to {2**64 - 1})")
-    doc = loads(demo_scenario_text(), source="jersey_fig10.toml")
-    variants = demo_variants(doc, duration)
-    labels = [rec for rec, _ in variants]
-    texts = [dumps(d) for _, d in variants]
-    threads = jobs if jobs > 0 else (os.cpu_count() or 1)
-    with Progress(
-        SpinnerColumn(),
-        TextColumn("[progress.description]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=console,
-        transient=False,
-    ) as progress:
-        task = progress.add_task(f"simulating {len(texts)} runs on {threads} threads", total=len(texts))
-        results = api.run_many(
-            texts,
-            jobs=threads,
-            seeds=[seed] * len(texts),
-            progress=lambda done, total: progress.update(task, completed=done),
-        )
-
-    base_gp = sum(f["goodput_bps"] for f in results[0].summary["flows"] if f["kind"] == "tcp")
-    t = Table(
-        title=f"{doc.get('name', 'demo')}: window policies compared (seed {results[0].seed}, "
-        f"{results[0].summary['end_time_s']:g} s)",
-        title_justify="left",
-    )
-    for col, right in [
-        ("cc", False),
-        ("goodput Mb/s", True),
-        ("vs reno", True),
-        ("retrans.", True),
-        ("timeouts", True),
-        ("fast retr.", True),
-    ]:
-        t.add_column(col, justify="right" if right else "left")
-    rows = []
-    for label, r in zip(labels, results):
-        tcp = [f for f in r.summary["flows"] if f["kind"] == "tcp"]
-        gp = sum(f["goodput_bps"] for f in tcp)
-        rel = f"{100 * (gp / base_gp - 1):+.1f} %" if base_gp > 0 else "-"
-        rtx, to, fr = (sum(f[k] for f in tcp) for k in ("retransmissions", "timeouts", "fast_retransmits"))
-        t.add_row(label, _mbps(gp), rel, str(rtx), str(to), str(fr))
-        rows.append(
-            {
-                "cc": label,
-                "goodput_bps": gp,
-                "retransmissions": rtx,
-                "timeouts": to,
-                "fast_retransmits": fr,
-                "summary": r.summary,
-            }
-        )
-    console.print(t)
-
-    os.makedirs(out, exist_ok=True)
-    report = {
-        "scenario": doc.get("name", "demo"),
-        "seed": results[0].seed,
-        "duration": variants[0][1].get("duration"),
-        "variants": rows,
-    }
-    with open(out / "demo.json", "w", encoding="utf-8") as f:
-        json.dump(report, f, indent=2)
-        f.write("\n")
-    from .plots import plot_demo
-
-    mss = next((f.get("mss_bytes", 1000) for f in doc.get("flows", []) if f.get("kind", "tcp") == "tcp"), 1000)
-    plot_demo(
-        labels,
-        results,
-        out / "demo.png",
-        mss_bytes=mss,
-        title=f"{doc.get('name', 'demo')}: {' vs '.join(labels)} (1 % loss)",
-    )
-    console.print(f"wrote {out}/demo.json, {out}/demo.png")
+    try:
+        demo_command(console, out, seed, duration, jobs)
+    except DemoError as e:
+        raise CliError(str(e)) from None
 
 
 @app.command()
@@ -545,74 +394,9 @@ def sweep(
 ) -> None:
     """Run a grid over any scenario × seeds: runs.parquet, aggregated.csv (mean and 95% CI per point, flow and metric)
     and figure.png (throughput vs delay per scheme when the grid varies cc); cached and resumable."""
-    import time
+    from .sweep_command import sweep_command
 
-    from . import sweep as sw
-    from .progress import eta_bar
-    from .reproduce.backend import make_backend
-
-    if jobs < 0:
-        raise CliError(f"--jobs {jobs}: must be 0 (all cores) or a positive integer")
-    if not 1 <= seeds <= sw.MAX_SEEDS:
-        raise CliError(f"--seeds {seeds}: must be an integer from 1 to {sw.MAX_SEEDS}")
-    if backend not in ("local", "ray"):
-        raise CliError(f"--backend {backend!r}: must be one of local, ray")
-    _, doc = _prepare(scenario, sets)
-    axes = [sw.parse_grid(g) for g in grid or []]
-    plan = sw.plan_sweep(doc, str(scenario.resolve().parent), axes, seeds)
-    name = str(doc.get("name") or scenario.stem)
-    out_dir = out if out is not None else Path("results") / f"sweep-{_safe_name(name)}"
-    threads = jobs if jobs > 0 else (os.cpu_count() or 1)
-    try:
-        be = make_backend(backend, threads, ray_address)
-    except RuntimeError as e:
-        raise CliError(str(e)) from None
-    console.print(
-        f"{name}: {len(plan.points)} grid points × {len(plan.seeds)} seeds = {len(plan.tasks)} runs, "
-        f"{threads} parallel on {backend}"
-    )
-    started = time.monotonic()
-    with eta_bar(console) as bar:
-        task = bar.add_task("sweep", total=len(plan.tasks))
-        outcome = sw.run_sweep(
-            plan, out_dir, be, progress=lambda d, t: bar.update(task, completed=d, total=t), scenario_name=name
-        )
-    t = Table(title=f"{name}: mean [95% CI] over {len(plan.seeds)} seeds", title_justify="left")
-    for a in plan.axes:
-        t.add_column(a.path)
-    t.add_column("flow")
-    t.add_column("goodput Mb/s", justify="right")
-    delay = "rtt_p95_s" if "rtt_p95_s" in outcome.metrics else "mean_rtt_s"
-    t.add_column(f"{'RTT p95' if delay == 'rtt_p95_s' else 'mean RTT'} ms", justify="right")
-    rows = {(tuple(r[a.path] for a in plan.axes), r["flow"], r["metric"]): r for r in outcome.aggregated}
-    shown = 0
-    for (point, flow, metric), r in rows.items():
-        if metric != "goodput_bps":
-            continue
-        shown += 1
-        if shown > 40:
-            continue
-        d = rows.get((point, flow, delay))
-        cells = [_interval(r, 1e-6), _interval(d, 1e3) if d else "-"]
-        t.add_row(*point, flow, *cells)
-    console.print(t)
-    if shown > 40:
-        console.print(f"(first 40 of {shown} rows: all in {out_dir}/aggregated.csv)")
-    console.print(
-        f"{outcome.executed} runs executed, {outcome.total - outcome.executed} from the cache, "
-        f"{time.monotonic() - started:.1f} s; wrote {out_dir}/runs.parquet, aggregated.csv, figure.png"
-        + (", scatter.csv" if outcome.scatter else "")
-    )
-
-
-def _interval(row: dict[str, Any], scale: float) -> str:
-    """``mean [low, high]`` of an aggregated row (the 95% interval, clipped at 0), scaled."""
-    import math
-
-    m, lo, hi = row["mean"], row["ci_low"], row["ci_high"]
-    if not math.isfinite(m):
-        return "-"
-    return f"{m * scale:.3f}" + (f" [{lo * scale:.3f}, {hi * scale:.3f}]" if math.isfinite(lo) else "")
+    sweep_command(console, scenario, grid or [], seeds, out, jobs, backend, ray_address, sets)
 
 
 testbed_app = typer.Typer(
@@ -661,7 +445,7 @@ def testbed_run(
 
     if runs < 1:
         raise CliError(f"--runs {runs}: must be at least 1")
-    _, doc = _prepare(scenario, sets)
+    _, doc = read_with_overrides(scenario, sets)
     if duration is not None:
         if parse_duration_s(duration) <= 0:
             raise CliError(f"--duration {duration}: must be positive")

@@ -28,6 +28,8 @@ __all__ = [
     "ScenarioFileError",
     "load",
     "loads",
+    "read_with_overrides",
+    "safe_name",
     "dumps",
     "apply_overrides",
     "set_path",
@@ -290,3 +292,24 @@ def to_text(scenario: ScenarioLike) -> str:
     if isinstance(scenario, str):
         return read_text(scenario) if _looks_like_path(scenario) else scenario
     raise TypeError(f"a scenario is TOML text, a path or a dict, not {type(scenario).__name__}")
+
+
+def read_with_overrides(path: str | os.PathLike, sets: list[str] | None) -> tuple[str, dict[str, Any]]:
+    """Reads a scenario file, checks its TOML syntax and applies ``--set`` overrides: what every
+    command that takes a scenario file does first.
+
+    Returns (text for the engine, parsed document). Without overrides the engine gets the file's
+    text unchanged.
+    """
+    text = read_text(path)
+    doc = loads(text, source=str(path))
+    if sets:
+        doc = apply_overrides(doc, sets)
+        text = dumps(doc)
+    return text, doc
+
+
+def safe_name(name: str) -> str:
+    """``name`` (a scenario's) made fit for a file or folder name: runs of other characters than
+    letters, digits, ``.``, ``_`` and ``-`` become ``_``."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._") or "scenario"

@@ -1,7 +1,7 @@
 //! airtcp: a deterministic packet-level simulator of TCP over lossy wired-cum-wireless paths.
 //!
 //! Data flows one way: scenario text → [`scenario::Scenario`] (parsed) → a
-//! [`scenario::validate::Plan`] (checked once, names and parameters resolved) → a built network
+//! [`scenario::plan::Plan`] (checked once, names and parameters resolved) → a built network
 //! ([`sim::Simulator`]) → the event loop → [`output::RunOutput`]. A run is a pure function of
 //! (scenario text, seed): the same inputs give bit-identical outputs on any number of threads.
 //! The module map and where to add a window policy, a recovery strategy, a channel, a queue or a

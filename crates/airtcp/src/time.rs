@@ -51,11 +51,11 @@ pub const MAX_DURATION_NS: u64 = 10_000_000 * NS_PER_S;
 
 /// The fastest rate a scenario may give, 1 Tb/s: a rate times a duration in bits
 /// (10¹² · 10⁷ = 10¹⁹) still fits a `u64`.
-pub const MAX_RATE_BPS: u64 = 1_000_000_000_000;
+pub(crate) const MAX_RATE_BPS: u64 = 1_000_000_000_000;
 
 /// The largest size a scenario may give, 10¹⁵ bytes (1 PB, 8 000 s at 1 Tb/s): byte counts and
 /// sequence numbers (`u64`) stay far from wrapping.
-pub const MAX_SIZE_BYTES: u64 = 1_000_000_000_000_000;
+pub(crate) const MAX_SIZE_BYTES: u64 = 1_000_000_000_000_000;
 
 /// A data rate in bits per second.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -6,7 +6,7 @@
 mod common;
 
 use airtcp::RunOutput;
-use common::{fig10, mean_sd, run};
+use common::{fig10, mean_sd, run, variant};
 
 const SEEDS: u64 = 10;
 
@@ -123,7 +123,7 @@ fn thesis_scenario_one_table() {
         {
             let (mut g, mut fr, mut to) = (vec![], 0, 0);
             for sd in 1..=SEEDS {
-                let text = fig10(loss, rec, 50, 1000, &format!("rwnd_pkts = 15\ncc = \"{cc}\"")).replace("45ms", "29ms");
+                let text = variant(&fig10(loss, rec, 50, 1000, &format!("rwnd_pkts = 15\ncc = \"{cc}\"")), &["links.0.delay=29ms"]);
                 let f = run(&text, sd).summary.flows[0].clone();
                 g.push(f.goodput_bps / 1e3);
                 fr += f.fast_retransmits;

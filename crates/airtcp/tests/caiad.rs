@@ -11,19 +11,17 @@
 
 mod common;
 
-use common::{mean_sd, run};
+use common::{mean_sd, run, variant};
 
-/// The Fig. 3 scenario (examples/caiad_fig3.toml) with `cc`, corruption rate `err`, and `extra`
-/// appended to the flow table.
-fn fig3(cc: &str, err: f64, extra: &str) -> String {
-    let text = include_str!("../../../examples/caiad_fig3.toml");
-    let text = text.replace("cc = \"caiad\"", &format!("cc = \"{cc}\"")).replace("error_rate = 0.01", &format!("error_rate = {err}"));
-    assert!(text.contains(&format!("error_rate = {err}")) && text.contains(&format!("cc = \"{cc}\"")));
-    format!("{text}{extra}\n")
+/// The Fig. 3 scenario (examples/caiad_fig3.toml) with `cc`, corruption rate `err`, and the
+/// further overrides `sets`.
+fn fig3(cc: &str, err: f64, sets: &[&str]) -> String {
+    let (cc, err) = (format!("flows.0.cc={cc}"), format!("links.1.channel.error_rate={err}"));
+    variant(include_str!("../../../examples/caiad_fig3.toml"), &[&[cc.as_str(), &err], sets].concat())
 }
 
 fn goodputs_kbps(cc: &str, err: f64, seeds: u64) -> Vec<f64> {
-    (1..=seeds).map(|s| run(&fig3(cc, err, ""), s).summary.flows[0].goodput_bps / 1e3).collect()
+    (1..=seeds).map(|s| run(&fig3(cc, err, &[]), s).summary.flows[0].goodput_bps / 1e3).collect()
 }
 
 #[test]
@@ -45,7 +43,7 @@ fn caiad_beats_newreno_under_corruption_and_matches_it_without() {
 /// 40 bytes plus the CAIAD options the receiver counted (no SACK, no timestamps).
 #[test]
 fn option_bytes_on_the_wire() {
-    let out = run(&fig3("caiad", 0.01, ""), 3);
+    let out = run(&fig3("caiad", 0.01, &[]), 3);
     let s = &out.summary;
     let f = &s.flows[0];
     let opts = f.caiad_options.expect("a CAIAD flow reports its options");
@@ -59,7 +57,7 @@ fn option_bytes_on_the_wire() {
     let db = link("D", "BS");
     assert_eq!(db.bytes_sent, 40 * db.packets_sent + opts.option_bytes);
     // A NewReno flow's receiver sends no options and its data carry none.
-    let out = run(&fig3("reno", 0.01, ""), 3);
+    let out = run(&fig3("reno", 0.01, &[]), 3);
     let s = &out.summary;
     assert!(s.flows[0].caiad_options.is_none());
     let l = s.links.iter().find(|l| l.from == "D").unwrap();
@@ -72,8 +70,8 @@ fn option_bytes_on_the_wire() {
 /// tells corruption from congestion: it beats NewReno too, by less (REPRODUCTION.md).
 #[test]
 fn literal_reading_without_inflation() {
-    let extra = "\n[flows.cc_params]\ninflate_on_no_congestion = false";
-    let lit: Vec<f64> = (1..=5).map(|s| run(&fig3("caiad", 0.01, extra), s).summary.flows[0].goodput_bps / 1e3).collect();
+    let literal = fig3("caiad", 0.01, &["flows.0.cc_params.inflate_on_no_congestion=false"]);
+    let lit: Vec<f64> = (1..=5).map(|s| run(&literal, s).summary.flows[0].goodput_bps / 1e3).collect();
     let inf = goodputs_kbps("caiad", 0.01, 5);
     let nr = goodputs_kbps("reno", 0.01, 5);
     let (l, i, n) = (mean_sd(&lit).0, mean_sd(&inf).0, mean_sd(&nr).0);
@@ -86,7 +84,7 @@ fn literal_reading_without_inflation() {
 /// shares the path (Reno declares no α).
 #[test]
 fn the_series_carries_alpha() {
-    let text = fig3("caiad", 0.01, "") + "[[flows]]\nkind = \"tcp\"\nname = \"reno\"\nsrc = \"S\"\ndst = \"D\"\ncc = \"reno\"\n";
+    let text = fig3("caiad", 0.01, &[]) + "[[flows]]\nkind = \"tcp\"\nname = \"reno\"\nsrc = \"S\"\ndst = \"D\"\ncc = \"reno\"\n";
     let out = run(&text, 1);
     let fs = &out.flow_series;
     let alpha = fs.estimates.iter().find(|c| c.name == "alpha").expect("an alpha column");

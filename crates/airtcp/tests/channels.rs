@@ -4,7 +4,7 @@
 use airtcp::app::erlang_b;
 mod common;
 
-use common::run;
+use common::{run, variant};
 
 /// A UDP source of 1472-B payloads (1500 B on the wire: one opportunity each) into a link of the
 /// given capacity with a queue that never overflows, and no propagation delay.
@@ -388,7 +388,8 @@ fn fading_channel_reproduces_the_thesis_burst_lengths_analytically_and_simulated
             // The channel a scenario builds from `speed_kmh`, over 10^6 packets.
             let table = format!("kind = \"fading\"\nerror_rate = {pe}\nspeed_kmh = {v}");
             let spec: airtcp::scenario::ChannelSpec = toml::from_str(&table).unwrap();
-            let mut c = Channel::from_spec(&spec, 1, &format!("fading {pe} {v}"));
+            let params = airtcp::scenario::validate::resolve_channel("channel", &spec).unwrap();
+            let mut c = Channel::new(&params, 1, &format!("fading {pe} {v}"));
             let (mut lost, mut bursts_seen, mut prev) = (0u64, 0u64, false);
             for i in 0..1_000_000u64 {
                 let hit = c.fate(1040, 40, i * 4_000_000) == Fate::Lost;
@@ -417,7 +418,7 @@ fn ack_compression_inflates_westwood_but_not_westwood_plus() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
     let text = std::fs::read_to_string(dir.join("trace_link.toml")).unwrap();
     let mean_bwe = |cc: &str| {
-        let out = airtcp::run_toml_in(&text.replace("cc = \"westwood\"", &format!("cc = \"{cc}\"")), Some(1), Some(&dir)).unwrap();
+        let out = airtcp::run_toml_in(&variant(&text, &[&format!("flows.0.cc={cc}")]), Some(1), Some(&dir)).unwrap();
         let s = &out.flow_series;
         let v: Vec<f64> = (0..s.time_s.len()).filter(|&i| s.time_s[i] > 5.0).map(|i| s.bwe(i).unwrap()).collect();
         let capacity = out.summary.links[2].rate_bps as f64; // the trace's mean

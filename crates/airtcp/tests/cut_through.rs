@@ -4,6 +4,8 @@
 //! Only the number of events may differ, and it must drop, or the comparison tested nothing.
 
 use airtcp::sim::Simulator;
+mod common;
+use common::variant;
 
 /// Runs `toml` with seed `seed`, cut-through on (`cut`) or off; returns the run as JSON with the
 /// event count taken out, the event count, and the cut-through links.
@@ -50,7 +52,7 @@ fn examples_dir() -> std::path::PathBuf {
 fn fig10_lossless_and_lossy() {
     let fig10 = include_str!("../../../examples/jersey_fig10.toml");
     for loss in ["0.0", "0.01", "0.05"] {
-        let toml = fig10.replacen("loss = 0.01", &format!("loss = {loss}"), 1);
+        let toml = variant(fig10, &[&format!("links.1.channel.loss={loss}")]);
         assert_same(&format!("fig10 loss {loss}"), &toml, 1, None, &[1, 2]);
     }
 }
@@ -61,7 +63,7 @@ fn fig10_lossless_and_lossy() {
 fn trace_capacity() {
     let shipped = include_str!("../../../examples/trace_link.toml");
     assert_same("trace_link", shipped, 3, Some(&examples_dir()), &[1, 2]);
-    let small = shipped.replacen("limit_pkts = 1000", "limit_pkts = 50", 1);
+    let small = variant(shipped, &["links.0.queue.limit_pkts=50"]);
     assert_same("trace_link, 50-packet buffer", &small, 3, Some(&examples_dir()), &[1, 2]);
 }
 
@@ -146,11 +148,7 @@ start = "19.5s"
 #[test]
 fn ineligible_links_are_not_cut() {
     let fig10 = include_str!("../../../examples/jersey_fig10.toml");
-    let cw = fig10.replacen(
-        "delay = \"1ms\"\nqueue = { kind = \"droptail\", limit_pkts = 50 }",
-        "delay = \"1ms\"\nqueue = { kind = \"cw\", limit_pkts = 50 }",
-        1,
-    );
+    let cw = variant(fig10, &["links.1.queue.kind=cw"]);
     // Only the ACKs' BS->S hop remains.
     assert_same("fig10 with a CW router", &cw, 1, None, &[1]);
     // A second flow that starts at BS makes BS an origin: nothing is cut.
@@ -200,10 +198,10 @@ dst = "D"
 /// at such ties.)
 #[test]
 fn long_feeders_at_fine_samples() {
-    let fig10 = include_str!("../../../examples/jersey_fig10.toml").replacen("duration = \"100s\"", "duration = \"30s\"", 1);
+    let fig10 = include_str!("../../../examples/jersey_fig10.toml");
     for seed in [1, 2] {
         for interval in ["1ms", "50ms"] {
-            let toml = fig10.replacen("sample_interval = \"100ms\"", &format!("sample_interval = \"{interval}\""), 1);
+            let toml = variant(fig10, &["duration=30s", &format!("sample_interval={interval}")]);
             assert_same(&format!("fig10, {interval} samples"), &toml, seed, None, &[1, 2]);
         }
     }

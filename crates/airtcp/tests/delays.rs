@@ -4,31 +4,14 @@
 
 mod common;
 
-use common::run;
+use common::{fig10_path, run, variant};
 
-/// S –10 Mb/s, 45 ms– BS –2 Mb/s, 1 ms– D (TCP-Jersey Fig. 10's path without loss), with a
-/// `bs_buffer`-packet DropTail queue at BS and `flows` appended.
+/// TCP-Jersey Fig. 10's path without loss (`common::fig10_path`, 30 s, a 1000-packet queue at S)
+/// with a `bs_buffer`-packet DropTail queue at BS, `warmup`, and `flows` appended.
 fn path(bs_buffer: u32, warmup: &str, flows: &str) -> String {
-    format!(
-        r#"
-duration = "30s"
-warmup = "{warmup}"
-nodes = ["S", "BS", "D"]
-[[links]]
-from = "S"
-to = "BS"
-rate = "10Mbps"
-delay = "45ms"
-queue = {{ kind = "droptail", limit_pkts = 1000 }}
-[[links]]
-from = "BS"
-to = "D"
-rate = "2Mbps"
-delay = "1ms"
-queue = {{ kind = "droptail", limit_pkts = {bs_buffer} }}
-{flows}
-"#
-    )
+    let warmup = format!("warmup={warmup}");
+    let sets = ["name=unnamed", &warmup, "links.0.queue.limit_pkts=1000", "links.1.channel=none"];
+    variant(&format!("{}{flows}", fig10_path(0.0, bs_buffer, 30)), &sets)
 }
 
 /// Serialization time of `bytes` at `bps`, seconds.

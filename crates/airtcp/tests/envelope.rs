@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{fig10, mean_sd};
+use common::{fig10, mean_sd, variant};
 
 const SEEDS: u64 = 5;
 
@@ -35,7 +35,8 @@ fn goodput(loss: f64, recovery: &str, cc: &str) -> f64 {
     };
     let g: Vec<f64> = (1..=SEEDS)
         .map(|sd| {
-            let text = fig10(loss, recovery, 50, 100, &format!("rwnd_pkts = 15\ncc = \"{cc}\"\n{needs}")).replace("45ms", "29ms");
+            let text =
+                variant(&fig10(loss, recovery, 50, 100, &format!("rwnd_pkts = 15\ncc = \"{cc}\"\n{needs}")), &["links.0.delay=29ms"]);
             airtcp::run_toml(&text, Some(sd)).unwrap().summary.flows[0].goodput_bps
         })
         .collect();

@@ -1,6 +1,8 @@
 //! Stopping a run early (Ctrl-C): a set flag ends it with `None`; a flag never set changes nothing.
 
 use std::sync::atomic::AtomicBool;
+mod common;
+use common::variant;
 
 const FIG10: &str = include_str!("../../../examples/jersey_fig10.toml");
 
@@ -10,8 +12,7 @@ const FIG10: &str = include_str!("../../../examples/jersey_fig10.toml");
 /// slice boundaries, the later slices sized by the event count.
 #[test]
 fn unset_flag_gives_the_same_results_as_run() {
-    let text = FIG10.replacen("duration = \"100s\"", "duration = \"1000s\"", 1);
-    assert_ne!(text, FIG10);
+    let text = variant(FIG10, &["duration=1000s"]);
     let scenario = airtcp::scenario::parse(&text).unwrap();
     let plain = airtcp::sim::Simulator::build(&scenario, 7).unwrap().run_in_one_slice();
     let never = AtomicBool::new(false);
@@ -26,12 +27,7 @@ fn unset_flag_gives_the_same_results_as_run() {
 /// `run_many` starts none of its jobs.
 #[test]
 fn set_flag_stops_runs_and_jobs() {
-    let long = FIG10.replacen("duration = \"100s\"", "duration = \"1000000s\"", 1).replacen(
-        "sample_interval = \"100ms\"",
-        "sample_interval = \"10s\"",
-        1,
-    );
-    assert_ne!(long, FIG10);
+    let long = variant(FIG10, &["duration=1000000s", "sample_interval=10s"]);
     let stop = AtomicBool::new(true);
     assert!(airtcp::run_toml_in_until_stopped(&long, None, None, &stop).unwrap().is_none());
     let jobs: Vec<airtcp::Job> = (0..3).map(|s| (long.clone(), Some(s), None)).collect();

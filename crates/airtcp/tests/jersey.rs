@@ -7,7 +7,7 @@ mod common;
 
 use airtcp::output::{FlowSummary, LinkSummary};
 use airtcp::RunOutput;
-use common::{mean_sd, run};
+use common::{fig10, mean_sd, run, variant};
 
 fn seeds() -> u64 {
     10
@@ -40,43 +40,12 @@ fn report(label: &str, out: &RunOutput) {
     eprintln!("{label}: {}", links.join("; "));
 }
 
-/// TCP-Jersey Fig. 10 with a CW queue at the base station (threshold 1/3 of 50 packets);
-/// `cw_extra` adds keys to the CW queue table.
-fn fig10_cw(loss: f64, flow: &str, cbr: &str) -> String {
-    fig10_cw_with(loss, flow, cbr, "")
-}
-
-fn fig10_cw_with(loss: f64, flow: &str, cbr: &str, cw_extra: &str) -> String {
-    format!(
-        r#"
-name = "fig10-cw"
-duration = "100s"
-warmup = "10s"
-nodes = ["S", "BS", "D"]
-[[links]]
-from = "S"
-to = "BS"
-rate = "10Mbps"
-delay = "45ms"
-queue = {{ kind = "droptail", limit_pkts = 50 }}
-[[links]]
-from = "BS"
-to = "D"
-rate = "2Mbps"
-delay = "1ms"
-queue = {{ kind = "cw", limit_pkts = 50{cw_extra} }}
-channel = {{ kind = "uniform", loss = {loss} }}
-[[flows]]
-kind = "tcp"
-name = "ftp"
-src = "S"
-dst = "D"
-mss_bytes = 1000
-min_rto = "200ms"
-{flow}
-{cbr}
-"#
-    )
+/// TCP-Jersey Fig. 10 (`common::fig10`: 50-packet buffers, 100 s) with a CW queue at the base
+/// station (threshold 1/3 of 50 packets), the flow options `cc` needs and `recovery`; `cbr` is
+/// appended after the flow (a second flow table) and `sets` are further overrides.
+fn fig10_cw(loss: f64, cc: &str, recovery: &str, cbr: &str, sets: &[&str]) -> String {
+    let base = fig10(loss, recovery, 50, 100, &format!("{}\n{cbr}", cc_lines(cc)));
+    variant(&base, &[&["name=fig10-cw", "links.1.queue.kind=cw"], sets].concat())
 }
 
 /// Jersey Fig. 2/3: 1.5 Mb/s, 10 ms, a buffer that never overflows, CBR (1000-B datagrams)
@@ -186,9 +155,7 @@ fn marked_fraction(outs: &[RunOutput], link: &str) -> f64 {
 /// the CW average has risen, so the fraction rests on a few dozen verdicts.
 #[test]
 fn loss_differentiation_fig12_voip_load() {
-    let base = include_str!("../../../experiments/jersey/fig12.toml");
-    assert_eq!(base.matches("cc = \"reno\"").count(), 1);
-    let text = base.replace("cc = \"reno\"", "cc = \"jersey\"\necn = true");
+    let text = variant(include_str!("../../../experiments/jersey/fig12.toml"), &["flows.0.cc=jersey", "flows.0.ecn=true"]);
     let outs: Vec<RunOutput> = (1..=seeds()).map(|seed| run(&text, seed)).collect();
     for (k, o) in outs.iter().enumerate() {
         report(&format!("jersey + 5 VoIP seed {}", k + 1), o);
@@ -229,8 +196,7 @@ fn loss_differentiation_with_overflow_and_channel_loss() {
     for recovery in ["reno", "newreno"] {
         let mut outs = Vec::new();
         for seed in 1..=seeds() {
-            let flow = format!("{}\nrecovery = \"{recovery}\"", cc_lines("jersey"));
-            let out = run(&fig10_cw_with(0.01, &flow, &cbr, ", drop_non_ect = false"), seed);
+            let out = run(&fig10_cw(0.01, "jersey", recovery, &cbr, &["links.1.queue.drop_non_ect=false"]), seed);
             report(&format!("jersey/{recovery} seed {seed}"), &out);
             outs.push(out);
         }
@@ -256,7 +222,7 @@ fn fig11_goodput_at_one_percent() {
     let g = |cc: &str| -> f64 {
         let xs: Vec<f64> = (1..=seeds())
             .map(|seed| {
-                let out = run(&fig10_cw(0.01, &format!("{}\nrecovery = \"reno\"", cc_lines(cc)), ""), seed);
+                let out = run(&fig10_cw(0.01, cc, "reno", "", &[]), seed);
                 if cc == "jersey" {
                     report(&format!("jersey seed {seed}"), &out);
                 }
@@ -391,7 +357,6 @@ fn table1_jersey_fairness() {
 fn table2_jersey_reno_shares() {
     let fair = 20e6 * 1000.0 / 1040.0 / 20.0;
     let base = include_str!("../../../experiments/jersey/mix.toml");
-    assert!(base.contains("loss = 0.0"));
     let group_means = |out: &RunOutput| {
         let mean = |cc: &str| {
             let xs: Vec<f64> = out.summary.flows.iter().filter(|f| f.cc.as_deref() == Some(cc)).map(|f| f.goodput_bps).collect();
@@ -411,7 +376,7 @@ fn table2_jersey_reno_shares() {
     }
     let (mut js, mut rs) = (Vec::new(), Vec::new());
     for seed in 1..=seeds() {
-        let out = run(&base.replace("loss = 0.0", "loss = 0.001"), seed);
+        let out = run(&variant(base, &["links.1.channel.loss=0.001"]), seed);
         let (j, r) = group_means(&out);
         js.push(j);
         rs.push(r);

@@ -7,6 +7,8 @@
 //! the cases worked by hand.
 
 use airtcp::{LinkSummary, RunOutput};
+mod common;
+use common::variant;
 
 fn identity(l: &LinkSummary) -> bool {
     l.offered_packets == l.arrived_packets + l.overflow_drops + l.early_drops + l.lost_packets + l.held_packets
@@ -97,14 +99,12 @@ fn every_link_conserves_packets_at_any_end() {
     let hsdpa = include_str!("../../../experiments/hsdpa/cell9.toml");
     for (name, base, arq) in [("fig10", fig10, false), ("fig10 + ARQ", fig10, true), ("hsdpa", hsdpa, false)] {
         for duration in ["1234567us", "3s", "7777777us"] {
-            let mut doc: toml::Table = base.parse().unwrap();
-            doc.insert("duration".into(), duration.into());
-            doc.remove("warmup");
+            let duration = format!("duration={duration}");
+            let mut sets = vec![duration.as_str(), "warmup=0s"];
             if arq {
-                let links = doc["links"].as_array_mut().unwrap();
-                links[1].as_table_mut().unwrap().insert("link_retransmission".into(), true.into());
+                sets.push("links.1.link_retransmission=true");
             }
-            let out = run(&doc.to_string());
+            let out = run(&variant(base, &sets));
             for l in &out.summary.links {
                 assert!(identity(l), "{name}, {duration}: {l:?}");
                 assert!(l.offered_packets > 0, "{name}, {duration}: {} idle", l.name);

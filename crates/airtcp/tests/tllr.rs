@@ -2,7 +2,7 @@
 //! §2.3's "New-Reno with TLLR") checked against a renewal argument worked by hand.
 
 mod common;
-use common::run;
+use common::{fig10, run, variant};
 
 /// A saturated TCP flow over a 2 Mb/s hop that loses each frame with probability p and repairs it
 /// locally: TCP itself sees no loss, and the hop's time per delivered 1040-B frame is
@@ -13,36 +13,9 @@ use common::run;
 /// Link retransmissions per delivered frame: p/(1 − p) = 0.0526.
 #[test]
 fn tllr_goodput_matches_the_renewal_model() {
-    let text = r#"
-name = "tllr"
-duration = "100s"
-warmup = "10s"
-nodes = ["S", "BS", "D"]
-
-[[links]]
-from = "S"
-to = "BS"
-rate = "100Mbps"
-delay = "1ms"
-queue = { kind = "droptail", limit_pkts = 1000 }
-
-[[links]]
-from = "BS"
-to = "D"
-rate = "2Mbps"
-delay = "1ms"
-queue = { kind = "droptail", limit_pkts = 1000 }
-channel = { kind = "uniform", loss = 0.05 }
-link_retransmission = true
-
-[[flows]]
-kind = "tcp"
-name = "ftp"
-src = "S"
-dst = "D"
-rwnd_pkts = 200
-min_rto = "200ms"
-"#;
+    // TCP-Jersey Fig. 10's path with a 100 Mb/s, 1 ms first hop, 1000-packet buffers and 5% loss.
+    let sets = ["name=tllr", "links.0.rate=100Mbps", "links.0.delay=1ms", "links.1.link_retransmission=true", "flows.0.rwnd_pkts=200"];
+    let text = &variant(&fig10(0.05, "newreno", 1000, 100, ""), &sets);
     let tx = 1040.0 * 8.0 / 2e6;
     let (p, d, t) = (0.05f64, 0.001, 0.1);
     let e = tx + p * (2.0 * tx + 2.0 * d) + (p * p / (1.0 - p)) * (t + tx);

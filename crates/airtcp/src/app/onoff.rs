@@ -105,10 +105,6 @@ impl OnOffSource {
         }
         sent
     }
-
-    pub fn is_on(&self) -> bool {
-        self.on
-    }
 }
 
 #[cfg(test)]

@@ -66,18 +66,6 @@ impl VoipPool {
         }
     }
 
-    /// Mean payload rate the pool offers in the long run, b/s: carried Erlangs × activity × rate.
-    pub fn analytic_load_bps(&self) -> f64 {
-        let a = self.mean_holding_ns / self.mean_interarrival_ns;
-        let carried = a * (1.0 - erlang_b(self.calls.len() as u32, a));
-        carried * self.params.activity() * self.params.rate_bps as f64
-    }
-
-    /// Calls in progress.
-    pub fn active_calls(&self) -> usize {
-        self.calls.iter().filter(|c| c.is_some()).count()
-    }
-
     /// When the pool next needs waking (`None` after `stop`).
     pub fn next_wake(&self) -> Option<SimTime> {
         let t = self.calls.iter().flatten().map(|c| c.next_wake()).fold(self.next_arrival, SimTime::min);

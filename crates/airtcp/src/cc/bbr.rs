@@ -75,13 +75,13 @@ use crate::time::{SimDuration, SimTime, NS_PER_S};
 
 /// draft-00 §4.3.2 / tcp_bbr.c `bbr_high_gain`: 2/ln 2, the smallest gain that doubles the
 /// delivery rate each round in Startup.
-pub const HIGH_GAIN: f64 = 2.0 / std::f64::consts::LN_2;
+pub(crate) const HIGH_GAIN: f64 = 2.0 / std::f64::consts::LN_2;
 
 /// draft-00 §4.3.4.3 / tcp_bbr.c `bbr_pacing_gain[]`: the ProbeBW pacing-gain cycle.
-pub const GAIN_CYCLE: [f64; 8] = [1.25, 0.75, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0];
+pub(crate) const GAIN_CYCLE: [f64; 8] = [1.25, 0.75, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0];
 
 /// draft-00 §4.2.3.3 / tcp_bbr.c `bbr_cwnd_min_target`: BBRMinPipeCwnd, segments.
-pub const MIN_PIPE_CWND_PKTS: u64 = 4;
+pub(crate) const MIN_PIPE_CWND_PKTS: u64 = 4;
 
 /// BBR's parameters (`[flows.cc_params]` with `cc = "bbr"`).
 #[derive(Debug, Clone, Deserialize)]

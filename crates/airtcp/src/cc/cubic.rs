@@ -114,18 +114,18 @@ impl CubicParams {
 }
 
 /// RFC 9438 §4.2 eq. (2): K = ∛((W_max − cwnd_epoch)/C), seconds (segments and segments/s³ in).
-pub fn k_s(w_max: f64, cwnd_epoch: f64, c: f64) -> f64 {
+pub(crate) fn k_s(w_max: f64, cwnd_epoch: f64, c: f64) -> f64 {
     ((w_max - cwnd_epoch) / c).cbrt()
 }
 
 /// RFC 9438 §4.2 eq. (1): W_cubic(t) = C·(t − K)³ + W_max, segments.
-pub fn w_cubic(c: f64, t_s: f64, k_s: f64, w_max: f64) -> f64 {
+pub(crate) fn w_cubic(c: f64, t_s: f64, k_s: f64, w_max: f64) -> f64 {
     c * (t_s - k_s).powi(3) + w_max
 }
 
 /// RFC 9438 §4.3: α_cubic = 3(1 − β_cubic)/(1 + β_cubic), the AIMD increase that matches Reno's
 /// average window under β_cubic.
-pub fn alpha_cubic(beta: f64) -> f64 {
+pub(crate) fn alpha_cubic(beta: f64) -> f64 {
     3.0 * (1.0 - beta) / (1.0 + beta)
 }
 

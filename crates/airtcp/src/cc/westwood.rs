@@ -76,7 +76,7 @@ pub enum WestwoodFilter {
 }
 
 /// Shortest interval τ/m between the zero samples of the Jersey eq. (2) filter: 1 ms.
-pub const MIN_ZERO_SAMPLE_INTERVAL_NS: u64 = 1_000_000;
+pub(crate) const MIN_ZERO_SAMPLE_INTERVAL_NS: u64 = 1_000_000;
 
 /// Largest `m`: each zero sample scales the estimate by (2m − 1)/(2m + 1), so a silence costs up
 /// to some 750·m steps before the estimate stops changing (see `TustinEstimator::advance_to`).

@@ -79,7 +79,7 @@ use std::f64::consts::{SQRT_2, TAU};
 
 /// Speed of light in vacuum (m/s, exact by SI definition): turns a carrier frequency into a wavelength
 /// for the Doppler shift `f_d = v/λ = v f_c / c` (thesis §2.3.1, footnote 4).
-pub const SPEED_OF_LIGHT_M_PER_S: f64 = 299_792_458.0;
+pub(crate) const SPEED_OF_LIGHT_M_PER_S: f64 = 299_792_458.0;
 
 /// The thesis's packet time `T = t_tcp`: one 1000-byte segment at 2 Mb/s (thesis §2.3.2.4) is 4 ms.
 /// Integer nanoseconds, like every simulator time.
@@ -87,7 +87,7 @@ pub const THESIS_PACKET_TIME_NS: u64 = 4_000_000;
 
 /// The carrier that, with speeds read in m/s, reproduces the thesis's burst table: 900 MHz
 /// (λ = 1/3 m). Kept for the record; use [`THESIS_EFFECTIVE_CARRIER_HZ`] with speeds in km/h.
-pub const THESIS_NOMINAL_CARRIER_HZ: f64 = 900.0e6;
+pub(crate) const THESIS_NOMINAL_CARRIER_HZ: f64 = 900.0e6;
 
 /// The carrier that reproduces the thesis's burst table (all ten entries within 0.83%) when the
 /// speed is given in km/h to [`doppler_fd_t`]: 3.6 × 900 MHz = 3.24 GHz, because the thesis's

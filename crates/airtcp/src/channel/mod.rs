@@ -17,7 +17,7 @@ pub use gilbert_elliott::{GilbertElliott, Transitions};
 pub use uniform::UniformLoss;
 
 use crate::engine::RngStream;
-use crate::scenario::{ChannelSpec, EffectSpec};
+use crate::scenario::EffectSpec;
 
 /// The fate of one packet on a channel.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -91,63 +91,55 @@ impl Channel {
     }
 }
 
-fn effect_of(e: EffectSpec) -> Effect {
-    match e {
-        EffectSpec::Loss => Effect::Loss,
-        EffectSpec::Corruption => Effect::Corruption,
+/// A channel's parameters, resolved once from its scenario table (by
+/// `scenario::validate::resolve_channel`): the alternatives a table may give — Gilbert–Elliott
+/// per packet or in continuous time, fading by `fd_t` or by speed — are settled into the one
+/// model the channel runs, so building a channel cannot meet a combination it would have to trust
+/// validation about.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ChannelParams {
+    /// Which packets are hit.
+    pub model: ModelParams,
+    /// What a hit does.
+    pub effect: Effect,
+}
+
+/// The parameters of an [`ErrorModel`], without its random stream (which depends on the seed).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ModelParams {
+    /// Never.
+    Perfect,
+    /// Independently with probability `loss`.
+    Uniform { loss: f64 },
+    /// By a two-state Markov chain (a fading channel is one, with errors 0 and 1).
+    GilbertElliott { transitions: Transitions, error_good: f64, error_bad: f64 },
+}
+
+impl ChannelParams {
+    /// A lossless channel (`kind = "none"`).
+    pub const PERFECT: ChannelParams = ChannelParams { model: ModelParams::Perfect, effect: Effect::Loss };
+}
+
+impl From<EffectSpec> for Effect {
+    fn from(e: EffectSpec) -> Effect {
+        match e {
+            EffectSpec::Loss => Effect::Loss,
+            EffectSpec::Corruption => Effect::Corruption,
+        }
     }
 }
 
 impl Channel {
-    /// Builds the channel a scenario's channel table describes, its random streams derived from
-    /// `seed` and `label`.
-    pub fn from_spec(spec: &ChannelSpec, seed: u64, label: &str) -> Channel {
-        let mut c = Self::model_from_spec(spec, RngStream::new(seed, label));
-        if c.effect == Effect::Corruption {
-            c.header_rng = Some(RngStream::new(seed, &format!("{label}:header")));
-        }
-        c
-    }
-
-    fn model_from_spec(spec: &ChannelSpec, rng: RngStream) -> Channel {
-        match spec {
-            ChannelSpec::None => Channel::PERFECT,
-            ChannelSpec::Uniform(u) => {
-                Channel { model: ErrorModel::Uniform(UniformLoss::new(u.loss, rng)), effect: effect_of(u.effect), header_rng: None }
+    /// Builds the channel `params` describe, its random streams derived from `seed` and `label`.
+    pub fn new(params: &ChannelParams, seed: u64, label: &str) -> Channel {
+        let model = match params.model {
+            ModelParams::Perfect => return Channel::PERFECT,
+            ModelParams::Uniform { loss } => ErrorModel::Uniform(UniformLoss::new(loss, RngStream::new(seed, label))),
+            ModelParams::GilbertElliott { transitions, error_good, error_bad } => {
+                ErrorModel::GilbertElliott(GilbertElliott::new(transitions, error_good, error_bad, RngStream::new(seed, label)))
             }
-            ChannelSpec::GilbertElliott(g) => {
-                let tr = match (g.p_stay_good, g.q_stay_bad, g.mean_good, g.mean_bad) {
-                    (Some(p), Some(q), _, _) => Transitions::PerPacket { p_stay_good: p, q_stay_bad: q },
-                    (_, _, Some(mg), Some(mb)) => {
-                        Transitions::ContinuousTime { mean_good_ns: mg.as_nanos() as f64, mean_bad_ns: mb.as_nanos() as f64 }
-                    }
-                    _ => unreachable!("validated"),
-                };
-                Channel {
-                    model: ErrorModel::GilbertElliott(GilbertElliott::new(tr, g.error_good, g.error_bad, rng)),
-                    effect: effect_of(g.effect),
-                    header_rng: None,
-                }
-            }
-            ChannelSpec::Fading(f) => {
-                let fd_t = match (f.fd_t, f.speed_kmh) {
-                    (Some(d), _) => d,
-                    (None, Some(v)) => fading::doppler_fd_t(
-                        v,
-                        f.carrier_hz.unwrap_or(fading::THESIS_EFFECTIVE_CARRIER_HZ),
-                        f.packet_time.map_or(fading::THESIS_PACKET_TIME_NS, |t| t.as_nanos()),
-                    ),
-                    (None, None) => unreachable!("validated"),
-                };
-                // Thesis §2.3.1 [24]: error probability 0 in the good state, 1 in the bad one.
-                let (leave_good, leave_bad) = fading::markov_complements(f.error_rate, fd_t);
-                let tr = Transitions::PerPacket { p_stay_good: 1.0 - leave_good, q_stay_bad: 1.0 - leave_bad };
-                Channel {
-                    model: ErrorModel::GilbertElliott(GilbertElliott::new(tr, 0.0, 1.0, rng)),
-                    effect: effect_of(f.effect),
-                    header_rng: None,
-                }
-            }
-        }
+        };
+        let header_rng = (params.effect == Effect::Corruption).then(|| RngStream::new(seed, &format!("{label}:header")));
+        Channel { model, effect: params.effect, header_rng }
     }
 }

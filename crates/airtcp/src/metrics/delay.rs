@@ -14,7 +14,7 @@ use hdrhistogram::Histogram;
 /// bucket, so a reported percentile is within 1% of the exact sample percentile (before the
 /// microsecond rounding below). Two digits cost about 7 kB for delays up to 1 s, 11 kB up to
 /// 100 s; three would cost 45–75 kB a flow, too much for 10⁵-flow runs.
-pub const SIGNIFICANT_DIGITS: u8 = 2;
+pub(crate) const SIGNIFICANT_DIGITS: u8 = 2;
 
 /// Bytes a flow's histogram may take when it covers delays up to `max_delay_ns` (the memory
 /// estimate's bound; the histogram grows only as far as the largest delay recorded).

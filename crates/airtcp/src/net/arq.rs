@@ -85,14 +85,13 @@ pub fn repair(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::model::{ChannelSpec, EffectSpec, UniformSpec};
+    use crate::channel::{ChannelParams, Effect, ModelParams};
     use crate::time::DataRate;
 
     const MS: u64 = 1_000_000;
 
     fn channel(loss: f64) -> Channel {
-        let spec = ChannelSpec::Uniform(UniformSpec { loss, effect: EffectSpec::default() });
-        Channel::from_spec(&spec, 1, "test")
+        Channel::new(&ChannelParams { model: ModelParams::Uniform { loss }, effect: Effect::Loss }, 1, "test")
     }
 
     /// A channel that loses every frame: 1 + 10 attempts, then the frame is lost for good. At

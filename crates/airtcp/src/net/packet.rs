@@ -22,9 +22,9 @@ pub const MAX_TCP_OPTION_BYTES: u32 = 40;
 /// a 16-bit checksum of the TCP header and pseudo-IP header.
 pub const HACK_HEADER_CHECKSUM_OPTION_BYTES: u32 = 4;
 /// CAIAD Fig. 1(a): the corruption option, "Kind | Length=6 | 32-bit corrupted segment's sequence number".
-pub const CORRUPTION_OPTION_LEN: u32 = 6;
+pub(crate) const CORRUPTION_OPTION_LEN: u32 = 6;
 /// CAIAD Fig. 1(b): the No-Congestion option, "Kind | Length = 3 | No-Congestion flag".
-pub const NO_CONGESTION_OPTION_LEN: u32 = 3;
+pub(crate) const NO_CONGESTION_OPTION_LEN: u32 = 3;
 
 /// Option bytes a CAIAD receiver adds to an ACK: the corruption option (6 bytes) and/or the
 /// No-Congestion option (3 bytes), together padded to a 4-byte boundary (the TCP data offset
@@ -251,11 +251,6 @@ impl PacketArena {
     /// Packets currently allocated (in queues or on links).
     pub fn live(&self) -> usize {
         self.live
-    }
-
-    /// Slots ever allocated: the arena's high-water mark.
-    pub fn capacity_used(&self) -> usize {
-        self.slots.len()
     }
 }
 

@@ -38,11 +38,11 @@ use std::time::Duration;
 
 /// RFC 4727 experimental option kind used for CAIAD's corruption option and TCP HACK's header
 /// checksum (told apart by their lengths, 6 and 4).
-pub const EXPERIMENTAL_KIND_1: u8 = 253;
+pub(crate) const EXPERIMENTAL_KIND_1: u8 = 253;
 /// RFC 4727 experimental option kind used for CAIAD's No-Congestion option.
-pub const EXPERIMENTAL_KIND_2: u8 = 254;
+pub(crate) const EXPERIMENTAL_KIND_2: u8 = 254;
 /// Port of every flow's receiving end.
-pub const RECEIVER_PORT: u16 = 9;
+pub(crate) const RECEIVER_PORT: u16 = 9;
 
 /// Why a packet is in the companion log.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -210,13 +210,13 @@ impl Capture {
 }
 
 /// IPv4 address of node `n`: 10.0.x.y with x.y = n + 1 (at most 10⁴ nodes, so it fits).
-pub fn node_ip(n: u32) -> [u8; 4] {
+pub(crate) fn node_ip(n: u32) -> [u8; 4] {
     let v = n + 1;
     [10, (v >> 16) as u8, (v >> 8) as u8, v as u8]
 }
 
 /// Port of flow `f`'s sending end.
-pub fn sender_port(f: u32) -> u16 {
+pub(crate) fn sender_port(f: u32) -> u16 {
     1024 + (f % 64512) as u16
 }
 

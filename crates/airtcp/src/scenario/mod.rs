@@ -3,6 +3,7 @@
 
 pub mod model;
 pub mod overrides;
+pub mod plan;
 pub mod validate;
 
 pub use model::*;

@@ -21,14 +21,14 @@ pub fn apply_overrides(text: &str, sets: &[&str]) -> Result<String, String> {
 }
 
 /// Applies one `dotted.path=value` assignment to `doc` in place.
-pub fn apply_override(doc: &mut Table, assignment: &str) -> Result<(), String> {
+pub(crate) fn apply_override(doc: &mut Table, assignment: &str) -> Result<(), String> {
     let (key, raw) =
         assignment.split_once('=').ok_or_else(|| format!("--set '{assignment}': expected KEY=VALUE, e.g. flows.0.recovery=sack"))?;
     set_path(doc, key, parse_value(raw.trim())).map_err(|e| format!("--set '{assignment}': {e}"))
 }
 
 /// Reads an override value as a TOML value, or keeps it as a string.
-pub fn parse_value(text: &str) -> Value {
+pub(crate) fn parse_value(text: &str) -> Value {
     match format!("v = {text}").parse::<Table>() {
         Ok(mut t) => t.remove("v").unwrap_or_else(|| Value::String(text.into())),
         Err(_) => Value::String(text.into()),
@@ -36,7 +36,7 @@ pub fn parse_value(text: &str) -> Value {
 }
 
 /// Sets `doc[a][b][0][c] = value` for the dotted path `key = "a.b.0.c"`.
-pub fn set_path(doc: &mut Table, key: &str, value: Value) -> Result<(), String> {
+pub(crate) fn set_path(doc: &mut Table, key: &str, value: Value) -> Result<(), String> {
     let key = key.trim();
     let parts: Vec<&str> = key.split('.').collect();
     if key.is_empty() || parts.iter().any(|p| p.is_empty()) {

@@ -4,7 +4,12 @@
 use std::collections::HashMap;
 
 use super::model::*;
+use super::plan::{FlowPlan, LinkPlan, Plan, TcpPlan};
 use super::ScenarioError;
+use crate::channel::{ChannelParams, ModelParams, Transitions};
+use crate::net::capacity::hsdpa::CellParams;
+use crate::net::capacity::trace::Opportunities;
+use crate::net::capacity::{Capacity, RateSchedule, TraceCapacity};
 use crate::net::RoutingTable;
 use crate::time::{DataRate, SimDuration};
 
@@ -14,16 +19,16 @@ fn err<T>(field: impl std::fmt::Display, msg: impl std::fmt::Display) -> Result<
 
 /// The most nodes a scenario may name. Routing keeps a next hop for every (node, destination)
 /// pair, 4 bytes each: 400 MB at this bound.
-pub const MAX_NODES: usize = 10_000;
+pub(crate) const MAX_NODES: usize = 10_000;
 
 /// The longest queue, receiver window or initial window, in packets. A million 1500-byte packets
 /// is 1.5 GB of buffer: beyond it a value is a typo, and it would size allocations.
-pub const MAX_PKTS: u32 = 1_000_000;
+pub(crate) const MAX_PKTS: u32 = 1_000_000;
 
 /// The shortest mean time or period of anything that recurs on its own (timers, on/off and call
 /// processes, Gilbert–Elliott sojourns): 1 µs. Below it a single flow or channel makes a billion
 /// events per simulated second, and the run looks hung (1 ns used to).
-pub const MIN_PERIOD_NS: u64 = 1_000;
+pub(crate) const MIN_PERIOD_NS: u64 = 1_000;
 
 /// A count in packets (queue limit, windows): 1 to [`MAX_PKTS`].
 fn pkts(field: String, v: u32) -> Result<(), ScenarioError> {
@@ -92,14 +97,19 @@ fn check_queue(field: &str, q: &QueueSpec) -> Result<(), ScenarioError> {
     Ok(())
 }
 
-fn check_channel(field: &str, c: &ChannelSpec) -> Result<(), ScenarioError> {
-    match c {
-        ChannelSpec::None => Ok(()),
-        ChannelSpec::Uniform(UniformSpec { loss, .. }) => probability(format!("{field}.loss"), *loss),
+/// Checks a channel table and resolves it into the parameters of the one model it describes
+/// (`p_stay_good`/`q_stay_bad` or `mean_good`/`mean_bad`; `fd_t` or `speed_kmh`).
+pub fn resolve_channel(field: &str, c: &ChannelSpec) -> Result<ChannelParams, ScenarioError> {
+    let (model, effect) = match c {
+        ChannelSpec::None => return Ok(ChannelParams::PERFECT),
+        ChannelSpec::Uniform(UniformSpec { loss, effect }) => {
+            probability(format!("{field}.loss"), *loss)?;
+            (ModelParams::Uniform { loss: *loss }, *effect)
+        }
         ChannelSpec::GilbertElliott(g) => {
             probability(format!("{field}.error_good"), g.error_good)?;
             probability(format!("{field}.error_bad"), g.error_bad)?;
-            match (g.p_stay_good, g.q_stay_bad, g.mean_good, g.mean_bad) {
+            let transitions = match (g.p_stay_good, g.q_stay_bad, g.mean_good, g.mean_bad) {
                 (Some(p), Some(q), None, None) => {
                     probability(format!("{field}.p_stay_good"), p)?;
                     probability(format!("{field}.q_stay_bad"), q)?;
@@ -111,19 +121,24 @@ fn check_channel(field: &str, c: &ChannelSpec) -> Result<(), ScenarioError> {
                             "p_stay_good and q_stay_bad are both 1: the channel never changes state (allowed: p_stay_good + q_stay_bad < 2)",
                         );
                     }
-                    Ok(())
+                    Transitions::PerPacket { p_stay_good: p, q_stay_bad: q }
                 }
                 (None, None, Some(g_), Some(b)) => {
                     period(format!("{field}.mean_good"), g_)?;
-                    period(format!("{field}.mean_bad"), b)
+                    period(format!("{field}.mean_bad"), b)?;
+                    Transitions::ContinuousTime { mean_good_ns: g_.as_nanos() as f64, mean_bad_ns: b.as_nanos() as f64 }
                 }
-                _ => err(
-                    field,
-                    "give either p_stay_good and q_stay_bad (per-packet transitions) or mean_good and mean_bad (continuous time)",
-                ),
-            }
+                _ => {
+                    return err(
+                        field,
+                        "give either p_stay_good and q_stay_bad (per-packet transitions) or mean_good and mean_bad (continuous time)",
+                    )
+                }
+            };
+            (ModelParams::GilbertElliott { transitions, error_good: g.error_good, error_bad: g.error_bad }, g.effect)
         }
         ChannelSpec::Fading(f) => {
+            use crate::channel::fading;
             if !(f.error_rate > 0.0 && f.error_rate < 1.0) {
                 return err(format!("{field}.error_rate"), format!("{} is out of range (allowed: 0 < error_rate < 1)", f.error_rate));
             }
@@ -134,12 +149,13 @@ fn check_channel(field: &str, c: &ChannelSpec) -> Result<(), ScenarioError> {
                     err(format!("{field}.{name}"), format!("{x} is out of range (allowed: > 0)"))
                 }
             };
-            match (f.fd_t, f.speed_kmh) {
+            let fd_t = match (f.fd_t, f.speed_kmh) {
                 (Some(d), None) => {
                     positive_number("fd_t", d)?;
                     if f.carrier_hz.is_some() || f.packet_time.is_some() {
                         return err(field, "carrier_hz and packet_time only apply with speed_kmh");
                     }
+                    d
                 }
                 (None, Some(v)) => {
                     positive_number("speed_kmh", v)?;
@@ -149,12 +165,21 @@ fn check_channel(field: &str, c: &ChannelSpec) -> Result<(), ScenarioError> {
                     if let Some(t) = f.packet_time {
                         positive(format!("{field}.packet_time"), t)?;
                     }
+                    fading::doppler_fd_t(
+                        v,
+                        f.carrier_hz.unwrap_or(fading::THESIS_EFFECTIVE_CARRIER_HZ),
+                        f.packet_time.map_or(fading::THESIS_PACKET_TIME_NS, |t| t.as_nanos()),
+                    )
                 }
                 _ => return err(field, "give either fd_t or speed_kmh"),
-            }
-            Ok(())
+            };
+            // Thesis §2.3.1 [24]: error probability 0 in the good state, 1 in the bad one.
+            let (leave_good, leave_bad) = fading::markov_complements(f.error_rate, fd_t);
+            let transitions = Transitions::PerPacket { p_stay_good: 1.0 - leave_good, q_stay_bad: 1.0 - leave_bad };
+            (ModelParams::GilbertElliott { transitions, error_good: 0.0, error_bad: 1.0 }, f.effect)
         }
-    }
+    };
+    Ok(ChannelParams { model, effect: effect.into() })
 }
 
 /// The largest capacity trace file airtcp reads: 256 MiB holds some 30 million delivery
@@ -186,7 +211,7 @@ fn read_trace_file(field: &str, path: &std::path::Path) -> Result<String, Scenar
 
 /// The delivery opportunities of a trace capacity (read from its file, resolved against
 /// `base_dir`, or given inline), checked.
-pub fn trace_opportunities(field: &str, t: &TraceCapacitySpec, base_dir: Option<&std::path::Path>) -> Result<Vec<u64>, ScenarioError> {
+pub fn trace_opportunities(field: &str, t: &TraceCapacitySpec, base_dir: Option<&std::path::Path>) -> Result<Opportunities, ScenarioError> {
     let ms = match (&t.file, &t.opportunities_ms) {
         (Some(f), None) => {
             let path = match base_dir {
@@ -210,13 +235,15 @@ pub fn trace_opportunities(field: &str, t: &TraceCapacitySpec, base_dir: Option<
     Ok(ms)
 }
 
-/// Checks a capacity table; returns a trace's delivery opportunities (read once, here).
-fn check_capacity(field: &str, c: &CapacitySpec, base_dir: Option<&std::path::Path>) -> Result<Option<Vec<u64>>, ScenarioError> {
-    match c {
+/// Checks a capacity table and resolves it into the model it describes (a trace's file is read
+/// here, once).
+fn resolve_capacity(field: &str, c: &CapacitySpec, base_dir: Option<&std::path::Path>) -> Result<Capacity, ScenarioError> {
+    Ok(match c {
         CapacitySpec::Constant(k) => {
             if k.rate.bps() == 0 {
                 return err(format!("{field}.rate"), "must be greater than 0bps");
             }
+            Capacity::Constant(k.rate)
         }
         CapacitySpec::Schedule(sch) => {
             if sch.steps.is_empty() {
@@ -270,20 +297,26 @@ fn check_capacity(field: &str, c: &CapacitySpec, base_dir: Option<&std::path::Pa
                     }
                 }
             }
+            Capacity::Schedule(RateSchedule::new(
+                sch.steps.iter().map(|st| (st.at.as_nanos(), st.rate.bps())).collect(),
+                sch.repeat.map(|p| p.as_nanos()),
+            ))
         }
         CapacitySpec::Trace(t) => {
-            let ms = trace_opportunities(field, t, base_dir)?;
+            let trace = trace_opportunities(field, t, base_dir)?;
             // Average rate = opportunities · bytes · 8 per period (the last timestamp); under 1 b/s it
             // rounds to 0 and has no serialization time.
-            let period_ms = *ms.last().unwrap_or(&0) as u128;
-            if (ms.len() as u128) * t.opportunity_bytes as u128 * 8 * 1000 < period_ms {
+            if (trace.ms().len() as u128) * t.opportunity_bytes as u128 * 8 * 1000 < trace.period_ms() as u128 {
                 return err(field, "the trace's average rate is below 1 bit/s (allowed: at least 1 bit/s)");
             }
-            return Ok(Some(ms));
+            Capacity::Trace(TraceCapacity::new(&trace, t.opportunity_bytes))
         }
-        CapacitySpec::Hsdpa(h) => check_hsdpa(field, h)?,
-    }
-    Ok(None)
+        // The cell serves packets itself; the constant is its nominal (peak) rate for summaries.
+        CapacitySpec::Hsdpa(h) => {
+            check_hsdpa(field, h)?;
+            Capacity::Constant(DataRate(CellParams::from_spec(h).peak_bps()))
+        }
+    })
 }
 
 /// Range checks of an HSDPA cell (flow names of `ues` are checked with the flows).
@@ -340,44 +373,6 @@ fn check_hsdpa(field: &str, h: &HsdpaSpec) -> Result<(), ScenarioError> {
         }
     }
     Ok(())
-}
-
-/// The delivery opportunities of each link's trace capacities, [forward, reverse], as loaded by
-/// [`validate_and_load`] (so a trace file is read once per build).
-pub type LoadedTraces = Vec<[Option<Vec<u64>>; 2]>;
-
-/// A scenario resolved once by [`validate_and_load`]: what checking it read (trace files) and
-/// looked up (each TCP entry's window policy with its parameters, and its recovery strategy), for
-/// the simulator's builder to consume, so that building cannot meet a name or parameter it has to
-/// trust validation about.
-pub struct Plan {
-    /// Trace capacities' delivery opportunities per link.
-    pub traces: LoadedTraces,
-    /// Per `flows` entry: the resolved TCP choices; `None` for UDP entries.
-    pub tcp: Vec<Option<TcpPlan>>,
-}
-
-/// A TCP entry's resolved choices.
-pub struct TcpPlan {
-    /// Builds the entry's window policy, parameters checked: one instance per flow of the entry.
-    pub cc: crate::cc::Constructor,
-    /// What that policy needs from the flow (checked against the entry's options).
-    pub needs: crate::cc::Needs,
-    /// The loss-recovery strategy.
-    pub recovery: &'static crate::tcp::recovery::Strategy,
-    /// The estimates the policy declares beyond its first (each a time-series column).
-    pub extra_estimates: Vec<&'static str>,
-}
-
-impl Plan {
-    /// Distinct names of the estimates beyond the first that the scenario's policies declare: the
-    /// extra columns of the flow time series.
-    pub fn extra_estimate_columns(&self) -> u64 {
-        let mut names: Vec<&str> = self.tcp.iter().flatten().flat_map(|t| t.extra_estimates.iter().copied()).collect();
-        names.sort_unstable();
-        names.dedup();
-        names.len() as u64
-    }
 }
 
 /// Name of flow entry `i` (its `name`, or `"flow<i>"`).
@@ -450,9 +445,9 @@ pub fn validate(s: &Scenario) -> Result<(), ScenarioError> {
 }
 
 /// [`validate`], returning the scenario resolved ([`Plan`]).
-pub fn validate_and_load(s: &Scenario) -> Result<Plan, ScenarioError> {
-    let mut traces = LoadedTraces::new();
-    let mut tcp_plans = Vec::with_capacity(s.flows.len());
+pub fn validate_and_load(s: &Scenario) -> Result<Plan<'_>, ScenarioError> {
+    let mut link_plans = Vec::with_capacity(s.links.len());
+    let mut flow_plans = Vec::with_capacity(s.flows.len());
     if s.duration.as_nanos() == 0 {
         return err("duration", "must be greater than 0s");
     }
@@ -493,17 +488,18 @@ pub fn validate_and_load(s: &Scenario) -> Result<Plan, ScenarioError> {
         if f == t {
             return err(format!("links[{i}].to"), "a link must join two different nodes");
         }
-        let mut loaded: [Option<Vec<u64>>; 2] = [None, None];
-        match (&l.rate, &l.capacity) {
+        let capacity = match (&l.rate, &l.capacity) {
             (Some(r), None) => {
                 if r.bps() == 0 {
                     return err(format!("links[{i}].rate"), "must be greater than 0bps");
                 }
+                Capacity::Constant(*r)
             }
-            (None, Some(c)) => loaded[0] = check_capacity(&format!("links[{i}].capacity"), c, s.base_dir.as_deref())?,
+            (None, Some(c)) => resolve_capacity(&format!("links[{i}].capacity"), c, s.base_dir.as_deref())?,
             (Some(_), Some(_)) => return err(format!("links[{i}].capacity"), "give either rate or capacity, not both"),
             (None, None) => return err(format!("links[{i}].rate"), "a link needs a rate (or a capacity)"),
-        }
+        };
+        let mut cell = None;
         if let Some(CapacitySpec::Hsdpa(h)) = &l.capacity {
             if l.duplex && l.reverse_capacity.is_none() {
                 return err(
@@ -523,7 +519,9 @@ pub fn validate_and_load(s: &Scenario) -> Result<Plan, ScenarioError> {
                     );
                 }
             }
+            cell = Some(CellParams::from_spec(h));
         }
+        let mut reverse_capacity = None;
         if let Some(c) = &l.reverse_capacity {
             if !l.duplex {
                 return err(format!("links[{i}].reverse_capacity"), "only allowed on a duplex link");
@@ -534,9 +532,8 @@ pub fn validate_and_load(s: &Scenario) -> Result<Plan, ScenarioError> {
                     "an hsdpa cell is downlink only (allowed kinds here: constant, schedule, trace)",
                 );
             }
-            loaded[1] = check_capacity(&format!("links[{i}].reverse_capacity"), c, s.base_dir.as_deref())?;
+            reverse_capacity = Some(resolve_capacity(&format!("links[{i}].reverse_capacity"), c, s.base_dir.as_deref())?);
         }
-        traces.push(loaded);
         check_queue(&format!("links[{i}].queue"), &l.queue)?;
         if let Some(q) = &l.reverse_queue {
             if !l.duplex {
@@ -544,8 +541,8 @@ pub fn validate_and_load(s: &Scenario) -> Result<Plan, ScenarioError> {
             }
             check_queue(&format!("links[{i}].reverse_queue"), q)?;
         }
-        check_channel(&format!("links[{i}].channel"), &l.channel)?;
-        check_channel(&format!("links[{i}].reverse_channel"), &l.reverse_channel)?;
+        let channel = resolve_channel(&format!("links[{i}].channel"), &l.channel)?;
+        let reverse_channel = resolve_channel(&format!("links[{i}].reverse_channel"), &l.reverse_channel)?;
         if !l.duplex && !matches!(l.reverse_channel, ChannelSpec::None) {
             return err(format!("links[{i}].reverse_channel"), "only allowed on a duplex link");
         }
@@ -556,6 +553,7 @@ pub fn validate_and_load(s: &Scenario) -> Result<Plan, ScenarioError> {
             );
         }
         period(format!("links[{i}].link_retransmission_timeout"), l.link_retransmission_timeout)?;
+        link_plans.push(LinkPlan { capacity, reverse_capacity, cell, channel, reverse_channel });
         let mut dirs = vec![(f, t)];
         if l.duplex {
             dirs.push((t, f));
@@ -682,7 +680,7 @@ pub fn validate_and_load(s: &Scenario) -> Result<Plan, ScenarioError> {
                 if recovery.needs_sack && !t.sack {
                     return err(format!("flows[{i}].sack"), format!("recovery = \"{}\" needs sack = true", t.recovery));
                 }
-                tcp_plans.push(Some(TcpPlan { cc: cc.0, needs: cc.1, recovery, extra_estimates: cc.2 }));
+                flow_plans.push(FlowPlan::Tcp(t, TcpPlan { cc: cc.0, needs: cc.1, recovery, extra_estimates: cc.2 }));
                 if !(1..=65_000).contains(&t.mss_bytes) {
                     return err(format!("flows[{i}].mss_bytes"), format!("{} is out of range (allowed: 1 to 65000)", t.mss_bytes));
                 }
@@ -709,7 +707,10 @@ pub fn validate_and_load(s: &Scenario) -> Result<Plan, ScenarioError> {
                     period(format!("flows[{i}].delack_timeout"), t.delack_timeout)?;
                 }
             }
-            FlowSpec::OnOff(o) => check_onoff(i, o.rate, o.packet_bytes, o.mean_on, o.mean_off)?,
+            FlowSpec::OnOff(o) => {
+                check_onoff(i, o.rate, o.packet_bytes, o.mean_on, o.mean_off)?;
+                flow_plans.push(FlowPlan::OnOff(o));
+            }
             FlowSpec::Voip(v) => {
                 check_onoff(i, v.rate, v.packet_bytes, v.mean_on, v.mean_off)?;
                 if !(1..=10_000).contains(&v.sources) {
@@ -717,6 +718,7 @@ pub fn validate_and_load(s: &Scenario) -> Result<Plan, ScenarioError> {
                 }
                 period(format!("flows[{i}].call_interarrival"), v.call_interarrival)?;
                 period(format!("flows[{i}].call_duration"), v.call_duration)?;
+                flow_plans.push(FlowPlan::Voip(v));
             }
             FlowSpec::Cbr(c) => {
                 if c.packet_bytes == 0 || c.packet_bytes > 65_000 {
@@ -756,13 +758,11 @@ pub fn validate_and_load(s: &Scenario) -> Result<Plan, ScenarioError> {
                 for (k, st) in c.schedule.iter().enumerate() {
                     too_fast(format!("flows[{i}].schedule[{k}].rate"), st.rate.bps())?;
                 }
+                flow_plans.push(FlowPlan::Cbr(c));
             }
         }
-        if tcp_plans.len() == i {
-            tcp_plans.push(None); // a UDP entry
-        }
     }
-    let plan = Plan { traces, tcp: tcp_plans };
+    let plan = Plan { links: link_plans, flows: flow_plans };
     check_limits(s, one_way.len() as u64, &plan)?;
     Ok(plan)
 }
@@ -806,7 +806,6 @@ fn sample_count(s: &Scenario) -> u64 {
 
 /// [`MemoryEstimate`] of a validated scenario with `one_way_links` link directions.
 pub fn memory_estimate(s: &Scenario, one_way_links: u64, plan: &Plan) -> MemoryEstimate {
-    let traces = &plan.traces;
     use crate::output::{FlowSeries, LinkSeries};
     let (flows, samples) = (flow_count(s), sample_count(s));
     let n = s.nodes.len() as u64;
@@ -821,7 +820,7 @@ pub fn memory_estimate(s: &Scenario, one_way_links: u64, plan: &Plan) -> MemoryE
     let series = (samples.saturating_mul(flows))
         .saturating_mul(row_bytes)
         .saturating_add(samples.saturating_mul(one_way_links).saturating_mul(LinkSeries::ROW_BYTES));
-    let trace_bytes: u64 = traces.iter().flatten().flatten().map(|t| t.len() as u64 * 16).sum();
+    let trace_bytes: u64 = plan.trace_opportunities() * 16;
     let total = routing.saturating_add(flow_state).saturating_add(series).saturating_add(trace_bytes);
     MemoryEstimate { routing, flow_state, series, trace_bytes, total }
 }

@@ -9,16 +9,15 @@ use crate::channel::Channel;
 use crate::engine::{Event, EventQueue, RngStream};
 use crate::metrics::delay::OneWayDelays;
 use crate::metrics::loss_verdicts::LossVerdicts;
-use crate::net::capacity::hsdpa::{CellParams, HsdpaCell};
-use crate::net::capacity::{Capacity, RateSchedule, TraceCapacity};
+use crate::net::capacity::hsdpa::HsdpaCell;
 use crate::net::link::Ring;
 use crate::net::queue::{Aqm, CwState, Queue, RedParams, RedState};
 use crate::net::{Link, LinkStats, PacketArena, RoutingTable};
 use crate::output::{FlowSeries, LinkSeries};
-use crate::scenario::validate::{flow_instances, TcpPlan};
+use crate::scenario::plan::{FlowPlan, LinkPlan, Plan};
+use crate::scenario::validate::flow_instances;
 use crate::scenario::{
-    CapacitySpec, CwSpec, DropTailSpec, FlowSpec, OptionSizesSpec, PartialAckTimerSpec, QueueSpec, RedSpec, RtoRestartSpec, Scenario,
-    ScenarioError,
+    CwSpec, DropTailSpec, OptionSizesSpec, PartialAckTimerSpec, QueueSpec, RedSpec, RtoRestartSpec, Scenario, ScenarioError,
 };
 use crate::tcp::{Receiver, ReceiverConfig, Sender, SenderConfig};
 use crate::time::{DataRate, SimTime};
@@ -38,21 +37,6 @@ fn make_queue(spec: &QueueSpec, small_pkt_tx_ns: u64) -> Queue {
     }
 }
 
-fn make_capacity(rate: Option<DataRate>, spec: Option<&CapacitySpec>, trace: Option<&Vec<u64>>) -> Capacity {
-    match (rate, spec) {
-        (_, Some(CapacitySpec::Constant(c))) => Capacity::Constant(c.rate),
-        (_, Some(CapacitySpec::Schedule(sch))) => Capacity::Schedule(RateSchedule::new(
-            sch.steps.iter().map(|st| (st.at.as_nanos(), st.rate.bps())).collect(),
-            sch.repeat.map(|p| p.as_nanos()),
-        )),
-        (_, Some(CapacitySpec::Trace(t))) => Capacity::Trace(TraceCapacity::new(trace.expect("loaded by validation"), t.opportunity_bytes)),
-        // The cell serves packets itself; the constant is its nominal (peak) rate for summaries.
-        (_, Some(CapacitySpec::Hsdpa(h))) => Capacity::Constant(DataRate(CellParams::from_spec(h).peak_bps())),
-        (Some(r), None) => Capacity::Constant(r),
-        (None, None) => unreachable!("validated"),
-    }
-}
-
 /// ns-2's RED `mean_pktsize`: the "typical small packet" of RED's idle-time rule.
 const RED_SMALL_PACKET_BYTES: u32 = 500;
 
@@ -67,25 +51,29 @@ impl Simulator {
     /// Builds the network of a scenario (validating it) for the given seed.
     pub fn build(s: &Scenario, seed: u64) -> Result<Self, ScenarioError> {
         let plan = crate::scenario::validate::validate_and_load(s)?;
-        let traces = &plan.traces;
         // A map, not a scan: 10⁵ flows on a 10⁴-node topology would take 10⁹ comparisons.
         let ids: std::collections::HashMap<&str, u32> = s.nodes.iter().enumerate().map(|(i, n)| (n.as_str(), i as u32)).collect();
         let id = |n: &str| ids[n];
         let mut links = Vec::new();
         let mut cell_links = Vec::new();
-        for (i, l) in s.links.iter().enumerate() {
-            if let Some(CapacitySpec::Hsdpa(h)) = &l.capacity {
-                cell_links.push((links.len(), h, &l.queue));
+        // What the memory limit leaves for packets once the up-front estimate is taken.
+        let one_way = s.links.iter().map(|l| if l.duplex { 2 } else { 1 }).sum();
+        let up_front = crate::scenario::validate::memory_estimate(s, one_way, &plan).total;
+        let packet_cap = (s.limits.max_memory.0.saturating_sub(up_front) / crate::net::packet::PACKET_BYTES) as usize;
+        let Plan { links: link_plans, flows: flow_plans } = plan;
+        for (l, lp) in s.links.iter().zip(link_plans) {
+            let LinkPlan { capacity, reverse_capacity, cell, channel, reverse_channel } = lp;
+            if let Some(params) = cell {
+                cell_links.push((links.len(), params, &l.queue));
             }
             let (f, t) = (id(&l.from), id(&l.to));
-            let fwd_cap = make_capacity(l.rate, l.capacity.as_ref(), traces[i][0].as_ref());
-            let mut dirs = vec![(f, t, &l.queue, &l.channel, fwd_cap.clone())];
+            let mut dirs = vec![];
             if l.duplex {
-                let rev_cap = match &l.reverse_capacity {
-                    Some(c) => make_capacity(None, Some(c), traces[i][1].as_ref()),
-                    None => fwd_cap,
-                };
-                dirs.push((t, f, l.reverse_queue.as_ref().unwrap_or(&l.queue), &l.reverse_channel, rev_cap));
+                let rev_cap = reverse_capacity.unwrap_or_else(|| capacity.clone());
+                dirs.push((f, t, &l.queue, channel, capacity));
+                dirs.push((t, f, l.reverse_queue.as_ref().unwrap_or(&l.queue), reverse_channel, rev_cap));
+            } else {
+                dirs.push((f, t, &l.queue, channel, capacity));
             }
             for (a, b, q, c, capacity) in dirs {
                 let name = format!("{}->{}", s.nodes[a as usize], s.nodes[b as usize]);
@@ -97,7 +85,7 @@ impl Simulator {
                     capacity,
                     delay_ns: l.delay.as_nanos(),
                     queue: make_queue(q, small),
-                    channel: Channel::from_spec(c, seed, &format!("channel:{name}")),
+                    channel: Channel::new(&c, seed, &format!("channel:{name}")),
                     arq: l.link_retransmission.then_some(crate::net::arq::LinkArq {
                         max_retries: l.link_retransmission_max,
                         timeout_ns: l.link_retransmission_timeout.as_nanos(),
@@ -114,24 +102,18 @@ impl Simulator {
                 });
             }
         }
-        // What the memory limit leaves for packets once the up-front estimate is taken.
-        let up_front = crate::scenario::validate::memory_estimate(s, links.len() as u64, &plan).total;
-        let packet_cap = (s.limits.max_memory.0.saturating_sub(up_front) / crate::net::packet::PACKET_BYTES) as usize;
         let pairs: Vec<_> = links.iter().map(|l| (l.from, l.to)).collect();
         let routes = RoutingTable::build(s.nodes.len(), &pairs);
         let end = s.duration.as_nanos();
         let mut flows = Vec::new();
-        for (i, f) in s.flows.iter().enumerate() {
+        for (i, (f, fp)) in s.flows.iter().zip(&flow_plans).enumerate() {
             for inst in flow_instances(f, i) {
-                flows.push(Self::build_flow(f, plan.tcp[i].as_ref(), inst, seed, &id));
+                flows.push(Self::build_flow(fp, inst, seed, &id));
             }
         }
         let cells = cell_links
             .into_iter()
-            .map(|(li, h, q)| CellHop {
-                link: li,
-                cell: HsdpaCell::new(CellParams::from_spec(h), make_queue(q, 0), seed, &links[li].name, flows.len()),
-            })
+            .map(|(li, params, q)| CellHop { link: li, cell: HsdpaCell::new(params, make_queue(q, 0), seed, &links[li].name, flows.len()) })
             .collect::<Vec<_>>();
         let mut cell_of_link = vec![None; links.len()];
         for (ci, c) in cells.iter().enumerate() {
@@ -183,15 +165,8 @@ impl Simulator {
         })
     }
 
-    /// One flow of a scenario entry (a TCP group entry yields several), with the entry's resolved
-    /// TCP choices (`None` for UDP entries).
-    pub(super) fn build_flow(
-        f: &FlowSpec,
-        tcp_plan: Option<&TcpPlan>,
-        inst: crate::scenario::validate::FlowInstance,
-        seed: u64,
-        id: &dyn Fn(&str) -> u32,
-    ) -> Flow {
+    /// One flow of a resolved scenario entry (a TCP group entry yields several).
+    pub(super) fn build_flow(f: &FlowPlan, inst: crate::scenario::validate::FlowInstance, seed: u64, id: &dyn Fn(&str) -> u32) -> Flow {
         let name = inst.name;
         let ends = |src: &str, dst: &str| if inst.reversed { (id(dst), id(src)) } else { (id(src), id(dst)) };
         let udp = |source: UdpSource| {
@@ -212,10 +187,9 @@ impl Simulator {
             mean_off_ns: off.as_nanos() as f64,
         };
         let (src, dst, start, stop, kind) = match f {
-            FlowSpec::Tcp(t) => {
+            FlowPlan::Tcp(t, plan) => {
                 let mss = t.mss_bytes as u64;
                 let rwnd = t.rwnd_pkts as u64 * mss;
-                let plan = tcp_plan.expect("every TCP entry has a plan (validate_and_load)");
                 let (cc, needs) = ((plan.cc)(), plan.needs);
                 let cfg = SenderConfig {
                     mss: t.mss_bytes,
@@ -275,7 +249,7 @@ impl Simulator {
                 };
                 (a, b, t.start.as_nanos() + inst.start_offset_ns + jitter_ns, t.stop, kind)
             }
-            FlowSpec::Cbr(c) => {
+            FlowPlan::Cbr(c) => {
                 let start = c.start.as_nanos();
                 let stop = c.stop.map_or(u64::MAX, |x| x.as_nanos());
                 let steps = match c.rate {
@@ -285,7 +259,7 @@ impl Simulator {
                 let (a, b) = ends(&c.src, &c.dst);
                 (a, b, start, c.stop, udp(UdpSource::Cbr(CbrSource::new(c.packet_bytes, steps, start, stop))))
             }
-            FlowSpec::OnOff(o) => {
+            FlowPlan::OnOff(o) => {
                 let start = o.start.as_nanos();
                 let end = o.stop.map_or(SimTime::MAX, |x| x.as_nanos());
                 let mut rng = RngStream::new(seed, &format!("app:{name}"));
@@ -293,7 +267,7 @@ impl Simulator {
                 let (a, b) = ends(&o.src, &o.dst);
                 (a, b, start, o.stop, udp(UdpSource::OnOff(src, rng)))
             }
-            FlowSpec::Voip(v) => {
+            FlowPlan::Voip(v) => {
                 let start = v.start.as_nanos();
                 let stop = v.stop.map_or(SimTime::MAX, |x| x.as_nanos());
                 let pool = VoipPool::new(

@@ -195,11 +195,6 @@ impl Simulator {
         self.now
     }
 
-    /// Packets currently in queues or on links.
-    pub fn live_packets(&self) -> usize {
-        self.pkts.live()
-    }
-
     /// Runs to the scenario's end time and returns the results, or the error of the scenario's
     /// `limits` that the run exceeded (events, wall-clock time).
     pub fn run(&mut self) -> Result<RunOutput, ScenarioError> {

@@ -187,11 +187,6 @@ impl Simulator {
             hop.cell.ticking = false;
         }
     }
-
-    /// The HSDPA UE counters of every cell: (flow index, flow name, counters).
-    pub fn hsdpa_ues(&self) -> Vec<(usize, String, crate::net::capacity::hsdpa::UeStats)> {
-        self.cells.iter().flat_map(|c| c.cell.ue_stats()).collect()
-    }
 }
 
 /// Records a link's offer in the capture: a transmitted packet at its serialization's start (with

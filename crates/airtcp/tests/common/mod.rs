@@ -8,10 +8,10 @@ pub fn run(text: &str, seed: u64) -> RunOutput {
     airtcp::run_toml(text, Some(seed)).unwrap_or_else(|e| panic!("{e}\n{text}"))
 }
 
-/// The TCP-Jersey Fig. 10 topology: S –10 Mb/s, 45 ms– BS –2 Mb/s, 1 ms, uniform loss– D,
-/// one bulk TCP flow with 1000-byte segments. `extra` is appended to the flow's table.
-pub fn fig10(loss: f64, recovery: &str, buffer_pkts: u32, duration_s: u32, extra: &str) -> String {
-    let sack = if airtcp::tcp::recovery::find(recovery).is_some_and(|r| r.needs_sack) { "sack = true" } else { "" };
+/// The TCP-Jersey Fig. 10 path without flows: S –10 Mb/s, 45 ms– BS –2 Mb/s, 1 ms, uniform
+/// loss– D, `buffer_pkts`-packet drop-tail queues, 10 s of warm-up. Tests append their own flow
+/// tables, or take [`fig10`], and derive their variants with [`variant`].
+pub fn fig10_path(loss: f64, buffer_pkts: u32, duration_s: u32) -> String {
     format!(
         r#"
 name = "fig10"
@@ -33,7 +33,16 @@ rate = "2Mbps"
 delay = "1ms"
 queue = {{ kind = "droptail", limit_pkts = {buffer_pkts} }}
 channel = {{ kind = "uniform", loss = {loss} }}
+"#
+    )
+}
 
+/// [`fig10_path`] with one bulk TCP flow "ftp" S → D: 1000-byte segments, `recovery` (SACK on
+/// when it needs it), a 200-ms minimum RTO. `extra` is appended to the flow's table.
+pub fn fig10(loss: f64, recovery: &str, buffer_pkts: u32, duration_s: u32, extra: &str) -> String {
+    let sack = if airtcp::tcp::recovery::find(recovery).is_some_and(|r| r.needs_sack) { "sack = true" } else { "" };
+    format!(
+        r#"{}
 [[flows]]
 kind = "tcp"
 name = "ftp"
@@ -44,7 +53,8 @@ mss_bytes = 1000
 min_rto = "200ms"
 {sack}
 {extra}
-"#
+"#,
+        fig10_path(loss, buffer_pkts, duration_s)
     )
 }
 

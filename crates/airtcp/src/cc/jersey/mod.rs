@@ -105,7 +105,7 @@ pub fn ownd_bytes(rate: f64, rtt_ns: u64, mss: u64) -> u64 {
 
 /// Rate control (§III-C): ssthresh = ownd; cwnd = ssthresh if in congestion avoidance
 /// (judged after the new ssthresh: cwnd = min(cwnd, ownd), see the module doc).
-pub fn rate_control(w: &mut Window, ownd: u64) {
+pub(crate) fn rate_control(w: &mut Window, ownd: u64) {
     w.ssthresh = ownd;
     if w.cwnd > w.ssthresh {
         w.cwnd = w.ssthresh;

@@ -23,9 +23,30 @@ pub struct TraceCapacity {
     left_bytes: u32,
 }
 
+/// A parsed mahimahi trace: its delivery opportunities in milliseconds, non-decreasing, and its
+/// period (the last of them, above 0). Only [`parse_mahimahi`] makes one, so a [`TraceCapacity`]
+/// built from it always has a period.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Opportunities {
+    ms: Vec<u64>,
+    period_ms: u64,
+}
+
+impl Opportunities {
+    /// The opportunities, in milliseconds from the start of a period.
+    pub fn ms(&self) -> &[u64] {
+        &self.ms
+    }
+
+    /// The trace's period, ms (its last timestamp).
+    pub fn period_ms(&self) -> u64 {
+        self.period_ms
+    }
+}
+
 /// Parses mahimahi trace text (one non-negative integer millisecond per line, non-decreasing,
 /// last one > 0; blank lines ignored). Errors name the 1-based line.
-pub fn parse_mahimahi(text: &str) -> Result<Vec<u64>, String> {
+pub fn parse_mahimahi(text: &str) -> Result<Opportunities, String> {
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let l = line.trim();
@@ -39,23 +60,25 @@ pub fn parse_mahimahi(text: &str) -> Result<Vec<u64>, String> {
         if ms > max_ms {
             return Err(format!("line {}: {ms} ms is out of range (allowed: 0 to {max_ms})", i + 1));
         }
-        if out.last().is_some_and(|&p| ms < p) {
-            return Err(format!("line {}: timestamps must not decrease ({ms} after {})", i + 1, out.last().unwrap()));
+        if let Some(&p) = out.last() {
+            if ms < p {
+                return Err(format!("line {}: timestamps must not decrease ({ms} after {p})", i + 1));
+            }
         }
         out.push(ms);
     }
     match out.last() {
         None => Err("the trace has no delivery opportunities".into()),
         Some(0) => Err("the last timestamp must be greater than 0 ms (it is the trace's period)".into()),
-        Some(_) => Ok(out),
+        Some(&period_ms) => Ok(Opportunities { ms: out, period_ms }),
     }
 }
 
 impl TraceCapacity {
-    /// `opportunities_ms` as returned by [`parse_mahimahi`].
-    pub fn new(opportunities_ms: &[u64], opportunity_bytes: u32) -> Self {
-        let offsets_ns: Vec<u64> = opportunities_ms.iter().map(|ms| ms * 1_000_000).collect();
-        let period_ns = *offsets_ns.last().expect("validated: non-empty");
+    /// The capacity of a trace whose opportunities carry `opportunity_bytes` each.
+    pub fn new(trace: &Opportunities, opportunity_bytes: u32) -> Self {
+        let offsets_ns: Vec<u64> = trace.ms.iter().map(|ms| ms * 1_000_000).collect();
+        let period_ns = trace.period_ms * 1_000_000;
         TraceCapacity { offsets_ns, period_ns, opportunity_bytes, next_free: 0, left_bytes: opportunity_bytes }
     }
 
@@ -126,9 +149,13 @@ mod tests {
 
     const MS: u64 = 1_000_000;
 
+    fn trace(ms: &[u64]) -> Opportunities {
+        parse_mahimahi(&ms.iter().map(|m| m.to_string()).collect::<Vec<_>>().join("\n")).unwrap()
+    }
+
     #[test]
     fn parses_and_rejects_traces() {
-        assert_eq!(parse_mahimahi("1\n1\n\n3\n").unwrap(), vec![1, 1, 3]);
+        assert_eq!(parse_mahimahi("1\n1\n\n3\n").unwrap().ms(), [1, 1, 3]);
         assert!(parse_mahimahi("2\n1\n").unwrap_err().contains("line 2"));
         assert!(parse_mahimahi("0\n").unwrap_err().contains("greater than 0"));
         assert!(parse_mahimahi("x\n").unwrap_err().contains("line 1"));
@@ -138,7 +165,7 @@ mod tests {
     #[test]
     fn back_to_back_packets_take_successive_opportunities_and_wrap() {
         // Opportunities at 1, 1, 3 ms, period 3 ms: then 4, 4, 6, 7, 7, 9 ...
-        let mut t = TraceCapacity::new(&[1, 1, 3], 1500);
+        let mut t = TraceCapacity::new(&trace(&[1, 1, 3]), 1500);
         let ends: Vec<u64> = (0..6).map(|_| t.serve(0, 1500) / MS).collect();
         assert_eq!(ends, vec![1, 1, 3, 4, 4, 6]);
         assert_eq!(t.mean_bps(), 3 * 1500 * 8 * 1000 / 3);
@@ -146,7 +173,7 @@ mod tests {
 
     #[test]
     fn small_packets_share_an_opportunity_and_big_ones_span_two() {
-        let mut t = TraceCapacity::new(&[1, 2, 3, 4], 1500);
+        let mut t = TraceCapacity::new(&trace(&[1, 2, 3, 4]), 1500);
         assert_eq!(t.serve(0, 500), MS);
         assert_eq!(t.serve(0, 1000), MS); // fills the rest of opportunity 1 ms
         assert_eq!(t.serve(0, 2000), 3 * MS); // 1500 at 2 ms + 500 at 3 ms
@@ -157,18 +184,18 @@ mod tests {
     #[test]
     fn an_opportunity_at_the_period_boundary_is_found() {
         // One opportunity per period, at its end: 1, 2, 3 ... ms.
-        let t = TraceCapacity::new(&[1], 1500);
+        let t = TraceCapacity::new(&trace(&[1]), 1500);
         assert_eq!(t.time_of(t.first_at_or_after(5 * MS)), 5 * MS);
         assert_eq!(t.time_of(t.first_at_or_after(5 * MS + 1)), 6 * MS);
         assert_eq!(t.time_of(t.first_at_or_after(0)), MS);
-        let t = TraceCapacity::new(&[0, 2, 2], 1500);
+        let t = TraceCapacity::new(&trace(&[0, 2, 2]), 1500);
         assert_eq!(t.first_at_or_after(2 * MS), 1);
         assert_eq!(t.time_of(t.first_at_or_after(2 * MS + 1)), 4 * MS);
     }
 
     #[test]
     fn idle_time_wastes_opportunities_but_keeps_the_clock() {
-        let mut t = TraceCapacity::new(&[1, 2, 3, 4], 1500);
+        let mut t = TraceCapacity::new(&trace(&[1, 2, 3, 4]), 1500);
         assert_eq!(t.serve(0, 100), MS);
         // Idle until 10.5 ms: the partly used 1-ms opportunity and those at 2..10 ms are lost;
         // a burst of three then leaves at 11, 12, 13 ms (opportunity k of each period at 4c + k).

@@ -40,12 +40,12 @@ use crate::time::SimTime;
 pub struct Fack;
 
 /// snd.fack: one past the forward-most byte the receiver holds.
-pub fn snd_fack(s: &SenderCore) -> u64 {
+pub(crate) fn snd_fack(s: &SenderCore) -> u64 {
     s.seq.snd_una.max(s.board.high_sacked)
 }
 
 /// retran_data: bytes retransmitted in this recovery that are neither ACKed nor SACKed.
-pub fn retran_data(s: &SenderCore) -> u64 {
+pub(crate) fn retran_data(s: &SenderCore) -> u64 {
     let mss = s.cfg.mss as u64;
     s.board
         .iter()
@@ -63,7 +63,7 @@ pub fn awnd(s: &SenderCore) -> u64 {
 }
 
 /// The lowest un-SACKed segment at or above HighRxt and below snd.fack: the next hole to resend.
-pub fn next_hole(s: &SenderCore) -> Option<u64> {
+pub(crate) fn next_hole(s: &SenderCore) -> Option<u64> {
     let mss = s.cfg.mss as u64;
     let fack = snd_fack(s);
     let first = (s.rec.high_rxt.max(s.seq.snd_una) - s.seq.snd_una).div_ceil(mss) as usize;

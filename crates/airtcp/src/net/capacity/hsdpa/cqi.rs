@@ -40,7 +40,7 @@ const fn e(tbs_bits: u32, codes: u8, qam16: bool) -> CqiEntry {
 /// manual, Table D-16 (QPSK through CQI 15, 16-QAM from CQI 16; 1, 2, 3, 4, 5 codes at CQI 1–6,
 /// 7–9, 10–12, 13–14, 15–22; Table 7A's Δ from CQI 23); and the HS-DSCH block-size formula of
 /// TS 25.321 (every entry is one of its sizes; see the tests). All 30 rows agree; none changed.
-pub const CQI_TABLE_CAT10: [CqiEntry; 30] = [
+pub(crate) const CQI_TABLE_CAT10: [CqiEntry; 30] = [
     e(137, 1, false),
     e(173, 1, false),
     e(233, 1, false),

@@ -13,7 +13,7 @@ use std::f64::consts::PI;
 use crate::engine::RngStream;
 
 /// Sinusoids per path: enough for a near-Gaussian envelope (the classic choice is 8–32).
-pub const SINUSOIDS: usize = 16;
+pub(crate) const SINUSOIDS: usize = 16;
 
 /// A multipath model: relative path powers (dB) and how many of them the rake recovers.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -25,13 +25,13 @@ pub struct PathProfile {
 }
 
 /// ITU Pedestrian A (ITU-R M.1225): 0, −9.7, −19.2, −22.8 dB.
-pub const PED_A: &[f64] = &[0.0, -9.7, -19.2, -22.8];
+pub(crate) const PED_A: &[f64] = &[0.0, -9.7, -19.2, -22.8];
 /// ITU Pedestrian B: six paths, strongest first.
-pub const PED_B: &[f64] = &[0.0, -0.9, -4.9, -7.8, -8.0, -23.9];
+pub(crate) const PED_B: &[f64] = &[0.0, -0.9, -4.9, -7.8, -8.0, -23.9];
 /// ITU Vehicular A: six paths, strongest first.
-pub const VEH_A: &[f64] = &[0.0, -1.0, -9.0, -10.0, -15.0, -20.0];
+pub(crate) const VEH_A: &[f64] = &[0.0, -1.0, -9.0, -10.0, -15.0, -20.0];
 /// A single path.
-pub const FLAT: &[f64] = &[0.0];
+pub(crate) const FLAT: &[f64] = &[0.0];
 
 /// One of the paper's Table 1 models: profile, fingers, and the Doppler it moves at.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -46,7 +46,7 @@ pub struct ChannelModel {
 }
 
 /// HSDPA paper Table 1 (channel models and assignment probabilities), in order A–E.
-pub const TABLE1: [ChannelModel; 5] = [
+pub(crate) const TABLE1: [ChannelModel; 5] = [
     ChannelModel {
         profile: PathProfile { name: "A", powers_db: PED_A, fingers: 1 },
         speed_kmh: Some(3.0),
@@ -80,7 +80,7 @@ pub const TABLE1: [ChannelModel; 5] = [
 ];
 
 /// No fading at all (|γ|² = 1 always): for tests and for isolating the scheduler from the channel.
-pub const STATIC: ChannelModel = ChannelModel {
+pub(crate) const STATIC: ChannelModel = ChannelModel {
     profile: PathProfile { name: "static", powers_db: FLAT, fingers: 1 },
     speed_kmh: None,
     doppler_hz: Some(0.0),

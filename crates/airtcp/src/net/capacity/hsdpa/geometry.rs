@@ -44,22 +44,22 @@ impl Default for DropParams {
 }
 
 /// Table 2: L = 128.1 + 37.6 log10(R/km), with distances below 35 m taken as 35 m.
-pub fn path_loss_db(d_m: f64) -> f64 {
+pub(crate) fn path_loss_db(d_m: f64) -> f64 {
     128.1 + 37.6 * (d_m.max(35.0) / 1000.0).log10()
 }
 
 /// TR 25.848 3-sector antenna pattern: −min(12 (θ/70°)², 20) dB, θ off boresight in degrees.
-pub fn antenna_gain_db(theta_deg: f64) -> f64 {
+pub(crate) fn antenna_gain_db(theta_deg: f64) -> f64 {
     -(12.0 * (theta_deg / 70.0).powi(2)).min(20.0)
 }
 
 /// Thermal noise in 3.84 MHz plus the UE noise figure, dBm.
-pub fn noise_dbm(noise_figure_db: f64) -> f64 {
+pub(crate) fn noise_dbm(noise_figure_db: f64) -> f64 {
     -174.0 + 10.0 * 3.84e6f64.log10() + noise_figure_db
 }
 
 /// The 19 site positions (m): the centre, the first ring of 6, the second ring of 12.
-pub fn sites(d: f64) -> Vec<(f64, f64)> {
+pub(crate) fn sites(d: f64) -> Vec<(f64, f64)> {
     let mut v = vec![(0.0, 0.0)];
     for k in 0..6 {
         let a = PI / 6.0 + k as f64 * PI / 3.0;
@@ -76,7 +76,7 @@ pub fn sites(d: f64) -> Vec<(f64, f64)> {
 
 /// Whether (x, y) lies in the hexagon of inradius `a` around the origin whose flat sides face the
 /// six first-ring sites (at angles 30° + k·60°).
-pub fn in_site_hexagon(x: f64, y: f64, a: f64) -> bool {
+pub(crate) fn in_site_hexagon(x: f64, y: f64, a: f64) -> bool {
     (0..6).all(|k| {
         let ang = PI / 6.0 + k as f64 * PI / 3.0;
         x * ang.cos() + y * ang.sin() <= a
@@ -84,7 +84,7 @@ pub fn in_site_hexagon(x: f64, y: f64, a: f64) -> bool {
 }
 
 /// A uniform point in the central site's hexagon (rejection from the bounding square).
-pub fn drop_point(d: f64, rng: &mut RngStream) -> (f64, f64) {
+pub(crate) fn drop_point(d: f64, rng: &mut RngStream) -> (f64, f64) {
     let a = d / 2.0; // inradius of a site's hexagon
     let r = a * 2.0 / 3f64.sqrt(); // circumradius
     loop {
@@ -104,7 +104,7 @@ pub fn normal(rng: &mut RngStream) -> f64 {
 
 /// Geometry (eq. 4, dB) of a UE at `pos` given each site's shadowing (dB): the best sector's
 /// received power over noise plus every other sector's.
-pub fn geometry_db_at(p: &DropParams, pos: (f64, f64), shadow_db: &[f64]) -> f64 {
+pub(crate) fn geometry_db_at(p: &DropParams, pos: (f64, f64), shadow_db: &[f64]) -> f64 {
     let mut rx_mw = Vec::with_capacity(57);
     for (s, &(sx, sy)) in sites(p.site_distance_m).iter().enumerate() {
         let (dx, dy) = (pos.0 - sx, pos.1 - sy);

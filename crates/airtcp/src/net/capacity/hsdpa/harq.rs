@@ -61,7 +61,7 @@ pub fn decide(tx: u8, max_tx: u8, p_err: f64, rng: &mut RngStream) -> Outcome {
 /// Effective SINR (dB) of a block after its transmissions: combined energy plus the IR gain once
 /// there is more than one transmission.
 #[inline]
-pub fn effective_sinr_db(sinr_sum: f64, tx: u8, ir_gain_db: f64) -> f64 {
+pub(crate) fn effective_sinr_db(sinr_sum: f64, tx: u8, ir_gain_db: f64) -> f64 {
     10.0 * sinr_sum.log10() + if tx > 1 { ir_gain_db } else { 0.0 }
 }
 

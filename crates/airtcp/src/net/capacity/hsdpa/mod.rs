@@ -112,7 +112,7 @@ impl CellParams {
 }
 
 /// The HSDPA TTI: 2 ms (three slots).
-pub const TTI_NS: u64 = 2_000_000;
+pub(crate) const TTI_NS: u64 = 2_000_000;
 
 /// Counters of one UE.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]

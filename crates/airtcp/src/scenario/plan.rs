@@ -1,0 +1,87 @@
+//! The resolved scenario: what [`super::validate::validate_and_load`] makes of a [`Scenario`]
+//! once it has checked it, and what `Simulator::build` consumes. Every alternative a scenario file
+//! may give (a link's `rate` or `capacity`, a Gilbert–Elliott channel per packet or in continuous
+//! time, a fading channel by `fd_t` or by speed, a window policy's name and parameters) is settled
+//! here into the one typed value the engine runs, so building cannot meet a case it would have to
+//! trust validation about.
+
+use super::model::*;
+use crate::channel::ChannelParams;
+use crate::net::capacity::hsdpa::CellParams;
+use crate::net::capacity::Capacity;
+
+/// A scenario resolved once by [`super::validate::validate_and_load`], borrowing the flow entries
+/// of the scenario it was made from.
+pub struct Plan<'s> {
+    /// Per `links` entry, in order.
+    pub links: Vec<LinkPlan>,
+    /// Per `flows` entry, in order.
+    pub flows: Vec<FlowPlan<'s>>,
+}
+
+/// A link entry's models, resolved: capacities (a trace's file already read), the HSDPA cell, and
+/// channels.
+pub struct LinkPlan {
+    /// The forward direction's capacity (from `rate` or `capacity`).
+    pub capacity: Capacity,
+    /// The reverse direction's, when `reverse_capacity` gives one (else the forward one's copy).
+    pub reverse_capacity: Option<Capacity>,
+    /// The cell's parameters when the forward capacity is an HSDPA cell.
+    pub cell: Option<CellParams>,
+    /// The forward direction's channel.
+    pub channel: ChannelParams,
+    /// The reverse direction's channel.
+    pub reverse_channel: ChannelParams,
+}
+
+/// A flow entry with what was resolved for it.
+pub enum FlowPlan<'s> {
+    /// A TCP entry and its resolved choices.
+    Tcp(&'s TcpFlowSpec, TcpPlan),
+    /// A constant-bit-rate UDP source.
+    Cbr(&'s CbrFlowSpec),
+    /// An on/off UDP talker.
+    OnOff(&'s OnOffFlowSpec),
+    /// A pool of VoIP talkers.
+    Voip(&'s VoipFlowSpec),
+}
+
+/// A TCP entry's resolved choices.
+pub struct TcpPlan {
+    /// Builds the entry's window policy, parameters checked: one instance per flow of the entry.
+    pub cc: crate::cc::Constructor,
+    /// What that policy needs from the flow (checked against the entry's options).
+    pub needs: crate::cc::Needs,
+    /// The loss-recovery strategy.
+    pub recovery: &'static crate::tcp::recovery::Strategy,
+    /// The estimates the policy declares beyond its first (each a time-series column).
+    pub extra_estimates: Vec<&'static str>,
+}
+
+impl Plan<'_> {
+    /// Distinct names of the estimates beyond the first that the scenario's policies declare: the
+    /// extra columns of the flow time series.
+    pub fn extra_estimate_columns(&self) -> u64 {
+        let mut names: Vec<&str> = self
+            .flows
+            .iter()
+            .filter_map(|f| match f {
+                FlowPlan::Tcp(_, t) => Some(t),
+                _ => None,
+            })
+            .flat_map(|t| t.extra_estimates.iter().copied())
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        names.len() as u64
+    }
+
+    /// Delivery opportunities of the trace capacities the plan holds (each direction given one).
+    pub(crate) fn trace_opportunities(&self) -> u64 {
+        let per_period = |c: &Capacity| match c {
+            Capacity::Trace(t) => t.per_period(),
+            _ => 0,
+        };
+        self.links.iter().map(|l| per_period(&l.capacity) + l.reverse_capacity.as_ref().map_or(0, per_period)).sum()
+    }
+}

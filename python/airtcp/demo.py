@@ -1,0 +1,161 @@
+"""``airtcp demo``: Reno, CUBIC, BBR, Westwood, TCP-Jersey and TCP NJ+ on TCP-Jersey's Fig. 10
+topology (1 % loss, a congestion-warning router), run in parallel, printed as a table and written
+as ``demo.json`` and ``demo.png``. cli.py parses the options and turns the errors into one line."""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+from importlib import resources
+from pathlib import Path
+from typing import Any, Optional
+
+from rich.console import Console
+from rich.table import Table
+
+from . import api
+from .scenario import dumps, loads, parse_duration_s
+
+__all__ = ["DEMO_VARIANTS", "DemoError", "demo_command", "demo_scenario_text", "demo_variants"]
+
+# The TCP-Jersey Fig. 11 comparison at 1 % loss: window policy, and the flow options it needs,
+# with CUBIC (RFC 9438) as the baseline people compare against. All use Reno's fast recovery, as
+# in the paper; the lossy hop's queue is a CW router.
+DEMO_VARIANTS: dict[str, dict[str, Any]] = {
+    "reno": {"cc": "reno"},
+    "cubic": {"cc": "cubic"},
+    "bbr": {"cc": "bbr"},
+    "westwood": {"cc": "westwood"},
+    "jersey": {"cc": "jersey", "ecn": True},
+    "nj+": {"cc": "nj+", "ecn": True, "timestamps": True},
+}
+
+
+class DemoError(ValueError):
+    """A bad option of the demo (``--duration``, ``--seed``): one line, exit code 2."""
+
+
+def demo_scenario_text() -> str:
+    """The TCP-Jersey Fig. 10 scenario shipped with the package (examples/jersey_fig10.toml, package data)."""
+    return resources.files("airtcp").joinpath("data/examples/jersey_fig10.toml").read_text(encoding="utf-8")
+
+
+def demo_variants(doc: dict[str, Any], duration: str | None = None) -> list[tuple[str, dict[str, Any]]]:
+    """The demo's six runs of one scenario: every TCP flow with Reno, CUBIC, BBR, Westwood, TCP-Jersey and TCP NJ+
+    (Reno recovery), behind a congestion-warning queue on each lossy link (TCP-Jersey Fig. 10/11)."""
+    base = copy.deepcopy(doc)
+    if duration is not None:
+        dur_s = parse_duration_s(duration)
+        if dur_s <= 0:
+            raise DemoError(f"--duration {duration}: must be positive")
+        base["duration"] = duration
+        warmup = base.get("warmup")
+        if warmup is not None and parse_duration_s(warmup) >= dur_s:
+            base["warmup"] = "0s"
+    variants = []
+    for label, opts in DEMO_VARIANTS.items():
+        d = copy.deepcopy(base)
+        d["name"] = f"{base.get('name', 'demo')}-{label}"
+        for link in d.get("links", []):
+            channel = link.get("channel")
+            if isinstance(channel, dict) and channel.get("kind", "none") != "none":
+                limit = link.get("queue", {}).get("limit_pkts", 50) if isinstance(link.get("queue"), dict) else 50
+                link["queue"] = {"kind": "cw", "limit_pkts": limit}
+        for f in d.get("flows", []):
+            if f.get("kind", "tcp") == "tcp":
+                f["recovery"] = "reno"
+                f.update(opts)
+        variants.append((label, d))
+    return variants
+
+
+def demo_command(console: Console, out: Path, seed: Optional[int], duration: Optional[str], jobs: int) -> None:
+    """``airtcp demo`` with its options as cli.py parses them: runs the variants with a progress
+    bar, prints the table and writes ``demo.json`` and ``demo.png`` in ``out``."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    if duration is not None:
+        try:
+            parse_duration_s(duration)
+        except ValueError as e:
+            raise DemoError(f"--duration: {e}") from None
+    if seed is not None and not 0 <= seed < 2**64:
+        raise DemoError(f"--seed {seed}: out of range (allowed: 0 to {2**64 - 1})")
+    doc = loads(demo_scenario_text(), source="jersey_fig10.toml")
+    variants = demo_variants(doc, duration)
+    labels = [rec for rec, _ in variants]
+    texts = [dumps(d) for _, d in variants]
+    threads = jobs if jobs > 0 else (os.cpu_count() or 1)
+    with Progress(
+        SpinnerColumn(),
+        TextColumn("[progress.description]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=False,
+    ) as progress:
+        task = progress.add_task(f"simulating {len(texts)} runs on {threads} threads", total=len(texts))
+        results = api.run_many(
+            texts,
+            jobs=threads,
+            seeds=[seed] * len(texts),
+            progress=lambda done, total: progress.update(task, completed=done),
+        )
+
+    base_gp = sum(f["goodput_bps"] for f in results[0].summary["flows"] if f["kind"] == "tcp")
+    t = Table(
+        title=f"{doc.get('name', 'demo')}: window policies compared (seed {results[0].seed}, "
+        f"{results[0].summary['end_time_s']:g} s)",
+        title_justify="left",
+    )
+    for col, right in [
+        ("cc", False),
+        ("goodput Mb/s", True),
+        ("vs reno", True),
+        ("retrans.", True),
+        ("timeouts", True),
+        ("fast retr.", True),
+    ]:
+        t.add_column(col, justify="right" if right else "left")
+    rows = []
+    for label, r in zip(labels, results):
+        tcp = [f for f in r.summary["flows"] if f["kind"] == "tcp"]
+        gp = sum(f["goodput_bps"] for f in tcp)
+        rel = f"{100 * (gp / base_gp - 1):+.1f} %" if base_gp > 0 else "-"
+        rtx, to, fr = (sum(f[k] for f in tcp) for k in ("retransmissions", "timeouts", "fast_retransmits"))
+        t.add_row(label, f"{gp / 1e6:.3f}", rel, str(rtx), str(to), str(fr))
+        rows.append(
+            {
+                "cc": label,
+                "goodput_bps": gp,
+                "retransmissions": rtx,
+                "timeouts": to,
+                "fast_retransmits": fr,
+                "summary": r.summary,
+            }
+        )
+    console.print(t)
+
+    os.makedirs(out, exist_ok=True)
+    report = {
+        "scenario": doc.get("name", "demo"),
+        "seed": results[0].seed,
+        "duration": variants[0][1].get("duration"),
+        "variants": rows,
+    }
+    with open(out / "demo.json", "w", encoding="utf-8") as f:
+        json.dump(report, f, indent=2)
+        f.write("\n")
+    from .plots import plot_demo
+
+    mss = next((f.get("mss_bytes", 1000) for f in doc.get("flows", []) if f.get("kind", "tcp") == "tcp"), 1000)
+    plot_demo(
+        labels,
+        results,
+        out / "demo.png",
+        mss_bytes=mss,
+        title=f"{doc.get('name', 'demo')}: {' vs '.join(labels)} (1 % loss)",
+    )
+    console.print(f"wrote {out}/demo.json, {out}/demo.png")

@@ -1,0 +1,96 @@
+"""``airtcp sweep``, the command: checks its options, plans the grid, runs it with a progress bar
+(``sweep.run_sweep``) and prints the table of means and 95% intervals. cli.py parses the options
+and turns the errors into one line (a ``SweepError`` is an ``OverrideError``: exit code 2)."""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from pathlib import Path
+from typing import Any, Optional
+
+from rich.console import Console
+from rich.table import Table
+
+from . import sweep as sw
+from .progress import eta_bar
+from .reproduce.backend import make_backend
+from .scenario import read_with_overrides, safe_name
+
+__all__ = ["sweep_command"]
+
+
+def sweep_command(
+    console: Console,
+    scenario: Path,
+    grid: list[str],
+    seeds: int,
+    out: Optional[Path],
+    jobs: int,
+    backend: str,
+    ray_address: Optional[str],
+    sets: Optional[list[str]],
+) -> None:
+    """``airtcp sweep`` with its options as cli.py parses them (``grid``: the ``--grid`` axes,
+    ``sets``: the ``--set`` overrides); writes its outputs in ``out`` (see ``sweep``)."""
+    if jobs < 0:
+        raise sw.SweepError(f"--jobs {jobs}: must be 0 (all cores) or a positive integer")
+    if not 1 <= seeds <= sw.MAX_SEEDS:
+        raise sw.SweepError(f"--seeds {seeds}: must be an integer from 1 to {sw.MAX_SEEDS}")
+    if backend not in ("local", "ray"):
+        raise sw.SweepError(f"--backend {backend!r}: must be one of local, ray")
+    _, doc = read_with_overrides(scenario, sets)
+    axes = [sw.parse_grid(g) for g in grid]
+    plan = sw.plan_sweep(doc, str(scenario.resolve().parent), axes, seeds)
+    name = str(doc.get("name") or scenario.stem)
+    out_dir = out if out is not None else Path("results") / f"sweep-{safe_name(name)}"
+    threads = jobs if jobs > 0 else (os.cpu_count() or 1)
+    try:
+        be = make_backend(backend, threads, ray_address)
+    except RuntimeError as e:
+        raise sw.SweepError(str(e)) from None
+    console.print(
+        f"{name}: {len(plan.points)} grid points × {len(plan.seeds)} seeds = {len(plan.tasks)} runs, "
+        f"{threads} parallel on {backend}"
+    )
+    started = time.monotonic()
+    with eta_bar(console) as bar:
+        task = bar.add_task("sweep", total=len(plan.tasks))
+        outcome = sw.run_sweep(
+            plan, out_dir, be, progress=lambda d, t: bar.update(task, completed=d, total=t), scenario_name=name
+        )
+    t = Table(title=f"{name}: mean [95% CI] over {len(plan.seeds)} seeds", title_justify="left")
+    for a in plan.axes:
+        t.add_column(a.path)
+    t.add_column("flow")
+    t.add_column("goodput Mb/s", justify="right")
+    delay = "rtt_p95_s" if "rtt_p95_s" in outcome.metrics else "mean_rtt_s"
+    t.add_column(f"{'RTT p95' if delay == 'rtt_p95_s' else 'mean RTT'} ms", justify="right")
+    rows = {(tuple(r[a.path] for a in plan.axes), r["flow"], r["metric"]): r for r in outcome.aggregated}
+    shown = 0
+    for (point, flow, metric), r in rows.items():
+        if metric != "goodput_bps":
+            continue
+        shown += 1
+        if shown > 40:
+            continue
+        d = rows.get((point, flow, delay))
+        cells = [_interval(r, 1e-6), _interval(d, 1e3) if d else "-"]
+        t.add_row(*point, flow, *cells)
+    console.print(t)
+    if shown > 40:
+        console.print(f"(first 40 of {shown} rows: all in {out_dir}/aggregated.csv)")
+    console.print(
+        f"{outcome.executed} runs executed, {outcome.total - outcome.executed} from the cache, "
+        f"{time.monotonic() - started:.1f} s; wrote {out_dir}/runs.parquet, aggregated.csv, figure.png"
+        + (", scatter.csv" if outcome.scatter else "")
+    )
+
+
+def _interval(row: dict[str, Any], scale: float) -> str:
+    """``mean [low, high]`` of an aggregated row (the 95% interval, clipped at 0), scaled."""
+    m, lo, hi = row["mean"], row["ci_low"], row["ci_high"]
+    if not math.isfinite(m):
+        return "-"
+    return f"{m * scale:.3f}" + (f" [{lo * scale:.3f}, {hi * scale:.3f}]" if math.isfinite(lo) else "")
