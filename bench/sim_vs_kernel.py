@@ -11,6 +11,11 @@ with deep drop-tail buffers (1000 packets at both hops) and SACK recovery, as Li
 
     python bench/sim_vs_kernel.py --bbr [--runs 3] [--losses 0,0.01,0.03] [--update-validation]
 
+With --nj: TCP New Jersey and NJ+ (ECN and timestamps on) beside our BPF atcp_newjersey and
+atcp_njplus on the Fig. 10 path (results/sim_vs_kernel_nj.json, the sim-vs-kernel-nj markers):
+
+    python bench/sim_vs_kernel.py --nj [--runs 5] [--update-validation]
+
 Needs root and the kernel testbed (kernel/README.md). Writes results/sim_vs_kernel.json and, with
 --update-validation, the table between the markers in VALIDATION.md.
 """
@@ -49,6 +54,13 @@ BBR_SCHEMES = {
     "bbr": {"cc": "bbr", "recovery": "sack", "sack": True},
 }
 BBR_BEGIN, BBR_END = "<!-- sim-vs-kernel-bbr:begin -->", "<!-- sim-vs-kernel-bbr:end -->"
+#: --nj: TCP New Jersey and NJ+ (issue 27), set as experiments/njplus/fig6.sweep.toml sets them
+#: (ECN for the CW queue's marks, timestamps for the receiver-timestamp ABE), on the same path
+NJ_SCHEMES = {
+    "new-jersey": {"cc": "new-jersey", "ecn": True, "timestamps": True},
+    "nj+": {"cc": "nj+", "ecn": True, "timestamps": True},
+}
+NJ_BEGIN, NJ_END = "<!-- sim-vs-kernel-nj:begin -->", "<!-- sim-vs-kernel-nj:end -->"
 
 
 def variant(base: dict, loss: float, scheme: str, duration: str, warmup: str) -> dict:
@@ -68,6 +80,36 @@ def bbr_variant(base: dict, loss: float, scheme: str, duration: str, warmup: str
     d["flows"][0]["rwnd_pkts"] = 10000
     d["flows"][0].update(BBR_SCHEMES[scheme])
     return d
+
+
+def nj_variant(base: dict, loss: float, scheme: str, duration: str, warmup: str) -> dict:
+    d = copy.deepcopy(base)
+    d["duration"], d["warmup"] = duration, warmup
+    d["links"][1]["channel"] = {"kind": "uniform", "loss": loss} if loss > 0 else {"kind": "none"}
+    d["flows"][0].update(NJ_SCHEMES[scheme])
+    return d
+
+
+def nj_table(res: dict, runs: int, duration: str, warmup: str) -> str:
+    lines = [
+        f"Goodput in kb/s, mean ± sd over {runs} seeds; {duration} transfers, goodput after {warmup}; "
+        "the path and kernel settings of the table above, with ECN and timestamps on.",
+        "",
+        "| loss | BPF new jersey | sim New Jersey | sim / kernel | BPF nj+ | sim NJ+ | sim / kernel |",
+        "|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for loss in LOSSES:
+        k = res["kernel"][str(loss)]
+        s = res["sim"][str(loss)]
+
+        def cell(v: list[float]) -> str:
+            return f"{statistics.mean(v):.0f} ± {statistics.stdev(v) if len(v) > 1 else 0:.0f}"
+
+        row = [f"{loss * 100:g}%"]
+        for c in NJ_SCHEMES:
+            row += [cell(k[c]), cell(s[c]), f"{statistics.mean(s[c]) / statistics.mean(k[c]):.2f}"]
+        lines.append("| " + " | ".join(row) + " |")
+    return "\n".join(lines)
 
 
 def bbr_table(res: dict, runs: int, duration: str, warmup: str) -> str:
@@ -129,15 +171,20 @@ def main() -> int:
     ap.add_argument("--losses", default=",".join(str(x) for x in LOSSES), help="comma-separated loss rates")
     ap.add_argument("--update-validation", action="store_true")
     ap.add_argument("--bbr", action="store_true", help="CUBIC and BBR, kernel and simulator (module doc)")
+    ap.add_argument("--nj", action="store_true", help="New Jersey and NJ+, BPF and simulator (module doc)")
     ap.add_argument("--out", type=Path, default=None)
     a = ap.parse_args()
     LOSSES[:] = [float(x) for x in a.losses.split(",")]
     if a.out is None:
-        a.out = REPO / "results" / ("sim_vs_kernel_bbr.json" if a.bbr else "sim_vs_kernel.json")
+        name = "sim_vs_kernel_bbr.json" if a.bbr else "sim_vs_kernel_nj.json" if a.nj else "sim_vs_kernel.json"
+        a.out = REPO / "results" / name
     global SIM, KERNEL, BEGIN, END, variant, table
     if a.bbr:
         SIM = KERNEL = list(BBR_SCHEMES)
         BEGIN, END, variant, table = BBR_BEGIN, BBR_END, bbr_variant, bbr_table
+    elif a.nj:
+        SIM = KERNEL = list(NJ_SCHEMES)
+        BEGIN, END, variant, table = NJ_BEGIN, NJ_END, nj_variant, nj_table
     base = sc.load(REPO / "experiments" / "jersey" / "fig10.toml")
     res: dict = {
         "kernel": {},

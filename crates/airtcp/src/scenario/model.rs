@@ -225,6 +225,26 @@ pub struct RedSpec {
     /// Gentle RED: probability rises from max_p to 1 between max_th and 2·max_th.
     #[serde(default)]
     pub gentle: bool,
+    /// Whose drop rules: Floyd & Jacobson's Fig. 2 (`"paper"`, the default) or ns-2.35's
+    /// `red.cc` (`"ns2"`), see [`AqmRulesSpec`].
+    #[serde(default)]
+    pub rules: AqmRulesSpec,
+}
+
+/// Which text a RED or CW queue follows where ns-2.35's `queue/red.cc` differs from the paper it
+/// implements (`rules`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum AqmRulesSpec {
+    /// The paper: Floyd & Jacobson 1993 Fig. 2 for RED, TCP-Jersey §III-B for CW.
+    #[default]
+    Paper,
+    /// ns-2.35's RED, which the seeds ran (TCP-Jersey's CW is that RED configured): no early or
+    /// forced drop while at most one packet waits (`qlen > 1`); for RED also the first arrival
+    /// after the average crosses min_th is not tested and starts the count at 1 (`edv_.old`),
+    /// the count rises on every arrival, and an idle period decays the average by
+    /// (1 − w)^(m+1) with m = ⌊idle / s⌋ (`estimator(q, m + 1, …)`).
+    Ns2,
 }
 
 /// Congestion warning (TCP-Jersey §III-B): CE-mark every ECT packet while the EWMA queue is at or above a threshold.
@@ -241,6 +261,10 @@ pub struct CwSpec {
     /// Drop non-ECT packets where ECT ones are marked (CW as RED/ECN configured; default true).
     #[serde(default = "yes")]
     pub drop_non_ect: bool,
+    /// `"paper"` (the default) or `"ns2"`: CW as ns-2.35's RED configured for it marks or drops
+    /// nothing while at most one packet waits ([`AqmRulesSpec::Ns2`]).
+    #[serde(default)]
+    pub rules: AqmRulesSpec,
 }
 
 tagged_enum!(QueueSpec, "queue", { "droptail" => QueueSpec::Droptail, "red" => QueueSpec::Red, "cw" => QueueSpec::Cw });

@@ -17,7 +17,7 @@ use crate::output::{FlowSeries, LinkSeries};
 use crate::scenario::plan::{FlowPlan, LinkPlan, Plan};
 use crate::scenario::validate::flow_instances;
 use crate::scenario::{
-    CwSpec, DropTailSpec, OptionSizesSpec, PartialAckTimerSpec, QueueSpec, RedSpec, RtoRestartSpec, Scenario, ScenarioError,
+    AqmRulesSpec, CwSpec, DropTailSpec, OptionSizesSpec, PartialAckTimerSpec, QueueSpec, RedSpec, RtoRestartSpec, Scenario, ScenarioError,
 };
 use crate::tcp::{Receiver, ReceiverConfig, Sender, SenderConfig};
 use crate::time::{DataRate, SimTime};
@@ -25,14 +25,17 @@ use crate::time::{DataRate, SimTime};
 fn make_queue(spec: &QueueSpec, small_pkt_tx_ns: u64) -> Queue {
     match *spec {
         QueueSpec::Droptail(DropTailSpec { limit_pkts }) => Queue::new(limit_pkts, Aqm::DropTail),
-        QueueSpec::Red(RedSpec { limit_pkts, min_th_pkts, max_th_pkts, weight, max_p, ecn, gentle }) => Queue::new(
-            limit_pkts,
-            Aqm::Red(RedState::new(RedParams { min_th: min_th_pkts, max_th: max_th_pkts, weight, max_p, ecn, gentle, small_pkt_tx_ns })),
-        ),
-        QueueSpec::Cw(CwSpec { limit_pkts, weight, threshold_pkts, drop_non_ect }) => {
+        QueueSpec::Red(RedSpec { limit_pkts, min_th_pkts, max_th_pkts, weight, max_p, ecn, gentle, rules }) => {
+            let ns2_rules = rules == AqmRulesSpec::Ns2;
+            let p = RedParams { min_th: min_th_pkts, max_th: max_th_pkts, weight, max_p, ecn, gentle, small_pkt_tx_ns, ns2_rules };
+            Queue::new(limit_pkts, Aqm::Red(RedState::new(p)))
+        }
+        QueueSpec::Cw(CwSpec { limit_pkts, weight, threshold_pkts, drop_non_ect, rules }) => {
             // TCP-Jersey §III-B: "setting the threshold at 1/3 of the link buffer capacity".
             let th = threshold_pkts.unwrap_or(limit_pkts as f64 / 3.0);
-            Queue::new(limit_pkts, Aqm::Cw(CwState::new(weight, th, drop_non_ect)))
+            let mut cw = CwState::new(weight, th, drop_non_ect);
+            cw.ns2_rules = rules == AqmRulesSpec::Ns2;
+            Queue::new(limit_pkts, Aqm::Cw(cw))
         }
     }
 }

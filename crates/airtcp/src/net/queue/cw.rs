@@ -29,11 +29,15 @@ pub struct CwState {
     pub avg: f64,
     /// Drop non-ECT arrivals where ECT ones are marked (RED/ECN behaviour).
     pub drop_non_ect: bool,
+    /// ns-2.35's RED as the CW queue (`rules = "ns2"`): nothing is marked or dropped early while
+    /// at most one packet waits (`red.cc` `enque`: `if (qavg >= th_min && qlen > 1)`).
+    pub ns2_rules: bool,
 }
 
 impl CwState {
+    /// A CW queue with EWMA weight `weight` and threshold `threshold_pkts`, the paper's rules.
     pub fn new(weight: f64, threshold_pkts: f64, drop_non_ect: bool) -> Self {
-        CwState { weight, threshold_pkts, avg: 0.0, drop_non_ect }
+        CwState { weight, threshold_pkts, avg: 0.0, drop_non_ect, ns2_rules: false }
     }
 
     /// Admission of an arrival that finds `q` packets waiting.
@@ -42,7 +46,7 @@ impl CwState {
         if q >= limit {
             return Admission::OverflowDrop;
         }
-        if self.avg < self.threshold_pkts {
+        if self.avg < self.threshold_pkts || (self.ns2_rules && q <= 1) {
             Admission::Queued
         } else if ecn != Ecn::NotEct {
             Admission::QueuedMarked
@@ -85,6 +89,19 @@ mod tests {
         assert_eq!(below.admit(3, 10, Ecn::NotEct), Admission::Queued);
         assert_eq!(cw.admit(3, 10, Ecn::Ect), Admission::QueuedMarked);
         assert_eq!(cw.admit(10, 10, Ecn::Ect), Admission::OverflowDrop);
+    }
+
+    /// ns-2's rule: with the average above the threshold, an arrival that finds 0 or 1 packet
+    /// waiting passes unmarked (paper rules: marked), one that finds 2 is marked.
+    #[test]
+    fn ns2_rules_spare_arrivals_at_an_almost_empty_queue() {
+        for (q, paper, ns2) in [(0, true, false), (1, true, false), (2, true, true)] {
+            let mut a = CwState::new(1.0, 0.0, true);
+            let mut b = CwState { ns2_rules: true, ..CwState::new(1.0, 0.0, true) };
+            assert_eq!(a.admit(q, 10, Ecn::Ect) == Admission::QueuedMarked, paper, "paper, q {q}");
+            assert_eq!(b.admit(q, 10, Ecn::Ect) == Admission::QueuedMarked, ns2, "ns2, q {q}");
+            assert_eq!(b.admit(q, 10, Ecn::NotEct) == Admission::EarlyDrop, ns2, "ns2 non-ECT, q {q}");
+        }
     }
 
     /// avg exactly equal to the threshold marks ("at or above").

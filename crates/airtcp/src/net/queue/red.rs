@@ -33,6 +33,8 @@ pub struct RedParams {
     pub gentle: bool,
     /// s of f(t) = t/s: transmission time of a typical small packet, ns.
     pub small_pkt_tx_ns: u64,
+    /// ns-2.35's `red.cc` instead of Fig. 2 (`rules = "ns2"`, see [`RedState::admit`]).
+    pub ns2_rules: bool,
 }
 
 /// State of a RED queue.
@@ -45,11 +47,16 @@ pub struct RedState {
     /// The average has been decayed for idle time up to here (so arrivals dropped during one
     /// idle period do not decay it twice).
     decayed_to: SimTime,
+    /// ns-2 rules: the average was above min_th with packets waiting at the last arrival
+    /// (`edv_.old`).
+    old: bool,
 }
 
 impl RedState {
+    /// A RED queue with parameters `p`, average 0.
     pub fn new(p: RedParams) -> Self {
-        RedState { p, avg: 0.0, count: -1, decayed_to: 0 }
+        let count = if p.ns2_rules { 0 } else { -1 };
+        RedState { p, avg: 0.0, count, decayed_to: 0, old: false }
     }
 
     /// p_b for the current average (before count spacing).
@@ -90,8 +97,62 @@ impl RedState {
         }
     }
 
+    /// ns-2.35 `REDQueue::enque`'s average: after an idle period, `estimator(q, m + 1, ave, w)`
+    /// with `m = int(ptc * (now - idletime_))` whole small-packet times, i.e. (1 − w)^(m+1) and
+    /// then + w·q (q = 0 for an arrival to an idle queue).
+    fn update_avg_ns2(&mut self, now: SimTime, q: u32, idle_since: Option<SimTime>) {
+        let mut steps = 1;
+        if let Some(since) = idle_since.filter(|_| q == 0) {
+            let from = since.max(self.decayed_to);
+            steps += (now - from.min(now)) / self.p.small_pkt_tx_ns.max(1);
+            self.decayed_to = now;
+        }
+        self.avg *= (1.0 - self.p.weight).powi(steps.min(i32::MAX as u64) as i32);
+        self.avg += self.p.weight * q as f64;
+    }
+
+    /// ns-2.35 `REDQueue::enque`'s drop logic (`drop_tail_`, not `wait_`, no `cautious`):
+    /// `++count` on every arrival; only if avg ≥ min_th and more than one packet waits
+    /// (`qlen > 1`): forced drop at avg ≥ max_th (2·max_th gentle), else the first arrival after
+    /// crossing sets count = 1 untested (`edv_.old`), else drop with p_b/(1 − count·p_b)
+    /// (`modify_p`; `u <= p`), count = 0 at a drop or mark; otherwise `old = 0`.
+    fn admit_ns2(&mut self, now: SimTime, q: u32, idle_since: Option<SimTime>, limit: u32, ecn: Ecn, rng: &mut RngStream) -> Admission {
+        self.update_avg_ns2(now, q, idle_since);
+        self.count += 1;
+        let p = &self.p;
+        let mut mark = false;
+        if self.avg >= p.min_th && q > 1 {
+            if (!p.gentle && self.avg >= p.max_th) || (p.gentle && self.avg >= 2.0 * p.max_th) {
+                return if q >= limit { Admission::OverflowDrop } else { Admission::EarlyDrop };
+            } else if !self.old {
+                self.count = 1;
+                self.old = true;
+            } else {
+                let pa = Self::spaced_probability(self.base_probability(), self.count);
+                if rng.uniform() <= pa {
+                    self.count = 0;
+                    mark = true;
+                }
+            }
+        } else {
+            self.old = false;
+        }
+        if q >= limit {
+            Admission::OverflowDrop
+        } else if !mark {
+            Admission::Queued
+        } else if self.p.ecn && ecn != Ecn::NotEct {
+            Admission::QueuedMarked
+        } else {
+            Admission::EarlyDrop
+        }
+    }
+
     /// Admission of an arrival that finds `q` packets waiting.
     pub fn admit(&mut self, now: SimTime, q: u32, idle_since: Option<SimTime>, limit: u32, ecn: Ecn, rng: &mut RngStream) -> Admission {
+        if self.p.ns2_rules {
+            return self.admit_ns2(now, q, idle_since, limit, ecn, rng);
+        }
         self.update_avg(now, q, idle_since);
         let mark = if self.avg < self.p.min_th {
             self.count = -1;
@@ -127,7 +188,16 @@ mod tests {
     use super::*;
 
     fn params() -> RedParams {
-        RedParams { min_th: 5.0, max_th: 15.0, weight: 0.002, max_p: 0.1, ecn: false, gentle: false, small_pkt_tx_ns: 1000 }
+        RedParams {
+            min_th: 5.0,
+            max_th: 15.0,
+            weight: 0.002,
+            max_p: 0.1,
+            ecn: false,
+            gentle: false,
+            small_pkt_tx_ns: 1000,
+            ns2_rules: false,
+        }
     }
 
     /// Hand-worked: avg = 10 with min 5, max 15, max_p 0.1 → p_b = 0.1·5/10 = 0.05;
@@ -148,6 +218,38 @@ mod tests {
         let mut g = RedState::new(RedParams { gentle: true, ..params() });
         g.avg = 22.5; // halfway between max_th and 2·max_th: 0.1 + 0.9·0.5 = 0.55
         assert!((g.base_probability() - 0.55).abs() < 1e-12);
+    }
+
+    /// ns-2 rules by hand, w = 1 (avg = the queue seen), min 5, max 15, max_p 0.1:
+    /// - q = 6 (first crossing): untested, count = 1 (`edv_.old`);
+    /// - q = 10: count 2, p_b = 0.05, p_a = 0.05/(1 − 0.1) = 0.0556: the stream's draw decides;
+    /// - q = 1 (avg 1 < min): passes, old = 0; q = 20 (avg 20 ≥ max): forced drop;
+    /// - with w = 0.5, max 8, from avg 20: q = 1 gives avg 10.5 ≥ max but passes (`qlen > 1`
+    ///   fails); then q = 20 gives avg 15.25: forced drop;
+    /// - an idle period of 10 small-packet times decays by (1 − w)^11 before adding w·q.
+    #[test]
+    fn ns2_rules_by_hand() {
+        let ns2 = RedParams { weight: 1.0, ns2_rules: true, ..params() };
+        let mut st = RedState::new(ns2.clone());
+        let mut rng = RngStream::new(1, "t");
+        assert_eq!(st.admit(0, 6, None, 100, Ecn::NotEct, &mut rng), Admission::Queued);
+        assert_eq!((st.count, st.old), (1, true));
+        let u = RngStream::new(1, "t").uniform();
+        let want = if u <= 0.05 / 0.9 { Admission::EarlyDrop } else { Admission::Queued };
+        assert_eq!(st.admit(0, 10, None, 100, Ecn::NotEct, &mut rng), want);
+        assert_eq!(st.admit(0, 1, None, 100, Ecn::NotEct, &mut rng), Admission::Queued);
+        assert!(!st.old);
+        assert_eq!(st.admit(0, 20, None, 100, Ecn::NotEct, &mut rng), Admission::EarlyDrop);
+        let mut half = RedState::new(RedParams { weight: 0.5, max_th: 8.0, ..ns2.clone() });
+        half.avg = 20.0;
+        assert_eq!(half.admit(0, 1, None, 100, Ecn::NotEct, &mut rng), Admission::Queued); // avg 10.5, q 1
+        assert!((half.avg - 10.5).abs() < 1e-12);
+        assert_eq!(half.admit(0, 20, None, 100, Ecn::NotEct, &mut rng), Admission::EarlyDrop);
+        assert!((half.avg - 15.25).abs() < 1e-12);
+        let mut idle = RedState::new(RedParams { weight: 0.5, ..ns2 });
+        idle.avg = 1.0;
+        idle.admit(10_000, 0, Some(0), 100, Ecn::NotEct, &mut rng);
+        assert!((idle.avg - 0.5f64.powi(11)).abs() < 1e-15);
     }
 
     /// Hand-worked EWMA: w = 0.5, arrivals seeing q = 4, 4, 0 → avg 2, 3, 1.5.
