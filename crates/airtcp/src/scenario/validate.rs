@@ -279,6 +279,24 @@ fn check_capacity(field: &str, c: &CapacitySpec, base_dir: Option<&std::path::Pa
             if (ms.len() as u128) * t.opportunity_bytes as u128 * 8 * 1000 < period_ms {
                 return err(field, "the trace's average rate is below 1 bit/s (allowed: at least 1 bit/s)");
             }
+            if let Some(o) = t.start_offset {
+                let f = format!("{field}.start_offset");
+                if t.random_start_offset {
+                    return err(f, "give at most one of start_offset and random_start_offset");
+                }
+                let period = *ms.last().unwrap_or(&0);
+                let ns = o.as_nanos();
+                if ns % 1_000_000 != 0 || ns / 1_000_000 >= period {
+                    return err(
+                        f,
+                        format!(
+                            "{}s is out of range (allowed: whole milliseconds from 0ms to {}ms, below the trace's period)",
+                            o.as_secs_f64(),
+                            period - 1
+                        ),
+                    );
+                }
+            }
             return Ok(Some(ms));
         }
         CapacitySpec::Hsdpa(h) => check_hsdpa(field, h)?,

@@ -53,6 +53,26 @@ fn make_capacity(rate: Option<DataRate>, spec: Option<&CapacitySpec>, trace: Opt
     }
 }
 
+/// A trace capacity replayed from its start offset: `start_offset`, or with
+/// `random_start_offset` the trace time `random_start` holds, drawn by the first of the link's
+/// directions that needs it (so a duplex link's two traces, recorded together, start at the same
+/// instant of the recording; each wraps at its own period). Other capacities are unchanged.
+fn with_trace_start(cap: Capacity, spec: Option<&CapacitySpec>, random_start: &mut Option<u64>, stream: &mut RngStream) -> Capacity {
+    match (cap, spec) {
+        (Capacity::Trace(t), Some(CapacitySpec::Trace(ts))) => {
+            let offset_ns = if ts.random_start_offset {
+                // Whole milliseconds, uniform in [0, period): mahimahi's trace resolution.
+                let period_ms = t.period_ns() / 1_000_000;
+                *random_start.get_or_insert_with(|| ((stream.uniform() * period_ms as f64) as u64).min(period_ms - 1) * 1_000_000)
+            } else {
+                ts.start_offset.map_or(0, |o| o.as_nanos())
+            };
+            Capacity::Trace(t.with_offset(offset_ns))
+        }
+        (c, _) => c,
+    }
+}
+
 /// ns-2's RED `mean_pktsize`: the "typical small packet" of RED's idle-time rule.
 const RED_SMALL_PACKET_BYTES: u32 = 500;
 
@@ -78,11 +98,18 @@ impl Simulator {
                 cell_links.push((links.len(), h, &l.queue));
             }
             let (f, t) = (id(&l.from), id(&l.to));
+            // One stream per link table (its forward name), used only by random start offsets.
+            let mut start_stream = RngStream::new(seed, &format!("trace-offset:{}->{}", l.from, l.to));
+            let mut random_start = None;
             let fwd_cap = make_capacity(l.rate, l.capacity.as_ref(), traces[i][0].as_ref());
+            let fwd_cap = with_trace_start(fwd_cap, l.capacity.as_ref(), &mut random_start, &mut start_stream);
             let mut dirs = vec![(f, t, &l.queue, &l.channel, fwd_cap.clone())];
             if l.duplex {
                 let rev_cap = match &l.reverse_capacity {
-                    Some(c) => make_capacity(None, Some(c), traces[i][1].as_ref()),
+                    Some(c) => {
+                        let rev = make_capacity(None, Some(c), traces[i][1].as_ref());
+                        with_trace_start(rev, Some(c), &mut random_start, &mut start_stream)
+                    }
                     None => fwd_cap,
                 };
                 dirs.push((t, f, l.reverse_queue.as_ref().unwrap_or(&l.queue), &l.reverse_channel, rev_cap));
