@@ -79,7 +79,7 @@ def main(argv: list[str]) -> int:
                     apply_override(doc, assignment)
                 if a.duration:
                     doc["duration"] = a.duration
-                t = RunTask(text=dumps(doc), seed=t.seed, base_dir=t.base_dir, series=t.series)
+                t = RunTask(text=dumps(doc), seed=t.seed, base_dir=t.base_dir, series=t.series, inputs=t.inputs)
             idx.append(len(tasks))
             tasks.append(t)
         rows.append((point, idx))
@@ -114,7 +114,7 @@ def main(argv: list[str]) -> int:
         label = ", ".join(f"{k}={v}" for k, v in point.items())
         cells = []
         for m in metrics:
-            vals = [evaluate(m, payloads[i]) for i in idx]
+            vals = [evaluate(m, payloads[i], tasks[i]) for i in idx]
             n, mean, _, ci = mean_ci(vals)
             cells.append(f"{m.name} {fmt_pm(mean, ci)}")
         print(f"  {label}: " + "; ".join(cells))

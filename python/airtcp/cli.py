@@ -339,11 +339,22 @@ def reproduce(
             help="The file --update-reproduction rewrites.", show_default="REPRODUCTION.md beside experiments/"
         ),
     ] = None,
+    traces: Annotated[
+        Optional[Path],
+        typer.Option(
+            help="Folder of mahimahi traces (the mahimahi repository's traces/) for the cellular-* experiments.",
+            show_default="$AIRTCP_TRACES, else the checkout's development default",
+        ),
+    ] = None,
 ) -> None:
     """Re-run a seed paper's experiment (or --all): tables, figure and report.md with the paper's claims beside ours."""
     from .reproduce.command import UsageError, reproduce_command
-    from .reproduce.spec import SpecError
+    from .reproduce.spec import TRACES_ENV, SpecError
 
+    if traces is not None:
+        if not traces.is_dir():
+            raise CliError(f"--traces {traces}: no such folder (the mahimahi repository's traces/)")
+        os.environ[TRACES_ENV] = str(traces.absolute())
     try:
         reproduce_command(
             console,

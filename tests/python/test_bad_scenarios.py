@@ -28,6 +28,7 @@ EXPECTED: dict[str, list[str]] = {
     "no_route.toml": ["flows[0]", "route", "E"],
     "sack_without_option.toml": ["flows[1]", "sack"],
     "toml_syntax.toml": ["line 20"],
+    "trace_offset_beyond_period.toml": ["links[0].capacity.start_offset", "0ms to 19ms"],
     "unknown_cc.toml": ["flows[0].cc", "cubical"],
     "unknown_channel_kind.toml": ["links[1].channel", "rayleigh"],
     "unknown_flow_kind.toml": ["flows[1]", "quic"],

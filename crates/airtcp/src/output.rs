@@ -253,6 +253,11 @@ pub struct LinkSummary {
     /// Fraction of the run the transmitter was busy (constant rate), or bytes sent over the
     /// capacity offered during the run (rate schedule, trace).
     pub utilization: f64,
+    /// A trace capacity replayed from a start offset (`start_offset`, `random_start_offset`):
+    /// the trace time at simulated time 0, seconds (whole milliseconds). Absent when the trace
+    /// starts at its beginning, and for other capacities.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trace_offset_s: Option<f64>,
 }
 
 /// Column-oriented per-flow time series (every flow, TCP and UDP), sampled every

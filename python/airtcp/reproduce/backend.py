@@ -70,9 +70,13 @@ def engine_id() -> str:
 
 
 def cache_key(task: RunTask) -> str:
-    """sha256 of (scenario text, seed, airtcp version and engine build, kept series)."""
+    """sha256 of (scenario text, seed, airtcp version and engine build, kept series, and the
+    digest of the external trace files it reads, if any)."""
     h = hashlib.sha256()
-    for part in (task.text, str(task.seed), engine_id(), json.dumps(task.series)):
+    # The inputs' digest (external trace files) only when there is one: other keys stay as they were.
+    for part in (task.text, str(task.seed), engine_id(), json.dumps(task.series)) + (
+        (task.inputs,) if task.inputs else ()
+    ):
         h.update(part.encode("utf-8"))
         h.update(b"\0")
     return h.hexdigest()

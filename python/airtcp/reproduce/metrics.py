@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from typing import Any, Optional
 
+from .capacity import trace_capacity_bps
 from .spec import Metric, SpecError, matches
 
 __all__ = ["evaluate", "jain", "mean_ci", "ci_bounds"]
@@ -118,10 +119,20 @@ def _series_value(metric: Metric, series: dict[str, list], name: str, key: str) 
     return math.sqrt(sum((x - m) ** 2 for x in xs) / len(xs))
 
 
-def evaluate(metric: Metric, payload: dict[str, Any]) -> float:
-    """The metric's value for one run (NaN when nothing is selected or defined)."""
+def evaluate(metric: Metric, payload: dict[str, Any], task: Any = None) -> float:
+    """The metric's value for one run (NaN when nothing is selected or defined). ``task`` (the
+    run's ``RunTask``: its scenario text and folder) is needed by ``from = "trace_capacity"`` and
+    ``per_capacity``, which read the scenario's trace files (``capacity.trace_capacity_bps``)."""
     s = payload["summary"]
-    if metric.source == "run":
+
+    def capacity(link: str) -> float:
+        if task is None:
+            raise SpecError(f"metric {metric.name}: needs the run's scenario (its trace files)")
+        return trace_capacity_bps(task.text, task.base_dir, s, link, metric.name)
+
+    if metric.source == "trace_capacity":
+        values, denoms = [capacity(e["name"]) for e in s["links"] if matches(metric.select, e["name"])], None
+    elif metric.source == "run":
         values, denoms = [_get(s, metric.field, metric)], ([_get(s, metric.per, metric)] if metric.per else None)
     elif metric.source in ("flows", "links"):
         rows = [e for e in s[metric.source] if matches(metric.select, e["name"])]
@@ -135,7 +146,11 @@ def evaluate(metric: Metric, payload: dict[str, Any]) -> float:
         names = sorted({n for n in series[key] if matches(metric.select, n)})
         values = [_series_value(metric, series, n, key) for n in names]
         denoms = None
-    v = _combine(values, denoms, metric.agg) * metric.scale
+    v = _combine(values, denoms, metric.agg)
+    if metric.per_capacity:
+        c = capacity(metric.per_capacity)
+        v = v / c if c else math.nan
+    v *= metric.scale
     if metric.per_second:
         v /= float(s["end_time_s"])
     return v

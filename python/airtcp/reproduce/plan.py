@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import hashlib
 import itertools
 import re
 from dataclasses import dataclass
@@ -17,7 +18,7 @@ from typing import Any, Optional
 
 from .. import api
 from ..scenario import OverrideError, dumps, loads, parse_duration_s, read_text, set_path
-from .spec import Axis, Experiment, SpecError
+from .spec import Axis, Experiment, SpecError, traces_dir
 
 __all__ = ["PartStatus", "Availability", "RunTask", "Plan", "availability", "plan", "estimate_seconds"]
 
@@ -94,12 +95,12 @@ def _base_doc(exp: Experiment) -> dict[str, Any]:
     return loads(read_text(exp.scenario_path), source=str(exp.scenario_path))
 
 
-_NEEDS: dict[tuple[Path, str], tuple[bool, str]] = {}
+_NEEDS: dict[tuple[Path, str, Path], tuple[bool, str]] = {}
 
 
 def _need_present(exp: Experiment, part: str) -> tuple[bool, str]:
     """Whether a declared need is present: its probe assignments on the base scenario validate."""
-    key = (exp.spec_path, part)
+    key = (exp.spec_path, part, files_dir(exp))
     if key not in _NEEDS:
         _NEEDS[key] = _probe_need(exp, part)
     return _NEEDS[key]
@@ -111,10 +112,45 @@ def _probe_need(exp: Experiment, part: str) -> tuple[bool, str]:
     try:
         for k, v in need.probe:
             set_path(doc, k, v)
-        api.validate(dumps(doc), base_dir=exp.scenario_path.parent)
+        api.validate(dumps(doc), base_dir=files_dir(exp))
     except (api.ScenarioError, OverrideError) as e:
         return False, str(e)
     return True, ""
+
+
+def files_dir(exp: Experiment) -> Path:
+    """The folder a run's relative paths (trace files) resolve against: the scenario's folder, or
+    the traces folder (``spec.traces_dir``) for an experiment with ``external_traces = true``."""
+    return traces_dir() if exp.external_traces else exp.scenario_path.parent
+
+
+@functools.lru_cache(maxsize=64)
+def _file_digest(path: str, mtime_ns: int, size: int) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def input_digest(doc: dict[str, Any], base_dir: Path) -> str:
+    """sha256 over the contents of the trace files a scenario reads (its capacities' ``file``),
+    so that a run's cache key changes with them; "" when it reads none."""
+    h = hashlib.sha256()
+    n = 0
+    for link in doc.get("links") or []:
+        for key in ("capacity", "reverse_capacity"):
+            cap = link.get(key) if isinstance(link, dict) else None
+            if isinstance(cap, dict) and isinstance(cap.get("file"), str):
+                path = (base_dir / cap["file"]).resolve()
+                try:
+                    st = path.stat()
+                    digest = _file_digest(str(path), st.st_mtime_ns, st.st_size)
+                except OSError:
+                    digest = "unreadable"  # the scenario check reports it
+                h.update(f"{cap['file']}\0{digest}\0".encode())
+                n += 1
+    return h.hexdigest() if n else ""
 
 
 def availability(exp: Experiment) -> Availability:
@@ -174,6 +210,7 @@ class RunTask:
     seed: int
     base_dir: str
     series: tuple[tuple[str, str, str], ...]  # (flow_series|link_series, column, select pattern)
+    inputs: str = ""  # digest of the trace files the scenario reads (plan.input_digest), if external
 
 
 @dataclass(frozen=True)
@@ -233,7 +270,7 @@ def plan(exp: Experiment, quick: bool = False, seeds: Optional[int] = None) -> P
             base["warmup"] = exp.quick_warmup
     duration_s = parse_duration_s(str(base.get("duration", "0s")))
     series = _series_requests(exp)
-    base_dir = str(exp.scenario_path.parent)
+    base_dir = str(files_dir(exp))
     points: list[dict[str, str]] = []
     tasks: list[RunTask] = []
     for combo in itertools.product(*[a.points for a in axes]):
@@ -252,7 +289,8 @@ def plan(exp: Experiment, quick: bool = False, seeds: Optional[int] = None) -> P
             except api.ScenarioError as e:
                 raise SpecError(f"{exp.spec_path}: point {where}: scenario invalid: {e}") from None
         points.append({a.name: p.label for a, p in zip(axes, combo)})
-        tasks.extend(RunTask(text=text, seed=s, base_dir=base_dir, series=series) for s in seed_list)
+        inputs = input_digest(doc, Path(base_dir)) if exp.external_traces else ""
+        tasks.extend(RunTask(text=text, seed=s, base_dir=base_dir, series=series, inputs=inputs) for s in seed_list)
     return Plan(exp, quick, tuple(axes), tuple(points), seed_list, tuple(tasks), duration_s, avail)
 
 

@@ -68,11 +68,13 @@ def plot(
     out_dir: Path,
     subtitle: str,
     claims: Optional[list[Claim]] = None,
+    runs: Any = None,
 ) -> list[Path]:
     """Draws the spec's figure into ``figure.png`` and ``figure.svg``; returns the paths. Error bars
     are the 95% intervals of ``aggregated.csv`` (``ci_low``/``ci_high``); the paper's own values
-    (``claims`` of kind ``value`` on a drawn metric and point) are overlaid as black stars."""
-    fig = figure(exp, axes, agg_rows, series_runs, subtitle, claims)
+    (``claims`` of kind ``value`` on a drawn metric and point) are overlaid as black stars. A
+    ``scatter`` figure draws each seed's value too, from ``runs`` (the runs.parquet table)."""
+    fig = figure(exp, axes, agg_rows, series_runs, subtitle, claims, runs)
     if fig is None:
         return []
     import matplotlib.pyplot as plt
@@ -91,6 +93,7 @@ def figure(
     series_runs: list[tuple[dict[str, str], dict]],
     subtitle: str,
     claims: Optional[list[Claim]] = None,
+    runs: Any = None,
 ) -> Any:
     """The matplotlib figure ``plot`` writes (None for ``kind = "none"``)."""
     f = exp.figure
@@ -100,6 +103,9 @@ def figure(
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
+    if f.kind == "scatter":
+        return _scatter(exp, axes, agg_rows, runs, subtitle)
 
     names = [a.name for a in axes]
     panel_axis = next((a for a in axes if a.name == f.panels), None)
@@ -137,6 +143,64 @@ def figure(
     fig.suptitle(f"{exp.id}  ({subtitle})", fontsize=8, y=0.995)
     fig.tight_layout()
     return fig
+
+
+def _scatter(exp: Experiment, axes: tuple[Axis, ...], rows: list[dict[str, Any]], runs: Any, subtitle: str) -> Any:
+    """Pantheon's throughput/delay plot: metric ``y`` against metric ``x``, one point per grid
+    point (labelled with its axes' labels) at the mean over seeds, bars of one sample standard
+    deviation both ways (``sd`` of aggregated.csv: the spread over seeds, not a confidence
+    interval), each seed as a faint dot (from ``runs``), the x axis inverted with ``x_invert`` (as
+    Pantheon draws delay: better is up and right), and the mean of metric ``ceiling`` dashed."""
+    import matplotlib.pyplot as plt
+
+    f = exp.figure
+    xm, ym = exp.metric(f.x or ""), exp.metric(f.y[0])
+    names = [a.name for a in axes]
+    fig, ax = plt.subplots(figsize=(9.0, 5.6))
+    points = [dict(zip(names, combo)) for combo in _combos(axes)]
+    colors = [plt.get_cmap("tab20")(i) for i in range(20)]
+    markers = "osD^vP*Xh<>p"
+    for k, pt in enumerate(points):
+        cell = {r["metric"]: r for r in rows if all(r[n] == v for n, v in pt.items())}
+        if xm.name not in cell or ym.name not in cell:
+            continue
+        label = ", ".join(v for n, v in pt.items() if len(next(a for a in axes if a.name == n).points) > 1) or exp.id
+        c, mk = colors[(2 * k) % 20 if k < 10 else (2 * k + 1) % 20], markers[k % len(markers)]
+        if runs is not None:
+            block = runs
+            for n, v in pt.items():
+                block = block.filter(block[n] == v)
+            ax.plot(block[xm.name].to_list(), block[ym.name].to_list(), ls="none", marker=mk, ms=3, alpha=0.3, color=c)
+        x, y = cell[xm.name], cell[ym.name]
+        sd = lambda r: r["sd"] if isinstance(r["sd"], float) and math.isfinite(r["sd"]) else 0.0  # noqa: E731
+        ax.errorbar([x["mean"]], [y["mean"]], xerr=[sd(x)], yerr=[sd(y)], fmt=mk, ms=7, capsize=3, color=c, label=label)
+        ax.annotate(label, (x["mean"], y["mean"]), textcoords="offset points", xytext=(5, 5), fontsize=7, color=c)
+    if f.ceiling:
+        vals = [r["mean"] for r in rows if r["metric"] == f.ceiling and math.isfinite(r["mean"])]
+        if vals:
+            level = sum(vals) / len(vals)
+            ax.axhline(level, color="black", ls="--", lw=1, label=exp.metric(f.ceiling).label)
+    if f.x_scale == "log":
+        ax.set_xscale("log")
+    if f.y_scale == "log":
+        ax.set_yscale("log")
+    if f.x_invert:
+        ax.invert_xaxis()
+    ax.set_xlabel(f.x_label or (xm.label + (f" ({xm.unit})" if xm.unit else "")))
+    ax.set_ylabel(f.y_label or (ym.label + (f" ({ym.unit})" if ym.unit else "")))
+    ax.set_title(f.title or exp.title, fontsize=9)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
+    fig.suptitle(f"{exp.id}  ({subtitle}; mean ± 1 sd over seeds, dots: seeds)", fontsize=8, y=0.995)
+    fig.tight_layout()
+    return fig
+
+
+def _combos(axes: tuple[Axis, ...]) -> list[tuple[str, ...]]:
+    out: list[tuple[str, ...]] = [()]
+    for a in axes:
+        out = [k + (lab,) for k in out for lab in a.labels()]
+    return out
 
 
 def _err(rows: list[dict[str, Any]]) -> list[list[float]]:
@@ -325,6 +389,21 @@ def write_report(
         lines.append("")
     else:
         lines += ["The paper states no number for this experiment; the figure is the result.", ""]
+    if meta.get("checks"):
+        lines += [
+            "## Checks",
+            "",
+            "Bounds every run must meet, from independent truth (not a paper's number): the count is over every run.",
+            "",
+            "| check | metric | bound | runs | violations | extreme value | status |",
+            "|---|---|---|---|---|---|---|",
+        ]
+        for c in meta["checks"]:
+            lines.append(
+                f"| {c['check']}: {c['text']} | {c['metric']} | {c['bound']} | {c['runs']} | {c['violations']} | "
+                f"{fmt(c['worst'])} | {c['status']} |"
+            )
+        lines.append("")
     lines += [
         "## Results",
         "",
@@ -515,6 +594,7 @@ def update_reproduction(
             "",
             *rows,
             "",
+            *_unclaimed_section(experiments, claims, results_dir, skipped),
             *_why_section(whys, statuses, missing),
             END,
         ]
@@ -530,6 +610,43 @@ def update_reproduction(
         text = text + "\n" + section if anchor < 0 else text[: anchor + 1] + section + text[anchor + 1 :]
     path.write_text(text, encoding="utf-8")
     return len(rows) - 2
+
+
+def _unclaimed_section(
+    experiments: list[Experiment], claims: list[Claim], results_dir: Path, skipped: dict[str, str]
+) -> list[str]:
+    """The experiments no claim is about (no paper's number to set ours beside): one row each with
+    its mode and its checks (bounds from independent truth that every run must meet, read from
+    ``results/<id>/run.json``); their figures and tables are in their ``report.md``."""
+    claimed = {c.experiment for c in claims}
+    mine = [e for e in experiments if e.id not in claimed]
+    if not mine:
+        return []
+    lines = [
+        "### Experiments without a paper's numbers",
+        "",
+        "No paper states a number for these, so there is nothing to reproduce: each one's figure and",
+        "table (`results/<id>/report.md`) are the result. *Checks* are bounds from independent truth",
+        "(e.g. conservation: no goodput above the capacity the link offered), counted over every run.",
+        "",
+        "| experiment | what | mode | checks |",
+        "|---|---|---|---|",
+    ]
+    for e in mine:
+        meta_file = results_dir / e.id / "run.json"
+        if not meta_file.exists():
+            why = skipped.get(e.id) or "no results yet"
+            lines.append(f"| `{e.id}` | {e.title} | {NOT_RUN} ({why}) | |")
+            continue
+        meta = json.loads(meta_file.read_text(encoding="utf-8"))
+        mode = f"{'quick' if meta['quick'] else 'full'}, {len(meta['seeds'])} seeds × {meta['duration']}"
+        checks = "; ".join(
+            f"{c['text']}: **{c['status']}** ({c['violations']} of {c['runs']} runs outside {c['bound']}; "
+            f"extreme {fmt(c['worst'])})"
+            for c in meta.get("checks") or []
+        )
+        lines.append(f"| `{e.id}` | {e.title} | {mode} | {checks or 'none'} |")
+    return lines + [""]
 
 
 def _why_section(whys: list[Why], statuses: list[tuple[str, str]], missing: list[str]) -> list[str]:

@@ -2,7 +2,8 @@
 
 Outputs in ``<out>/<id>/``: ``runs.parquet`` (one row per run: grid labels, seed, cache key,
 every metric), ``aggregated.csv`` (per grid point and metric: n, mean, sd, 95% CI half-width and bounds),
-``claims.csv`` (each of the paper's claims beside ours), ``figure.png``/``figure.svg``,
+``claims.csv`` (each of the paper's claims beside ours), ``checks.csv`` (the spec's bounds on every
+run, when it has ``[[checks]]``), ``figure.png``/``figure.svg``,
 ``report.md`` and ``run.json`` (mode, seeds, counts). The cache is ``<out>/.cache``.
 """
 
@@ -23,7 +24,7 @@ from .claims import Agg, ClaimResult, evaluate_claim
 from .metrics import ci_bounds, evaluate, mean_ci
 from .plan import Plan, plan
 from .report import claim_text, plot, write_report
-from .spec import Claim, Experiment, SpecError
+from .spec import Check, Claim, Experiment, SpecError
 from .text import fmt
 
 __all__ = ["Outcome", "run_experiment", "Progress"]
@@ -78,6 +79,9 @@ def run_experiment(
     }
     results = tuple(evaluate_claim(c, agg, exp.axes, p.axes) for c in claims if c.experiment == exp.id)
     _write_claims(out_dir / "claims.csv", results)
+    checks = [evaluate_check(c, raw) for c in exp.checks]
+    if checks:
+        _write_csv(out_dir / "checks.csv", checks, list(checks[0]))
     meta = {
         "id": exp.id,
         "quick": quick,
@@ -91,14 +95,38 @@ def run_experiment(
         "cached": total - executed,
         "engine": engine_id(),
         "dropped": [list(d[:2]) + [list(d[2])] for d in p.availability.dropped],
+        "checks": checks,
     }
     (out_dir / "run.json").write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
     first_seed = [(pt, payloads[p.task_index(i, 0)]) for i, pt in enumerate(p.points)]
     subtitle = _mode_short(meta)
     mine = [c for c in claims if c.experiment == exp.id]
-    figure = plot(exp, p.axes, agg_rows, first_seed, out_dir, subtitle, mine)
+    figure = plot(exp, p.axes, agg_rows, first_seed, out_dir, subtitle, mine, runs=raw)
     write_report(exp, meta, p.axes, agg_rows, list(results), figure, out_dir, repo or out.parent)
     return Outcome(exp, p, total, executed, total - executed, time.monotonic() - t0, out_dir, results)
+
+
+def evaluate_check(c: Check, raw: pl.DataFrame) -> dict[str, Any]:
+    """A check over every run: how many runs have a value, how many break the bound, the value
+    nearest to breaking it (the largest for ``at_most``, else the smallest) and the status,
+    ``holds`` (every run within the bound), ``violated`` or ``no values``."""
+    xs = [x for x in raw[c.metric].to_list() if x is not None and math.isfinite(x)]
+    bad = [x for x in xs if (c.at_most is not None and x > c.at_most) or (c.at_least is not None and x < c.at_least)]
+    worst = (max(xs) if c.at_most is not None else min(xs)) if xs else math.nan
+    bound = " and ".join(
+        ([f"≤ {c.at_most:g}"] if c.at_most is not None else [])
+        + ([f"≥ {c.at_least:g}"] if c.at_least is not None else [])
+    )
+    return {
+        "check": c.id,
+        "text": c.text,
+        "metric": c.metric,
+        "bound": bound,
+        "runs": len(xs),
+        "violations": len(bad),
+        "worst": worst,
+        "status": "no values" if not xs else ("violated" if bad else "holds"),
+    }
 
 
 def _duration_text(s: float) -> str:
@@ -131,7 +159,7 @@ def _raw_table(p: Plan, keys: list[str], payloads: list[dict[str, Any]]) -> pl.D
             cols["seed"].append(seed)
             cols["key"].append(keys[k])
             for m in exp.metrics:
-                cols[m.name].append(evaluate(m, payloads[k]))
+                cols[m.name].append(evaluate(m, payloads[k], p.tasks[k]))
     schema = {
         **{a.name: pl.String for a in p.axes},
         "seed": pl.Int64,

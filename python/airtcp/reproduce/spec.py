@@ -14,6 +14,7 @@ from __future__ import annotations
 import builtins
 import fnmatch
 import math
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +29,7 @@ __all__ = [
     "Need",
     "Metric",
     "Figure",
+    "Check",
     "Experiment",
     "Claim",
     "load_experiment",
@@ -38,12 +40,14 @@ __all__ = [
     "default_root",
     "packaged_root",
     "is_packaged",
+    "traces_dir",
+    "TRACES_ENV",
 ]
 
-METRIC_SOURCES = ("run", "flows", "links", "flow_series", "link_series")
+METRIC_SOURCES = ("run", "flows", "links", "flow_series", "link_series", "trace_capacity")
 AGGS = ("sum", "mean", "min", "max", "jain", "ratio_of_sums", "count")
 SERIES_STATS = ("mean", "mean_abs", "std")
-FIGURE_KINDS = ("line", "bar", "timeseries", "none")
+FIGURE_KINDS = ("line", "bar", "timeseries", "scatter", "none")
 CLAIM_KINDS = ("value", "ratio", "gain", "reduction", "spread", "min", "max", "lowest", "highest")
 CHECKS = ("within", "at_least", "at_most")
 
@@ -247,6 +251,7 @@ class Metric:
     minus: Optional[str] = None
     settle_s: float = 0.0
     unit: str = ""
+    per_capacity: Optional[str] = None
 
     @property
     def is_series(self) -> bool:
@@ -258,7 +263,10 @@ class Figure:
     """The figure layout: ``line``/``bar`` plot a metric's mean (with 95% CI bars) against axis
     ``x``, one line/bar group per point of axis ``series``, one subplot per point of ``panels`` and
     per metric in ``y`` (all metrics in one plot with ``overlay``); ``timeseries`` plots a series column of the first seed's runs against
-    time."""
+    time; ``scatter`` (Pantheon's throughput/delay plot) plots metric ``y`` against metric ``x``,
+    one point per grid point with its spread over seeds (mean ± one standard deviation both ways,
+    and each seed as a dot), the x axis inverted with ``x_invert``, and the mean of metric
+    ``ceiling`` as a dashed line."""
 
     kind: str
     x: Optional[str] = None
@@ -271,6 +279,9 @@ class Figure:
     y_label: str = ""
     title: str = ""
     overlay: bool = False
+    # scatter only
+    x_invert: bool = False
+    ceiling: Optional[str] = None
     # timeseries only
     source: str = "flow_series"
     column: str = ""
@@ -278,6 +289,19 @@ class Figure:
     minus: Optional[str] = None
     reference: tuple[tuple[float, float], ...] = ()
     scale: float = 1.0
+
+
+@dataclass(frozen=True)
+class Check:
+    """A bound every single run must meet, from independent truth rather than a paper (e.g. a
+    conservation law: no goodput above the capacity the link offered): ``metric`` of every run
+    of every grid point is at most ``at_most`` and at least ``at_least`` (either may be None)."""
+
+    id: str
+    text: str
+    metric: str
+    at_most: Optional[float]
+    at_least: Optional[float]
 
 
 @dataclass(frozen=True)
@@ -300,6 +324,8 @@ class Experiment:
     needs: tuple[Need, ...]
     metrics: tuple[Metric, ...]
     figure: Figure
+    external_traces: bool = False
+    checks: tuple[Check, ...] = ()
 
     def axis(self, name: str) -> Axis:
         for a in self.axes:
@@ -408,7 +434,7 @@ def _metric(t: _Table) -> Metric:
         name=t.str("name"),
         label=t.str("label", t.data.get("name", "")),
         source=source,
-        field=t.str("field"),
+        field=t.str("field", "capacity_bps" if source == "trace_capacity" else None),
         select=t.str("select", "*"),
         per=t.opt_str("per"),
         agg=t.str("agg", "sum", AGGS),
@@ -420,7 +446,10 @@ def _metric(t: _Table) -> Metric:
         minus=t.opt_str("minus") if series else None,
         settle_s=parse_duration_s(t.duration("settle", "0s") or "0s") if series else 0.0,
         unit=t.str("unit", ""),
+        per_capacity=t.opt_str("per_capacity") if not series else None,
     )
+    if m.source == "trace_capacity" and (m.per or m.per_capacity):
+        raise t.fail("per", 'give no per or per_capacity with from = "trace_capacity"')
     if m.agg == "ratio_of_sums" and not m.per:
         raise t.fail("per", 'is required with agg = "ratio_of_sums" (the denominator field)')
     if m.reference and m.minus:
@@ -436,6 +465,12 @@ def _figure(t: Optional[_Table], axes: tuple[Axis, ...], metrics: tuple[Metric, 
     axis_names = [a.name for a in axes]
     metric_names = [m.name for m in metrics]
 
+    def metric_ref(key: str, required: bool) -> Optional[str]:
+        v = t.opt_str(key) if not required else t.str(key)
+        if v is not None and v not in metric_names:
+            raise t.fail(key, f"'{v}' is not a metric (metrics: {', '.join(metric_names)})")
+        return v
+
     def axis_ref(key: str, required: bool) -> Optional[str]:
         v = t.opt_str(key) if not required else t.str(key)
         if v is not None and v not in axis_names:
@@ -449,9 +484,10 @@ def _figure(t: Optional[_Table], axes: tuple[Axis, ...], metrics: tuple[Metric, 
     for v in y:
         if v not in metric_names:
             raise t.fail("y", f"'{v}' is not a metric (metrics: {', '.join(metric_names)})")
+    scatter = kind == "scatter"
     f = Figure(
         kind=kind,
-        x=axis_ref("x", kind in ("line", "bar")),
+        x=metric_ref("x", True) if scatter else axis_ref("x", kind in ("line", "bar")),
         y=tuple(y),
         series=axis_ref("series", False),
         panels=axis_ref("panels", False),
@@ -461,6 +497,8 @@ def _figure(t: Optional[_Table], axes: tuple[Axis, ...], metrics: tuple[Metric, 
         y_label=t.str("y_label", ""),
         title=t.str("title", ""),
         overlay=t.bool("overlay"),
+        x_invert=t.bool("x_invert") if scatter else False,
+        ceiling=metric_ref("ceiling", False) if scatter else None,
         source=t.str("source", "flow_series", ("flow_series", "link_series")),
         column=t.str("column", ""),
         select=t.str("select", "*"),
@@ -470,6 +508,8 @@ def _figure(t: Optional[_Table], axes: tuple[Axis, ...], metrics: tuple[Metric, 
     )
     if kind in ("line", "bar") and not f.y:
         raise t.fail("y", "is required for a line or bar figure (metric names)")
+    if scatter and len(f.y) != 1:
+        raise t.fail("y", "a scatter figure needs exactly one metric (the vertical axis)")
     if kind == "timeseries" and not f.column:
         raise t.fail("column", "is required for a timeseries figure (a series column, e.g. bwe_bps)")
     t.done()
@@ -519,6 +559,24 @@ def load_experiment(spec_path: Path) -> Experiment:
     if len(set(names)) != len(names):
         raise t.fail("metrics", f"metric names must be unique, got {names}")
     figure = _figure(t.table("figure"), tuple(axes), metrics)
+    checks: list[Check] = []
+    for c in t.tables("checks"):
+        metric = c.str("metric")
+        if metric not in names:
+            raise c.fail("metric", f"'{metric}' is not a metric (metrics: {', '.join(names)})")
+        check = Check(
+            id=c.str("id"),
+            text=c.str("text"),
+            metric=metric,
+            at_most=c.opt_num("at_most"),
+            at_least=c.opt_num("at_least"),
+        )
+        if check.at_most is None and check.at_least is None:
+            raise c.fail("at_most", "give at_most, at_least or both (the bound every run must meet)")
+        c.done()
+        checks.append(check)
+    if len({c.id for c in checks}) != len(checks):
+        raise t.fail("checks", f"check ids must be unique, got {[c.id for c in checks]}")
     exp = Experiment(
         id=exp_id,
         paper=t.str("paper"),
@@ -536,6 +594,8 @@ def load_experiment(spec_path: Path) -> Experiment:
         needs=tuple(needs),
         metrics=metrics,
         figure=figure,
+        external_traces=t.bool("external_traces"),
+        checks=tuple(checks),
     )
     t.done()
     return exp
@@ -543,7 +603,7 @@ def load_experiment(spec_path: Path) -> Experiment:
 
 #: Papers in the order of the catalogue, ``experiments/catalogue.toml`` (others follow, alphabetically;
 #: tests/python/test_reproduce.py checks that the two agree).
-PAPER_ORDER = ("jersey", "njplus", "caiad", "prairie", "hsdpa")
+PAPER_ORDER = ("jersey", "njplus", "caiad", "prairie", "hsdpa", "cellular")
 
 
 def _paper_rank(paper: str) -> int:
@@ -709,6 +769,22 @@ def default_root() -> Path:
 def packaged_root() -> Path:
     """The experiments installed with the package (in a checkout: a link to ``experiments/``)."""
     return Path(__file__).resolve().parent.parent / "data" / "experiments"
+
+
+#: The environment variable naming the folder of mahimahi traces (``airtcp reproduce --traces DIR``
+#: sets it).
+TRACES_ENV = "AIRTCP_TRACES"
+
+
+def traces_dir() -> Path:
+    """Where the trace files of experiments with ``external_traces = true`` are read (the
+    scenario's relative trace paths resolve against it): ``$AIRTCP_TRACES`` when set, else the
+    development default of a source checkout, ``../shared/traces`` beside it (what this project's
+    CI provides). Users get the traces from the ``traces/`` folder of the mahimahi repository."""
+    env = os.environ.get(TRACES_ENV)
+    if env:
+        return Path(env).expanduser().absolute()
+    return Path(__file__).resolve().parents[3].parent / "shared" / "traces"
 
 
 def is_packaged(root: Path) -> bool:

@@ -480,6 +480,13 @@ pub struct TraceCapacitySpec {
     /// Bytes one opportunity carries (mahimahi: one MTU).
     #[serde(default = "default_opportunity_bytes")]
     pub opportunity_bytes: u32,
+    /// Replay the trace from this far into it (a whole number of milliseconds below its period):
+    /// simulated time 0 is this trace time, and the replay wraps at the period. Default 0.
+    pub start_offset: Option<SimDuration>,
+    /// Draw the start offset from the run's seed: a whole number of milliseconds, uniform in
+    /// [0, period), once per link (a duplex link's two traces start at the same trace time).
+    #[serde(default)]
+    pub random_start_offset: bool,
 }
 
 fn default_opportunity_bytes() -> u32 {

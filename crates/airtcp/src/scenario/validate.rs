@@ -309,6 +309,25 @@ fn resolve_capacity(field: &str, c: &CapacitySpec, base_dir: Option<&std::path::
             if (trace.ms().len() as u128) * t.opportunity_bytes as u128 * 8 * 1000 < trace.period_ms() as u128 {
                 return err(field, "the trace's average rate is below 1 bit/s (allowed: at least 1 bit/s)");
             }
+            if let Some(o) = t.start_offset {
+                let f = format!("{field}.start_offset");
+                if t.random_start_offset {
+                    return err(f, "give at most one of start_offset and random_start_offset");
+                }
+                let period = trace.period_ms();
+                let ns = o.as_nanos();
+                if ns % 1_000_000 != 0 || ns / 1_000_000 >= period {
+                    return err(
+                        f,
+                        format!(
+                            "{}s is out of range (allowed: whole milliseconds from 0ms to {}ms, below the trace's period)",
+                            o.as_secs_f64(),
+                            period.saturating_sub(1)
+                        ),
+                    );
+                }
+            }
+            // The start offset (fixed or drawn per seed) is applied when the network is built.
             Capacity::Trace(TraceCapacity::new(&trace, t.opportunity_bytes))
         }
         // The cell serves packets itself; the constant is its nominal (peak) rate for summaries.

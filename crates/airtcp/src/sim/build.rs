@@ -10,6 +10,7 @@ use crate::engine::{Event, EventQueue, RngStream};
 use crate::metrics::delay::OneWayDelays;
 use crate::metrics::loss_verdicts::LossVerdicts;
 use crate::net::capacity::hsdpa::HsdpaCell;
+use crate::net::capacity::Capacity;
 use crate::net::link::Ring;
 use crate::net::queue::{Aqm, CwState, Queue, RedParams, RedState};
 use crate::net::{Link, LinkStats, PacketArena, RoutingTable};
@@ -17,7 +18,8 @@ use crate::output::{FlowSeries, LinkSeries};
 use crate::scenario::plan::{FlowPlan, LinkPlan, Plan};
 use crate::scenario::validate::flow_instances;
 use crate::scenario::{
-    AqmRulesSpec, CwSpec, DropTailSpec, OptionSizesSpec, PartialAckTimerSpec, QueueSpec, RedSpec, RtoRestartSpec, Scenario, ScenarioError,
+    AqmRulesSpec, CapacitySpec, CwSpec, DropTailSpec, LinkSpec, OptionSizesSpec, PartialAckTimerSpec, QueueSpec, RedSpec, RtoRestartSpec,
+    Scenario, ScenarioError,
 };
 use crate::tcp::{Receiver, ReceiverConfig, Sender, SenderConfig};
 use crate::time::{DataRate, SimTime};
@@ -37,6 +39,30 @@ fn make_queue(spec: &QueueSpec, small_pkt_tx_ns: u64) -> Queue {
             cw.ns2_rules = rules == AqmRulesSpec::Ns2;
             Queue::new(limit_pkts, Aqm::Cw(cw))
         }
+    }
+}
+
+/// A trace capacity replayed from its start offset: `start_offset`, or with
+/// `random_start_offset` the trace time `random_start` holds, drawn (from the link's own stream
+/// `trace-offset:<from>-><to>` of `seed`) by the first of the link's directions that needs it, so
+/// a duplex link's two traces, recorded together, start at the same instant of the recording; each
+/// wraps at its own period. Other capacities are unchanged.
+fn with_trace_start(cap: Capacity, spec: Option<&CapacitySpec>, random_start: &mut Option<u64>, seed: u64, link: &LinkSpec) -> Capacity {
+    match (cap, spec) {
+        (Capacity::Trace(t), Some(CapacitySpec::Trace(ts))) => {
+            let offset_ns = if ts.random_start_offset {
+                // Whole milliseconds, uniform in [0, period): mahimahi's trace resolution.
+                let period_ms = t.period_ns() / 1_000_000;
+                *random_start.get_or_insert_with(|| {
+                    let mut stream = RngStream::new(seed, &format!("trace-offset:{}->{}", link.from, link.to));
+                    ((stream.uniform() * period_ms as f64) as u64).min(period_ms.saturating_sub(1)) * 1_000_000
+                })
+            } else {
+                ts.start_offset.map_or(0, |o| o.as_nanos())
+            };
+            Capacity::Trace(t.with_offset(offset_ns))
+        }
+        (c, _) => c,
     }
 }
 
@@ -70,9 +96,14 @@ impl Simulator {
                 cell_links.push((links.len(), params, &l.queue));
             }
             let (f, t) = (id(&l.from), id(&l.to));
+            let mut random_start = None;
+            let capacity = with_trace_start(capacity, l.capacity.as_ref(), &mut random_start, seed, l);
             let mut dirs = vec![];
             if l.duplex {
-                let rev_cap = reverse_capacity.unwrap_or_else(|| capacity.clone());
+                let rev_cap = match reverse_capacity {
+                    Some(c) => with_trace_start(c, l.reverse_capacity.as_ref(), &mut random_start, seed, l),
+                    None => capacity.clone(),
+                };
                 dirs.push((f, t, &l.queue, channel, capacity));
                 dirs.push((t, f, l.reverse_queue.as_ref().unwrap_or(&l.queue), reverse_channel, rev_cap));
             } else {

@@ -225,6 +225,10 @@ impl Simulator {
                         Capacity::Constant(_) => st.busy_ns as f64 / self.end as f64,
                         _ => st.bytes_sent as f64 * 8.0 / (l.rate.bps() as f64 * ns_to_s(self.end)),
                     },
+                    trace_offset_s: match &l.capacity {
+                        Capacity::Trace(t) if t.offset_ns() > 0 => Some(ns_to_s(t.offset_ns())),
+                        _ => None,
+                    },
                 }
             })
             .collect();

@@ -9,6 +9,12 @@
 //! opportunity that find the queue empty are wasted — they do not accumulate as credit. A packet
 //! can only use opportunities at or after the instant it reached the link. Because the whole
 //! schedule is known, a packet's departure is computed at admission, like a constant-rate link.
+//!
+//! A start offset replays the trace from a later instant: with offset `o`, simulated time `t` is
+//! trace time `t + o`, wrapping at the period as mahimahi's `mm-link` wraps at the end of its
+//! trace file (mahimahi's `LinkQueue` loops over the file: "By default, mm-link will repeat the
+//! trace file when it reaches the end", mahimahi's traces/README). mahimahi itself always starts
+//! at the top of the file; the offset lets runs of one recording start at different points of it.
 
 /// A repeating schedule of delivery opportunities and the position of the transmitter in it.
 #[derive(Debug, Clone)]
@@ -16,7 +22,10 @@ pub struct TraceCapacity {
     /// Opportunity offsets within one period, ns, non-decreasing.
     offsets_ns: Vec<u64>,
     period_ns: u64,
+    /// Bytes each delivery opportunity carries.
     pub opportunity_bytes: u32,
+    /// Trace time at simulated time 0, ns, below `period_ns` (0: the trace's own start).
+    offset_ns: u64,
     /// Global index (over all periods) of the first opportunity with bytes still unused.
     next_free: u64,
     /// Bytes still unused in opportunity `next_free`.
@@ -79,7 +88,24 @@ impl TraceCapacity {
     pub fn new(trace: &Opportunities, opportunity_bytes: u32) -> Self {
         let offsets_ns: Vec<u64> = trace.ms.iter().map(|ms| ms * 1_000_000).collect();
         let period_ns = trace.period_ms * 1_000_000;
-        TraceCapacity { offsets_ns, period_ns, opportunity_bytes, next_free: 0, left_bytes: opportunity_bytes }
+        TraceCapacity { offsets_ns, period_ns, opportunity_bytes, offset_ns: 0, next_free: 0, left_bytes: opportunity_bytes }
+    }
+
+    /// The same trace replayed from `offset_ns` into it (simulated time t is trace time
+    /// t + offset); validated to be below the period, taken modulo the period here.
+    pub fn with_offset(mut self, offset_ns: u64) -> Self {
+        self.offset_ns = offset_ns % self.period_ns;
+        self
+    }
+
+    /// Trace time at simulated time 0, ns.
+    pub fn offset_ns(&self) -> u64 {
+        self.offset_ns
+    }
+
+    /// The trace's period (its last timestamp), ns.
+    pub fn period_ns(&self) -> u64 {
+        self.period_ns
     }
 
     /// Opportunities per period.
@@ -92,14 +118,14 @@ impl TraceCapacity {
         (self.per_period() as u128 * self.opportunity_bytes as u128 * 8 * 1_000_000_000 / self.period_ns as u128) as u64
     }
 
-    /// Time of opportunity `k` (global index).
+    /// Trace time of opportunity `k` (global index); simulated time is this minus the offset.
     #[inline]
     pub fn time_of(&self, k: u64) -> u64 {
         let n = self.per_period();
         (k / n) * self.period_ns + self.offsets_ns[(k % n) as usize]
     }
 
-    /// Index of the first opportunity at or after `t`.
+    /// Index of the first opportunity at or after trace time `t`.
     pub fn first_at_or_after(&self, t: u64) -> u64 {
         let n = self.per_period();
         let cycle = t / self.period_ns;
@@ -122,7 +148,7 @@ impl TraceCapacity {
         // Opportunities before the packet's arrival are of no use to it: any still unused were
         // wasted on an empty queue (mahimahi keeps no credit). A partly used opportunity at or
         // after the arrival instant still serves it.
-        let first = self.first_at_or_after(arrival);
+        let first = self.first_at_or_after(arrival + self.offset_ns);
         if self.next_free < first {
             self.next_free = first;
             self.left_bytes = self.opportunity_bytes;
@@ -134,7 +160,8 @@ impl TraceCapacity {
             self.left_bytes = self.opportunity_bytes;
         }
         self.left_bytes -= rest;
-        let done = self.time_of(self.next_free);
+        // next_free >= first, whose trace time is at least arrival + offset: no underflow.
+        let done = self.time_of(self.next_free) - self.offset_ns;
         if self.left_bytes == 0 {
             self.next_free += 1;
             self.left_bytes = self.opportunity_bytes;
@@ -191,6 +218,25 @@ mod tests {
         let t = TraceCapacity::new(&trace(&[0, 2, 2]), 1500);
         assert_eq!(t.first_at_or_after(2 * MS), 1);
         assert_eq!(t.time_of(t.first_at_or_after(2 * MS + 1)), 4 * MS);
+    }
+
+    #[test]
+    fn an_offset_starts_the_replay_later_in_the_trace_and_wraps() {
+        // Opportunities at 5, 10, 20 ms, period 20 ms. From 7 ms into the trace the first is the
+        // 10-ms one (3 ms of simulated time), then 20 ms (13), then 5 ms of the next period
+        // (25 - 7 = 18), 30 (23), 40 (33).
+        let mut t = TraceCapacity::new(&trace(&[5, 10, 20]), 1500).with_offset(7 * MS);
+        let ends: Vec<u64> = (0..5).map(|_| t.serve(0, 1500) / MS).collect();
+        assert_eq!(ends, vec![3, 13, 18, 23, 33]);
+        // An offset on an opportunity: it is usable at once (at or after the arrival).
+        let mut t = TraceCapacity::new(&trace(&[5, 10, 20]), 1500).with_offset(10 * MS);
+        assert_eq!(t.serve(0, 1500), 0);
+        // Offset 0 is the trace as it is.
+        let mut a = TraceCapacity::new(&trace(&[5, 10, 20]), 1500).with_offset(0);
+        let mut b = TraceCapacity::new(&trace(&[5, 10, 20]), 1500);
+        for k in 0..7 {
+            assert_eq!(a.serve(k * 3 * MS, 1000), b.serve(k * 3 * MS, 1000));
+        }
     }
 
     #[test]
