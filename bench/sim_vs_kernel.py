@@ -90,48 +90,42 @@ def nj_variant(base: dict, loss: float, scheme: str, duration: str, warmup: str)
     return d
 
 
-def nj_table(res: dict, runs: int, duration: str, warmup: str) -> str:
+def paired_table(
+    res: dict, runs: int, duration: str, warmup: str, setting: str, columns: dict[str, tuple[str, str]]
+) -> str:
+    """Per loss rate and scheme: the kernel's goodput, the simulator's and their ratio.
+    `columns`: scheme -> (kernel column name, simulator column name)."""
+    head = "| loss |" + "".join(f" {kn} | {sn} | sim / kernel |" for kn, sn in columns.values())
     lines = [
-        f"Goodput in kb/s, mean ± sd over {runs} seeds; {duration} transfers, goodput after {warmup}; "
-        "the path and kernel settings of the table above, with ECN and timestamps on.",
+        f"Goodput in kb/s, mean ± sd over {runs} seeds; {duration} transfers, goodput after {warmup}; {setting}",
         "",
-        "| loss | BPF new jersey | sim New Jersey | sim / kernel | BPF nj+ | sim NJ+ | sim / kernel |",
-        "|---:|---:|---:|---:|---:|---:|---:|",
+        head,
+        "|---:|" + "---:|---:|---:|" * len(columns),
     ]
+
+    def cell(v: list[float]) -> str:
+        return f"{statistics.mean(v):.0f} ± {statistics.stdev(v) if len(v) > 1 else 0:.0f}"
+
     for loss in LOSSES:
         k = res["kernel"][str(loss)]
         s = res["sim"][str(loss)]
-
-        def cell(v: list[float]) -> str:
-            return f"{statistics.mean(v):.0f} ± {statistics.stdev(v) if len(v) > 1 else 0:.0f}"
-
         row = [f"{loss * 100:g}%"]
-        for c in NJ_SCHEMES:
+        for c in columns:
             row += [cell(k[c]), cell(s[c]), f"{statistics.mean(s[c]) / statistics.mean(k[c]):.2f}"]
         lines.append("| " + " | ".join(row) + " |")
     return "\n".join(lines)
+
+
+def nj_table(res: dict, runs: int, duration: str, warmup: str) -> str:
+    setting = "the path and kernel settings of the table above, with ECN and timestamps on."
+    columns = {"new-jersey": ("BPF new jersey", "sim New Jersey"), "nj+": ("BPF nj+", "sim NJ+")}
+    return paired_table(res, runs, duration, warmup, setting, columns)
 
 
 def bbr_table(res: dict, runs: int, duration: str, warmup: str) -> str:
-    lines = [
-        f"Goodput in kb/s, mean ± sd over {runs} seeds; {duration} transfers, goodput after {warmup}; "
-        'both hops drop-tail with 1000-packet buffers, SACK on (`recovery = "sack"` in the simulator).',
-        "",
-        "| loss | kernel cubic | sim CUBIC | sim / kernel | kernel bbr | sim BBR | sim / kernel |",
-        "|---:|---:|---:|---:|---:|---:|---:|",
-    ]
-    for loss in LOSSES:
-        k = res["kernel"][str(loss)]
-        s = res["sim"][str(loss)]
-
-        def cell(v: list[float]) -> str:
-            return f"{statistics.mean(v):.0f} ± {statistics.stdev(v) if len(v) > 1 else 0:.0f}"
-
-        row = [f"{loss * 100:g}%"]
-        for c in BBR_SCHEMES:
-            row += [cell(k[c]), cell(s[c]), f"{statistics.mean(s[c]) / statistics.mean(k[c]):.2f}"]
-        lines.append("| " + " | ".join(row) + " |")
-    return "\n".join(lines)
+    setting = 'both hops drop-tail with 1000-packet buffers, SACK on (`recovery = "sack"` in the simulator).'
+    columns = {"cubic": ("kernel cubic", "sim CUBIC"), "bbr": ("kernel bbr", "sim BBR")}
+    return paired_table(res, runs, duration, warmup, setting, columns)
 
 
 def table(res: dict, runs: int, duration: str, warmup: str) -> str:

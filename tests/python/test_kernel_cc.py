@@ -177,6 +177,43 @@ def test_relay_carries_corruption_and_the_kernel_drops_it_by_checksum() -> None:
     assert f["retransmissions"] >= f["corrupted_delivered"] and f["goodput_bps"] > 100e3, f
 
 
+def test_testbed_carries_kernel_tcp_over_a_recorded_cellular_trace() -> None:
+    """Issue 27 part 2: kernel Reno over `cellular-verizon-lte-short`'s trace pair for 4 s. The
+    relay replays the traces from the same start offset as the simulator for that seed (the
+    simulator's summary reports it), and never sends more on the trace link than the trace offered
+    while it ran (its model time starts with it), counted from the trace file: one 1500-B
+    opportunity per line."""
+    import copy
+
+    import airtcp
+    from airtcp import scenario as sc
+    from airtcp.reproduce.capacity import opportunities_in, parse_trace
+    from airtcp.reproduce.spec import traces_dir
+    from airtcp.testbed import emulate
+    from conftest import REPO
+
+    if tb.unavailable_reason(need_tun=True):
+        pytest.skip(f"kernel testbed unavailable: {tb.unavailable_reason(need_tun=True)}")
+    down = traces_dir() / "Verizon-LTE-short.down"
+    if not down.exists():
+        pytest.skip(f"mahimahi traces not found in {traces_dir()} (set AIRTCP_TRACES)")
+    doc = copy.deepcopy(sc.load(REPO / "experiments" / "cellular" / "verizon-lte-short.toml"))
+    doc["duration"], doc["warmup"] = "4s", "0s"
+    for key in ("capacity", "reverse_capacity"):
+        doc["links"][1][key]["file"] = str(traces_dir() / doc["links"][1][key]["file"])
+    r = emulate.run_scenario(doc, "reno", seed=2, sample_ms=500)
+    f = r["flows"][0]
+    assert f["ss_cc"] == ["reno"] and f["goodput_bps"] > 0, f
+    offset_s = next(lk for lk in airtcp.run(sc.dumps(doc), seed=2).summary["links"] if lk["name"] == "bs->phone")[
+        "trace_offset_s"
+    ]
+    end_ns = round(r["relay_elapsed_s"] * 1e9)
+    offered = opportunities_in(parse_trace(down.read_text()), round(offset_s * 1e9), 0, end_ns)
+    hop = next(h for h in r["links"] if h["link"] == "bs->phone")
+    assert 0 < hop["bytes_sent"] <= (offered + 1) * 1500, (hop, offered)
+    assert f["delivered_bytes"] <= hop["bytes_sent"]
+
+
 def test_tcp_checksum_errors_reads_the_snmp_table() -> None:
     from airtcp.testbed import emulate
 

@@ -4,6 +4,9 @@
 //! packets), capacity (rate, schedule, trace) and channel models, with their random streams, via
 //! [`airtcp::net::Link::offer`]. Only the clock differs: packets are offered when they are read
 //! from a TUN device, and written out when the wall clock reaches their model arrival time.
+//! Model time starts with the first IPv4 packet (the connection's SYN), as a simulated flow starts
+//! at 0, so time-varying capacities (a rate schedule, a trace from its start offset) meet the
+//! transfer where the simulator's flow meets them.
 //!
 //! This module is the model side (no I/O, testable without root): [`Path`] carries packets through
 //! a sequence of hops and says when each leaves. `main.rs` adds the TUN devices and the clock.

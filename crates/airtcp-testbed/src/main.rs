@@ -13,7 +13,7 @@ use std::io::Write;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use airtcp_testbed::{paths, Path};
+use airtcp_testbed::{ipv4_meta, paths, Path};
 use clap::Parser;
 
 #[derive(Parser, Debug)]
@@ -96,8 +96,17 @@ fn mono_ns() -> u64 {
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
-/// Reads every packet waiting on `fd` into the path at model time `now`.
-fn drain(fd: RawFd, path: &mut Path, now: u64, buf: &mut [u8]) -> Result<(), String> {
+/// Model time now: nanoseconds since the first IPv4 packet (0 until one has come).
+fn model_now(t0: Option<u64>) -> u64 {
+    t0.map_or(0, |t| mono_ns() - t)
+}
+
+/// Reads every packet waiting on `fd` into the path at model time (see [`model_now`]); the
+/// first IPv4 packet of the run (the connection's SYN) starts the model clock, so that model time
+/// 0 is when the transfer starts, as a simulated flow starts at 0: a rate schedule or a trace
+/// (with its start offset) is then replayed against the transfer as the simulator replays it,
+/// however long the namespaces, sink and source took to come up.
+fn drain(fd: RawFd, path: &mut Path, t0: &mut Option<u64>, buf: &mut [u8]) -> Result<(), String> {
     loop {
         // SAFETY: buf is valid for its length.
         let n = unsafe { libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) };
@@ -111,7 +120,10 @@ fn drain(fd: RawFd, path: &mut Path, now: u64, buf: &mut [u8]) -> Result<(), Str
         if n == 0 {
             return Ok(());
         }
-        path.ingress(now, buf[..n as usize].to_vec());
+        if t0.is_none() && ipv4_meta(&buf[..n as usize]).is_some() {
+            *t0 = Some(mono_ns());
+        }
+        path.ingress(model_now(*t0), buf[..n as usize].to_vec());
     }
 }
 
@@ -140,7 +152,7 @@ fn run(a: Args) -> Result<(), String> {
     println!("ready");
     std::io::stdout().flush().ok();
 
-    let t0 = mono_ns();
+    let mut t0: Option<u64> = None;
     let mut buf = vec![0u8; 65536];
     let mut out = Vec::new();
     let (mut fwd_written, mut rev_written) = (0u64, 0u64);
@@ -149,13 +161,13 @@ fn run(a: Args) -> Result<(), String> {
         libc::pollfd { fd: dst.as_raw_fd(), events: libc::POLLIN, revents: 0 },
     ];
     while !STOP.load(Ordering::SeqCst) {
-        let now = mono_ns() - t0;
+        let now = model_now(t0);
         fwd.advance(now, &mut out);
         write_all(dst.as_raw_fd(), &mut out, &mut fwd_written);
         rev.advance(now, &mut out);
         write_all(src.as_raw_fd(), &mut out, &mut rev_written);
         let next = [fwd.next_event(), rev.next_event()].into_iter().flatten().min();
-        let wait_ns = next.map_or(100_000_000, |t| t.saturating_sub(mono_ns() - t0).min(100_000_000));
+        let wait_ns = next.map_or(100_000_000, |t| t.saturating_sub(model_now(t0)).min(100_000_000));
         let ts = libc::timespec { tv_sec: (wait_ns / 1_000_000_000) as libc::time_t, tv_nsec: (wait_ns % 1_000_000_000) as _ };
         // SAFETY: valid pollfd array and timespec.
         let r = unsafe { libc::ppoll(fds.as_mut_ptr(), 2, &ts, std::ptr::null()) };
@@ -165,12 +177,11 @@ fn run(a: Args) -> Result<(), String> {
             }
             return err("ppoll");
         }
-        let now = mono_ns() - t0;
         if fds[0].revents & libc::POLLIN != 0 {
-            drain(src.as_raw_fd(), &mut fwd, now, &mut buf)?;
+            drain(src.as_raw_fd(), &mut fwd, &mut t0, &mut buf)?;
         }
         if fds[1].revents & libc::POLLIN != 0 {
-            drain(dst.as_raw_fd(), &mut rev, now, &mut buf)?;
+            drain(dst.as_raw_fd(), &mut rev, &mut t0, &mut buf)?;
         }
     }
     let hops = |p: &Path| -> Vec<serde_json::Value> {
@@ -190,7 +201,7 @@ fn run(a: Args) -> Result<(), String> {
                      "corrupted_delivered": fwd.corrupted_delivered, "corrupted_dropped": fwd.corrupted_dropped },
         "reverse": { "hops": hops(&rev), "delivered": rev_written, "not_ipv4": rev.not_ipv4,
                      "corrupted_delivered": rev.corrupted_delivered, "corrupted_dropped": rev.corrupted_dropped },
-        "elapsed_ns": mono_ns() - t0,
+        "elapsed_ns": model_now(t0),
     });
     println!("{report}");
     Ok(())

@@ -131,9 +131,17 @@ def _first_tcp_flow(doc: dict[str, Any]) -> dict[str, Any]:
     raise TestbedError("flows: the scenario has no tcp flow")
 
 
-def run_scenario(doc: dict[str, Any], cc: str, seed: Optional[int] = None, sample_ms: float = 100.0) -> dict[str, Any]:
+def run_scenario(
+    doc: dict[str, Any],
+    cc: str,
+    seed: Optional[int] = None,
+    sample_ms: float = 100.0,
+    sysctls: tuple[str, ...] = (),
+) -> dict[str, Any]:
     """One bulk transfer over the emulated path of `doc` (a scenario dict) with kernel congestion
-    control for scheme `cc`; returns a summary like the simulator's (flows, links) plus samples."""
+    control for scheme `cc`; returns a summary like the simulator's (flows, links) plus samples.
+    `sysctls`: more `name=value` settings for both namespaces, e.g. `net.ipv4.tcp_frto=0` to tell
+    which kernel feature a difference from the simulator comes from."""
     if cc not in KERNEL_CC:
         raise TestbedError(f"cc: {cc} has no kernel counterpart (allowed: {', '.join(KERNEL_CC)})")
     kernel_cc = KERNEL_CC[cc]
@@ -158,6 +166,7 @@ def run_scenario(doc: dict[str, Any], cc: str, seed: Optional[int] = None, sampl
                     f"net.ipv4.tcp_ecn={ecn}",
                     "net.ipv4.tcp_timestamps=1",
                     "net.ipv4.tcp_no_metrics_save=1",
+                    *sysctls,
                 ],
             )
         bed.register(kernel_cc)
@@ -193,6 +202,8 @@ def run_scenario(doc: dict[str, Any], cc: str, seed: Optional[int] = None, sampl
                 "cc": cc,
                 "kernel_cc": kernel_cc,
                 "goodput_bps": sink_out["goodput_bps"],
+                # Over [warm-up, duration] from the first byte: the simulator's measuring window.
+                "window_goodput_bps": sink_out["window_goodput_bps"],
                 "delivered_bytes": sink_out["bytes"],
                 "retransmissions": final["total_retrans"],
                 "delivered_ce": final["delivered_ce"],
@@ -204,6 +215,8 @@ def run_scenario(doc: dict[str, Any], cc: str, seed: Optional[int] = None, sampl
             }
         ],
         "links": relay["forward"]["hops"] + relay["reverse"]["hops"],
+        # Model time runs from the relay's start: the links' counters cover [0, this].
+        "relay_elapsed_s": relay["elapsed_ns"] / 1e9,
         "samples": src_out["samples"],
     }
 

@@ -1,0 +1,162 @@
+"""Simulator beside real Linux TCP on recorded cellular traces (issue 27 part 2).
+
+    python bench/cellular_vs_kernel.py [--runs 2] [--duration 30s] [--traces DIR] [--update-validation]
+
+For each `experiments/cellular/<trace>.toml` (mahimahi trace pair: data over the downlink trace,
+ACKs over the uplink trace, 20 ms each way, DropTail of 4 BDP; each seed its own trace start
+offset) and each scheme with a kernel counterpart, one bulk transfer in the simulator
+(`airtcp.run`) and one of Linux TCP between two namespaces through `airtcp-relay`, which carries
+every packet through the same links, trace capacity, offset and queues (kernel/README.md). The
+scheme is set as the experiment's sweep point of the same label sets it (Jersey family: ECN and a
+CW queue); the kernel runs its own loss recovery (SACK, RACK, PRR), so the simulator's point is the
+one with SACK recovery (`sack` for Reno).
+
+Per scheme and trace: goodput over the same window (kernel: bytes the receiving application read
+in [warm-up, duration] from its first byte; simulator: in-order bytes at the receiver in
+[warm-up, duration]) and the 95th percentile of the
+smoothed RTT sampled every 100 ms (kernel: `tcp_info.tcpi_rtt`; simulator: the flow series'
+`srtt_s`), with their ratios. Needs root and the kernel testbed; writes
+results/cellular_vs_kernel.json and, with --update-validation, the table between the
+cellular-vs-kernel markers of VALIDATION.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import statistics
+import sys
+import time
+import tomllib
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "python"))
+
+from airtcp import api  # noqa: E402
+from airtcp import scenario as sc  # noqa: E402
+from airtcp.testbed import emulate  # noqa: E402
+
+TRACES = ["tmobile-umts-driving", "verizon-evdo-driving", "verizon-lte-short", "att-lte-driving-2016"]
+#: label in the table -> (the sweep point whose settings the simulator takes, scenario cc)
+SCHEMES = {
+    "reno": ("sack", "reno"),
+    "cubic": ("cubic", "cubic"),
+    "bbr": ("bbr", "bbr"),
+    "westwood": ("westwood", "westwood"),
+    "jersey": ("jersey", "jersey"),
+    "new-jersey": ("new-jersey", "new-jersey"),
+    "nj+": ("nj+", "nj+"),
+}
+BEGIN, END = "<!-- cellular-vs-kernel:begin -->", "<!-- cellular-vs-kernel:end -->"
+
+
+def point_settings(trace: str, label: str) -> dict:
+    """The `set` table of the sweep point `label` of experiments/cellular/<trace>.sweep.toml."""
+    spec = tomllib.loads((REPO / "experiments" / "cellular" / f"{trace}.sweep.toml").read_text())
+    for axis in spec["axes"]:
+        for p in axis["points"]:
+            if p["label"] == label:
+                return p["set"]
+    raise SystemExit(f"{trace}: no sweep point {label!r}")
+
+
+def scenario(trace: str, label: str, duration: str, warmup: str, traces_dir: Path) -> dict:
+    doc = copy.deepcopy(sc.load(REPO / "experiments" / "cellular" / f"{trace}.toml"))
+    doc["duration"], doc["warmup"], doc["sample_interval"] = duration, warmup, "100ms"
+    for key, value in point_settings(trace, SCHEMES[label][0]).items():
+        sc.set_path(doc, key, copy.deepcopy(value))
+    for link in doc["links"]:
+        for key in ("capacity", "reverse_capacity"):
+            cap = link.get(key)
+            if isinstance(cap, dict) and cap.get("kind") == "trace":
+                cap["file"] = str(traces_dir / Path(cap["file"]).name)
+    return doc
+
+
+def p95(values: list[float]) -> float:
+    v = sorted(values)
+    return v[min(len(v) - 1, int(0.95 * len(v)))] if v else float("nan")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=2)
+    ap.add_argument("--duration", default="30s")
+    ap.add_argument("--warmup", default="5s")
+    ap.add_argument("--traces", type=Path, default=REPO.parent / "shared" / "traces")
+    ap.add_argument("--only", default="", help="comma-separated traces (default: all four)")
+    ap.add_argument("--update-validation", action="store_true")
+    ap.add_argument("--out", type=Path, default=REPO / "results" / "cellular_vs_kernel.json")
+    a = ap.parse_args()
+    traces = [t for t in TRACES if not a.only or t in a.only.split(",")]
+    warm = sc.parse_duration_s(a.warmup)
+    res: dict = {"runs": a.runs, "duration": a.duration, "warmup": a.warmup, "cells": []}
+    started = time.monotonic()
+    for trace in traces:
+        for label, (_, cc) in SCHEMES.items():
+            doc = scenario(trace, label, a.duration, a.warmup, a.traces)
+            cell: dict = {"trace": trace, "scheme": label, "sim": [], "kernel": []}
+            for seed in range(1, a.runs + 1):
+                r = api.run(sc.dumps(doc), seed)
+                f = r.summary["flows"][0]
+                srtt = [
+                    x for t, x in zip(r.flow_series["time_s"], r.flow_series["srtt_s"]) if t >= warm and x is not None
+                ]
+                cell["sim"].append({"seed": seed, "goodput_bps": f["goodput_bps"], "srtt_p95_s": p95(srtt)})
+                k = emulate.run_scenario(doc, cc, seed=seed, sample_ms=100)
+                kf = k["flows"][0]
+                ks = [s["rtt_us"] / 1e6 for s in k["samples"] if s["t_s"] >= warm]
+                cell["kernel"].append(
+                    {
+                        "seed": seed,
+                        "goodput_bps": kf["window_goodput_bps"],
+                        "span_goodput_bps": kf["goodput_bps"],
+                        "srtt_p95_s": p95(ks),
+                        "retransmissions": kf["retransmissions"],
+                        "ss_cc": kf["ss_cc"],
+                    }
+                )
+                print(
+                    f"[{time.monotonic() - started:6.0f} s] {trace} {label:10s} seed {seed}: "
+                    f"sim {f['goodput_bps'] / 1e3:7.0f} kb/s p95 {p95(srtt) * 1e3:5.0f} ms | "
+                    f"kernel {kf['window_goodput_bps'] / 1e3:7.0f} kb/s p95 {p95(ks) * 1e3:5.0f} ms {kf['ss_cc']}",
+                    flush=True,
+                )
+            res["cells"].append(cell)
+            a.out.parent.mkdir(parents=True, exist_ok=True)
+            a.out.write_text(json.dumps(res, indent=1) + "\n")
+    md = table(res)
+    print(md)
+    if a.update_validation:
+        v = REPO / "VALIDATION.md"
+        text = v.read_text()
+        head, rest = text.split(BEGIN, 1)
+        _, tail = rest.split(END, 1)
+        v.write_text(head + BEGIN + "\n" + md + "\n" + END + tail)
+    return 0
+
+
+def table(res: dict) -> str:
+    lines = [
+        f"Means over {res['runs']} seeds (each its own trace offset); {res['duration']} transfers, "
+        f"measured after {res['warmup']}. Goodput in kb/s; p95 of the smoothed RTT sampled every 100 ms, in ms.",
+        "",
+        "| trace | scheme | kernel goodput | sim goodput | sim / kernel | kernel p95 SRTT | sim p95 SRTT "
+        "| sim / kernel |",
+        "|---|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for c in res["cells"]:
+        kg = statistics.mean(x["goodput_bps"] for x in c["kernel"]) / 1e3
+        sg = statistics.mean(x["goodput_bps"] for x in c["sim"]) / 1e3
+        kr = statistics.mean(x["srtt_p95_s"] for x in c["kernel"]) * 1e3
+        sr = statistics.mean(x["srtt_p95_s"] for x in c["sim"]) * 1e3
+        lines.append(
+            f"| {c['trace']} | {c['scheme']} | {kg:.0f} | {sg:.0f} | {sg / kg:.2f} | {kr:.0f} | {sr:.0f} | {sr / kr:.2f} |"
+        )
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
