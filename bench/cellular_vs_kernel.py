@@ -28,7 +28,6 @@ import json
 import statistics
 import sys
 import time
-import tomllib
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -36,6 +35,7 @@ sys.path.insert(0, str(REPO / "python"))
 
 from airtcp import api  # noqa: E402
 from airtcp import scenario as sc  # noqa: E402
+from airtcp.reproduce.spec import load_experiment, traces_dir  # noqa: E402
 from airtcp.testbed import emulate  # noqa: E402
 
 TRACES = ["tmobile-umts-driving", "verizon-evdo-driving", "verizon-lte-short", "att-lte-driving-2016"]
@@ -52,20 +52,13 @@ SCHEMES = {
 BEGIN, END = "<!-- cellular-vs-kernel:begin -->", "<!-- cellular-vs-kernel:end -->"
 
 
-def point_settings(trace: str, label: str) -> dict:
-    """The `set` table of the sweep point `label` of experiments/cellular/<trace>.sweep.toml."""
-    spec = tomllib.loads((REPO / "experiments" / "cellular" / f"{trace}.sweep.toml").read_text())
-    for axis in spec["axes"]:
-        for p in axis["points"]:
-            if p["label"] == label:
-                return p["set"]
-    raise SystemExit(f"{trace}: no sweep point {label!r}")
-
-
 def scenario(trace: str, label: str, duration: str, warmup: str, traces_dir: Path) -> dict:
-    doc = copy.deepcopy(sc.load(REPO / "experiments" / "cellular" / f"{trace}.toml"))
+    """The experiment's scenario with the settings of its sweep point for `label`."""
+    exp = load_experiment(REPO / "experiments" / "cellular" / f"{trace}.sweep.toml")
+    point = next(p for p in exp.axis("scheme").points if p.label == SCHEMES[label][0])
+    doc = copy.deepcopy(sc.load(exp.scenario_path))
     doc["duration"], doc["warmup"], doc["sample_interval"] = duration, warmup, "100ms"
-    for key, value in point_settings(trace, SCHEMES[label][0]).items():
+    for key, value in point.sets:
         sc.set_path(doc, key, copy.deepcopy(value))
     for link in doc["links"]:
         for key in ("capacity", "reverse_capacity"):
@@ -85,7 +78,7 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=2)
     ap.add_argument("--duration", default="30s")
     ap.add_argument("--warmup", default="5s")
-    ap.add_argument("--traces", type=Path, default=REPO.parent / "shared" / "traces")
+    ap.add_argument("--traces", type=Path, default=traces_dir(), help="mahimahi traces (default: $AIRTCP_TRACES)")
     ap.add_argument("--only", default="", help="comma-separated traces (default: all four)")
     ap.add_argument("--update-validation", action="store_true")
     ap.add_argument("--out", type=Path, default=REPO / "results" / "cellular_vs_kernel.json")

@@ -63,31 +63,28 @@ NJ_SCHEMES = {
 NJ_BEGIN, NJ_END = "<!-- sim-vs-kernel-nj:begin -->", "<!-- sim-vs-kernel-nj:end -->"
 
 
-def variant(base: dict, loss: float, scheme: str, duration: str, warmup: str) -> dict:
+def _on_path(base: dict, loss: float, flow: dict, duration: str, warmup: str) -> dict:
+    """The Fig. 10 scenario with uniform loss `loss` on the wireless hop and `flow`'s settings."""
     d = copy.deepcopy(base)
     d["duration"], d["warmup"] = duration, warmup
     d["links"][1]["channel"] = {"kind": "uniform", "loss": loss} if loss > 0 else {"kind": "none"}
-    d["flows"][0].update(SCHEMES[scheme])
+    d["flows"][0].update(flow)
     return d
 
 
+def variant(base: dict, loss: float, scheme: str, duration: str, warmup: str) -> dict:
+    return _on_path(base, loss, SCHEMES[scheme], duration, warmup)
+
+
 def bbr_variant(base: dict, loss: float, scheme: str, duration: str, warmup: str) -> dict:
-    d = copy.deepcopy(base)
-    d["duration"], d["warmup"] = duration, warmup
+    d = _on_path(base, loss, {"rwnd_pkts": 10000, **BBR_SCHEMES[scheme]}, duration, warmup)
     for link in d["links"]:
         link["queue"] = {"kind": "droptail", "limit_pkts": 1000}
-    d["links"][1]["channel"] = {"kind": "uniform", "loss": loss} if loss > 0 else {"kind": "none"}
-    d["flows"][0]["rwnd_pkts"] = 10000
-    d["flows"][0].update(BBR_SCHEMES[scheme])
     return d
 
 
 def nj_variant(base: dict, loss: float, scheme: str, duration: str, warmup: str) -> dict:
-    d = copy.deepcopy(base)
-    d["duration"], d["warmup"] = duration, warmup
-    d["links"][1]["channel"] = {"kind": "uniform", "loss": loss} if loss > 0 else {"kind": "none"}
-    d["flows"][0].update(NJ_SCHEMES[scheme])
-    return d
+    return _on_path(base, loss, NJ_SCHEMES[scheme], duration, warmup)
 
 
 def paired_table(
