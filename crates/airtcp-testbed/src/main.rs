@@ -202,6 +202,9 @@ fn run(a: Args) -> Result<(), String> {
         "reverse": { "hops": hops(&rev), "delivered": rev_written, "not_ipv4": rev.not_ipv4,
                      "corrupted_delivered": rev.corrupted_delivered, "corrupted_dropped": rev.corrupted_dropped },
         "elapsed_ns": model_now(t0),
+        // When model time 0 was, on CLOCK_MONOTONIC (shared by every network namespace): a sink
+        // timing its reads on that clock can count the bytes of a model-time window.
+        "model_start_monotonic_ns": t0,
     });
     println!("{report}");
     Ok(())

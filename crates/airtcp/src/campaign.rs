@@ -457,7 +457,7 @@ fn tcp_flow(
     if g.chance(0.3) {
         s += &format!("clock_granularity = {}\n", us(g.log_int(1, 100_000)));
     }
-    let options: [(&str, [&str; 2]); 8] = [
+    let options: [(&str, [&str; 2]); 9] = [
         ("partial_ack_timer", ["\"impatient\"", "\"slow-but-steady\""]),
         ("limited_transmit", ["true", "false"]),
         ("rtt_sampling", ["\"timed-segment\"", "\"every-ack\""]),
@@ -466,6 +466,7 @@ fn tcp_flow(
         ("recover_ack_heuristic", ["false", "true"]),
         ("rto_restart", ["\"new-ack\"", "\"every-ack\""]),
         ("rtt_sample_duplicate_acks", ["false", "true"]),
+        ("rto_estimator", ["\"rfc6298\"", "\"linux\""]),
     ];
     for (key, [default, other]) in options {
         // The non-default value a third of the time, the default written out or left implicit.

@@ -70,6 +70,10 @@ def sink(bind: str, port: int, cc: str, seconds: float, ready_file: str | None, 
     # (its goodput counts [warmup, duration]), whatever arrives after the source stops.
     in_window = 0
     first = last = None
+    # (CLOCK_MONOTONIC seconds, bytes read so far) at the last read of each 10-ms bin of that clock:
+    # the relay reports when its model clock started on the same clock, so the caller can count
+    # the bytes of any model-time window (`emulate.bytes_between`).
+    arrivals: list[list[float]] = []
     deadline = time.monotonic() + seconds + 30
     buf = bytearray(CHUNK)
     while time.monotonic() < deadline:
@@ -84,6 +88,10 @@ def sink(bind: str, port: int, cc: str, seconds: float, ready_file: str | None, 
             first = now
         last = now
         total += n
+        if arrivals and int(arrivals[-1][0] * 100) == int(now * 100):
+            arrivals[-1] = [now, total]
+        else:
+            arrivals.append([now, total])
         if now - first >= warmup:
             after_warmup += n
             if now - first <= seconds:
@@ -100,6 +108,7 @@ def sink(bind: str, port: int, cc: str, seconds: float, ready_file: str | None, 
         "goodput_bps": (after_warmup * 8 / measured) if measured > 0 else 0.0,
         "window_goodput_bps": in_window * 8 / (seconds - warmup) if seconds > warmup else 0.0,
         "cc": accepted_cc,
+        "arrivals": arrivals,
     }
 
 

@@ -8,6 +8,7 @@ the receiver in ``<prefix>r`` at 10.78.2.1.
 
 from __future__ import annotations
 
+import bisect
 import json
 import selectors
 import shutil
@@ -190,6 +191,7 @@ def run_scenario(
         _wait_closed(bed, [path.snd, path.rcv])  # the last FIN/ACK still needs the relay
         relay = path.stop()
         csum_errors = tcp_checksum_errors(bed.run_in(path.rcv, ["cat", "/proc/net/snmp"]).stdout)
+        counters = tcp_counters(bed.run_in(path.snd, ["cat", "/proc/net/snmp", "/proc/net/netstat"]).stdout)
     final = src_out["final"]
     return {
         "scenario": doc.get("name", ""),
@@ -202,8 +204,13 @@ def run_scenario(
                 "cc": cc,
                 "kernel_cc": kernel_cc,
                 "goodput_bps": sink_out["goodput_bps"],
-                # Over [warm-up, duration] from the first byte: the simulator's measuring window.
+                # Over [warm-up, duration] from the first byte.
                 "window_goodput_bps": sink_out["window_goodput_bps"],
+                # Over [warm-up, duration] of model time (from the relay's first packet, the SYN):
+                # the simulator's measuring window, whose flow starts at 0. On a trace with
+                # outages the first byte can come seconds after the SYN, and a window from it
+                # measures a later stretch of the trace than the simulator does.
+                "model_window_goodput_bps": model_window_goodput(sink_out, relay, warmup, duration),
                 "delivered_bytes": sink_out["bytes"],
                 "retransmissions": final["total_retrans"],
                 "delivered_ce": final["delivered_ce"],
@@ -212,6 +219,10 @@ def run_scenario(
                 # the receiving kernel's count of TCP checksum failures: the kernel discards them.
                 "corrupted_delivered": relay["forward"]["corrupted_delivered"],
                 "receiver_checksum_errors": csum_errors,
+                # The sending namespace's nonzero TCP counters (`Tcp*` of /proc/net/snmp and
+                # `TcpExt*` of /proc/net/netstat, as `nstat` names them): timeouts, loss probes,
+                # undos, SACK/RACK recoveries -- what a difference from the simulator comes from.
+                "sender_counters": counters,
             }
         ],
         "links": relay["forward"]["hops"] + relay["reverse"]["hops"],
@@ -219,6 +230,49 @@ def run_scenario(
         "relay_elapsed_s": relay["elapsed_ns"] / 1e9,
         "samples": src_out["samples"],
     }
+
+
+def bytes_between(arrivals: list[list[float]], start_s: float, end_s: float) -> float:
+    """Bytes a sink read in (start_s, end_s] from its `arrivals` ([CLOCK_MONOTONIC s, bytes read
+    so far] points, in order): the count at the last point at or before each end."""
+
+    times = [when for when, _ in arrivals]
+
+    def upto(t: float) -> float:
+        i = bisect.bisect_right(times, t)
+        return arrivals[i - 1][1] if i else 0.0
+
+    return upto(end_s) - upto(start_s)
+
+
+def model_window_goodput(
+    sink_out: dict[str, Any], relay: dict[str, Any], warmup: float, duration: float
+) -> Optional[float]:
+    """Goodput in bit/s over [warmup, duration] of the relay's model time, or None when the relay
+    saw no packet (its model clock never started)."""
+    start_ns = relay.get("model_start_monotonic_ns")
+    if start_ns is None or duration <= warmup:
+        return None
+    t0 = start_ns / 1e9
+    return bytes_between(sink_out["arrivals"], t0 + warmup, t0 + duration) * 8 / (duration - warmup)
+
+
+def tcp_counters(text: str) -> dict[str, int]:
+    """The nonzero counters of the `Tcp:` and `TcpExt:` tables in /proc/net/snmp and
+    /proc/net/netstat text (a header row of names, then a row of values), named as `nstat` names
+    them (`TcpRetransSegs`, `TcpExtTCPTimeouts`, ...)."""
+    out: dict[str, int] = {}
+    rows: dict[str, list[list[str]]] = {}
+    for line in text.splitlines():
+        table, _, rest = line.partition(":")
+        if table in ("Tcp", "TcpExt"):
+            rows.setdefault(table, []).append(rest.split())
+    for table, pairs in rows.items():
+        for names, values in zip(pairs[0::2], pairs[1::2]):
+            for name, value in zip(names, values):
+                if value.lstrip("-").isdigit() and int(value) != 0:
+                    out[table + name] = int(value)
+    return out
 
 
 def tcp_checksum_errors(snmp: str) -> int:

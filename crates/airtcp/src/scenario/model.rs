@@ -4,6 +4,7 @@
 
 use serde::Deserialize;
 
+pub use crate::tcp::rto::RtoFormula;
 pub use crate::tcp::sender::RttSampling;
 use crate::time::{ByteSize, DataRate, SimDuration};
 
@@ -826,6 +827,10 @@ pub struct TcpFlowSpec {
     /// default (RFC 7323 §4.1, Linux: ACKs of new data only).
     #[serde(default)]
     pub rtt_sample_duplicate_acks: bool,
+    /// How the RTO follows the RTT samples: "rfc6298" (the default) or "linux" (Linux's
+    /// `tcp_rtt_estimator`: at least SRTT + `min_rto`, slow to fall after a delay spike).
+    #[serde(default)]
+    pub rto_estimator: RtoFormula,
     /// Duplicate ACKs that trigger fast retransmit.
     #[serde(default = "default_dupthresh")]
     pub dupack_threshold: u32,

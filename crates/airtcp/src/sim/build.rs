@@ -250,6 +250,7 @@ impl Simulator {
                     recover_ack_heuristic: t.recover_ack_heuristic,
                     rto_restart_every_ack: t.rto_restart == RtoRestartSpec::EveryAck,
                     rtt_sample_duplicate_acks: t.rtt_sample_duplicate_acks,
+                    rto_formula: t.rto_estimator,
                 };
                 let rec = (plan.recovery.make)();
                 let rcfg = ReceiverConfig {

@@ -1,5 +1,7 @@
 //! The sender's settings, the segments it hands to the engine, and its counters.
 
+use crate::tcp::rto::RtoFormula;
+
 /// Sender settings (from the scenario's flow).
 #[derive(Debug, Clone)]
 pub struct SenderConfig {
@@ -59,6 +61,9 @@ pub struct SenderConfig {
     /// timestamp); RFC 7323 §4.1 and Linux (`tcp_ack_update_rtt` only under FLAG_ACKED) take
     /// samples from ACKs of new data only, as airtcp does by default.
     pub rtt_sample_duplicate_acks: bool,
+    /// How the RTO follows the RTT samples: RFC 6298 (the default) or Linux's estimator (see
+    /// [`crate::tcp::rto::RtoFormula`]).
+    pub rto_formula: RtoFormula,
 }
 
 /// Which ACKs give an RTT sample when RFC 7323 timestamps are off (RFC 6298 §3: Karn's

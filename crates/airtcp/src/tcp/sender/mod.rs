@@ -87,7 +87,7 @@ impl Sender {
     pub fn new(cfg: SenderConfig, mut cc: Box<dyn CongestionControl>, recovery: Box<dyn LossRecovery>) -> Self {
         let mut w = Window { cwnd: cfg.initial_cwnd_bytes, ssthresh: cfg.initial_ssthresh_bytes, mss: cfg.mss as u64 };
         cc.on_start(&mut w, cfg.rwnd_bytes);
-        let rtt = RttEstimator::new(cfg.initial_rto_ns, cfg.min_rto_ns, cfg.max_rto_ns, cfg.granularity_ns);
+        let rtt = RttEstimator::with_formula(cfg.rto_formula, cfg.initial_rto_ns, cfg.min_rto_ns, cfg.max_rto_ns, cfg.granularity_ns);
         let dupthresh = cfg.dupthresh;
         let cc_reads_send_times = cc.reads_send_times();
         let paced = cc.pacing_rate().is_some();
@@ -275,7 +275,7 @@ impl Sender {
             let newest =
                 (reads_send_times && advance > 0).then(|| s.board.get(advance - 1)).filter(|m| !m.retransmitted).map(|m| m.sent_at);
             if let Some(r) = sample {
-                s.rtt.sample(r);
+                s.rtt.sample(r, h.ack, s.seq.snd_max);
                 s.count_rtt_sample(r);
             }
             if marks_losses {
@@ -339,7 +339,7 @@ impl Sender {
             s.cc.on_dup_ack(&mut s.w, &info);
             if s.cfg.rtt_sample_duplicate_acks && s.cfg.timestamps && h.has_ts && h.ts_ecr <= now {
                 let r = now - h.ts_ecr;
-                s.rtt.sample_keeping_backoff(r);
+                s.rtt.sample_keeping_backoff(r, s.seq.snd_una, s.seq.snd_max);
                 s.count_rtt_sample(r);
             }
             if s.cfg.rto_restart_every_ack {

@@ -29,6 +29,7 @@ pub(crate) fn cfg(sack: bool, iw: u64) -> SenderConfig {
         recover_ack_heuristic: false,
         rto_restart_every_ack: false,
         rtt_sample_duplicate_acks: false,
+        rto_formula: crate::tcp::rto::RtoFormula::Rfc6298,
     }
 }
 
