@@ -229,3 +229,33 @@ def test_testbed_run_rejects_a_scheme_without_kernel_counterpart() -> None:
     r = run_cli("testbed", "run", str(REPO / "examples" / "jersey_fig10.toml"), "--cc", "vegas", "--duration", "1s")
     assert r.returncode == 2
     assert r.stderr.strip().startswith("error: cc: vegas has no kernel counterpart"), r.stderr
+
+
+def test_tcp_counters_reads_snmp_and_netstat_tables() -> None:
+    from airtcp.testbed import emulate
+
+    text = (
+        "Tcp: RtoAlgorithm RetransSegs InCsumErrors\nTcp: 1 68 0\n"
+        "TcpExt: SyncookiesSent TCPTimeouts TCPLossUndo\nTcpExt: 0 3 2\n"
+        "IpExt: InNoRoutes\nIpExt: 4\n"
+    )
+    assert emulate.tcp_counters(text) == {
+        "TcpRtoAlgorithm": 1,
+        "TcpRetransSegs": 68,
+        "TcpExtTCPTimeouts": 3,
+        "TcpExtTCPLossUndo": 2,
+    }
+
+
+def test_model_window_goodput_counts_the_relays_model_time_window() -> None:
+    """The sink's arrivals are on CLOCK_MONOTONIC; the relay's model time 0 is at 100.0 s there.
+    Bytes read by 103.0 s: 1000; by 120.0 s: 18000 -> 17000 B over the 17-s window [3 s, 20 s]."""
+    from airtcp.testbed import emulate
+
+    arrivals = [[100.5, 200], [102.99, 1000], [103.01, 1500], [110.0, 9000], [120.0, 18000], [121.0, 19000]]
+    assert emulate.bytes_between(arrivals, 103.0, 120.0) == 17000
+    assert emulate.bytes_between(arrivals, 0.0, 100.0) == 0
+    relay = {"model_start_monotonic_ns": 100_000_000_000}
+    got = emulate.model_window_goodput({"arrivals": arrivals}, relay, 3.0, 20.0)
+    assert got == pytest.approx(17000 * 8 / 17)
+    assert emulate.model_window_goodput({"arrivals": arrivals}, {"model_start_monotonic_ns": None}, 3.0, 20.0) is None

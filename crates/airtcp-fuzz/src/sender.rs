@@ -197,6 +197,7 @@ impl Trial {
             recover_ack_heuristic: bit(8),
             rto_restart_every_ack: bit(9),
             rtt_sample_duplicate_acks: bit(10),
+            rto_undo: if bit(13) { airtcp::tcp::sender::RtoUndoPolicy::Eifel } else { airtcp::tcp::sender::RtoUndoPolicy::None },
             rto_formula: if bit(12) { airtcp::tcp::rto::RtoFormula::Linux } else { airtcp::tcp::rto::RtoFormula::Rfc6298 },
         };
         // A finite transfer (the scenario's `bytes`) or the engine's infinite source.

@@ -457,7 +457,7 @@ fn tcp_flow(
     if g.chance(0.3) {
         s += &format!("clock_granularity = {}\n", us(g.log_int(1, 100_000)));
     }
-    let options: [(&str, [&str; 2]); 9] = [
+    let options: [(&str, [&str; 2]); 10] = [
         ("partial_ack_timer", ["\"impatient\"", "\"slow-but-steady\""]),
         ("limited_transmit", ["true", "false"]),
         ("rtt_sampling", ["\"timed-segment\"", "\"every-ack\""]),
@@ -467,10 +467,13 @@ fn tcp_flow(
         ("rto_restart", ["\"new-ack\"", "\"every-ack\""]),
         ("rtt_sample_duplicate_acks", ["false", "true"]),
         ("rto_estimator", ["\"rfc6298\"", "\"linux\""]),
+        ("rto_undo", ["\"none\"", "\"eifel\""]),
     ];
     for (key, [default, other]) in options {
         // The non-default value a third of the time, the default written out or left implicit.
         match g.int(0, 5) {
+            // Eifel detection reads timestamps: without them the option is (rightly) refused.
+            0 | 1 if key == "rto_undo" && !timestamps => s += &format!("{key} = {default}\n"),
             0 | 1 => {
                 s += &format!("{key} = {other}\n");
                 tags.push(format!("tcp:{key}={}", other.trim_matches('"')));

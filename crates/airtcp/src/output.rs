@@ -68,6 +68,10 @@ pub struct FlowSummary {
     pub retransmissions: u64,
     /// Retransmission timer expirations.
     pub timeouts: u64,
+    /// Of `timeouts`, those found spurious and undone: present only for a flow with
+    /// `rto_undo = "eifel"` (so every other summary is unchanged).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub spurious_timeouts: Option<u64>,
     /// Entries into fast retransmit (n-th duplicate ACK).
     pub fast_retransmits: u64,
     /// Window reductions caused by ECN-Echo.

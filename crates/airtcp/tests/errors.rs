@@ -23,6 +23,8 @@ fn each_mistake_names_its_field() {
         ("recovery = \"newreno\"", "recovery = \"linux\"", "flows[0].sack", "recovery = \"linux\" needs sack = true"),
         ("recovery = \"newreno\"", "recovery = \"newreno\"\nrto_restart = \"always\"", "flows[0].rto_restart", "every-ack"),
         ("recovery = \"newreno\"", "recovery = \"newreno\"\noption_sizes = \"ns-2\"", "flows[0].option_sizes", "ns2"),
+        ("recovery = \"newreno\"", "recovery = \"newreno\"\nrto_estimator = \"bsd\"", "flows[0].rto_estimator", "expected `rfc6298` or `linux`"),
+        ("recovery = \"newreno\"", "recovery = \"newreno\"\nrto_undo = \"eifel\"", "flows[0].rto_undo", "needs timestamps = true"),
         ("duration = \"100s\"", "", "scenario", "missing field `duration`"),
         ("rate = \"10Mbps\"", "rate = 10", "links[0].rate", "needs a unit"),
         ("kind = \"droptail\", limit_pkts = 50 }", "kind = \"fifo\" }", "links[0].queue.kind", "droptail, red, cw"),

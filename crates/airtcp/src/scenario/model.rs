@@ -5,7 +5,7 @@
 use serde::Deserialize;
 
 pub use crate::tcp::rto::RtoFormula;
-pub use crate::tcp::sender::RttSampling;
+pub use crate::tcp::sender::{RtoUndoPolicy, RttSampling};
 use crate::time::{ByteSize, DataRate, SimDuration};
 
 /// Marks a field path inside a `kind`-tagged table so [`super::parse`] can append it to the
@@ -831,6 +831,10 @@ pub struct TcpFlowSpec {
     /// `tcp_rtt_estimator`: at least SRTT + `min_rto`, slow to fall after a delay spike).
     #[serde(default)]
     pub rto_estimator: RtoFormula,
+    /// Spurious-timeout undo: "none" (the default) or "eifel" (RFC 3522 detection by timestamps,
+    /// Linux's undo as the response; needs `timestamps = true`).
+    #[serde(default)]
+    pub rto_undo: RtoUndoPolicy,
     /// Duplicate ACKs that trigger fast retransmit.
     #[serde(default = "default_dupthresh")]
     pub dupack_threshold: u32,

@@ -722,6 +722,9 @@ pub fn validate_and_load(s: &Scenario) -> Result<Plan<'_>, ScenarioError> {
                 if t.min_rto > t.max_rto {
                     return err(format!("flows[{i}].min_rto"), "must not exceed max_rto");
                 }
+                if t.rto_undo == RtoUndoPolicy::Eifel && !t.timestamps {
+                    return err(format!("flows[{i}].rto_undo"), "rto_undo = \"eifel\" needs timestamps = true");
+                }
                 if t.delayed_ack {
                     period(format!("flows[{i}].delack_timeout"), t.delack_timeout)?;
                 }

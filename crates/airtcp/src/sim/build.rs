@@ -251,6 +251,7 @@ impl Simulator {
                     rto_restart_every_ack: t.rto_restart == RtoRestartSpec::EveryAck,
                     rtt_sample_duplicate_acks: t.rtt_sample_duplicate_acks,
                     rto_formula: t.rto_estimator,
+                    rto_undo: t.rto_undo,
                 };
                 let rec = (plan.recovery.make)();
                 let rcfg = ReceiverConfig {

@@ -106,6 +106,8 @@ impl Simulator {
                         packets_received: t.receiver.segments_received,
                         retransmissions: st.retransmissions,
                         timeouts: st.timeouts,
+                        spurious_timeouts: (c.cfg.rto_undo != crate::tcp::sender::RtoUndoPolicy::None)
+                            .then_some(st.spurious_timeouts),
                         fast_retransmits: st.fast_retransmits,
                         ecn_reductions: st.ecn_reductions,
                         rtt_samples: st.rtt_samples,
@@ -144,6 +146,7 @@ impl Simulator {
                     packets_received: u.packets_received,
                     retransmissions: 0,
                     timeouts: 0,
+                    spurious_timeouts: None,
                     fast_retransmits: 0,
                     ecn_reductions: 0,
                     rtt_samples: 0,

@@ -226,6 +226,14 @@ impl LossRecovery for Linux {
         self.just_exited = false;
     }
 
+    fn on_spurious_timeout(&mut self, s: &mut SenderCore) {
+        // Linux `tcp_undo_cwnd_reduction(sk, true)` clears every LOST mark, and the state is Open.
+        self.sync(s);
+        self.clear_marks();
+        self.loss_state = false;
+        self.next_pif = 0;
+    }
+
     fn send(&mut self, s: &mut SenderCore, now: SimTime) {
         self.sync(s);
         let mss = s.w.mss;

@@ -61,6 +61,9 @@ pub trait LossRecovery: Send {
     /// backed off, signalled the window policy and set `recover`, and sends through
     /// [`LossRecovery::send`] right after this (the others go back N by `send_window_limited`).
     fn on_timeout(&mut self, _s: &mut SenderCore, _now: SimTime) {}
+    /// The last timeout proved spurious and was undone (`rto_undo = "eifel"`): forget what it
+    /// marked lost. The sender has restored the window and stopped the go-back-N resends.
+    fn on_spurious_timeout(&mut self, _s: &mut SenderCore) {}
 }
 
 /// RFC 5681 §3.2 steps 2–3, shared by Reno and NewReno: retransmit the first unacknowledged

@@ -64,6 +64,24 @@ pub struct SenderConfig {
     /// How the RTO follows the RTT samples: RFC 6298 (the default) or Linux's estimator (see
     /// [`crate::tcp::rto::RtoFormula`]).
     pub rto_formula: RtoFormula,
+    /// Whether a spurious timeout is detected and undone (see [`RtoUndoPolicy`]).
+    pub rto_undo: RtoUndoPolicy,
+}
+
+/// What the sender does when a retransmission timeout proves spurious (the flow option
+/// `rto_undo`). A cellular link's outage holds packets in its queue for seconds: the timer
+/// expires, yet the originals arrive once the link is back.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RtoUndoPolicy {
+    /// Nothing: every timeout stands (RFC 6298, ns-2.35, the seeds).
+    #[default]
+    None,
+    /// RFC 3522 Eifel detection with timestamps (the first acceptable ACK after the timeout's
+    /// retransmission echoes an older TSval; Linux `tcp_packet_delayed`), answered as Linux
+    /// answers it: the window before the timeout comes back and the go-back-N resends stop.
+    /// Needs `timestamps = true`.
+    Eifel,
 }
 
 /// Which ACKs give an RTT sample when RFC 7323 timestamps are off (RFC 6298 §3: Karn's
@@ -105,6 +123,8 @@ pub struct SenderStats {
     pub segments_sent: u64,
     pub retransmissions: u64,
     pub timeouts: u64,
+    /// Timeouts found spurious and undone (`rto_undo = "eifel"`).
+    pub spurious_timeouts: u64,
     pub fast_retransmits: u64,
     pub ecn_reductions: u64,
     pub rtt_samples: u64,

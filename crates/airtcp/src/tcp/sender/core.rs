@@ -45,6 +45,21 @@ pub struct RecoveryState {
     /// cwnd just before the window policy reacted to the loss that started the current recovery
     /// (rate halving starts from it, see [`crate::tcp::recovery::linux`]).
     pub prior_cwnd: u64,
+    /// With `rto_undo = "eifel"`: what the latest timeout changed, until the first ACK after it
+    /// says whether it was spurious.
+    pub rto_undo: Option<RtoUndo>,
+}
+
+/// The window before a retransmission timeout, kept so that the timeout can be undone if the
+/// first acceptable ACK after it proves it spurious (RFC 3522 Eifel detection).
+#[derive(Debug, Clone, Copy)]
+pub struct RtoUndo {
+    /// cwnd before the timeout (Linux `prior_cwnd`).
+    pub prior_cwnd: u64,
+    /// Linux `prior_ssthresh` = `tcp_current_ssthresh`: max(ssthresh, 3/4·cwnd).
+    pub prior_ssthresh: u64,
+    /// When the timeout's retransmission left (its TSval; Linux `retrans_stamp`).
+    pub retransmitted_at: SimTime,
 }
 
 /// ECN state (RFC 3168 §6.1.2).

@@ -16,8 +16,8 @@ mod core;
 #[cfg(test)]
 pub(crate) mod tests;
 
-pub use self::config::{OutSegment, RttSampling, SenderConfig, SenderStats};
-pub use self::core::{EcnState, RecoveryState, SenderCore, SeqSpace};
+pub use self::config::{OutSegment, RtoUndoPolicy, RttSampling, SenderConfig, SenderStats};
+pub use self::core::{EcnState, RecoveryState, RtoUndo, SenderCore, SeqSpace};
 
 use crate::cc::{CongestionControl, DupAckCount, LossKind, LossSignal, Reaction, Window};
 use crate::net::TcpHeader;
@@ -111,6 +111,7 @@ impl Sender {
                     recovery_base: 0,
                     high_rxt: 0,
                     prior_cwnd: 0,
+                    rto_undo: None,
                 },
                 ecn: EcnState { ecn_recover: None, cwr_pending: false, last_ack_ece: false },
                 dupthresh,
@@ -288,6 +289,23 @@ impl Sender {
                 s.seq.snd_nxt = s.seq.snd_una;
             }
             s.stats.acked_bytes += acked;
+            // RFC 3522 §2: the first acceptable ACK after a timeout's retransmission decides. Its
+            // TSecr older than the retransmission means the original arrived: the timeout was
+            // spurious. The response is Linux's undo (`tcp_try_undo_loss`,
+            // `tcp_undo_cwnd_reduction`): cwnd = max(cwnd, prior_cwnd) (`tcp_reno_undo_cwnd`),
+            // ssthresh = max(ssthresh, prior_ssthresh), and the segments the timeout would have
+            // resent are no longer lost (no go-back-N: snd_nxt back to snd_max).
+            if let Some(u) = s.rec.rto_undo.take() {
+                if h.has_ts && h.ts_ecr < u.retransmitted_at {
+                    s.w.cwnd = s.w.cwnd.max(u.prior_cwnd);
+                    s.w.ssthresh = s.w.ssthresh.max(u.prior_ssthresh);
+                    s.seq.snd_nxt = s.seq.snd_max;
+                    s.rec.recover = None;
+                    s.rec.recover_by_timeout = false;
+                    s.stats.spurious_timeouts += 1;
+                    self.recovery.on_spurious_timeout(s);
+                }
+            }
             s.rec.dupacks = 0;
             s.rec.limited_sent = 0;
             let was_in_recovery = s.rec.in_recovery;
@@ -411,6 +429,15 @@ impl Sender {
             return;
         }
         s.stats.timeouts += 1;
+        // RFC 3522 §2 (Eifel detection): remember the window so that the timeout can be undone if
+        // the first acceptable ACK after its retransmission echoes an older timestamp. Only from
+        // outside a recovery (where no loss has been detected yet), and the first timeout of a
+        // backed-off series keeps its record (Linux: `retrans_stamp` is the first retransmission).
+        if s.cfg.rto_undo == RtoUndoPolicy::Eifel && s.cfg.timestamps && !s.rec.in_recovery && s.rec.rto_undo.is_none() {
+            // Linux `tcp_enter_loss`: prior_ssthresh = tcp_current_ssthresh(), prior_cwnd = cwnd.
+            let prior_ssthresh = s.w.ssthresh.max(s.w.cwnd / 2 + s.w.cwnd / 4);
+            s.rec.rto_undo = Some(RtoUndo { prior_cwnd: s.w.cwnd, prior_ssthresh, retransmitted_at: now });
+        }
         let sig = LossSignal { now, kind: LossKind::Timeout, marked: s.ecn.last_ack_ece, flight_bytes: s.flight() };
         s.signal(&sig);
         if s.cfg.ecn {

@@ -30,6 +30,7 @@ pub(crate) fn cfg(sack: bool, iw: u64) -> SenderConfig {
         rto_restart_every_ack: false,
         rtt_sample_duplicate_acks: false,
         rto_formula: crate::tcp::rto::RtoFormula::Rfc6298,
+        rto_undo: RtoUndoPolicy::None,
     }
 }
 
@@ -412,4 +413,43 @@ fn ack_inside_a_segment_acknowledges_whole_segments() {
     assert_eq!(sent(&mut c), vec![]);
     c.on_ack(2 * MS, &TcpHeader { corrupt_seq: Some(1000), ..ack(0) });
     assert_eq!(sent(&mut c), vec![(1000, true)]);
+}
+
+/// `rto_undo = "eifel"` (RFC 3522 detection, Linux's undo), Reno with timestamps: IW 4 sent at
+/// t = 0 (TSval 0). ACK 1000 at 100 ms (TSecr 0): SRTT 100 ms, RTO 300 ms, slow start to cwnd 5,
+/// so 4000 and 5000 leave at 100 ms. Then an outage: the timer fires at 400 ms with 5 segments
+/// out; Reno sets ssthresh = 2500 (2 segments), cwnd = 1 and resends 1000 (TSval 400 ms).
+/// - The originals arrive after all: ACK 6000 at 450 ms echoes TSecr 100 ms < 400 ms, so the
+///   timeout was spurious: cwnd = max(1000, 5000) grown by the ACK to 6000, ssthresh back to
+///   max(2500, prior 1 000 000), and the go-back-N stops: six new segments 6000..11000 leave.
+/// - The same ACK echoing 400 ms (the retransmission arrived first) undoes nothing: cwnd 1000 + 1000,
+///   ssthresh 2500, two new segments; so does the same ACK without the option.
+#[test]
+fn eifel_undoes_a_spurious_timeout_by_hand() {
+    for (undo, ecr_ms, spurious) in [(true, 100, true), (true, 400, false), (false, 100, false)] {
+        let mut c = cfg(false, 4);
+        c.timestamps = true;
+        c.rto_undo = if undo { RtoUndoPolicy::Eifel } else { RtoUndoPolicy::None };
+        let mut s = Sender::new(c, crate::cc::build("reno", None).unwrap(), crate::tcp::recovery::by_name("newreno").unwrap());
+        s.offer(0, u64::MAX);
+        assert_eq!(sent(&mut s).len(), 4);
+        s.on_ack(100 * MS, &TcpHeader { has_ts: true, ts_ecr: 0, ..ack(1000) });
+        assert_eq!(sent(&mut s), vec![(4000, false), (5000, false)]);
+        assert_eq!(s.core.rto_deadline, Some(400 * MS));
+        s.on_timeout(400 * MS);
+        assert_eq!(sent(&mut s), vec![(1000, true)]);
+        assert_eq!((s.core.w.cwnd, s.core.w.ssthresh), (1000, 2500));
+        s.on_ack(450 * MS, &TcpHeader { has_ts: true, ts_ecr: ecr_ms * MS, ..ack(6000) });
+        let out = sent(&mut s);
+        if spurious {
+            assert_eq!((s.core.w.cwnd, s.core.w.ssthresh), (6000, 1_000_000));
+            assert_eq!(out, (6..12).map(|k| (k * 1000, false)).collect::<Vec<_>>());
+            assert_eq!(s.core.stats.spurious_timeouts, 1);
+        } else {
+            assert_eq!((s.core.w.cwnd, s.core.w.ssthresh), (2000, 2500));
+            assert_eq!(out, vec![(6000, false), (7000, false)]);
+            assert_eq!(s.core.stats.spurious_timeouts, 0);
+        }
+        assert!(s.core.rec.rto_undo.is_none(), "the first ACK after the timeout decides");
+    }
 }
