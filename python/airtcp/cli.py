@@ -450,12 +450,26 @@ def testbed_run(
     ] = None,
     out: Annotated[Optional[Path], typer.Option(help="Write the summaries here as JSON.")] = None,
     sets: SetOption = None,
+    sysctl: Annotated[
+        Optional[list[str]],
+        typer.Option(
+            help="More kernel settings for both namespaces, NAME=VALUE (repeatable), e.g. net.ipv4.tcp_frto=0."
+        ),
+    ] = None,
+    usec_ts: Annotated[
+        bool,
+        typer.Option("--usec-ts", help="Negotiate microsecond TCP timestamps (route feature tcp_usec_ts, Linux 6.7+)."),
+    ] = False,
 ) -> None:
     """Carry the scenario's first TCP flow over its emulated links with a kernel (or our BPF) congestion control."""
     from .testbed import emulate
 
     if runs < 1:
         raise CliError(f"--runs {runs}: must be at least 1")
+    for setting in sysctl or []:
+        name, eq, value = setting.partition("=")
+        if not eq or not name.startswith("net.") or not value:
+            raise CliError(f"--sysctl {setting}: expected NAME=VALUE with a net.* name, e.g. net.ipv4.tcp_frto=0")
     _, doc = read_with_overrides(scenario, sets)
     if duration is not None:
         if parse_duration_s(duration) <= 0:
@@ -466,10 +480,10 @@ def testbed_run(
     first = int(doc.get("seed", 1) if seed is None else seed)
     results = []
     t = Table(title=f"testbed {doc.get('name', scenario.stem)} --cc {cc}", title_justify="left")
-    for col in ("seed", "kernel cc", "ss shows", "goodput kb/s", "retransmissions", "delivered_ce"):
+    for col in ("seed", "kernel cc", "ss shows", "goodput kb/s", "retransmissions", "timeouts", "delivered_ce"):
         t.add_column(col)
     for i in range(runs):
-        r = emulate.run_scenario(doc, cc, seed=first + i)
+        r = emulate.run_scenario(doc, cc, seed=first + i, sysctls=tuple(sysctl or ()), usec_timestamps=usec_ts)
         results.append(r)
         f = r["flows"][0]
         t.add_row(
@@ -478,6 +492,7 @@ def testbed_run(
             ",".join(f["ss_cc"]),
             f"{f['goodput_bps'] / 1e3:.1f}",
             str(f["retransmissions"]),
+            str(f["sender_counters"].get("TcpExtTCPTimeouts", 0)),
             str(f["delivered_ce"]),
         )
     console.print(t)

@@ -124,6 +124,12 @@ def test_bad_set():
     assert "colour" in line
 
 
+def test_testbed_run_rejects_a_malformed_sysctl():
+    """Checked before the testbed is touched, so without root too."""
+    line = one_error_line(run_cli("testbed", "run", str(GOOD), "--sysctl", "tcp_frto"))
+    assert "--sysctl tcp_frto" in line and "NAME=VALUE" in line
+
+
 def test_toml_syntax_error(tmp_path):
     p = tmp_path / "s.toml"
     p.write_text('name = "x"\nduration = 10s\n')

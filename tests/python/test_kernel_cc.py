@@ -212,6 +212,31 @@ def test_testbed_carries_kernel_tcp_over_a_recorded_cellular_trace() -> None:
     hop = next(h for h in r["links"] if h["link"] == "bs->phone")
     assert 0 < hop["bytes_sent"] <= (offered + 1) * 1500, (hop, offered)
     assert f["delivered_bytes"] <= hop["bytes_sent"]
+    # The model-time window [0 s, 4 s] counts what the sink read by model time 4 s: some, and at
+    # most everything it read.
+    assert 0 < f["model_window_goodput_bps"] * 4 / 8 <= f["delivered_bytes"], f
+    assert f["tcp_options"] & 1, "timestamps negotiated"
+
+
+def test_usec_timestamps_are_negotiated_through_the_route_feature() -> None:
+    """`run_scenario(..., usec_timestamps=True)` gives both routes the `tcp_usec_ts` feature:
+    the connection then reports TCPI_OPT_USEC_TS (64) in tcpi_options; without it, it does not."""
+    import copy
+    import platform
+
+    from airtcp import scenario as sc
+    from airtcp.testbed import emulate
+    from conftest import REPO
+
+    if tb.unavailable_reason(need_tun=True):
+        pytest.skip(f"kernel testbed unavailable: {tb.unavailable_reason(need_tun=True)}")
+    if tuple(int(x) for x in platform.release().split(".")[:2]) < (6, 7):
+        pytest.skip(f"tcp_usec_ts needs Linux 6.7 (this is {platform.release()})")
+    doc = copy.deepcopy(sc.load(REPO / "examples" / "jersey_fig10.toml"))
+    doc["duration"], doc["warmup"] = "2s", "0s"
+    for usec in (False, True):
+        f = emulate.run_scenario(doc, "reno", seed=1, sample_ms=500, usec_timestamps=usec)["flows"][0]
+        assert bool(f["tcp_options"] & 64) == usec, f
 
 
 def test_tcp_checksum_errors_reads_the_snmp_table() -> None:
@@ -259,3 +284,22 @@ def test_model_window_goodput_counts_the_relays_model_time_window() -> None:
     got = emulate.model_window_goodput({"arrivals": arrivals}, relay, 3.0, 20.0)
     assert got == pytest.approx(17000 * 8 / 17)
     assert emulate.model_window_goodput({"arrivals": arrivals}, {"model_start_monotonic_ns": None}, 3.0, 20.0) is None
+
+
+def test_route_request_carries_the_features_metric() -> None:
+    """RTM_NEWROUTE for 10.78.2.1/32 via ifindex 7 with tcp_usec_ts (RTAX_FEATURE_TCP_USEC_TS = 0x10):
+    nlmsghdr (16 B) + rtmsg (12 B) + RTA_DST (8 B) + RTA_OIF (8 B) + RTA_METRICS{RTAX_FEATURES} (4 + 8 B)."""
+    import struct
+
+    from airtcp.testbed import route
+
+    msg = route.route_request("10.78.2.1", 7, route.FEATURES["tcp_usec_ts"], seq=9)
+    length, kind, flags, seq, _ = struct.unpack_from("=IHHII", msg)
+    assert (length, kind, seq) == (len(msg), 24, 9) == (56, 24, 9)
+    assert flags & 0x100 and flags & 0x1  # NLM_F_REPLACE, NLM_F_REQUEST
+    assert msg[16:18] == bytes([2, 32])  # AF_INET, dst_len 32
+    assert msg[28:36] == struct.pack("=HH", 8, 1) + bytes([10, 78, 2, 1])
+    assert msg[36:44] == struct.pack("=HHi", 8, 4, 7)
+    assert msg[44:56] == struct.pack("=HHHHI", 12, 8, 8, 12, 0x10)
+    with pytest.raises(ValueError, match="features: sack unknown"):
+        route.set_route_features("10.78.2.1", "lo", ["sack"])

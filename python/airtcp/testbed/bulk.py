@@ -37,6 +37,7 @@ def tcp_info(s: socket.socket) -> dict:
     u32 = lambda off: struct.unpack_from("I", b, off)[0]  # noqa: E731
     return {
         "ca_state": b[1],
+        "options": b[5],
         "rtt_us": u32(68),
         "ssthresh": u32(76),
         "cwnd": u32(80),

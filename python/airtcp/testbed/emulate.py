@@ -15,6 +15,7 @@ import shutil
 import signal
 import statistics
 import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any, Optional
@@ -59,7 +60,9 @@ def _readline(p: subprocess.Popen[str], timeout: float) -> str:
 class EmulatedPath:
     """Sender and receiver namespaces joined by the relay over a scenario's links."""
 
-    def __init__(self, bed: Testbed, scenario_text: str, src: str, dst: str, seed: int, mtu: int) -> None:
+    def __init__(
+        self, bed: Testbed, scenario_text: str, src: str, dst: str, seed: int, mtu: int, usec_timestamps: bool = False
+    ) -> None:
         self.bed = bed
         self.snd = bed.netns("s")
         self.rcv = bed.netns("r")
@@ -102,6 +105,11 @@ class EmulatedPath:
             bed.run_in(ns, ["ip", "link", "set", dev, "mtu", str(mtu), "up"])
             bed.run_in(ns, ["ip", "addr", "add", f"{me}/32", "dev", dev])
             bed.run_in(ns, ["ip", "route", "add", f"{peer}/32", "dev", dev])
+            if usec_timestamps:
+                # Microsecond TSvals (Linux 6.7+), negotiated per route: what Debian 12's `ip`
+                # cannot name yet, set over rtnetlink (route.py, standard library, run by path).
+                route = str(Path(__file__).with_name("route.py"))
+                bed.run_in(ns, [sys.executable, route, "--dst", peer, "--dev", dev, "--features", "tcp_usec_ts"])
 
     def stop(self) -> dict[str, Any]:
         """Stops the relay (SIGTERM) and returns its counters."""
@@ -138,11 +146,14 @@ def run_scenario(
     seed: Optional[int] = None,
     sample_ms: float = 100.0,
     sysctls: tuple[str, ...] = (),
+    usec_timestamps: bool = False,
 ) -> dict[str, Any]:
     """One bulk transfer over the emulated path of `doc` (a scenario dict) with kernel congestion
     control for scheme `cc`; returns a summary like the simulator's (flows, links) plus samples.
     `sysctls`: more `name=value` settings for both namespaces, e.g. `net.ipv4.tcp_frto=0` to tell
-    which kernel feature a difference from the simulator comes from."""
+    which kernel feature a difference from the simulator comes from. `usec_timestamps`: negotiate
+    microsecond TCP timestamps (the routes' `tcp_usec_ts` feature, Linux 6.7+), so that the
+    receiver's TSval, which New Jersey and NJ+ read as its clock, is not in whole milliseconds."""
     if cc not in KERNEL_CC:
         raise TestbedError(f"cc: {cc} has no kernel counterpart (allowed: {', '.join(KERNEL_CC)})")
     kernel_cc = KERNEL_CC[cc]
@@ -153,7 +164,7 @@ def run_scenario(
     seed = int(doc.get("seed", 1) if seed is None else seed)
     text = sc.dumps(doc)
     with Testbed() as bed:
-        path = EmulatedPath(bed, text, flow["src"], flow["dst"], seed, mss + LINUX_HEADER_BYTES)
+        path = EmulatedPath(bed, text, flow["src"], flow["dst"], seed, mss + LINUX_HEADER_BYTES, usec_timestamps)
         # The scenario's transport options, per namespace (never the default congestion control).
         sack = "1" if flow.get("recovery") == "sack" or flow.get("sack") else "0"
         ecn = "1" if flow.get("ecn") else "2"
@@ -214,6 +225,8 @@ def run_scenario(
                 "delivered_bytes": sink_out["bytes"],
                 "retransmissions": final["total_retrans"],
                 "delivered_ce": final["delivered_ce"],
+                # tcpi_options: TCPI_OPT_TIMESTAMPS (1), SACK (2), ECN (8), USEC_TS (64).
+                "tcp_options": final["options"],
                 "ss_cc": [c["cc"] for c in seen],
                 # Segments the relay delivered with a damaged payload (a corrupting channel) and
                 # the receiving kernel's count of TCP checksum failures: the kernel discards them.

@@ -106,8 +106,7 @@ impl Simulator {
                         packets_received: t.receiver.segments_received,
                         retransmissions: st.retransmissions,
                         timeouts: st.timeouts,
-                        spurious_timeouts: (c.cfg.rto_undo != crate::tcp::sender::RtoUndoPolicy::None)
-                            .then_some(st.spurious_timeouts),
+                        spurious_timeouts: (c.cfg.rto_undo != crate::tcp::sender::RtoUndoPolicy::None).then_some(st.spurious_timeouts),
                         fast_retransmits: st.fast_retransmits,
                         ecn_reductions: st.ecn_reductions,
                         rtt_samples: st.rtt_samples,
