@@ -435,6 +435,15 @@ def _testbed_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
+def _check_sysctls(values: Optional[list[str]]) -> Optional[list[str]]:
+    """--sysctl values, checked while the command line is parsed (before the testbed is)."""
+    for setting in values or []:
+        name, eq, value = setting.partition("=")
+        if not eq or not name.startswith("net.") or not value:
+            raise typer.BadParameter(f"{setting}: expected NAME=VALUE with a net.* name, e.g. net.ipv4.tcp_frto=0")
+    return values
+
+
 @testbed_app.command("run")
 @_cli_errors
 @_testbed_errors
@@ -453,7 +462,8 @@ def testbed_run(
     sysctl: Annotated[
         Optional[list[str]],
         typer.Option(
-            help="More kernel settings for both namespaces, NAME=VALUE (repeatable), e.g. net.ipv4.tcp_frto=0."
+            help="More kernel settings for both namespaces, NAME=VALUE (repeatable), e.g. net.ipv4.tcp_frto=0.",
+            callback=_check_sysctls,
         ),
     ] = None,
     usec_ts: Annotated[
@@ -466,10 +476,6 @@ def testbed_run(
 
     if runs < 1:
         raise CliError(f"--runs {runs}: must be at least 1")
-    for setting in sysctl or []:
-        name, eq, value = setting.partition("=")
-        if not eq or not name.startswith("net.") or not value:
-            raise CliError(f"--sysctl {setting}: expected NAME=VALUE with a net.* name, e.g. net.ipv4.tcp_frto=0")
     _, doc = read_with_overrides(scenario, sets)
     if duration is not None:
         if parse_duration_s(duration) <= 0:
