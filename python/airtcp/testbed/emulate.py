@@ -270,31 +270,36 @@ def model_window_goodput(
     return bytes_between(sink_out["arrivals"], t0 + warmup, t0 + duration) * 8 / (duration - warmup)
 
 
-def tcp_counters(text: str) -> dict[str, int]:
-    """The nonzero counters of the `Tcp:` and `TcpExt:` tables in /proc/net/snmp and
-    /proc/net/netstat text (a header row of names, then a row of values), named as `nstat` names
-    them (`TcpRetransSegs`, `TcpExtTCPTimeouts`, ...)."""
+def snmp_tables(text: str, tables: tuple[str, ...] = ("Tcp", "TcpExt")) -> dict[str, int]:
+    """The integer counters of the named tables in /proc/net/snmp and /proc/net/netstat text (each
+    a header row of names, then a row of values), named as `nstat` names them (`TcpRetransSegs`,
+    `TcpExtTCPTimeouts`, ...)."""
     out: dict[str, int] = {}
     rows: dict[str, list[list[str]]] = {}
     for line in text.splitlines():
         table, _, rest = line.partition(":")
-        if table in ("Tcp", "TcpExt"):
+        if table in tables:
             rows.setdefault(table, []).append(rest.split())
     for table, pairs in rows.items():
         for names, values in zip(pairs[0::2], pairs[1::2]):
             for name, value in zip(names, values):
-                if value.lstrip("-").isdigit() and int(value) != 0:
+                if value.lstrip("-").isdigit():
                     out[table + name] = int(value)
     return out
+
+
+def tcp_counters(text: str) -> dict[str, int]:
+    """The nonzero counters of the `Tcp:` and `TcpExt:` tables (see [`snmp_tables`])."""
+    return {name: value for name, value in snmp_tables(text).items() if value != 0}
 
 
 def tcp_checksum_errors(snmp: str) -> int:
     """`Tcp: InCsumErrors` of a /proc/net/snmp text (per network namespace): TCP segments the
     kernel received with a bad checksum and discarded."""
-    rows = [line.split() for line in snmp.splitlines() if line.startswith("Tcp:")]
-    if len(rows) < 2 or "InCsumErrors" not in rows[0]:
+    errors = snmp_tables(snmp, ("Tcp",)).get("TcpInCsumErrors")
+    if errors is None:
         raise TestbedError("/proc/net/snmp has no Tcp InCsumErrors counter")
-    return int(rows[1][rows[0].index("InCsumErrors")])
+    return errors
 
 
 def accuracy(rate_bps: float, delay_s: float, seconds: float = 3.0) -> dict[str, Any]:

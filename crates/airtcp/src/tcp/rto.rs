@@ -23,6 +23,9 @@ pub enum RtoFormula {
 /// deviation, as `mdev_us` is).
 #[derive(Debug, Clone, Copy, Default)]
 struct LinuxVar {
+    /// 8·SRTT, as Linux keeps it (`srtt_us`): its integer steps keep the three bits that the
+    /// estimator's unscaled SRTT drops.
+    srtt8: u64,
     mdev: u64,
     mdev_max: u64,
     rttvar: u64,
@@ -36,10 +39,8 @@ pub struct RttEstimator {
     formula: RtoFormula,
     linux: LinuxVar,
     srtt: Option<u64>,
-    /// 8·SRTT, as Linux keeps it (its integer steps; the Linux formula only).
-    srtt8: u64,
     rttvar: u64,
-    /// RTO without back-off, already clamped to [min_rto, max_rto].
+    /// RTO without back-off, at most max_rto and at least min_rto (Linux: SRTT + min_rto).
     base_rto: u64,
     /// Number of consecutive back-offs (RFC 6298 (5.5)).
     backoff: u32,
@@ -60,7 +61,6 @@ impl RttEstimator {
             formula,
             linux: LinuxVar::default(),
             srtt: None,
-            srtt8: 0,
             rttvar: 0,
             base_rto: initial_rto.clamp(min_rto, max_rto),
             backoff: 0,
@@ -101,7 +101,7 @@ impl RttEstimator {
                 8 * m
             }
             Some(_) => {
-                let srtt8 = self.srtt8 as i128;
+                let srtt8 = v.srtt8 as i128;
                 // m -= (srtt >> 3); srtt += m   ("rtt = 7/8 rtt + 1/8 new")
                 let err = m as i128 - (srtt8 >> 3);
                 let srtt8 = srtt8 + err;
@@ -129,7 +129,7 @@ impl RttEstimator {
                 srtt8.max(1) as u64
             }
         };
-        self.srtt8 = srtt8;
+        v.srtt8 = srtt8;
         self.srtt = Some(srtt8 >> 3);
         self.rttvar = v.rttvar / 4;
         // __tcp_set_rto: (srtt_us >> 3) + rttvar_us; tcp_bound_rto: at most TCP_RTO_MAX.
