@@ -19,6 +19,14 @@ receiver), the 95th percentile of the smoothed RTT sampled every 100 ms (kernel:
 the sending namespace's `TcpExtTCPTimeouts`), with their ratios; and the simulator once more with
 Linux's RTO estimator and spurious-timeout undo. Needs root and the kernel testbed; writes results/cellular_vs_kernel.json
 and, with --update-validation, the table between the cellular-vs-kernel markers of VALIDATION.md.
+
+    python bench/cellular_vs_kernel.py --sim-only [--update-validation]
+
+runs no kernel: it reads the kernel's means recorded in VALIDATION.md's table (its seeds, transfer
+length and window from the table's first line) and runs the simulator again with each of
+SIM_VARIANTS (loss recoveries and RTO options the model has), so that a change to the model can be
+set beside the recorded measurement in seconds; with --update-validation the table goes between the
+cellular-sim-variants markers.
 """
 
 from __future__ import annotations
@@ -26,6 +34,7 @@ from __future__ import annotations
 import argparse
 import copy
 import json
+import re
 import statistics
 import sys
 import time
@@ -51,10 +60,19 @@ SCHEMES = {
     "nj+": ("nj+", "nj+"),
 }
 BEGIN, END = "<!-- cellular-vs-kernel:begin -->", "<!-- cellular-vs-kernel:end -->"
+VARIANTS_BEGIN, VARIANTS_END = "<!-- cellular-sim-variants:begin -->", "<!-- cellular-sim-variants:end -->"
 #: The simulator's point again with two kernel features the scenario does not model by default:
 #: Linux's RTO estimator (at least SRTT + 200 ms) and its undo of a spurious timeout, detected by
 #: timestamps (RFC 3522 Eifel); VALIDATION.md says why they matter on these traces.
 LINUX_LIKE = {"flows.0.rto_estimator": "linux", "flows.0.rto_undo": "eifel", "flows.0.timestamps": True}
+#: --sim-only: the simulator's variants set beside the recorded kernel means (column title -> settings
+#: over the sweep point's). RFC 6675 is the table's own simulator column.
+SIM_VARIANTS = {
+    "RFC 6675": {},
+    "PRR": {"flows.0.recovery": "prr"},
+    "PRR, Linux RTO + undo": {"flows.0.recovery": "prr", **LINUX_LIKE},
+    "TCP-Linux (ns-2.35)": {"flows.0.recovery": "linux"},
+}
 
 
 def scenario(trace: str, label: str, duration: str, warmup: str, traces_dir: Path) -> dict:
@@ -73,6 +91,77 @@ def scenario(trace: str, label: str, duration: str, warmup: str, traces_dir: Pat
     return doc
 
 
+def set_all(doc: dict, sets: dict) -> dict:
+    """A copy of `doc` with each dotted path of `sets` set."""
+    out = copy.deepcopy(doc)
+    for key, value in sets.items():
+        sc.set_path(out, key, value)
+    return out
+
+
+def recorded_kernel(validation: str) -> tuple[dict, list[dict]]:
+    """The kernel side of VALIDATION.md's cellular table: (runs, duration, warm-up) from its first
+    line, and per row the trace, scheme, kernel goodput (kb/s), the simulator's goodput as recorded
+    (kb/s) and kernel RTOs."""
+    block = validation.split(BEGIN, 1)[1].split(END, 1)[0].strip().splitlines()
+    m = re.match(r"Means over (\d+) seeds .*?; (\S+) transfers, measured over \[(\S+), ", block[0])
+    if not m:
+        raise SystemExit("error: VALIDATION.md's cellular-vs-kernel table has no 'Means over N seeds ...' line")
+    setup = {"runs": int(m.group(1)), "duration": m.group(2), "warmup": m.group(3)}
+    rows = []
+    for line in block:
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 12 and cells[0] in TRACES:
+            rows.append(
+                {
+                    "trace": cells[0],
+                    "scheme": cells[1],
+                    "kernel_kbps": float(cells[2]),
+                    "sim_kbps": float(cells[3]),
+                    "kernel_rtos": float(cells[8]),
+                }
+            )
+    return setup, rows
+
+
+def sim_only(a: argparse.Namespace) -> int:
+    """--sim-only: the simulator's variants beside the recorded kernel means (no kernel run)."""
+    v = REPO / "VALIDATION.md"
+    setup, rows = recorded_kernel(v.read_text())
+    lines = [
+        f"Simulator variants beside the kernel means of the table above (recorded, not re-measured): the same "
+        f"{setup['runs']} seeds, {setup['duration']} transfers, goodput over [{setup['warmup']}, {setup['duration']}]. "
+        "Per variant: mean goodput / kernel goodput, and (in brackets) retransmission timeouts per transfer.",
+        "",
+        "| trace | scheme | kernel kb/s (RTOs) | " + " | ".join(SIM_VARIANTS) + " |",
+        "|---|---|---:|" + "---:|" * len(SIM_VARIANTS),
+    ]
+    for row in rows:
+        if a.only and row["trace"] not in a.only.split(","):
+            continue
+        doc = scenario(row["trace"], row["scheme"], setup["duration"], setup["warmup"], a.traces)
+        cols = []
+        for sets in SIM_VARIANTS.values():
+            flows = [
+                api.run(sc.dumps(set_all(doc, sets)), seed).summary["flows"][0] for seed in range(1, setup["runs"] + 1)
+            ]
+            goodput = statistics.mean(f["goodput_bps"] for f in flows) / 1e3
+            cols.append(f"{goodput / row['kernel_kbps']:.2f} ({statistics.mean(f['timeouts'] for f in flows):.1f})")
+        lines.append(
+            f"| {row['trace']} | {row['scheme']} | {row['kernel_kbps']:.0f} ({row['kernel_rtos']:.1f}) | "
+            + " | ".join(cols)
+            + " |"
+        )
+        print(lines[-1], flush=True)
+    md = "\n".join(lines)
+    if a.update_validation:
+        text = v.read_text()
+        head, rest = text.split(VARIANTS_BEGIN, 1)
+        _, tail = rest.split(VARIANTS_END, 1)
+        v.write_text(head + VARIANTS_BEGIN + "\n" + md + "\n" + VARIANTS_END + tail)
+    return 0
+
+
 def p95(values: list[float]) -> float:
     v = sorted(values)
     return v[min(len(v) - 1, int(0.95 * len(v)))] if v else float("nan")
@@ -87,7 +176,12 @@ def main() -> int:
     ap.add_argument("--only", default="", help="comma-separated traces (default: all four)")
     ap.add_argument("--update-validation", action="store_true")
     ap.add_argument("--out", type=Path, default=REPO / "results" / "cellular_vs_kernel.json")
+    ap.add_argument(
+        "--sim-only", action="store_true", help="no kernel: the simulator's variants beside the recorded kernel means"
+    )
     a = ap.parse_args()
+    if a.sim_only:
+        return sim_only(a)
     traces = [t for t in TRACES if not a.only or t in a.only.split(",")]
     warm = sc.parse_duration_s(a.warmup)
     res: dict = {"runs": a.runs, "duration": a.duration, "warmup": a.warmup, "cells": []}
@@ -96,9 +190,7 @@ def main() -> int:
         for label, (_, cc) in SCHEMES.items():
             doc = scenario(trace, label, a.duration, a.warmup, a.traces)
             cell: dict = {"trace": trace, "scheme": label, "sim": [], "kernel": []}
-            linux_like = copy.deepcopy(doc)
-            for key, value in LINUX_LIKE.items():
-                sc.set_path(linux_like, key, value)
+            linux_like = set_all(doc, LINUX_LIKE)
             cell["sim_linux"] = []
             for seed in range(1, a.runs + 1):
                 for variant, key in ((doc, "sim"), (linux_like, "sim_linux")):

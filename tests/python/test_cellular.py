@@ -123,3 +123,26 @@ def test_a_missing_traces_folder_skips_the_cellular_experiments(tmp_path, monkey
     assert bad.returncode != 0 and "--traces" in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
     missing = run_cli("reproduce", SLICE, "--out", str(tmp_path / "o"))  # run_cli passes the environment on
     assert missing.returncode != 0 and "needs mahimahi-traces" in missing.stderr
+
+
+def test_sim_only_variants_reread_the_recorded_table():
+    """`bench/cellular_vs_kernel.py --sim-only` sets the simulator beside the kernel means recorded in
+    VALIDATION.md. Its reading of that table is checked against a second path to the same numbers:
+    the simulator's goodput column the full kernel run wrote there, recomputed now from the same
+    scenario, seeds and window (the engine is deterministic, so every row must agree to the kb/s)."""
+    import statistics
+    import sys
+
+    traces = traces_dir()
+    if not (traces / "Verizon-LTE-short.down").is_file():
+        pytest.skip(f"no mahimahi traces in {traces} (set AIRTCP_TRACES to the mahimahi repository's traces/)")
+    sys.path.insert(0, str(REPO / "bench"))
+    import cellular_vs_kernel as cvk
+
+    setup, rows = cvk.recorded_kernel((REPO / "VALIDATION.md").read_text(encoding="utf-8"))
+    assert setup == {"runs": 3, "duration": "20s", "warmup": "3s"}
+    assert len(rows) == len(cvk.TRACES) * len(cvk.SCHEMES)
+    for row in rows:
+        doc = cvk.scenario(row["trace"], row["scheme"], setup["duration"], setup["warmup"], traces)
+        goodputs = [airtcp.run(doc, seed).summary["flows"][0]["goodput_bps"] for seed in range(1, setup["runs"] + 1)]
+        assert round(statistics.mean(goodputs) / 1e3) == row["sim_kbps"], row

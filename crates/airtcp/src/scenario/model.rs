@@ -775,7 +775,8 @@ pub struct TcpFlowSpec {
     pub cc: String,
     /// Parameters of the window policy (e.g. `tau`, `m` for Westwood); see docs/scenario.md.
     pub cc_params: Option<toml::Table>,
-    /// Loss recovery: "tahoe", "reno", "newreno", "sack" or "fack".
+    /// Loss recovery: a name of `tcp::recovery::REGISTRY` ("tahoe", "reno", "newreno", "sack",
+    /// "fack", "linux" or "prr").
     #[serde(default = "default_recovery")]
     pub recovery: String,
     /// Payload bytes per segment.

@@ -5,6 +5,7 @@
 pub mod fack;
 pub mod linux;
 pub mod newreno;
+pub mod prr;
 pub mod reno;
 pub mod sack;
 pub mod tahoe;
@@ -93,6 +94,7 @@ pub const REGISTRY: &[Strategy] = &[
     Strategy { name: "sack", needs_sack: true, make: || Box::new(sack::Sack) },
     Strategy { name: "fack", needs_sack: true, make: || Box::new(fack::Fack) },
     Strategy { name: "linux", needs_sack: true, make: || Box::new(linux::Linux::default()) },
+    Strategy { name: "prr", needs_sack: true, make: || Box::new(prr::Prr::default()) },
 ];
 
 const NAME_ARRAY: [&str; REGISTRY.len()] = registry_names!(REGISTRY);

@@ -364,7 +364,7 @@ impl SenderCore {
     /// RFC 6675 IsLost for every outstanding segment, computed in one backward pass: a segment is
     /// lost when at least DupThresh SACKed segments lie above it (with MSS-aligned segments this is
     /// equivalent to the byte rule (DupThresh − 1)·SMSS + 1).
-    pub(super) fn lost_flags(&self) -> impl Iterator<Item = (usize, bool, bool)> + '_ {
+    pub(crate) fn lost_flags(&self) -> impl Iterator<Item = (usize, bool, bool)> + '_ {
         let mut sacked_above = 0u32;
         let n = self.board.len();
         self.board.iter().rev().enumerate().map(move |(k, m)| {
