@@ -71,6 +71,7 @@ SIM_VARIANTS = {
     "RFC 6675": {},
     "PRR": {"flows.0.recovery": "prr"},
     "PRR, Linux RTO + undo": {"flows.0.recovery": "prr", **LINUX_LIKE},
+    "PRR + RACK, Linux RTO + undo": {"flows.0.recovery": "prr-rack", **LINUX_LIKE},
     "TCP-Linux (ns-2.35)": {"flows.0.recovery": "linux"},
 }
 

@@ -83,7 +83,7 @@ UNIT_NUMBERS = ["0", "1", "0.5", ".5", "1.", "1e3", "-1", "007", "18446744073709
 UNITS = ["s", "ms", "us", "ns", "bps", "kbps", "Mbps", "Gbps", "B", "KB", "MB", "", " ", "Mbit", "sec", "µs"]
 NAMES = [
     "reno", "westwood", "westwood-plus", "vegas", "jersey", "new-jersey", "nj+", "prairie", "ie2-envelope", "caiad",
-    "cubic", "bbr", "tahoe", "newreno", "sack", "fack", "linux", "prr", "tcp", "cbr", "onoff", "voip", "droptail", "red", "cw",
+    "cubic", "bbr", "tahoe", "newreno", "sack", "fack", "linux", "prr", "prr-rack", "tcp", "cbr", "onoff", "voip", "droptail", "red", "cw",
     "uniform", "gilbert-elliott", "fading", "none", "constant", "schedule", "trace", "hsdpa", "both", "reverse",
     "corruption", "every-ack", "slow-but-steady", "S", "D", "BS", "a", "b", "\ud800", "a\nb", "\u2028", "\x00",
     "traces/synthetic-cell.trace", "/dev/zero", "../Makefile", "",

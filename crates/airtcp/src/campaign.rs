@@ -30,8 +30,8 @@
 //!
 //! Each run's first flow (TCP, `n0` → `n1`) and the first link (`n0` → `n1`, its only route) take
 //! the window policy, recovery, queue and (capacity, channel kind, effect) of a combination
-//! indexed by the run's index through a bijection on the combinations ([`combinations`]: 7056
-//! with 12 policies, 7 recoveries, 3 queues and 28 link variants): any [`combinations`]
+//! indexed by the run's index through a bijection on the combinations ([`combinations`]: 8064
+//! with 12 policies, 8 recoveries, 3 queues and 28 link variants): any [`combinations`]
 //! consecutive indices cover every combination once, and a short slice already sees every value
 //! of each part. Everything else — topology (2–5 nodes, a random tree plus,
 //! sometimes, a link closing a cycle, one-way or duplex), further links and flows (TCP groups in
@@ -1208,7 +1208,7 @@ mod tests {
     #[test]
     fn combinations_are_a_bijection() {
         let n = combinations();
-        assert_eq!(n, 7056, "the module docs count the combinations");
+        assert_eq!(n, 8064, "the module docs count the combinations");
         let key = |d: Designated| (d.cc, d.recovery, d.queue, d.capacity, d.channel, d.corruption);
         let distinct: std::collections::HashSet<_> = (17..17 + n).map(|i| key(combination(i))).collect();
         assert_eq!(distinct.len() as u64, n);

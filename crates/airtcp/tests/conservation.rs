@@ -232,6 +232,8 @@ fn finite_transfers_complete_under_loss() {
         ("linux", "westwood-plus"),
         ("prr", "reno"),
         ("prr", "westwood"),
+        ("prr-rack", "westwood"),
+        ("prr-rack", "nj+"),
         ("newreno", "vegas"),
         ("newreno", "westwood-plus"),
         ("reno", "jersey"),

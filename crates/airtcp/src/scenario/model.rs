@@ -776,7 +776,7 @@ pub struct TcpFlowSpec {
     /// Parameters of the window policy (e.g. `tau`, `m` for Westwood); see docs/scenario.md.
     pub cc_params: Option<toml::Table>,
     /// Loss recovery: a name of `tcp::recovery::REGISTRY` ("tahoe", "reno", "newreno", "sack",
-    /// "fack", "linux" or "prr").
+    /// "fack", "linux", "prr" or "prr-rack").
     #[serde(default = "default_recovery")]
     pub recovery: String,
     /// Payload bytes per segment.

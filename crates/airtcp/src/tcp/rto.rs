@@ -174,7 +174,9 @@ impl RttEstimator {
 
     /// The RTO to arm the timer with now (back-off included).
     pub fn rto(&self) -> u64 {
-        let shifted = self.base_rto.checked_shl(self.backoff).unwrap_or(u64::MAX);
+        // Saturating: `checked_shl` only refuses shifts of 64 or more, and a smaller shift that
+        // pushes the high bits out wrapped to a small value, even 0 (fuzzing finding).
+        let shifted = if self.backoff >= self.base_rto.leading_zeros() { u64::MAX } else { self.base_rto << self.backoff };
         if self.backoff >= 40 {
             self.max_rto
         } else {
@@ -315,5 +317,23 @@ mod tests {
         assert_eq!(r.rto(), 200 * MS);
         l.on_timeout();
         assert_eq!(l.rto(), 600 * MS);
+    }
+
+    /// Fuzzing finding (`fuzz/regressions/sender/rto-backoff-shifted-out`): a base RTO of 2^35 ns
+    /// (34.4 s) doubled 29 times is 2^64 ns, which the shift wrapped to 0, so the timer was armed
+    /// for now and the back-off never stopped. Each doubling now saturates at max_rto (10^16 ns
+    /// here, reached after 19 doublings: 2^35 · 2^18 ≈ 9.0·10^15 < 10^16 ≤ 2^35 · 2^19).
+    #[test]
+    fn backoff_saturates_instead_of_wrapping() {
+        let max = 10_000_000_000_000_000;
+        let mut e = RttEstimator::new(1 << 35, 1, max, MS);
+        let mut seen = vec![];
+        for _ in 0..70 {
+            seen.push(e.rto());
+            e.on_timeout();
+        }
+        assert_eq!(seen[18], (1u64 << 35) << 18);
+        assert!(seen[19..].iter().all(|&r| r == max), "{seen:?}");
+        assert_eq!(e.backoff(), 19);
     }
 }

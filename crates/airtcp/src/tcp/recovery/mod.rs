@@ -95,6 +95,7 @@ pub const REGISTRY: &[Strategy] = &[
     Strategy { name: "fack", needs_sack: true, make: || Box::new(fack::Fack) },
     Strategy { name: "linux", needs_sack: true, make: || Box::new(linux::Linux::default()) },
     Strategy { name: "prr", needs_sack: true, make: || Box::new(prr::Prr::default()) },
+    Strategy { name: "prr-rack", needs_sack: true, make: || Box::new(prr::Prr::with_rack()) },
 ];
 
 const NAME_ARRAY: [&str; REGISTRY.len()] = registry_names!(REGISTRY);

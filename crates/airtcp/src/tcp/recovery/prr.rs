@@ -34,19 +34,40 @@
 //! - The fast retransmit is RFC 6675 §5 step (4)'s: HighACK + 1 goes out on entry whatever the
 //!   first ACK's SndCnt (Linux counts packets, where that SndCnt rounds up to one), and counts in
 //!   `prr_out`.
-//! - Like RFC 6675 here (`sack`), a lost retransmission is found only by the retransmission
-//!   timer; PRR changes how much is sent, not what is found lost. The rescue retransmission
-//!   (RFC 6675 NextSeg rule 4) is not sent. ECN's window reduction stays immediate (Linux runs PRR
-//!   in its CWR state too).
+//! - In `prr`, as in RFC 6675 (`sack`), a lost retransmission is found only by the
+//!   retransmission timer: PRR changes how much is sent, not what is found lost. The rescue
+//!   retransmission (RFC 6675 NextSeg rule 4) is not sent. ECN's window reduction stays immediate
+//!   (Linux runs PRR in its CWR state too).
+//!
+//! `prr-rack` adds what Linux finds lost beyond IsLost on an overflowing path: a lost
+//! retransmission, by RACK's time order (RFC 8985 §6.2). RACK.xmit_ts (with RACK.end_seq as the tie
+//! break) is the latest send time of a segment the receiver has SACKed, a retransmitted one only
+//! when `now − xmit_ts ≥ min_RTT` (step 2: else the SACK may be the original's); a segment
+//! retransmitted in this recovery and not SACKed is lost when it was sent before RACK.xmit_ts
+//! (step 5 with `RACK.reo_wnd = 0`, which §6.2 step 4 sets during recovery when no reordering has
+//! been seen). It then leaves pipe, is sent again before any other segment, and counts as a new
+//! loss for PRR (no PRR-SSRB on that ACK). Readings: original transmissions are still found lost
+//! by IsLost alone (RFC 6675's DupThresh rule, which RACK replaces in Linux); segments delivered
+//! only by the cumulative ACK do not move RACK.xmit_ts (a segment sent after a retransmission lies
+//! above its hole and is SACKed first); no reordering timer and no tail loss probe.
+
+use std::collections::BTreeSet;
 
 use super::LossRecovery;
 use crate::cc::Reaction;
 use crate::tcp::sender::SenderCore;
 use crate::time::SimTime;
 
-/// RFC 6675 recovery paced by Proportional Rate Reduction (RFC 9937).
+/// RFC 6675 recovery paced by Proportional Rate Reduction (RFC 9937); with `rack_rtx`, lost
+/// retransmissions found by RACK's rule (`prr-rack`).
 #[derive(Debug, Default)]
 pub struct Prr {
+    /// Find lost retransmissions by RFC 8985's time order (`prr-rack`).
+    rack_rtx: bool,
+    /// (RACK.xmit_ts, RACK.end_seq): the latest-sent segment known delivered in this recovery.
+    rack_sent: (SimTime, u64),
+    /// Retransmissions found lost, by first byte, not yet sent again.
+    lost_rtx: BTreeSet<u64>,
     /// Bytes delivered to the receiver since recovery began (`prr_delivered`).
     prr_delivered: u64,
     /// Bytes sent since recovery began, new and retransmitted (`prr_out`).
@@ -62,6 +83,66 @@ pub struct Prr {
 }
 
 impl Prr {
+    /// `prr-rack`: PRR with RACK's detection of lost retransmissions.
+    pub fn with_rack() -> Self {
+        Self { rack_rtx: true, ..Self::default() }
+    }
+
+    /// RFC 6675 SetPipe, less the retransmissions found lost (which are no longer in the network).
+    fn pipe(&self, s: &SenderCore) -> u64 {
+        if self.lost_rtx.is_empty() {
+            return s.pipe();
+        }
+        let mss = s.cfg.mss as u64;
+        let mut pipe = 0;
+        for (i, sacked, lost) in s.lost_flags() {
+            let seq = s.seq.snd_una + i as u64 * mss;
+            let len = s.seg_len(seq);
+            if !sacked && !lost {
+                pipe += len;
+            }
+            if !sacked && seq + len <= s.rec.high_rxt && !self.lost_rtx.contains(&seq) {
+                pipe += len;
+            }
+        }
+        pipe
+    }
+
+    /// NextSeg(): a retransmission found lost first, then RFC 6675's rules.
+    fn next_seg(&self, s: &SenderCore) -> Option<(u64, bool)> {
+        match self.lost_rtx.first() {
+            Some(&seq) => Some((seq, true)),
+            None => s.next_seg(),
+        }
+    }
+
+    /// RFC 8985 §6.2 steps 2 and 5 for the retransmissions of this recovery (see the module
+    /// docs): true when one was newly found lost.
+    fn rack_detect(&mut self, s: &SenderCore, now: SimTime) -> bool {
+        let mss = s.cfg.mss as u64;
+        let min_rtt = s.rtt.min_rtt.unwrap_or(0);
+        let una = s.seq.snd_una;
+        self.lost_rtx.retain(|&seq| seq >= una && !s.board.get(((seq - una) / mss) as usize).sacked);
+        for (i, m) in s.board.iter().enumerate() {
+            if m.sacked && (!m.retransmitted || now.saturating_sub(m.sent_at) >= min_rtt) {
+                let seq = una + i as u64 * mss;
+                self.rack_sent = self.rack_sent.max((m.sent_at, seq + s.seg_len(seq)));
+            }
+        }
+        let mut newly = false;
+        for (i, m) in s.board.iter().enumerate() {
+            let seq = una + i as u64 * mss;
+            let end = seq + s.seg_len(seq);
+            if end > s.rec.high_rxt {
+                break;
+            }
+            if !m.sacked && m.retransmitted && (m.sent_at, end) < self.rack_sent && self.lost_rtx.insert(seq) {
+                newly = true;
+            }
+        }
+        newly
+    }
+
     /// Bytes SACKed above snd.una, and one past the highest segment IsLost (snd.una if none).
     fn scoreboard_view(s: &SenderCore) -> (u64, u64) {
         let mss = s.cfg.mss as u64;
@@ -87,7 +168,7 @@ impl Prr {
         }
         let mss = s.w.mss;
         self.prr_delivered += delivered;
-        let pipe = s.pipe();
+        let pipe = self.pipe(s);
         let ssthresh = s.rec.recovery_base;
         let mut sndcnt = if pipe > ssthresh {
             // RFC 9937 §4: SndCnt = CEIL(prr_delivered * ssthresh / RecoverFS) - prr_out
@@ -111,10 +192,11 @@ impl Prr {
 
     /// The scoreboard after an ACK in recovery: DeliveredData = change_in(snd.una) +
     /// change_in(SACKd), and whether the ACK is "safe" (advanced snd.una, found no new loss).
-    fn after_ack(&mut self, s: &SenderCore, acked: u64) {
+    fn after_ack(&mut self, s: &SenderCore, now: SimTime, acked: u64) {
         let (sacked, lost_end) = Self::scoreboard_view(s);
         let delivered = (acked + sacked).saturating_sub(self.sacked_bytes);
-        let newly_lost = lost_end > self.lost_end.max(s.seq.snd_una);
+        let rtx_lost = self.rack_rtx && self.rack_detect(s, now);
+        let newly_lost = rtx_lost || lost_end > self.lost_end.max(s.seq.snd_una);
         self.sacked_bytes = sacked;
         self.lost_end = lost_end;
         self.on_delivery(s, delivered, acked > 0 && !newly_lost);
@@ -123,7 +205,11 @@ impl Prr {
 
 impl LossRecovery for Prr {
     fn name(&self) -> &'static str {
-        "prr"
+        if self.rack_rtx {
+            "prr-rack"
+        } else {
+            "prr"
+        }
     }
 
     fn enter(&mut self, s: &mut SenderCore, now: SimTime, reaction: Reaction) {
@@ -133,6 +219,8 @@ impl LossRecovery for Prr {
         self.recover_fs = s.flight();
         self.prr_delivered = 0;
         self.prr_out = 0;
+        self.rack_sent = (0, 0);
+        self.lost_rtx.clear();
         (self.sacked_bytes, self.lost_end) = Self::scoreboard_view(s);
         // The entering duplicate ACK delivered one segment (the reading above).
         self.on_delivery(s, s.w.mss, false);
@@ -146,11 +234,11 @@ impl LossRecovery for Prr {
         self.sndcnt = self.sndcnt.saturating_sub(len);
     }
 
-    fn on_dup_ack(&mut self, s: &mut SenderCore, _now: SimTime) {
-        self.after_ack(s, 0);
+    fn on_dup_ack(&mut self, s: &mut SenderCore, now: SimTime) {
+        self.after_ack(s, now, 0);
     }
 
-    fn on_ack(&mut self, s: &mut SenderCore, _now: SimTime, acked: u64) -> bool {
+    fn on_ack(&mut self, s: &mut SenderCore, now: SimTime, acked: u64) -> bool {
         s.rec.high_rxt = s.rec.high_rxt.max(s.seq.snd_una);
         if s.seq.snd_una >= s.rec.recover.unwrap_or(0) {
             // RFC 9937 §4: at the end of recovery, cwnd = ssthresh.
@@ -158,7 +246,7 @@ impl LossRecovery for Prr {
             self.sndcnt = 0;
             return true;
         }
-        self.after_ack(s, acked);
+        self.after_ack(s, now, acked);
         false
     }
 
@@ -167,17 +255,23 @@ impl LossRecovery for Prr {
             s.send_window_limited(now);
             return;
         }
-        let mut pipe = s.pipe();
+        let mut pipe = self.pipe(s);
         // RFC 9937 §4: cwnd = pipe + SndCnt; RFC 6675 step (C) sends while cwnd - pipe >= 1 SMSS.
-        s.w.cwnd = pipe + self.sndcnt;
-        while s.w.cwnd >= pipe + s.w.mss {
-            let Some((seq, retx)) = s.next_seg() else { break };
+        // The window stays within the flow's bounds: at most `max_cwnd`, and at least 1 SMSS
+        // (Linux's `tcp_snd_cwnd_set` refuses 0), so that with nothing in flight and nothing
+        // delivered SndCnt = 0 sends nothing but leaves cwnd nonzero.
+        let max = s.cfg.max_cwnd_bytes;
+        let allowed = (pipe + self.sndcnt).min(max);
+        s.w.cwnd = allowed.max(s.w.mss).min(max).max(1);
+        while allowed >= pipe + s.w.mss {
+            let Some((seq, retx)) = self.next_seg(s) else { break };
             if !s.pacing_allows(now) {
                 break;
             }
             let len = s.seg_len(seq);
             if retx {
                 s.retransmit(now, seq);
+                self.lost_rtx.remove(&seq);
                 s.rec.high_rxt = s.rec.high_rxt.max(seq + len);
             } else {
                 s.send_new(now);
@@ -299,5 +393,68 @@ mod tests {
         s.on_ack(13 * MS, &ack(10_000));
         assert!(!s.core.rec.in_recovery);
         assert_eq!(s.core.w.cwnd, 5000);
+    }
+
+    /// RACK's lost-retransmission rule worked by hand (`prr-rack` beside `prr`): 10 segments,
+    /// segment 0 lost and its retransmission R0 (sent at 3 ms, on the third duplicate ACK) lost
+    /// too; duplicate ACK k at k ms SACKs segments 1..k. ssthresh 5000, RecoverFS 10 000.
+    /// - k = 4: pipe = 6000 (segments 5–9 and R0) > ssthresh: SndCnt = CEIL(2000/2) − 1000 = 0.
+    /// - k = 5: pipe = 5000, the reduction bound: SndCnt = MIN(0, MAX(3000 − 1000, 1000)) = 0.
+    /// - k = 6..9: pipe = 4000 each time (three unSACKed segments above 0, and R0), so SndCnt =
+    ///   MIN(1000, MAX(prr_delivered − prr_out, 1000)) = 1000: new segments 10, 11, 12, 13 at
+    ///   6, 7, 8, 9 ms, one per ACK (prr_out 5000).
+    /// - k = 10 SACKs segment 10, sent at 6 ms, after R0 (3 ms): RACK.xmit_ts = 6 ms, so R0 is
+    ///   lost. prr_delivered = 8000; pipe = 11, 12, 13 = 3000 (R0 left it); a new loss, so no SSRB:
+    ///   SndCnt = MIN(5000 − 3000, MAX(8000 − 5000, 1000)) = 2000: R0 again first, then segment 14.
+    /// - `prr` on the same ACK still counts R0 in pipe (4000) and cannot see it lost: SndCnt =
+    ///   MIN(1000, 3000) = 1000, new segment 14 only; segment 0 waits for the timer.
+    #[test]
+    fn rack_finds_the_lost_retransmission_by_hand() {
+        for (name, expect) in [("prr-rack", vec![(0, true), (14_000, false)]), ("prr", vec![(14_000, false)])] {
+            let mut s = sender(name, true, 10);
+            s.offer(0, u64::MAX);
+            sent(&mut s);
+            let mut sends = vec![];
+            for k in 1..=9u64 {
+                s.on_ack(k * MS, &dup(1, k + 1));
+                sends.push(sent(&mut s));
+            }
+            assert_eq!(
+                sends,
+                vec![
+                    vec![],
+                    vec![],
+                    vec![(0, true)],
+                    vec![],
+                    vec![],
+                    vec![(10_000, false)],
+                    vec![(11_000, false)],
+                    vec![(12_000, false)],
+                    vec![(13_000, false)],
+                ],
+                "{name}"
+            );
+            s.on_ack(10 * MS, &dup(1, 11));
+            assert_eq!(sent(&mut s), expect, "{name}");
+        }
+    }
+
+    /// Fuzzing finding (`fuzz/regressions/sender/prr-cwnd-zero-with-nothing-in-flight`): one
+    /// segment outstanding, and duplicate ACKs that SACK that very segment (a receiver that SACKs
+    /// what it does not acknowledge). Recovery starts on the third; the head goes out again, but
+    /// the segment is SACKed, so pipe = 0 and SndCnt = 0: cwnd = pipe + SndCnt was 0. The window
+    /// stays at 1 SMSS; nothing more is sent.
+    #[test]
+    fn cwnd_stays_one_segment_with_nothing_in_flight() {
+        let mut s = sender("prr", true, 1);
+        s.offer(0, u64::MAX);
+        assert_eq!(sent(&mut s), vec![(0, false)]);
+        for k in 1..=3u64 {
+            s.on_ack(k * MS, &dup(0, 1));
+        }
+        assert!(s.core.rec.in_recovery);
+        assert_eq!(s.core.pipe(), 0);
+        assert_eq!(sent(&mut s), vec![(0, true)]);
+        assert_eq!(s.core.w.cwnd, 1000);
     }
 }
