@@ -45,6 +45,8 @@ fn fig10_variants() -> Vec<(String, String)> {
     }
     v.push(("reno/sack 1%".into(), fig10(0.01, "reno", "sack", "\nsack = true", false)));
     v.push(("reno/fack 1%".into(), fig10(0.01, "reno", "fack", "\nsack = true", false)));
+    v.push(("reno/prr 1%".into(), fig10(0.01, "reno", "prr", "\nsack = true", false)));
+    v.push(("reno/prr-rack 1%".into(), fig10(0.01, "reno", "prr-rack", "\nsack = true", false)));
     for cc in ["westwood", "westwood-plus", "vegas", "prairie", "caiad"] {
         v.push((format!("{cc}/newreno 1%"), fig10(0.01, cc, "newreno", "", false)));
     }

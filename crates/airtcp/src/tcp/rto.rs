@@ -174,6 +174,9 @@ impl RttEstimator {
 
     /// The RTO to arm the timer with now (back-off included).
     pub fn rto(&self) -> u64 {
+        if self.backoff == 0 {
+            return self.base_rto.min(self.max_rto);
+        }
         // Saturating: `checked_shl` only refuses shifts of 64 or more, and a smaller shift that
         // pushes the high bits out wrapped to a small value, even 0 (fuzzing finding).
         let shifted = if self.backoff >= self.base_rto.leading_zeros() { u64::MAX } else { self.base_rto << self.backoff };
