@@ -82,30 +82,17 @@ pub struct Prr {
     sndcnt: u64,
 }
 
+/// What one pass over the scoreboard gives [`Prr`] (see [`Prr::view`]).
+struct View {
+    sacked: u64,
+    lost_end: u64,
+    pipe: u64,
+}
+
 impl Prr {
     /// `prr-rack`: PRR with RACK's detection of lost retransmissions.
     pub fn with_rack() -> Self {
         Self { rack_rtx: true, ..Self::default() }
-    }
-
-    /// RFC 6675 SetPipe, less the retransmissions found lost (which are no longer in the network).
-    fn pipe(&self, s: &SenderCore) -> u64 {
-        if self.lost_rtx.is_empty() {
-            return s.pipe();
-        }
-        let mss = s.cfg.mss as u64;
-        let mut pipe = 0;
-        for (i, sacked, lost) in s.lost_flags() {
-            let seq = s.seq.snd_una + i as u64 * mss;
-            let len = s.seg_len(seq);
-            if !sacked && !lost {
-                pipe += len;
-            }
-            if !sacked && seq + len <= s.rec.high_rxt && !self.lost_rtx.contains(&seq) {
-                pipe += len;
-            }
-        }
-        pipe
     }
 
     /// NextSeg(): a retransmission found lost first, then RFC 6675's rules.
@@ -143,32 +130,40 @@ impl Prr {
         newly
     }
 
-    /// Bytes SACKed above snd.una, and one past the highest segment IsLost (snd.una if none).
-    fn scoreboard_view(s: &SenderCore) -> (u64, u64) {
+    /// One pass over the scoreboard: bytes SACKed above snd.una, one past the highest segment
+    /// IsLost (snd.una if none), and pipe: RFC 6675 SetPipe, less the retransmissions found lost
+    /// (which are no longer in the network).
+    fn view(&self, s: &SenderCore) -> View {
         let mss = s.cfg.mss as u64;
-        let mut sacked = 0;
-        let mut lost_end = s.seq.snd_una;
+        let mut v = View { sacked: 0, lost_end: s.seq.snd_una, pipe: 0 };
         for (i, is_sacked, lost) in s.lost_flags() {
             let seq = s.seq.snd_una + i as u64 * mss;
+            let len = s.seg_len(seq);
             if is_sacked {
-                sacked += s.seg_len(seq);
-            } else if lost {
-                lost_end = lost_end.max(seq + s.seg_len(seq));
+                v.sacked += len;
+                continue;
+            }
+            if lost {
+                v.lost_end = v.lost_end.max(seq + len);
+            } else {
+                v.pipe += len;
+            }
+            if seq + len <= s.rec.high_rxt && !self.lost_rtx.contains(&seq) {
+                v.pipe += len;
             }
         }
-        (sacked, lost_end)
+        v
     }
 
     /// RFC 9937 §4, "on every ACK during recovery": `delivered` bytes reached the receiver;
     /// `safe_ack` (snd.una advanced and no loss was newly found) picks PRR-SSRB over PRR-CRB.
-    fn on_delivery(&mut self, s: &SenderCore, delivered: u64, safe_ack: bool) {
+    fn on_delivery(&mut self, s: &SenderCore, pipe: u64, delivered: u64, safe_ack: bool) {
         self.sndcnt = 0;
         if delivered == 0 {
             return;
         }
         let mss = s.w.mss;
         self.prr_delivered += delivered;
-        let pipe = self.pipe(s);
         let ssthresh = s.rec.recovery_base;
         let mut sndcnt = if pipe > ssthresh {
             // RFC 9937 §4: SndCnt = CEIL(prr_delivered * ssthresh / RecoverFS) - prr_out
@@ -193,13 +188,13 @@ impl Prr {
     /// The scoreboard after an ACK in recovery: DeliveredData = change_in(snd.una) +
     /// change_in(SACKd), and whether the ACK is "safe" (advanced snd.una, found no new loss).
     fn after_ack(&mut self, s: &SenderCore, now: SimTime, acked: u64) {
-        let (sacked, lost_end) = Self::scoreboard_view(s);
-        let delivered = (acked + sacked).saturating_sub(self.sacked_bytes);
         let rtx_lost = self.rack_rtx && self.rack_detect(s, now);
-        let newly_lost = rtx_lost || lost_end > self.lost_end.max(s.seq.snd_una);
-        self.sacked_bytes = sacked;
-        self.lost_end = lost_end;
-        self.on_delivery(s, delivered, acked > 0 && !newly_lost);
+        let v = self.view(s);
+        let delivered = (acked + v.sacked).saturating_sub(self.sacked_bytes);
+        let newly_lost = rtx_lost || v.lost_end > self.lost_end.max(s.seq.snd_una);
+        self.sacked_bytes = v.sacked;
+        self.lost_end = v.lost_end;
+        self.on_delivery(s, v.pipe, delivered, acked > 0 && !newly_lost);
     }
 }
 
@@ -221,9 +216,10 @@ impl LossRecovery for Prr {
         self.prr_out = 0;
         self.rack_sent = (0, 0);
         self.lost_rtx.clear();
-        (self.sacked_bytes, self.lost_end) = Self::scoreboard_view(s);
+        let v = self.view(s);
+        (self.sacked_bytes, self.lost_end) = (v.sacked, v.lost_end);
         // The entering duplicate ACK delivered one segment (the reading above).
-        self.on_delivery(s, s.w.mss, false);
+        self.on_delivery(s, v.pipe, s.w.mss, false);
         // RFC 6675 §5 step (4): retransmit HighACK + 1, out of this ACK's SndCnt.
         let head = s.seq.snd_una;
         let len = s.seg_len(head);
@@ -255,7 +251,7 @@ impl LossRecovery for Prr {
             s.send_window_limited(now);
             return;
         }
-        let mut pipe = self.pipe(s);
+        let mut pipe = self.view(s).pipe;
         // RFC 9937 §4: cwnd = pipe + SndCnt; RFC 6675 step (C) sends while cwnd - pipe >= 1 SMSS.
         // The window stays within the flow's bounds: at most `max_cwnd`, and at least 1 SMSS
         // (Linux's `tcp_snd_cwnd_set` refuses 0), so that with nothing in flight and nothing
