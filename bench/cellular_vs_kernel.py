@@ -92,6 +92,13 @@ def scenario(trace: str, label: str, duration: str, warmup: str, traces_dir: Pat
     return doc
 
 
+def splice(path: Path, begin: str, end: str, md: str) -> None:
+    """Replaces what lies between the markers `begin` and `end` in the file at `path` with `md`."""
+    head, rest = path.read_text().split(begin, 1)
+    _, tail = rest.split(end, 1)
+    path.write_text(head + begin + "\n" + md + "\n" + end + tail)
+
+
 def set_all(doc: dict, sets: dict) -> dict:
     """A copy of `doc` with each dotted path of `sets` set."""
     out = copy.deepcopy(doc)
@@ -156,10 +163,7 @@ def sim_only(a: argparse.Namespace) -> int:
         print(lines[-1], flush=True)
     md = "\n".join(lines)
     if a.update_validation:
-        text = v.read_text()
-        head, rest = text.split(VARIANTS_BEGIN, 1)
-        _, tail = rest.split(VARIANTS_END, 1)
-        v.write_text(head + VARIANTS_BEGIN + "\n" + md + "\n" + VARIANTS_END + tail)
+        splice(v, VARIANTS_BEGIN, VARIANTS_END, md)
     return 0
 
 
@@ -242,11 +246,7 @@ def main() -> int:
     md = table(res)
     print(md)
     if a.update_validation:
-        v = REPO / "VALIDATION.md"
-        text = v.read_text()
-        head, rest = text.split(BEGIN, 1)
-        _, tail = rest.split(END, 1)
-        v.write_text(head + BEGIN + "\n" + md + "\n" + END + tail)
+        splice(REPO / "VALIDATION.md", BEGIN, END, md)
     return 0
 
 

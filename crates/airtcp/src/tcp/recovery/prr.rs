@@ -223,7 +223,6 @@ impl LossRecovery for Prr {
         // RFC 6675 §5 step (4): retransmit HighACK + 1, out of this ACK's SndCnt.
         let head = s.seq.snd_una;
         let len = s.seg_len(head);
-        s.rec.high_rxt = head;
         s.retransmit(now, head);
         s.rec.high_rxt = head + len;
         self.prr_out += len;
