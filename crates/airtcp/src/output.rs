@@ -35,6 +35,11 @@ pub struct Summary {
     pub links: Vec<LinkSummary>,
     /// Jain's fairness index (Σx)²/(n·Σx²) over the goodput of all TCP flows; `None` without TCP flows.
     pub jain_fairness_tcp: Option<f64>,
+    /// Per host (a flow's source or destination, in node order): its interface's activity and
+    /// energy over [warmup, end] ([`crate::metrics::energy`]). Present only when the scenario has
+    /// an `[energy]` table, so that every other summary is unchanged.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hosts: Option<Vec<crate::metrics::energy::HostEnergy>>,
 }
 
 /// Totals of one flow (TCP or UDP CBR).

@@ -1,6 +1,6 @@
 """Metrics: one number per run from its summary or its kept series, exactly as the spec says.
 
-A metric selects rows (flows or links by name pattern, or the run itself), reads a field of each
+A metric selects rows (flows or links by name pattern, hosts by node name, or the run itself), reads a field of each
 (a dotted path into the summary entry, e.g. ``loss_differentiation.channel_losses_as_link_error``;
 for series, a per-sample value reduced over a time window), combines the rows with ``agg`` and
 multiplies by ``scale`` (and divides by the simulated duration with ``per_second``). The
@@ -134,8 +134,11 @@ def evaluate(metric: Metric, payload: dict[str, Any], task: Any = None) -> float
         values, denoms = [capacity(e["name"]) for e in s["links"] if matches(metric.select, e["name"])], None
     elif metric.source == "run":
         values, denoms = [_get(s, metric.field, metric)], ([_get(s, metric.per, metric)] if metric.per else None)
-    elif metric.source in ("flows", "links"):
-        rows = [e for e in s[metric.source] if matches(metric.select, e["name"])]
+    elif metric.source in ("flows", "links", "hosts"):
+        if metric.source not in s:  # hosts: only with the scenario's [energy] table
+            raise SpecError(f"metric {metric.name}: the run summary has no {metric.source} (does the scenario have [energy]?)")
+        key = "node" if metric.source == "hosts" else "name"
+        rows = [e for e in s[metric.source] if matches(metric.select, e[key])]
         values = [_get(e, metric.field, metric) for e in rows]
         denoms = [_get(e, metric.per, metric) for e in rows] if metric.per else None
     else:

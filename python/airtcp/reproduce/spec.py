@@ -44,7 +44,7 @@ __all__ = [
     "TRACES_ENV",
 ]
 
-METRIC_SOURCES = ("run", "flows", "links", "flow_series", "link_series", "trace_capacity")
+METRIC_SOURCES = ("run", "flows", "links", "hosts", "flow_series", "link_series", "trace_capacity")
 AGGS = ("sum", "mean", "min", "max", "jain", "ratio_of_sums", "count")
 SERIES_STATS = ("mean", "mean_abs", "std")
 FIGURE_KINDS = ("line", "bar", "timeseries", "scatter", "none")

@@ -76,6 +76,10 @@ pub struct Scenario {
     /// error naming it, never killed for memory or left running for hours.
     #[serde(default)]
     pub limits: Limits,
+    /// The power model of the hosts' interfaces (`[energy]`): present, the summary reports each
+    /// host's energy per megabyte received (see [`crate::metrics::energy`]).
+    #[serde(default)]
+    pub energy: Option<crate::metrics::energy::EnergySpec>,
     /// Folder that relative paths in the scenario (trace files) are resolved against: the
     /// scenario file's folder when it was loaded from a file, else the working directory.
     #[serde(skip)]

@@ -784,6 +784,9 @@ pub fn validate_and_load(s: &Scenario) -> Result<Plan<'_>, ScenarioError> {
             }
         }
     }
+    if let Some(e) = &s.energy {
+        e.check()?;
+    }
     let plan = Plan { links: link_plans, flows: flow_plans };
     check_limits(s, one_way.len() as u64, &plan)?;
     Ok(plan)

@@ -8,6 +8,7 @@ use crate::app::{CbrSource, OnOffParams, OnOffSource, UdpSource, VoipPool};
 use crate::channel::Channel;
 use crate::engine::{Event, EventQueue, RngStream};
 use crate::metrics::delay::OneWayDelays;
+use crate::metrics::energy::HostActivity;
 use crate::metrics::loss_verdicts::LossVerdicts;
 use crate::net::capacity::hsdpa::HsdpaCell;
 use crate::net::capacity::Capacity;
@@ -178,6 +179,7 @@ impl Simulator {
             warmup,
             sample_ns: s.sample_interval.as_nanos(),
             nodes: s.nodes.clone(),
+            warm_tx: if s.energy.is_some() { vec![(0, 0, 0); links.len()] } else { Vec::new() },
             links,
             routes,
             pkts: PacketArena::with_cap(packet_cap),
@@ -196,6 +198,8 @@ impl Simulator {
             max_events: s.limits.max_events,
             max_memory: s.limits.max_memory.0,
             wall_clock: s.limits.wall_clock.map(|w| std::time::Duration::from_nanos(w.as_nanos())),
+            energy: s.energy.clone(),
+            host_activity: if s.energy.is_some() { vec![HostActivity::default(); s.nodes.len()] } else { Vec::new() },
         })
     }
 

@@ -26,6 +26,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use crate::app::UdpSource;
 use crate::engine::{Event, EventQueue};
 use crate::metrics::delay::OneWayDelays;
+use crate::metrics::energy::{EnergySpec, HostActivity};
 use crate::metrics::loss_verdicts::LossVerdicts;
 use crate::net::capacity::hsdpa::HsdpaCell;
 use crate::net::pcap::Capture;
@@ -127,6 +128,13 @@ pub struct Simulator {
     max_memory: u64,
     /// `limits.wall_clock` of the scenario.
     wall_clock: Option<std::time::Duration>,
+    /// The scenario's `[energy]` power model, when it asks for the hosts' energy.
+    energy: Option<EnergySpec>,
+    /// With `energy`, per node: the packets that arrived at it in the measurement window (its
+    /// transmissions are read from its links at the end); empty without.
+    host_activity: Vec<HostActivity>,
+    /// With `energy`, per link: its transmitter's (packets, bytes, busy ns) at the warm-up's end.
+    warm_tx: Vec<(u64, u64, u64)>,
 }
 
 /// An HSDPA cell and the link whose transmitter it replaces.
@@ -303,6 +311,14 @@ impl Simulator {
                     }
                 }
                 let node = l.to;
+                if !self.host_activity.is_empty() && t >= self.warmup {
+                    // The receiving interface is busy while the packet comes in (metrics::energy).
+                    let bytes = self.pkts.get(pkt).size_bytes;
+                    let a = &mut self.host_activity[node as usize];
+                    a.rx_packets += 1;
+                    a.rx_bytes += bytes as u64;
+                    a.rx_ns += l.rate.tx_time_ns(bytes);
+                }
                 if self.pkts.get(pkt).dst == node {
                     self.deliver(pkt);
                 } else {
@@ -335,6 +351,11 @@ impl Simulator {
             }
             Event::CellTti { cell } => self.cell_tti(cell as usize),
             Event::WarmupEnd => {
+                let now = self.now;
+                for (w, l) in self.warm_tx.iter_mut().zip(&self.links) {
+                    let st = l.stats_at(now);
+                    *w = (st.packets_sent, st.bytes_sent, st.busy_ns);
+                }
                 for f in &mut self.flows {
                     match &mut f.kind {
                         FlowKind::Tcp(t) => {

@@ -3,6 +3,7 @@
 
 use super::{FlowKind, Simulator};
 use crate::app::UdpSource;
+use crate::metrics::energy::{host_energy, EnergySpec, HostEnergy};
 use crate::metrics::jain_fairness;
 use crate::net::capacity::Capacity;
 use crate::output::{CallStats, FlowSeries, FlowSummary, LinkSeries, LinkSummary, RunOutput, Summary};
@@ -72,6 +73,41 @@ impl Simulator {
             s.drops.push(overflow + early + lost);
             s.ce_marks.push(l.stats.ce_marks);
         }
+    }
+
+    /// Each host's line of the summary (`metrics::energy`): its arrivals counted along the run, its
+    /// transmissions read from its outgoing links, both over [warmup, end].
+    fn host_energies(&self, spec: &EnergySpec) -> Vec<HostEnergy> {
+        let n = self.nodes.len();
+        let mut host = vec![false; n];
+        let mut delivered = vec![0u64; n];
+        for f in &self.flows {
+            host[f.src as usize] = true;
+            host[f.dst as usize] = true;
+            let d = match &f.kind {
+                FlowKind::Tcp(t) => t.receiver.delivered_bytes,
+                FlowKind::Udp(u) => u.bytes_received,
+            };
+            delivered[f.dst as usize] += d - f.warm_delivered;
+        }
+        let mut act = self.host_activity.clone();
+        let mut constant = vec![true; n];
+        for (li, l) in self.links.iter().enumerate() {
+            if !matches!(l.capacity, Capacity::Constant(_)) || self.cell_of_link[li].is_some() {
+                constant[l.from as usize] = false;
+                constant[l.to as usize] = false;
+            }
+            let st = l.stats_at(self.end);
+            let (p, b, ns) = self.warm_tx[li];
+            let a = &mut act[l.from as usize];
+            a.tx_packets += st.packets_sent - p;
+            a.tx_bytes += st.bytes_sent - b;
+            a.tx_ns += st.busy_ns - ns;
+        }
+        (0..n)
+            .filter(|&i| host[i])
+            .map(|i| host_energy(spec, &self.nodes[i], &act[i], delivered[i], self.end - self.warmup, constant[i]))
+            .collect()
     }
 
     pub(super) fn hsdpa_summary(&self, flow: usize) -> Option<crate::output::HsdpaUeSummary> {
@@ -245,6 +281,7 @@ impl Simulator {
                 flows,
                 links,
                 jain_fairness_tcp: jain_fairness(&tcp_goodputs),
+                hosts: self.energy.as_ref().map(|spec| self.host_energies(spec)),
             },
             // The series move out (a second `run` has nothing more to simulate anyway).
             flow_series: FlowSeries {
