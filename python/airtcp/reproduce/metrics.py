@@ -115,6 +115,8 @@ def _series_value(metric: Metric, series: dict[str, list], name: str, key: str) 
         return sum(xs) / len(xs)
     if metric.stat == "mean_abs":
         return sum(abs(x) for x in xs) / len(xs)
+    if metric.stat == "max":
+        return max(xs)
     m = sum(xs) / len(xs)  # std: population standard deviation over the window
     return math.sqrt(sum((x - m) ** 2 for x in xs) / len(xs))
 
