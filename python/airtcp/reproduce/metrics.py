@@ -10,6 +10,7 @@ definitions are in docs/reproduce.md; nothing here knows about any particular ex
 from __future__ import annotations
 
 import math
+import statistics
 from typing import Any, Optional
 
 from .capacity import trace_capacity_bps
@@ -117,6 +118,8 @@ def _series_value(metric: Metric, series: dict[str, list], name: str, key: str) 
         return sum(abs(x) for x in xs) / len(xs)
     if metric.stat == "max":
         return max(xs)
+    if metric.stat == "median":
+        return statistics.median(xs)
     m = sum(xs) / len(xs)  # std: population standard deviation over the window
     return math.sqrt(sum((x - m) ** 2 for x in xs) / len(xs))
 

@@ -46,7 +46,7 @@ __all__ = [
 
 METRIC_SOURCES = ("run", "flows", "links", "hosts", "flow_series", "link_series", "trace_capacity")
 AGGS = ("sum", "mean", "min", "max", "jain", "ratio_of_sums", "count")
-SERIES_STATS = ("mean", "mean_abs", "std", "max")
+SERIES_STATS = ("mean", "mean_abs", "std", "max", "median")
 FIGURE_KINDS = ("line", "bar", "timeseries", "scatter", "none")
 CLAIM_KINDS = ("value", "ratio", "gain", "reduction", "spread", "min", "max", "lowest", "highest")
 CHECKS = ("within", "at_least", "at_most")
