@@ -189,6 +189,7 @@ impl Trial {
             max_rto_ns,
             granularity_ns: inp.pick(&[MS, 0, 1, 10 * MS, 500 * MS]),
             rto_reset_every_partial_ack: bit(3),
+            timeout_ssthresh_from_window: false,
             limited_transmit: bit(4),
             ect_on_retransmissions: needs.ect_on_retransmissions,
             rtt_sampling: if bit(5) { RttSampling::EveryAck } else { RttSampling::TimedSegment },

@@ -645,6 +645,20 @@ pub enum PartialAckTimerSpec {
     SlowButSteady,
 }
 
+/// What a retransmission timeout halves for the new ssthresh (`timeout_ssthresh`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TimeoutSsthreshSpec {
+    /// The data outstanding, FlightSize (RFC 5681 §3.1 eq. (4)).
+    #[default]
+    Flight,
+    /// The window without fast recovery's inflation, at most the receiver's window (ns-2.35
+    /// `TcpAgent::timeout` → `slowdown(CLOSE_SSTHRESH_HALF)`, `halfwin = int(window() / 2)` with
+    /// `window() = min(cwnd_, wnd_)`; Reno/NewReno inflate `dupwnd_`, which their `timeout` zeroes
+    /// first, not `cwnd_`).
+    Ns2,
+}
+
 /// Which way the flows of a TCP group run.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -801,6 +815,11 @@ pub struct TcpFlowSpec {
     /// every partial ACK ("slow-but-steady": ns-2 with `newreno_changes1_ 0`, and Linux).
     #[serde(default)]
     pub partial_ack_timer: PartialAckTimerSpec,
+    /// What a retransmission timeout halves for ssthresh: "flight" (RFC 5681 eq. (4): the data
+    /// outstanding; the default) or "ns2" (ns-2.35: the window without fast recovery's inflation,
+    /// at most the receiver window; in a recovery, the recovery's own ssthresh).
+    #[serde(default)]
+    pub timeout_ssthresh: TimeoutSsthreshSpec,
     /// RFC 3042 limited transmit: on each of the first two duplicate ACKs send one new segment
     /// (cwnd unchanged, flight at most cwnd + 2 SMSS). On by default: RFC 5681 §3.2 ("a TCP
     /// SHOULD send a segment of previously unsent data per \[RFC3042\]"), ns-2.35's `singledup_`

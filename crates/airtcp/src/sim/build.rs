@@ -20,7 +20,7 @@ use crate::scenario::plan::{FlowPlan, LinkPlan, Plan};
 use crate::scenario::validate::flow_instances;
 use crate::scenario::{
     AqmRulesSpec, CapacitySpec, CwSpec, DropTailSpec, LinkSpec, OptionSizesSpec, PartialAckTimerSpec, QueueSpec, RedSpec, RtoRestartSpec,
-    Scenario, ScenarioError,
+    Scenario, ScenarioError, TimeoutSsthreshSpec,
 };
 use crate::tcp::{Receiver, ReceiverConfig, Sender, SenderConfig};
 use crate::time::{DataRate, SimTime};
@@ -246,6 +246,7 @@ impl Simulator {
                     max_rto_ns: t.max_rto.as_nanos(),
                     granularity_ns: t.clock_granularity.as_nanos(),
                     rto_reset_every_partial_ack: t.partial_ack_timer == PartialAckTimerSpec::SlowButSteady,
+                    timeout_ssthresh_from_window: t.timeout_ssthresh == TimeoutSsthreshSpec::Ns2,
                     limited_transmit: t.limited_transmit,
                     ect_on_retransmissions: needs.ect_on_retransmissions,
                     rtt_sampling: t.rtt_sampling,

@@ -21,6 +21,9 @@ pub struct SenderConfig {
     /// NewReno resets the RTO timer on every partial ACK (slow-but-steady) instead of only the
     /// first (impatient, RFC 6582's recommendation).
     pub rto_reset_every_partial_ack: bool,
+    /// A timeout halves the window without fast recovery's inflation (at most rwnd), as ns-2.35's
+    /// `slowdown(CLOSE_SSTHRESH_HALF)` does, instead of FlightSize (RFC 5681 eq. (4)).
+    pub timeout_ssthresh_from_window: bool,
     /// RFC 3042 limited transmit (ns-2's `singledup_`): a new segment on each of the first two
     /// duplicate ACKs, so that a small window still collects DupThresh duplicates.
     pub limited_transmit: bool,

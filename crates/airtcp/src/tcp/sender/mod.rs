@@ -438,7 +438,17 @@ impl Sender {
             let prior_ssthresh = s.w.ssthresh.max(s.w.cwnd / 2 + s.w.cwnd / 4);
             s.rec.rto_undo = Some(RtoUndo { prior_cwnd: s.w.cwnd, prior_ssthresh, retransmitted_at: now });
         }
-        let sig = LossSignal { now, kind: LossKind::Timeout, marked: s.ecn.last_ack_ece, flight_bytes: s.flight() };
+        // What the policy halves: RFC 5681 eq. (4)'s FlightSize, or with `timeout_ssthresh = "ns2"`
+        // ns-2.35's `int(window() / 2)`, window() = min(cwnd_, wnd_) without fast recovery's
+        // inflation (Reno/NewReno keep it in `dupwnd_`, zeroed by their `timeout` first): in a
+        // recovery, the window it set, ssthresh; else cwnd. Whole segments, as ns-2 counts them.
+        let flight_bytes = if s.cfg.timeout_ssthresh_from_window {
+            let window = if s.rec.in_recovery { s.w.ssthresh } else { s.w.cwnd };
+            window.min(s.cfg.rwnd_bytes) / s.w.mss * s.w.mss
+        } else {
+            s.flight()
+        };
+        let sig = LossSignal { now, kind: LossKind::Timeout, marked: s.ecn.last_ack_ece, flight_bytes };
         s.signal(&sig);
         if s.cfg.ecn {
             s.ecn.cwr_pending = true;

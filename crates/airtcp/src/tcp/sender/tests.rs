@@ -21,6 +21,7 @@ pub(crate) fn cfg(sack: bool, iw: u64) -> SenderConfig {
         max_rto_ns: 60_000 * MS,
         granularity_ns: MS,
         rto_reset_every_partial_ack: false,
+        timeout_ssthresh_from_window: false,
         limited_transmit: false,
         ect_on_retransmissions: false,
         rtt_sampling: RttSampling::TimedSegment,
@@ -451,5 +452,39 @@ fn eifel_undoes_a_spurious_timeout_by_hand() {
             assert_eq!(s.core.stats.spurious_timeouts, 0);
         }
         assert!(s.core.rec.rto_undo.is_none(), "the first ACK after the timeout decides");
+    }
+}
+
+/// `timeout_ssthresh`, worked by hand on `newreno_partial_and_full_ack`'s trace: 14 segments sent,
+/// segment 2 lost, fast retransmit at flight 12000 → ssthresh 6000, then 8 duplicates (19 000
+/// sent, flight 17 000) and the timer expires inside the recovery. RFC 5681 eq. (4) halves the
+/// flight: ssthresh = 17 000/2 = 8500. ns-2.35 halves window() = min(cwnd_, wnd_) without the
+/// `dupwnd_` inflation, the recovery's 6 segments: ssthresh = 3 segments. Outside a recovery ns-2
+/// halves cwnd (here 12 segments after the slow start, none outstanding beyond it: the same).
+#[test]
+fn timeout_ssthresh_flight_or_ns2_window_by_hand() {
+    for ns2 in [false, true] {
+        let mut c = cfg(false, 10);
+        c.timeout_ssthresh_from_window = ns2;
+        let mut s = Sender::new(c, crate::cc::build("reno", None).unwrap(), crate::tcp::recovery::by_name("newreno").unwrap());
+        s.offer(0, u64::MAX);
+        s.on_ack(100 * MS, &ack(1000));
+        s.on_ack(101 * MS, &ack(2000));
+        for k in 0..11 {
+            s.on_ack((102 + k) * MS, &ack(2000));
+        }
+        assert_eq!((s.core.w.ssthresh, s.core.w.cwnd, s.core.seq.snd_max), (6000, 17_000, 19_000));
+        s.on_timeout(s.core.rto_deadline.unwrap());
+        assert_eq!(s.core.w.ssthresh, if ns2 { 3000 } else { 8500 }, "ns2 = {ns2}");
+        assert_eq!(s.core.w.cwnd, 1000);
+    }
+    // Outside a recovery: 4 segments outstanding with cwnd 4000, the timer expires: both 2000.
+    for ns2 in [false, true] {
+        let mut c = cfg(false, 4);
+        c.timeout_ssthresh_from_window = ns2;
+        let mut s = Sender::new(c, crate::cc::build("reno", None).unwrap(), crate::tcp::recovery::by_name("newreno").unwrap());
+        s.offer(0, u64::MAX);
+        s.on_timeout(s.core.rto_deadline.unwrap());
+        assert_eq!(s.core.w.ssthresh, 2000, "ns2 = {ns2}");
     }
 }
