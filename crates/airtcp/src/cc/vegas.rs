@@ -76,7 +76,7 @@
 //!
 //! `variant = "ns2"` (the Vegas of the seed papers' runs): ns-2.35's `VegasTcpAgent::recv`
 //! (tcp/tcp-vegas.cc, rcsid 1.37) in place of the thesis's congestion avoidance and slow start,
-//! each step cited beside the code in [`Vegas::on_ack_ns2`]:
+//! each step cited beside the code in `Vegas::on_ack_ns2`:
 //! - An epoch ends at the first new ACK that covers the first segment sent after it began
 //!   (`seqno >= v_begseq_`); its RTT is the mean of the fine samples of the ACKs since the
 //!   previous epoch ended (that ACK's own sample included, this one's left to the next), or the
