@@ -20,9 +20,11 @@ Cells (both sides built from the numbers in this file and the twins' settings):
             RED (RED below) or CW (the scenario's own; ns-2: RED set up as CW); Reno, NewReno,
             SACK, Westwood+; loss 0 and 1 %; 100 s, goodput over [20 s, 100 s]; 5 seeds (quick 2).
             Twin: bench/ns2/dumbbell.tcl.
-Targets per cell (means over seeds; timeouts, retransmissions and drops summed over flows):
-  timeouts airtcp <= 2 x ns-2 + 10; total goodput within 10 % of ns-2's; Jain within 0.02
-  (multi-flow cells).
+Targets per cell (means over seeds; timeouts, retransmissions and drops summed over flows), each
+two-sided (issue 38 item 5: timing out or retransmitting far less than ns-2 misses too):
+  timeouts within 2x ± 3 of ns-2's (ns-2/2 − 3 <= airtcp <= 2·ns-2 + 3); retransmissions within
+  1.5x ± 10 (ns-2/1.5 − 10 <= airtcp <= 1.5·ns-2 + 10); total goodput within 10 % of ns-2's; Jain
+  within 0.02 (multi-flow cells). Drops are printed, not checked.
 """
 
 from __future__ import annotations
@@ -65,7 +67,8 @@ SEEDS = {"fig10": 10, "dumbbell": 5}
 QUICK_SEEDS = {"fig10": 3, "dumbbell": 2}
 
 # Targets.
-RTO_FACTOR, RTO_SLACK = 2.0, 10.0
+RTO_FACTOR, RTO_SLACK = 2.0, 3.0
+RTX_FACTOR, RTX_SLACK = 1.5, 10.0
 GOODPUT_TOL = 0.10
 JAIN_TOL = 0.02
 
@@ -92,15 +95,17 @@ SCHEMES = {
     "sack": {"cc": "reno", "recovery": "sack", "sack": True, "limited_transmit": True},  # Sack1 + TCPSink/Sack1
     # Agent/TCP/Fack: its own duplicate-ACK handling, no limited transmit.
     "fack": {"cc": "reno", "recovery": "fack", "sack": True, "limited_transmit": False},
-    # Agent/TCP/Vegas: alpha 1, beta 3, gamma 1, the fine-grained retransmission, Reno-style
-    # recovery (inflation, deflation at the first new ACK), no limited transmit, and its fast
-    # retransmit backs the RTO off (`reset_rtx_timer(1)`, where the other agents pass backoff 0).
+    # Agent/TCP/Vegas: alpha 1, beta 3, gamma 1, the fine-grained retransmission, its once-per-RTT
+    # arithmetic (variant "ns2": the epoch's mean RTT, actual from segments sent, expected from
+    # segments in transit, delta rounded), Reno-style recovery (inflation, deflation at the first
+    # new ACK), no limited transmit, and its fast retransmit backs the RTO off (`reset_rtx_timer(1)`,
+    # where the other agents pass backoff 0).
     "vegas": {
         "cc": "vegas",
         "recovery": "reno",
         "limited_transmit": False,
         "fast_retransmit_rto_backoff": True,
-        "cc_params": {"alpha": 1, "beta": 3, "gamma": 1, "expiry": True},
+        "cc_params": {"alpha": 1, "beta": 3, "gamma": 1, "expiry": True, "variant": "ns2"},
     },
     # TCP-Linux westwood (Linux 2.6's tcp_westwood.c, Westwood+: one sample per RTT of at least
     # 50 ms, filter (7 old + new) / 8), timestamps on, and TCP-Linux's own loss recovery: recovery
@@ -358,7 +363,8 @@ def write_reference(cell_list: list[dict], ns: dict[str, list[dict]], seeds: dic
         "durations": reference_durations(),
         "dumbbell": {"flows": DB_FLOWS, "limit_pkts": DB_LIMIT, "red": RED, "cw": CW},
         "targets": {
-            "timeouts": f"airtcp <= {RTO_FACTOR:g} x ns-2 + {RTO_SLACK:g}",
+            "timeouts": f"ns-2/{RTO_FACTOR:g} - {RTO_SLACK:g} <= airtcp <= {RTO_FACTOR:g} x ns-2 + {RTO_SLACK:g}",
+            "retransmissions": f"ns-2/{RTX_FACTOR:g} - {RTX_SLACK:g} <= airtcp <= {RTX_FACTOR:g} x ns-2 + {RTX_SLACK:g}",
             "goodput": f"within {GOODPUT_TOL:.0%}",
             "jain": f"within {JAIN_TOL:g}",
         },
@@ -403,10 +409,16 @@ def mean(runs: list[dict], field: str) -> float:
     return statistics.fmean(r[field] for r in runs)
 
 
+def within(ours: float, theirs: float, factor: float, slack: float) -> bool:
+    """Two-sided: theirs/factor − slack <= ours <= theirs·factor + slack."""
+    return theirs / factor - slack <= ours <= theirs * factor + slack
+
+
 def verdict(cell: dict, at: list[dict], ns: list[dict]) -> dict[str, bool]:
-    """Which targets a cell meets: timeouts, goodput and (multi-flow cells) Jain."""
+    """Which targets a cell meets: timeouts, retransmissions, goodput and (multi-flow cells) Jain."""
     v = {
-        "timeouts": mean(at, "timeouts") <= RTO_FACTOR * mean(ns, "timeouts") + RTO_SLACK,
+        "timeouts": within(mean(at, "timeouts"), mean(ns, "timeouts"), RTO_FACTOR, RTO_SLACK),
+        "retransmissions": within(mean(at, "retransmissions"), mean(ns, "retransmissions"), RTX_FACTOR, RTX_SLACK),
         "goodput": abs(mean(at, "goodput_bps") - mean(ns, "goodput_bps")) <= GOODPUT_TOL * mean(ns, "goodput_bps"),
     }
     if cell["scenario"] != "fig10":
@@ -429,8 +441,10 @@ def render(meta: dict, rows: list[tuple[dict, list[dict], list[dict]]]) -> str:
         "summed over flows; timeouts (ns-2: `nrexmit_`; FACK: rises of `backoff_`, which its agent does not count "
         "in `nrexmit_`), retransmitted packets (`nrexmitpack_`) and bottleneck queue drops (queue monitor; "
         "overflow + early) summed over flows. "
-        f"Targets: timeouts ≤ {RTO_FACTOR:g} × ns-2 + {RTO_SLACK:g}, goodput within {GOODPUT_TOL:.0%}, "
-        f"Jain within {JAIN_TOL:g} (multi-flow cells); **✗** names the missed ones. "
+        f"Targets, each two-sided: timeouts within {RTO_FACTOR:g}× ± {RTO_SLACK:g} of ns-2's (ns-2/{RTO_FACTOR:g} − "
+        f"{RTO_SLACK:g} ≤ airtcp ≤ {RTO_FACTOR:g} × ns-2 + {RTO_SLACK:g}), retransmissions within {RTX_FACTOR:g}× ± "
+        f"{RTX_SLACK:g}, goodput within {GOODPUT_TOL:.0%}, Jain within {JAIN_TOL:g} (multi-flow cells); drops are "
+        "not checked; **✗** names the missed ones. "
         f"{ok} of {len(rows)} cells meet all targets. Wall: airtcp {meta['airtcp_wall_s']:.0f} s for "
         f"{meta['airtcp_runs']} runs, ns-2 {meta['ns2_wall_s']:.0f} s ({meta['ns2_runs']} runs; "
         f"{meta['ns2_per_run']}); whole harness {meta['total_s']:.0f} s.",
@@ -503,7 +517,8 @@ def render(meta: dict, rows: list[tuple[dict, list[dict], list[dict]]]) -> str:
         "initial window 1, minimum RTO 200 ms, maximum 60 s, initial RTO 1 s, "
         "1-ms RTO clock, 3 duplicate ACKs, no delayed ACKs, limited transmit (ns-2 `singledup_`) for the agents "
         "that have it (not FACK, Vegas, TCP-Linux), NewReno's timer reset on the first partial ACK only (ns-2.35's "
-        "`newreno_changes1_ 1`, airtcp's `impatient`), ns-2's option sizes (airtcp `option_sizes = \"ns2\"`: "
+        "`newreno_changes1_ 1`, airtcp's `impatient`), ns-2.35's Vegas agent for Vegas (airtcp `variant = \"ns2\"` with "
+        "Reno's recovery exit and the RTO backed off at each fast retransmit), ns-2's option sizes (airtcp `option_sizes = \"ns2\"`: "
         "timestamps 10 B on data and none on ACKs, a SACK block 8 B without the option's 2-B header), "
         'TCP-Linux\'s own loss recovery, timer and RTT sampling for Westwood+ (airtcp `recovery = "linux"`, '
         '`rto_restart = "every-ack"`, `rtt_sample_duplicate_acks = true`: the agent takes an RTT sample from every '
@@ -519,6 +534,21 @@ def render(meta: dict, rows: list[tuple[dict, list[dict], list[dict]]]) -> str:
         "crosses min_th untested with the count restarting at 1, (1 − w)^(m+1) after idle time; without them "
         "RED at 0% loss cost airtcp's SACK 2.3 times ns-2's timeouts, 212 against 90 jittered, and Reno "
         "and NewReno a fifth more drops). Not matched: ns-2's Sack1 recovery is not RFC 6675 (airtcp's `sack`).",
+        "",
+        "Vegas as ns-2.35's agent runs it (issue 38; `variant = \"ns2\"`, `VegasTcpAgent::recv`): the epoch's mean "
+        'fine-grained RTT, "actual" from the segments sent during the epoch, "expected" from the segments in '
+        "transit over BaseRTT, delta rounded as `int(x + 0.5)`, and recovery left at the first new ACK. With the "
+        "thesis's arithmetic instead (the epoch's least RTT sample, cwnd for both rates, unrounded), the same "
+        "settings gave 1.105, 1.151 and 1.163 of ns-2's goodput at 1, 3 and 5% loss (10 seeds); with ns-2's, "
+        "1.026, 1.003 and 1.043, timeouts 0.6, 4.8 and 10.7 against 0.8, 4.2 and 12.6, retransmissions 161, 264 "
+        "and 310 against 174, 286 and 328.",
+        "",
+        "The count targets are two-sided since issue 38 (they were: timeouts at most 2 × ns-2 + 10, "
+        "retransmissions printed): timing out or retransmitting far less than ns-2 now misses too. Against the "
+        "same committed ns-2 numbers four cells miss: NewReno at 0.1% (10.7 timeouts against 1.0, 754 "
+        "retransmissions against 120, the limited-transmit retransmissions of issue 38 item 3), FACK at 5% "
+        "(goodput 1.10 of ns-2's), and NewReno and SACK on the CW dumbbell at 0% (62 and 9 timeouts against "
+        "ns-2's 201 and 57: airtcp times out far less).",
         "",
         "Why the twin has no SYN: ns-2's 40-B SYN gives the first RTT sample without the 1000-B serialization "
         "at 2 Mb/s (92 ms instead of 97 ms on Fig. 10), and TCP-Linux's Westwood+ keeps the least SRTT as its "

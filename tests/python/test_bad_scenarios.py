@@ -35,6 +35,7 @@ EXPECTED: dict[str, list[str]] = {
     "unknown_key.toml": ["links[0]", "bandwidth"],
     "unknown_queue_kind.toml": ["links[1].queue", "fifo"],
     "unknown_recovery.toml": ["flows[0].recovery", "vegas"],
+    "vegas_ns2_without_reno.toml": ["flows[1].recovery", 'variant = "ns2"', 'needs recovery = "reno"'],
     "warmup_after_end.toml": ["warmup"],
     "zero_mss.toml": ["flows[0].mss_bytes"],
     "zero_rate.toml": ["links[1].rate"],

@@ -187,6 +187,7 @@ def test_end_to_end_from_a_fresh_cache(tmp_path):
         line = next(x for x in report.splitlines() if x.startswith(f"| {c['claim']} |"))
         assert c["ours_text"] in line and c["status"] in line and c["ratio_text"] in line
     assert "quick" not in report.split("## Claims")[0].split("Mode:")[1].split("\n")[0]
+    assert report.splitlines()[0] == "# tiny-sweep: " + rp.load_experiment(root / "tiny" / "tiny.sweep.toml").title
 
 
 def test_jobs_1_and_2_give_identical_tables(tmp_path):
@@ -226,6 +227,60 @@ def test_an_interrupted_sweep_reruns_only_the_missing_runs(tmp_path):
     assert run_tiny(root, out, jobs=2).executed == 5
     fresh = run_tiny(root, tmp_path / "fresh", jobs=2)
     assert (fresh.out_dir / "aggregated.csv").read_bytes() == (out / "tiny-sweep" / "aggregated.csv").read_bytes()
+
+
+def _claim(kind: str, value: float, rel_tol: float = 0.2) -> rp.spec.Claim:
+    return rp.spec.Claim(
+        id="c",
+        paper="p",
+        experiment="e",
+        figure="f",
+        condition="",
+        quote="",
+        kind=kind,
+        metric="m",
+        at={},
+        over={},
+        value=value,
+        shown="",
+        units="",
+        check="within",
+        abs_tol=None,
+        rel_tol=rel_tol,
+        target=None,
+        note="",
+        source="s",
+    )
+
+
+def test_verdicts_respect_the_95_percent_interval():
+    """Issue 38 item 7, by hand. A gain of +8.0% against the paper's +17% (tolerance 20% of it,
+    ±3.4 points) is outside the tolerance; it is 9 points from +17% and 8 from 0:
+    - ± 19.3% (quick Jersey over Westwood): [−11.3%, +27.3%] holds both → inconclusive (it was
+      "same direction, different size");
+    - ± 10%: holds both (9 ≤ 10, 8 ≤ 10) → inconclusive; ± 8.5%: holds 0 only → same direction;
+      ± 5% or an unknown interval (NaN): holds neither → same direction (the old rule).
+    −5% ± 4% → not reproduced, −5% ± 30% → inconclusive; +16% (within the tolerance) stays
+    reproduced whatever the interval. Ratio 1.10 against 1.50 (tolerance ±0.30, neutral 1):
+    ± 0.45 → inconclusive, ± 0.30 or ± 0.20 → same direction. A reduction of 0 ± 0.31 against
+    0.3 → inconclusive. A value claim has no neutral: never inconclusive."""
+    from airtcp.reproduce.claims import status
+    from airtcp.reproduce.text import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED, SAME_DIRECTION
+
+    gain = _claim("gain", 0.17)
+    assert status(gain, 0.080, 0.193) == INCONCLUSIVE
+    assert status(gain, 0.080, 0.05) == SAME_DIRECTION
+    assert status(gain, 0.080, 0.10) == INCONCLUSIVE
+    assert status(gain, 0.080, 0.085) == SAME_DIRECTION
+    assert status(gain, 0.080) == SAME_DIRECTION
+    assert status(gain, -0.05, 0.04) == NOT_REPRODUCED
+    assert status(gain, -0.05, 0.30) == INCONCLUSIVE
+    assert status(gain, 0.16, 0.50) == REPRODUCED
+    assert status(_claim("ratio", 1.5), 1.10, 0.45) == INCONCLUSIVE
+    assert status(_claim("ratio", 1.5), 1.10, 0.30) == SAME_DIRECTION
+    assert status(_claim("ratio", 1.5), 1.10, 0.20) == SAME_DIRECTION
+    assert status(_claim("reduction", 0.3), 0.0, 0.31) == INCONCLUSIVE
+    assert status(_claim("value", 100.0), 50.0, 100.0) == NOT_REPRODUCED
 
 
 def test_quick_mode_and_seed_override(tmp_path):
@@ -621,3 +676,8 @@ def test_reproduce_all_writes_an_index_page_whose_links_resolve(tmp_path):
         assert ours in p.cells and row["status"] in p.cells, ours
     assert '0.1% loss <b>&amp; "Reno"</b>' in p.cells and "<b>" not in page.split("<body>")[1].replace("<b>&", "")
     assert "Not run: needs cc no-such-cc." in p.cells
+    # Issue 38 item 7: quick results say so in every headline: the page's, the section's, report.md's.
+    h1 = page.split("<h1>")[1].split("</h1>")[0]
+    assert h1.endswith("(quick)") and "quick: fewer seeds" in page.split("</h1>")[1].split("</p>")[0]
+    assert "<h2>tiny-sweep: " in page and "(quick)</h2>" in page.split("<h2>tiny-sweep: ")[1].split("\n")[0]
+    assert (out / "tiny-sweep" / "report.md").read_text().splitlines()[0].endswith("(quick)")

@@ -102,6 +102,7 @@ fn ack_info(now_us: u64, header: &TcpHeader, bytes: u64, srtt_us: u64, min_rtt_u
         dupacks: 0,
         newest_sent_at: None,
         in_flight_before_bytes: 0,
+        snd_nxt: 0,
         header,
     }
 }

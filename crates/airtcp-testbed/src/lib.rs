@@ -117,7 +117,7 @@ impl Path {
         // A TCP (protocol 6) segment with payload is a data frame the link's ARQ may repair.
         let tcp_data = pkt.bytes.get(9) == Some(&6) && payload > 0;
         match self.hops[hop].offer(now, bytes, payload, ecn, tcp_data) {
-            Offer::Dropped | Offer::Lost => {}
+            Offer::Dropped | Offer::Lost { .. } => {}
             Offer::Arrives { at_ns, ce, corrupted } => {
                 if corrupted {
                     if !damage_payload(&mut pkt.bytes) {

@@ -307,8 +307,9 @@ fn capacity(g: &mut Gen, key: &str, kind: usize) -> String {
     }
 }
 
-/// A random `cc_params` table for window policy `cc`, or nothing (most of the time: defaults).
-fn cc_params(g: &mut Gen, cc: &str) -> String {
+/// A random `cc_params` table for window policy `cc` under loss recovery `recovery`, or nothing
+/// (most of the time: defaults).
+fn cc_params(g: &mut Gen, cc: &str, recovery: &str) -> String {
     if g.chance(0.7) {
         return String::new();
     }
@@ -329,7 +330,13 @@ fn cc_params(g: &mut Gen, cc: &str) -> String {
         ),
         "vegas" => {
             let a = g.range(0.0, 4.0);
-            format!("alpha = {a}, beta = {}, gamma = {}, expiry = {}", a + g.range(0.0, 4.0), g.range(0.0, 4.0), g.boolean())
+            let t = format!("alpha = {a}, beta = {}, gamma = {}, expiry = {}", a + g.range(0.0, 4.0), g.range(0.0, 4.0), g.boolean());
+            // ns-2.35's Vegas needs Reno's recovery exit (`Needs::recovery`).
+            if recovery == "reno" && g.boolean() {
+                t + ", variant = \"ns2\""
+            } else {
+                t
+            }
         }
         "jersey" | "new-jersey" | "nj+" => {
             format!("k = {}, abe_update = \"{}\"", g.log(0.05, 100.0), g.pick(&["per-rtt", "per-ack", "literal"]))
@@ -371,7 +378,7 @@ fn tcp_flow(
 ) -> (String, u64) {
     let mut s = format!("[[flows]]\nkind = \"tcp\"\nname = \"{name}\"\nsrc = \"n{src}\"\ndst = \"n{dst}\"\n");
     s += &format!("cc = \"{cc}\"\nrecovery = \"{recovery}\"\n");
-    s += &cc_params(g, cc);
+    s += &cc_params(g, cc, recovery);
     let count = if g.chance(0.8) { 1 } else { g.int(2, 3) };
     let direction =
         if designated { g.pick(&["forward", "forward", "forward", "both"]) } else { g.pick(&["forward", "forward", "reverse", "both"]) };

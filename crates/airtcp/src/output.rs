@@ -226,8 +226,13 @@ pub struct LinkSummary {
     pub overflow_drops: u64,
     /// Packets dropped early by an AQM decision (RED).
     pub early_drops: u64,
-    /// Packets CE-marked by the queue (RED with ECN, CW).
+    /// Packets CE-marked by the queue (RED with ECN, CW), counted when the queue admits them.
     pub ce_marks: u64,
+    /// Of `ce_marks`, the packets still waiting in the queue at the end (their serialization not
+    /// started): never on the wire, so a capture (`--pcap`) holds `ce_marks − ce_marks_unsent`
+    /// CE-marked frames, those the channel lost after the mark included. Omitted when 0.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub ce_marks_unsent: u64,
     /// Packets lost by the channel model after serialization.
     pub channel_losses: u64,
     /// Packets the channel corrupted (they travel on and are discarded at their destination).
@@ -441,4 +446,9 @@ pub struct LinkSeries {
     pub drops: Vec<u64>,
     /// Cumulative CE marks.
     pub ce_marks: Vec<u64>,
+}
+
+/// Serde's `skip_serializing_if` for counters that appear only when they count something.
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }

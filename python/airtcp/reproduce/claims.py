@@ -4,8 +4,11 @@ Status words (docs/reproduce.md, "Claims"):
 
 - ``reproduced``: within the claim's stated tolerance (``within``), or the bound holds
   (``at_least``/``at_most``), or the named point is the lowest/highest;
+- ``inconclusive``: outside the tolerance, but the 95% interval of ours holds both the paper's
+  value and the neutral value (1 for a ratio, 0 for a gain or reduction): the seeds run cannot
+  tell the paper's effect from none, in either direction;
 - ``same direction, different size``: outside the tolerance, but on the same side of the neutral
-  value as the paper (1 for a ratio, 0 for a gain or reduction);
+  value as the paper;
 - ``not reproduced``: otherwise;
 - ``not run``: the experiment (or the claim's point) was not run, e.g. a missing part.
 """
@@ -17,9 +20,9 @@ from dataclasses import dataclass
 from typing import Optional
 
 from .spec import Axis, Claim, SpecError
-from .text import NOT_REPRODUCED, NOT_RUN, REPRODUCED, SAME_DIRECTION, fmt
+from .text import INCONCLUSIVE, NOT_REPRODUCED, NOT_RUN, REPRODUCED, SAME_DIRECTION, fmt
 
-__all__ = ["Agg", "ClaimResult", "evaluate_claim", "check_claims"]
+__all__ = ["Agg", "ClaimResult", "evaluate_claim", "check_claims", "status"]
 
 #: The aggregated table as a mapping: (point labels in axis order, metric) → (n, mean, sd, ci95).
 Agg = dict[tuple[tuple[str, ...], str], tuple[int, float, float, float]]
@@ -152,10 +155,12 @@ def evaluate_claim(claim: Claim, agg: Agg, full_axes: tuple[Axis, ...], run_axes
                 nxt = min(others, key=lambda v: v[1]) if claim.kind == "lowest" else max(others, key=lambda v: v[1])
                 detail += f" (next: {nxt[0][ax_pos]} {fmt(nxt[1])})"
             return ClaimResult(claim, ours, ci, REPRODUCED if ok else NOT_REPRODUCED, detail)
-    return ClaimResult(claim, ours, ci, _status(claim, ours), detail)
+    return ClaimResult(claim, ours, ci, status(claim, ours, ci), detail)
 
 
-def _status(claim: Claim, ours: float) -> str:
+def status(claim: Claim, ours: float, ci: float = math.nan) -> str:
+    """The status of ``ours`` ± ``ci`` (the 95% half-width; NaN when unknown) against ``claim``
+    (the module doc's rules, in its order)."""
     if not math.isfinite(ours):
         return NOT_REPRODUCED
     if claim.check == "at_least":
@@ -167,6 +172,8 @@ def _status(claim: Claim, ours: float) -> str:
         return REPRODUCED
     neutral = _NEUTRAL.get(claim.kind)
     if neutral is not None:
+        if math.isfinite(ci) and abs(ours - claim.value) <= ci and abs(ours - neutral) <= ci:
+            return INCONCLUSIVE
         a, b = ours - neutral, claim.value - neutral
         if a * b > 0:
             return SAME_DIRECTION

@@ -23,7 +23,7 @@ from .report import update_reproduction as update_reproduction_table
 from .report import write_index
 from .runner import run_experiment
 from .spec import Experiment, all_claims, default_root, discover, is_packaged
-from .text import NOT_REPRODUCED, NOT_RUN, REPRODUCED, SAME_DIRECTION
+from .text import INCONCLUSIVE, NOT_REPRODUCED, NOT_RUN, REPRODUCED, SAME_DIRECTION
 from .why import all_why
 
 __all__ = ["UsageError", "reproduce_command"]
@@ -147,12 +147,12 @@ def reproduce_command(
                     progress=functools.partial(_advance, bar, task),
                 )
                 outcomes.append(outcome)
-        t = Table(title="reproduce", title_justify="left")
-        for col in ("id", "runs", "executed", "s", "claims reproduced / same direction / not", "report"):
+        t = Table(title=f"reproduce ({'quick' if quick else 'full'})", title_justify="left")
+        for col in ("id", "runs", "executed", "s", "claims reproduced / same direction / inconclusive / not", "report"):
             t.add_column(col)
         for o in outcomes:
             st = [r.status for r in o.claims]
-            counts = f"{st.count(REPRODUCED)} / {st.count(SAME_DIRECTION)} / {st.count(NOT_REPRODUCED)}"
+            counts = f"{st.count(REPRODUCED)} / {st.count(SAME_DIRECTION)} / {st.count(INCONCLUSIVE)} / {st.count(NOT_REPRODUCED)}"
             if st.count(NOT_RUN):
                 counts += f" ({st.count(NOT_RUN)} not run)"
             t.add_row(

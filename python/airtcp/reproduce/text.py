@@ -9,10 +9,11 @@ from __future__ import annotations
 import math
 from typing import Optional
 
-__all__ = ["REPRODUCED", "SAME_DIRECTION", "NOT_REPRODUCED", "NOT_RUN", "fmt", "fmt_pm"]
+__all__ = ["REPRODUCED", "SAME_DIRECTION", "INCONCLUSIVE", "NOT_REPRODUCED", "NOT_RUN", "fmt", "fmt_pm"]
 
 REPRODUCED = "reproduced"
 SAME_DIRECTION = "same direction, different size"
+INCONCLUSIVE = "inconclusive"
 NOT_REPRODUCED = "not reproduced"
 NOT_RUN = "not run"
 

@@ -75,6 +75,10 @@ pub struct AckInfo<'a> {
     /// `prior_in_flight`, which `tcp_is_cwnd_limited` compares with cwnd. Filled in only for
     /// policies whose [`CongestionControl::reads_in_flight`] is true, else 0.
     pub in_flight_before_bytes: u64,
+    /// The next new byte the sender will send (snd_nxt) when this ACK arrives: snd_max, or less
+    /// after a timeout's go-back-N. ns-2.35's Vegas agent counts its once-per-RTT "actual" and
+    /// "expected" from it (`t_seqno_` in `VegasTcpAgent::recv`, tcp/tcp-vegas.cc).
+    pub snd_nxt: u64,
     /// The ACK segment's header, read through the methods below.
     pub header: &'a TcpHeader,
 }
@@ -337,6 +341,10 @@ pub struct Needs {
     /// the engine then records why each of the flow's segments was dropped and scores the
     /// verdicts against it (`metrics::loss_verdicts`).
     pub loss_verdicts: bool,
+    /// The loss recovery the policy was written with (`recovery = "..."`), when it is part of what
+    /// the policy means, and what the policy is then (for the error message): ns-2.35's Vegas
+    /// agent (`cc_params.variant = "ns2"`) leaves recovery at the first new ACK, which is `"reno"`.
+    pub recovery: Option<(&'static str, &'static str)>,
 }
 
 /// Builds one instance of a window policy whose parameters were checked: the scenario is resolved

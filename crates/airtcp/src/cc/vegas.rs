@@ -67,12 +67,35 @@
 //!   then make it find nothing expired); when exactly DupThresh duplicates arrived, Reno's
 //!   recovery deflates cwnd at the next new ACK (ns-2's Vegas only above DupThresh); the CA
 //!   rule above is the thesis's, not ns-2's (ns-2 averages every fine sample of the epoch, takes
-//!   Actual from the segments sent in it and rounds diff to an integer).
+//!   Actual from the segments sent in it and rounds diff to an integer: `variant = "ns2"` below).
 //! - ns-2's Vegas also backs the coarse RTO off at every fast retransmit (`reset_rtx_timer(1)`):
 //!   that is the sender's flow option `fast_retransmit_rto_backoff` (off by default), not part of
 //!   this policy.
 //! - During loss recovery (`no_growth`) Vegas leaves cwnd to the recovery strategy and restarts
 //!   its epoch afterwards; an ECN echo is answered as Reno does.
+//!
+//! `variant = "ns2"` (the Vegas of the seed papers' runs): ns-2.35's `VegasTcpAgent::recv`
+//! (tcp/tcp-vegas.cc, rcsid 1.37) in place of the thesis's congestion avoidance and slow start,
+//! each step cited beside the code in `Vegas::on_ack_ns2`:
+//! - An epoch ends at the first new ACK that covers the first segment sent after it began
+//!   (`seqno >= v_begseq_`); its RTT is the mean of the fine samples of the ACKs since the
+//!   previous epoch ended (that ACK's own sample included, this one's left to the next), or the
+//!   time since it began without one.
+//! - "Actual" = segments sent during the epoch (`t_seqno_ − v_begseq_`) / that RTT; "expected" =
+//!   segments in transit now (`t_seqno_ − last_ack_`: outstanding + 1, ns-2's ACK number being
+//!   the last segment received) / BaseRTT; delta = int((expected − actual)·BaseRTT + 0.5).
+//! - BaseRTT: the least fine sample and epoch RTT, set to the epoch's RTT also when at most one
+//!   segment was sent in it; the first ACK's sample starts it.
+//! - Slow start grows in every other epoch by one segment per new ACK; delta > γ ends it with
+//!   cwnd −= cwnd/8 and ssthresh = 2 segments. Congestion avoidance: delta > β takes one segment
+//!   off, delta < α adds 1/cwnd per new ACK through the next epoch, only while cwnd ≤ segments in
+//!   transit + 2.
+//! - Recovery ends at the first new ACK (ns-2's `newack` clears `dupacks_` and `recv` deflates
+//!   cwnd to `v_newcwnd_`): the flow needs `recovery = "reno"`. The epoch and the per-ACK
+//!   increment run on through losses, as ns-2 never resets them; the recovery exit sets ssthresh
+//!   to 2 segments.
+//! - ns-2's agent does no limited transmit and backs the RTO off at each fast retransmit: pair with
+//!   `limited_transmit = false` and `fast_retransmit_rto_backoff = true` (sender options).
 
 use serde::Deserialize;
 
@@ -98,6 +121,53 @@ pub struct VegasParams {
     /// window already cut.
     #[serde(default = "default_expiry")]
     pub expiry: bool,
+    /// Whose Vegas: the thesis's congestion avoidance (the default) or ns-2.35's agent, the
+    /// simulator the Vegas runs of the seed papers used.
+    #[serde(default)]
+    pub variant: Variant,
+}
+
+/// Which Vegas (`cc_params.variant`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Variant {
+    /// The thesis's §2.2.6 rule with this module's readings (module doc).
+    #[default]
+    Thesis,
+    /// ns-2.35's `Agent/TCP/Vegas` (`VegasTcpAgent::recv`, tcp/tcp-vegas.cc): its once-per-RTT
+    /// arithmetic ([`Ns2Epoch`]) and its recovery exit at the first new ACK, so the flow needs
+    /// `recovery = "reno"` ([`crate::cc::Needs::recovery`]).
+    Ns2,
+}
+
+/// ns-2.35's once-per-RTT state (`VegasTcpAgent`, tcp/tcp.h and tcp/tcp-vegas.cc). Sequence
+/// numbers are bytes here; ns-2's are packets (its ACK number s is our ACK (s + 1)·MSS).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Ns2Epoch {
+    /// `v_begseq_`: snd_nxt when the epoch began; the epoch ends at the first new ACK that covers
+    /// the segment starting there (`tcph->seqno() >= v_begseq_`). 0 at the start, so the first
+    /// ACK ends the first epoch.
+    pub beg_nxt: u64,
+    /// `v_begtime_`: when the epoch began (None for the first, see [`Vegas::on_ack`]).
+    pub beg_time: Option<SimTime>,
+    /// `v_sumRTT_` (ns) and `v_cntRTT_`: the fine samples taken since the previous epoch ended.
+    pub sum_rtt: f64,
+    pub cnt_rtt: u64,
+    /// `v_baseRTT_` (ns); None before the first ACK.
+    pub base_rtt: Option<f64>,
+    /// `v_incr_`: what every new ACK adds to cwnd, in segments (1 in slow start, 1/cwnd in
+    /// congestion avoidance, 0 to hold); set once per epoch, kept through losses as ns-2 keeps it.
+    pub incr: f64,
+    /// `v_inc_flag_`: slow start grows in every other epoch (starts true, toggled first).
+    pub inc_flag: bool,
+    /// The last `delta`, in segments (for tests and traces).
+    pub delta: i64,
+}
+
+impl Default for Ns2Epoch {
+    fn default() -> Self {
+        Ns2Epoch { beg_nxt: 0, beg_time: None, sum_rtt: 0.0, cnt_rtt: 0, base_rtt: None, incr: 0.0, inc_flag: true, delta: 0 }
+    }
 }
 
 fn default_alpha() -> f64 {
@@ -209,6 +279,9 @@ pub struct Vegas {
     pub last_diff: f64,
     /// Retransmissions asked for by the fine-grained timer.
     pub expiries: u64,
+    variant: Variant,
+    /// ns-2's once-per-RTT state (`variant = "ns2"` only).
+    pub ns2: Ns2Epoch,
 }
 
 impl Vegas {
@@ -231,7 +304,107 @@ impl Vegas {
             rwnd: u64::MAX,
             last_diff: 0.0,
             expiries: 0,
+            variant: p.variant,
+            ns2: Ns2Epoch::default(),
         }
+    }
+
+    /// ns-2.35's once-per-RTT rule and per-ACK growth, on a new ACK (`VegasTcpAgent::recv`, the
+    /// branch `tcph->seqno() > last_ack_`, in its order; ns-2's line in each comment). `sample` is
+    /// this ACK's fine RTT sample (ns), if its segment was sent once.
+    fn on_ack_ns2(&mut self, w: &mut Window, ack: &AckInfo, sample: Option<f64>) -> Option<Decision> {
+        let mss = w.mss;
+        let e = &mut self.ns2;
+        // `if (firstrecv_ < 0) { v_baseRTT_ = v_rtt_ = firstrecv_; ... }`: ns-2 takes the time
+        // from the first send to the first ACK, which is the first ACK's sample when the first
+        // segment was not lost.
+        if e.base_rtt.is_none() {
+            e.base_rtt = sample;
+        }
+        // Segments in flight as ns-2 counts them after `newack`: `t_seqno_ - last_ack_`, its
+        // ACK number being the last segment received, so outstanding + 1.
+        let in_transit = ack.snd_nxt.saturating_sub(ack.ack()) + mss;
+        let mut decision = None;
+        // `if (tcph->seqno() >= v_begseq_)`: once per RTT.
+        if ack.ack() > e.beg_nxt {
+            // `rtt = v_sumRTT_ / v_cntRTT_`, or `currentTime - v_begtime_` without samples.
+            let rtt = if e.cnt_rtt > 0 {
+                e.sum_rtt / e.cnt_rtt as f64
+            } else {
+                e.beg_time.map_or(sample.unwrap_or(0.0), |t| ack.now.saturating_sub(t) as f64)
+            };
+            e.sum_rtt = 0.0;
+            e.cnt_rtt = 0;
+            // `rttLen = t_seqno_ - v_begseq_`: segments sent during the epoch (negative after a
+            // timeout's go-back-N).
+            let rtt_len = (ack.snd_nxt as f64 - e.beg_nxt as f64) / mss as f64;
+            if rtt > 0.0 {
+                // `if (rtt < v_baseRTT_ || rttLen <= 1) v_baseRTT_ = rtt`.
+                if e.base_rtt.is_none_or(|b| rtt < b) || rtt_len <= 1.0 {
+                    e.base_rtt = Some(rtt);
+                }
+                let base = e.base_rtt.unwrap_or(rtt);
+                // `v_actual_ = rttLen / rtt`; `expect = (t_seqno_ - last_ack_) / v_baseRTT_`;
+                // `delta = int((expect - v_actual_) * v_baseRTT_ + 0.5)` (C truncates toward 0).
+                let actual = rtt_len / rtt;
+                let expect = (in_transit as f64 / mss as f64) / base;
+                let delta = ((expect - actual) * base + 0.5).trunc() as i64;
+                e.delta = delta;
+                let d = delta as f64;
+                decision = Some(if w.in_slow_start() {
+                    // `v_inc_flag_ = !v_inc_flag_`: grow in every other epoch only.
+                    e.inc_flag = !e.inc_flag;
+                    if !e.inc_flag {
+                        e.incr = 0.0;
+                        Decision::KeepSlowStart
+                    } else if d > self.gamma {
+                        // `ssthresh_ = 2; cwnd_ -= cwnd_/8` (at least 2).
+                        w.ssthresh = 2 * mss;
+                        w.cwnd = (w.cwnd - w.cwnd / 8).max(2 * mss);
+                        e.incr = 0.0;
+                        Decision::LeaveSlowStart
+                    } else {
+                        e.incr = 1.0;
+                        Decision::KeepSlowStart
+                    }
+                } else if d > self.beta {
+                    // `--cwnd_` (at least 2), and no growth in the next epoch.
+                    w.cwnd = w.cwnd.saturating_sub(mss).max(2 * mss);
+                    e.incr = 0.0;
+                    Decision::Decrease
+                } else if d < self.alpha {
+                    // `v_incr_ = 1/cwnd_`: one segment per window of ACKs.
+                    e.incr = mss as f64 / w.cwnd as f64;
+                    Decision::Increase
+                } else {
+                    e.incr = 0.0;
+                    Decision::Hold
+                });
+            }
+            // `v_begseq_ = t_seqno_; v_begtime_ = currentTime`.
+            e.beg_nxt = ack.snd_nxt;
+            e.beg_time = Some(ack.now);
+        }
+        // `if (v_incr_ == 1 && cwnd_ >= ssthresh_) v_incr_ = 0`.
+        if e.incr == 1.0 && !w.in_slow_start() {
+            e.incr = 0.0;
+        }
+        // `if (v_incr_ > 0 && (cwnd_ - (t_seqno_ - last_ack_)) <= 2) cwnd_ += v_incr_`: grow
+        // only while the flow keeps up with its window (ns-2's cwnd_ is a double; here bytes,
+        // rounded down).
+        if e.incr > 0.0 && w.cwnd <= in_transit + 2 * mss {
+            w.cwnd += (e.incr * mss as f64) as u64;
+        }
+        // The fine sample feeds the next epoch's mean and the base RTT (after the epoch's own
+        // decision, as in ns-2): `v_sumRTT_ += rtt; ++v_cntRTT_; if (v_rtt_ < v_baseRTT_) ...`.
+        if let Some(r) = sample {
+            e.sum_rtt += r;
+            e.cnt_rtt += 1;
+            if r > 0.0 && e.base_rtt.is_none_or(|b| r < b) {
+                e.base_rtt = Some(r);
+            }
+        }
+        decision
     }
 
     /// diff = (Expected − Actual)·BaseRTT in segments, Expected = cwnd/BaseRTT, Actual = cwnd/RTT
@@ -304,11 +477,15 @@ impl CongestionControl for Vegas {
     }
 
     fn on_ack(&mut self, w: &mut Window, ack: &AckInfo) {
-        if let Some(t) = ack.newest_sent_at {
-            let r = ack.now.saturating_sub(t);
-            if r > 0 {
-                self.fine.sample(r as f64);
-            }
+        let sample = ack.newest_sent_at.map(|t| ack.now.saturating_sub(t));
+        if let Some(r) = sample.filter(|r| *r > 0) {
+            self.fine.sample(r as f64);
+        }
+        if self.variant == Variant::Ns2 {
+            // ns-2 runs the once-per-RTT rule on every new ACK: with `recovery = "reno"` the ACK
+            // that ends a recovery has already deflated cwnd (`cwnd_ = v_newcwnd_`).
+            self.on_ack_ns2(w, ack, sample.map(|r| r as f64));
+            return;
         }
         if let Some(r) = ack.rtt_sample_ns {
             self.last_rtt_ns = r;
@@ -341,7 +518,10 @@ impl CongestionControl for Vegas {
     }
 
     fn on_congestion(&mut self, w: &mut Window, s: &LossSignal) -> Reaction {
-        self.reset_epoch();
+        // ns-2's epoch runs on through losses (`v_begseq_` is only moved once per RTT).
+        if self.variant == Variant::Thesis {
+            self.reset_epoch();
+        }
         match s.kind {
             LossKind::DupAcks => {
                 self.on_retransmission();
@@ -384,7 +564,20 @@ impl CongestionControl for Vegas {
     fn on_recovery_exit(&mut self, w: &mut Window) {
         // ns-2 deflates cwnd and sets `ssthresh_ = 2` ("vegas ssthresh is used only during
         // slow-start"): linear mode goes on.
-        w.ssthresh = w.ssthresh.min(w.cwnd);
+        w.ssthresh = match self.variant {
+            Variant::Thesis => w.ssthresh.min(w.cwnd),
+            Variant::Ns2 => 2 * w.mss,
+        };
+    }
+
+    fn needs(&self) -> super::Needs {
+        super::Needs {
+            recovery: (self.variant == Variant::Ns2).then_some((
+                "reno",
+                "with cc_params.variant = \"ns2\" (ns-2.35's Vegas agent, which leaves recovery at the first new ACK)",
+            )),
+            ..super::Needs::default()
+        }
     }
 
     fn retransmit_head(&mut self, now: SimTime, head: Head, ack: &AckInfo) -> bool {
@@ -433,7 +626,7 @@ mod tests {
     const MS: u64 = 1_000_000;
 
     fn vegas() -> Vegas {
-        Vegas::new(&VegasParams { alpha: 1.0, beta: 3.0, gamma: 1.0, expiry: true })
+        Vegas::new(&VegasParams { alpha: 1.0, beta: 3.0, gamma: 1.0, expiry: true, variant: Variant::Thesis })
     }
 
     /// diff by hand, MSS 1000, BaseRTT 100 ms:
@@ -629,7 +822,7 @@ mod tests {
     fn without_expiry_the_second_loss_waits_for_the_timer() {
         use crate::tcp::sender::tests::{ack, cfg, sent};
         use crate::tcp::Sender;
-        let p = VegasParams { alpha: 1.0, beta: 3.0, gamma: 1.0, expiry: false };
+        let p = VegasParams { alpha: 1.0, beta: 3.0, gamma: 1.0, expiry: false, variant: Variant::Thesis };
         let mut s = Sender::new(cfg(false, 10), Box::new(Vegas::new(&p)), crate::tcp::recovery::by_name("reno").unwrap());
         s.offer(0, u64::MAX);
         s.on_ack(100 * MS, &ack(1000));
@@ -648,9 +841,117 @@ mod tests {
         assert_eq!(s.core.rto_deadline, Some(250 * MS + 300 * MS));
     }
 
+    fn ns2_vegas() -> Vegas {
+        Vegas::new(&VegasParams { alpha: 1.0, beta: 3.0, gamma: 1.0, expiry: true, variant: Variant::Ns2 })
+    }
+
+    /// A new ACK at `t` ms with cumulative number `ackno`, snd_nxt `nxt` and a fine sample from a
+    /// segment sent at `sent` ms, if any.
+    fn ns2_ack(t: u64, ackno: u64, nxt: u64, sent: Option<u64>) -> AckInfo<'static> {
+        AckInfo {
+            header: header(TcpHeader { ack: ackno, ..TcpHeader::default() }),
+            snd_nxt: nxt,
+            newest_sent_at: sent.map(|s| s * MS),
+            ..ack_at(t * MS, 1000, 100 * MS)
+        }
+    }
+
+    /// ns-2.35's congestion avoidance by hand (`VegasTcpAgent::recv`), MSS 1000, α 1, β 3: an
+    /// epoch began at snd_nxt 100 000 at 0 ms with BaseRTT 100 ms; cwnd 10 segments, ssthresh 2.
+    /// - 110 ms, ACK 95 000, sample 110 ms; 130 ms, ACK 96 000, sample 130 ms: within the epoch.
+    /// - 140 ms, ACK 103 000 (covers segment 100 000: the epoch ends), snd_nxt 110 000, sample
+    ///   130 ms: rtt = mean(110, 130) = 120 ms (this ACK's sample goes to the next epoch);
+    ///   rttLen = 10 sent; t_seqno_ − last_ack_ = 7 outstanding + 1 = 8; actual = 10/0.12 =
+    ///   83.33/s, expect = 8/0.1 = 80/s, delta = int(−3.33·0.1 + 0.5) = int(0.167) = 0 < α →
+    ///   v_incr_ = 1/10: this ACK adds 100 B (cwnd 10 000 ≤ 8 000 + 2 000). The thesis's rule
+    ///   with cwnd for both and no rounding would hold: 10·(1 − 100/120) = 1.67.
+    /// - 150 ms, ACK 104 000, snd_nxt 110 000, no sample: 10 100 > 7 000 + 2 000, no growth.
+    /// - 260 ms, ACK 111 000, snd_nxt 118 000, sample 160 ms: rtt = 130 ms (the one sample);
+    ///   rttLen 8, expect 8/0.1 = 80, actual 8/0.13 = 61.54, delta = int(1.846 + 0.5) = 2 → hold.
+    /// - 400 ms, ACK 119 000, snd_nxt 127 000, sample 200 ms: rtt 160 ms, rttLen 9, expect 9/0.1
+    ///   = 90, actual 56.25, delta = int(3.375 + 0.5) = 3, not above β → hold (the thesis's
+    ///   unrounded 3.375 would shrink).
+    /// - 600 ms, ACK 128 000, snd_nxt 136 000: rtt 200 ms, rttLen 9, expect 90, actual 45,
+    ///   delta = int(4.5 + 0.5) = 5 > β → cwnd − 1 segment = 9 100.
+    /// - 700 ms, ACK 137 000, snd_nxt 137 000 (rttLen 1), no sample: rtt 100 ms (now − the
+    ///   epoch's start); BaseRTT stays 100 ms. With rttLen ≤ 1 ns-2 takes the epoch's RTT as
+    ///   BaseRTT even when larger: at 1000 ms, ACK 138 000, snd_nxt 138 000, rtt 300 ms → BaseRTT
+    ///   300 ms, expect 1/0.3, actual 1/0.3, delta 0 → v_incr_ = 1/9.1 segment.
+    #[test]
+    fn ns2_arithmetic_by_hand() {
+        let mut v = ns2_vegas();
+        v.ns2 = Ns2Epoch { beg_nxt: 100_000, beg_time: Some(0), base_rtt: Some((100 * MS) as f64), ..Ns2Epoch::default() };
+        let mut w = Window { cwnd: 10_000, ssthresh: 2000, mss: 1000 };
+        v.on_ack(&mut w, &ns2_ack(110, 95_000, 104_000, Some(0)));
+        v.on_ack(&mut w, &ns2_ack(130, 96_000, 105_000, Some(0)));
+        assert_eq!((v.ns2.cnt_rtt, v.ns2.sum_rtt), (2, (240 * MS) as f64));
+        assert_eq!(v.on_ack_ns2(&mut w, &ns2_ack(140, 103_000, 110_000, Some(10)), Some((130 * MS) as f64)), Some(Decision::Increase));
+        assert_eq!((v.ns2.delta, v.ns2.incr, w.cwnd), (0, 0.1, 10_100));
+        assert_eq!((v.ns2.beg_nxt, v.ns2.beg_time, v.ns2.cnt_rtt), (110_000, Some(140 * MS), 1));
+        v.on_ack(&mut w, &ns2_ack(150, 104_000, 110_000, None));
+        assert_eq!(w.cwnd, 10_100);
+        assert_eq!(v.on_ack_ns2(&mut w, &ns2_ack(260, 111_000, 118_000, Some(100)), Some((160 * MS) as f64)), Some(Decision::Hold));
+        assert_eq!((v.ns2.delta, w.cwnd), (2, 10_100));
+        assert_eq!(v.on_ack_ns2(&mut w, &ns2_ack(400, 119_000, 127_000, Some(200)), Some((200 * MS) as f64)), Some(Decision::Hold));
+        assert_eq!(v.ns2.delta, 3);
+        assert_eq!(v.on_ack_ns2(&mut w, &ns2_ack(600, 128_000, 136_000, None), None), Some(Decision::Decrease));
+        assert_eq!((v.ns2.delta, w.cwnd, v.ns2.incr), (5, 9100, 0.0));
+        assert_eq!(v.on_ack_ns2(&mut w, &ns2_ack(700, 137_000, 137_000, None), None), Some(Decision::Increase));
+        assert_eq!(v.ns2.base_rtt, Some((100 * MS) as f64));
+        v.on_ack_ns2(&mut w, &ns2_ack(1000, 138_000, 138_000, None), None);
+        assert_eq!((v.ns2.base_rtt, v.ns2.delta), (Some((300 * MS) as f64), 0));
+        assert!((v.ns2.incr - 1000.0 / 9100.0).abs() < 1e-12);
+    }
+
+    /// ns-2.35's slow start by hand, IW 1 segment: the first ACK (100 ms, sample 100 ms) ends the
+    /// first epoch (v_begseq_ 0) and toggles v_inc_flag_ off: no growth; the second (200 ms)
+    /// toggles it on with delta 0 ≤ γ: v_incr_ = 1, one segment per ACK. Then, in a growing
+    /// epoch with cwnd 16 and BaseRTT 100 ms, an epoch of mean RTT 150 ms with 16 segments sent
+    /// and 16 in transit: delta = int((160 − 106.67)·0.1 + 0.5) = 5 > γ → ssthresh 2 segments,
+    /// cwnd 16 − 16/8 = 14 segments.
+    #[test]
+    fn ns2_slow_start_by_hand() {
+        let mut v = ns2_vegas();
+        let mut w = Window { cwnd: 1000, ssthresh: 64_000, mss: 1000 };
+        assert_eq!(v.on_ack_ns2(&mut w, &ns2_ack(100, 1000, 1000, Some(0)), Some((100 * MS) as f64)), Some(Decision::KeepSlowStart));
+        assert_eq!((w.cwnd, v.ns2.incr, v.ns2.base_rtt), (1000, 0.0, Some((100 * MS) as f64)));
+        assert_eq!(v.on_ack_ns2(&mut w, &ns2_ack(200, 2000, 2000, Some(100)), Some((100 * MS) as f64)), Some(Decision::KeepSlowStart));
+        assert_eq!((w.cwnd, v.ns2.incr), (2000, 1.0));
+        v.on_ack_ns2(&mut w, &ns2_ack(250, 2000, 3000, None), None);
+        assert_eq!(w.cwnd, 3000);
+        let mut w = Window { cwnd: 16_000, ssthresh: 64_000, mss: 1000 };
+        v.ns2 = Ns2Epoch {
+            beg_nxt: 50_000,
+            beg_time: Some(0),
+            sum_rtt: (300 * MS) as f64,
+            cnt_rtt: 2,
+            base_rtt: Some((100 * MS) as f64),
+            inc_flag: false,
+            ..Ns2Epoch::default()
+        };
+        assert_eq!(v.on_ack_ns2(&mut w, &ns2_ack(300, 51_000, 66_000, None), None), Some(Decision::LeaveSlowStart));
+        assert_eq!((v.ns2.delta, w.cwnd, w.ssthresh), (5, 14_000, 2000));
+    }
+
+    /// `variant = "ns2"` keeps its epoch through a loss and needs Reno's recovery exit; its
+    /// recovery exit sets ssthresh to 2 segments as ns-2 does.
+    #[test]
+    fn ns2_variant_needs_reno_recovery() {
+        let mut v = ns2_vegas();
+        assert_eq!(v.needs().recovery.map(|r| r.0), Some("reno"));
+        assert_eq!(vegas().needs().recovery, None);
+        v.ns2.beg_nxt = 7000;
+        let mut w = Window { cwnd: 16_000, ssthresh: 64_000, mss: 1000 };
+        v.on_start(&mut w, 1_000_000);
+        v.on_congestion(&mut w, &LossSignal { now: 0, kind: LossKind::DupAcks, marked: false, flight_bytes: 16_000 });
+        assert_eq!((v.ns2.beg_nxt, w.ssthresh), (7000, 12_000));
+        v.on_recovery_exit(&mut w);
+        assert_eq!(w.ssthresh, 2000);
+    }
+
     #[test]
     fn params_are_checked() {
-        let p = VegasParams { alpha: 2.0, beta: 1.0, gamma: 1.0, expiry: true };
+        let p = VegasParams { alpha: 2.0, beta: 1.0, gamma: 1.0, expiry: true, variant: Variant::Thesis };
         assert_eq!(p.check().unwrap_err(), "beta: 1 is out of range (allowed: beta >= alpha = 2)");
         assert!(VegasParams { alpha: -1.0, ..p.clone() }.check().unwrap_err().starts_with("alpha:"));
         assert!(VegasParams { beta: 3.0, gamma: f64::NAN, ..p }.check().unwrap_err().starts_with("gamma:"));

@@ -334,6 +334,7 @@ pub(crate) mod tests {
             dupacks: 0,
             newest_sent_at: None,
             in_flight_before_bytes: 0,
+            snd_nxt: 0,
             header: header(TcpHeader::default()),
         }
     }

@@ -117,6 +117,8 @@ pub struct PendingTx {
     pub bytes: u32,
     pub lost: bool,
     pub corrupted: bool,
+    /// The queue CE-marked it on admission.
+    pub ce: bool,
 }
 
 impl Link {
@@ -265,6 +267,15 @@ impl Link {
         st
     }
 
+    /// Of the CE marks counted (`ce_marks`, counted when the queue admits a packet), the packets
+    /// whose serialization had not started by `end`: still waiting in the queue, or offered ahead
+    /// of the clock for a later instant. They were never on the wire by the end, so a capture
+    /// (taken at the transmitter, `--pcap`) cannot hold them: its CE-marked frames are
+    /// `ce_marks` − this, those the channel then lost included (issue 38).
+    pub fn ce_unsent_at(&self, end: u64) -> u64 {
+        self.pending.iter().filter(|p| p.ce && p.start > end).count() as u64
+    }
+
     /// Packets offered to the link by `end` (its queue, or its HSDPA cell's Node-B queues), each
     /// once whatever became of it: the left side of the link's packet conservation identity
     /// (`LinkSummary::held_packets` in `output`). Not a counter of its own (the hot path pays
@@ -309,8 +320,9 @@ impl Link {
 pub enum Offer {
     /// Dropped by the queue (buffer overflow or an AQM decision).
     Dropped,
-    /// Serialized, then lost by the channel.
-    Lost,
+    /// Serialized, then lost by the channel; `ce`: the queue had marked it (counted in
+    /// [`LinkStats::ce_marks`], and on the wire until the channel lost it).
+    Lost { ce: bool },
     /// Reaches the far end at `at_ns`; `ce`: the queue marked it; `corrupted`: the channel damaged
     /// its payload.
     Arrives { at_ns: u64, ce: bool, corrupted: bool },
@@ -366,14 +378,14 @@ impl Link {
                 }
                 let lost = fate == Fate::Lost;
                 let corrupted = fate == Fate::Corrupted;
-                self.pending.push_back(PendingTx { offered: now, losses_before, start, end, bytes, lost, corrupted });
+                self.pending.push_back(PendingTx { offered: now, losses_before, start, end, bytes, lost, corrupted, ce });
                 if corrupted {
                     self.stats.corruptions += 1;
                 }
                 if lost {
                     self.stats.channel_losses += 1;
                     self.stats.lost_packets += 1;
-                    Offer::Lost
+                    Offer::Lost { ce }
                 } else {
                     Offer::Arrives { at_ns: end + self.delay_ns, ce, corrupted }
                 }

@@ -680,6 +680,9 @@ pub fn validate_and_load(s: &Scenario) -> Result<Plan<'_>, ScenarioError> {
                                 format!("cc = \"{}\" needs timestamps = true (its estimator reads the receiver's clock)", t.cc),
                             );
                         }
+                        if let Some((r, what)) = needs.recovery.filter(|(r, _)| *r != t.recovery) {
+                            return err(format!("flows[{i}].recovery"), format!("cc = \"{}\" {what} needs recovery = \"{r}\"", t.cc));
+                        }
                         (make, needs, extra)
                     }
                     Err(None) => {

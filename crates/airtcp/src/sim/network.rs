@@ -74,9 +74,9 @@ impl Simulator {
                     link.in_flight.push_back((at_ns, pkt));
                 }
                 // At the offer's instant, which is ahead of the clock on a cut-through link.
-                Offer::Lost => {
+                Offer::Lost { ce } => {
                     if let (true, Some(c)) = (CAPTURE, &mut self.capture) {
-                        capture_offer(c, l, link, at, Offer::Lost, p);
+                        capture_offer(c, l, link, at, Offer::Lost { ce }, p);
                     }
                     note_drop(&mut self.flows, p, DropCause::Channel, at);
                     self.pkts.free(pkt);
@@ -208,10 +208,16 @@ fn capture_offer(c: &mut Capture, l: usize, link: &crate::net::link::Link, offer
                 c.event(l, t, Fate::Corrupted, p);
             }
         }
-        Offer::Lost => {
+        Offer::Lost { ce } => {
+            // A packet the queue marked is on the wire marked until the channel loses it: the
+            // link's `ce_marks` counts it, and so does its capture (issue 38).
             let t = start();
-            c.packet(l, t, p);
-            c.event(l, t, Fate::ChannelLoss, p);
+            let mut on_wire = *p;
+            if ce {
+                on_wire.ecn = Ecn::Ce;
+            }
+            c.packet(l, t, &on_wire);
+            c.event(l, t, Fate::ChannelLoss, &on_wire);
         }
         Offer::Dropped => c.event(l, offered_at, Fate::QueueDrop, p),
     }

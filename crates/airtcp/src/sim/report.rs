@@ -250,6 +250,9 @@ impl Simulator {
                     overflow_drops: st.overflow_drops,
                     early_drops: st.early_drops,
                     ce_marks: st.ce_marks,
+                    // An HSDPA cell's queues are not a link's: their undelivered SDUs are in
+                    // `held_packets`.
+                    ce_marks_unsent: if self.cell_of_link[li].is_some() { 0 } else { l.ce_unsent_at(self.end) },
                     channel_losses: st.channel_losses,
                     corruptions: st.corruptions,
                     link_retransmissions: st.link_retransmissions,

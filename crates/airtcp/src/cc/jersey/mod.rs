@@ -129,6 +129,7 @@ pub fn jersey_family_needs() -> Needs {
         sack: false,
         caiad_receiver: false,
         loss_verdicts: true,
+        recovery: None,
     }
 }
 

@@ -206,6 +206,7 @@ impl SenderCore {
             dupacks,
             newest_sent_at,
             in_flight_before_bytes: 0,
+            snd_nxt: self.seq.snd_nxt,
             header: h,
         }
     }
