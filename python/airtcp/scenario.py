@@ -135,7 +135,7 @@ def loads(text: str, source: str = "<scenario>") -> dict[str, Any]:
 #: The one-line reasons for the two TOML inputs Python's parser itself cannot take (issue 39 item
 #: 16): the engine's own TOML reader refuses both too, and neither may reach the user as a
 #: RecursionError or ValueError traceback.
-_TOO_DEEP = f"arrays or tables nested too deeply (allowed: up to {MAX_DEPTH} levels)"
+_TOO_DEEP = "arrays or tables nested too deeply"
 _TOO_LONG_INT = "an integer out of range (TOML integers are 64-bit: -2^63 to 2^63-1)"
 
 
