@@ -14,14 +14,23 @@ from .scenario import ScenarioLike, to_text
 from .scenario import base_dir as scenario_base_dir
 
 # polars installs a native SIGINT handler of its own on import (seen with polars 2.1), in place of
-# Python's, and a Ctrl-C it catches ends the process silently, whatever was being written (issue
-# 39 item 13). Setting the same Python-level handler again puts Python's native one back, so
-# Ctrl-C stays a KeyboardInterrupt (the CLI turns it into "nothing written", status 130).
-_SIGINT = signal.getsignal(signal.SIGINT) if threading.current_thread() is threading.main_thread() else None
-import polars as pl  # noqa: E402
-
-if _SIGINT is not None:
-    signal.signal(signal.SIGINT, _SIGINT)
+# Python's; a Ctrl-C it catches ends the process silently (status 130 or killed by SIGINT),
+# whatever was being written (issue 39 item 13). So SIGINT is held back (blocked) while polars is
+# imported, Python's handler is set again (the same Python-level handler, which puts Python's
+# native one back), and only then is SIGINT let through: a Ctrl-C during the import becomes a
+# KeyboardInterrupt right after it (the CLI: "nothing written", status 130).
+_MAIN = threading.current_thread() is threading.main_thread()
+_SIGINT = signal.getsignal(signal.SIGINT) if _MAIN else None
+_MASK = (
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT}) if _MAIN and hasattr(signal, "pthread_sigmask") else None
+)
+try:
+    import polars as pl  # noqa: E402
+finally:
+    if _SIGINT is not None:
+        signal.signal(signal.SIGINT, _SIGINT)
+    if _MASK is not None:
+        signal.pthread_sigmask(signal.SIG_SETMASK, _MASK)
 
 ScenarioError = _core.ScenarioError
 

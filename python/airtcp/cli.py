@@ -62,6 +62,16 @@ class _App(typer.Typer):
         except (typer.Abort, getattr(ex, "Abort", typer.Abort)):
             sys.stderr.write("error: aborted\n")
             sys.exit(1)
+        except KeyboardInterrupt:  # Ctrl-C outside a command (while the options are read)
+            rv = 130
+        if rv == 130:
+            if not _REPORTED:  # Typer turns a Ctrl-C outside our commands' wrapper into a silent 130
+                sys.stderr.write("error: interrupted\n")
+            # A Ctrl-C inside code run from a string (namedtuple's eval, dataclasses' exec, while a
+            # module is imported) sets CPython's "unhandled KeyboardInterrupt" flag, which makes
+            # the process kill itself with SIGINT at exit whatever sys.exit says; the next string
+            # evaluation clears it, so the status is 130 as documented.
+            eval("0")
         sys.exit(rv if isinstance(rv, int) else 0)
 
 
@@ -105,7 +115,13 @@ def _one_line(message: object) -> str:
     return " ".join(part.strip() for part in str(message).splitlines() if part.strip()) or "unknown error"
 
 
+#: Whether ``_fail`` has written its error line (so the app does not write a second).
+_REPORTED = False
+
+
 def _fail(message: object, code: int) -> None:
+    global _REPORTED
+    _REPORTED = True
     sys.stdout.flush()
     sys.stderr.write(f"error: {_one_line(message)}\n")
     sys.stderr.flush()
@@ -133,11 +149,26 @@ def _cli_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
         except KeyboardInterrupt:
             _fail("interrupted", 130)
         except Exception as e:  # noqa: BLE001 - the promise is: no traceback
+            if _caused_by_ctrl_c(e):  # e.g. "ImportError: initialization failed" of a native module
+                _fail("interrupted", 130)
             if os.environ.get("AIRTCP_DEBUG"):
                 raise
             _fail(f"internal error: {type(e).__name__}: {e} (set AIRTCP_DEBUG=1 for a traceback)", 1)
 
     return wrapper
+
+
+def _caused_by_ctrl_c(e: BaseException) -> bool:
+    """Whether a KeyboardInterrupt is behind ``e`` (a Ctrl-C while a native module was being
+    imported surfaces as an ImportError raised from it)."""
+    seen: set[int] = set()
+    cur: Optional[BaseException] = e
+    while cur is not None and id(cur) not in seen:
+        if isinstance(cur, KeyboardInterrupt):
+            return True
+        seen.add(id(cur))
+        cur = cur.__cause__ or cur.__context__
+    return False
 
 
 def _mss_by_flow(summary: dict[str, Any], doc: dict[str, Any]) -> dict[str, int]:

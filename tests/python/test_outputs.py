@@ -132,21 +132,18 @@ def test_ctrl_c_at_any_of_several_moments_leaves_a_complete_folder_or_none(tmp_p
         time.sleep(delay)
         p.send_signal(signal.SIGINT)
         _, err = p.communicate(timeout=120)
-        if p.returncode == -signal.SIGINT:
-            # Ctrl-C while Python imports the package (typer, rich, polars: the first second or
-            # so), before any of airtcp's code runs: Python's own KeyboardInterrupt exit, or
-            # silent inside polars' import (its native handler, until api.py puts Python's back)
-            assert err == "" or "KeyboardInterrupt" in err, err
-            assert not out.exists() and _leftovers(tmp_path) == []
-            continue
-        assert p.returncode in (0, 130), err
-        assert "Traceback" not in err
+        # 130 with "error: interrupted"; or, while Python imports the package (before airtcp's
+        # code runs) or finalizes after the output is in place, Python's own SIGINT exit
+        assert p.returncode in (0, 130, -signal.SIGINT), err
+        assert "internal error" not in err
+        if p.returncode != -signal.SIGINT:
+            assert "Traceback" not in err
         if out.exists():
             assert set(os.listdir(out)) == full
             s = json.loads((out / "summary.json").read_text())
             assert s["provenance"]["outputs"] == sorted(full)
         else:
-            assert p.returncode == 130
+            assert p.returncode != 0
         assert _leftovers(tmp_path) == []
 
 
