@@ -287,8 +287,7 @@ def run(
         "scenario": str(scenario.resolve()),
         "set": list(sets or []),
         "seed": seed,
-        "pcap": pcap,
-    }
+    }  # not --pcap: a capture adds a file, it does not change the results
     # Everything, the capture too, is written into a temporary folder beside out_dir and moved
     # into place only when complete: an error or Ctrl-C at any moment leaves out_dir as it was.
     with outputs.staged(out_dir, "summary.json", names, invocation, force) as tmp:

@@ -247,3 +247,13 @@ def test_an_output_folder_from_before_provenance_is_replaced_by_its_command(tmp_
     (out / "summary.json").write_text(json.dumps(s))
     assert run_cli("run", str(GOOD), *SHORT, "--set", "seed=3", "--out", str(out), cwd=tmp_path).returncode == 0
     assert json.loads((out / "summary.json").read_text())["seed"] == 3
+
+
+def test_pcap_is_not_part_of_the_commands_identity(tmp_path):
+    # the README's commands in a row: a capture adds files, it does not make another command
+    out = tmp_path / "o"
+    assert run_cli("run", str(GOOD), *SHORT, "--out", str(out), cwd=tmp_path).returncode == 0
+    assert run_cli("run", str(GOOD), *SHORT, "--pcap", "--out", str(out), cwd=tmp_path).returncode == 0
+    assert (out / "pcap").is_dir()
+    assert run_cli("run", str(GOOD), *SHORT, "--out", str(out), cwd=tmp_path).returncode == 0
+    assert not (out / "pcap").exists()  # the earlier capture was this command's: not left to mix
