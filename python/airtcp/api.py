@@ -208,7 +208,9 @@ def run(
     With ``pcap_dir``, writes the run's packet capture there: one libpcap file per link direction
     (``<link>.pcap``, as tcpdump at the link's transmitter) and ``events.csv`` (queue drops, channel
     losses and corruptions); see docs/pcap.md.
-    Raises ScenarioError (one-line message) when the scenario is invalid."""
+    Raises ScenarioError (one-line message) when the scenario is invalid (a dict: also a value TOML
+    cannot hold, such as an integer beyond 64 bits or nesting deeper than 64 levels), ValueError
+    for a seed out of range, TypeError when ``scenario`` is none of text, path and dict."""
     pcap = os.fspath(pcap_dir) if pcap_dir is not None else None
     return RunResult(_engine(_core.run, to_text(scenario), _check_seed(seed), _base(scenario, base_dir), pcap))
 

@@ -31,7 +31,7 @@ import polars as pl
 from . import api, outputs
 from .reproduce.backend import Backend, Cache, LocalBackend, Progress, engine_id, run_missing
 from .reproduce.metrics import ci_bounds, mean_ci
-from .reproduce.plan import RunTask, input_digest
+from .reproduce.plan import RunTask, flow_entry_sizes, input_digest
 from .scenario import OverrideError, dumps, parse_value, set_path
 
 __all__ = [
@@ -366,13 +366,7 @@ def _entry_flows(doc: dict[str, Any], entry: int) -> tuple[int, int]:
     in entry order); any other entry for one. (Counting "both" as one plotted a neighbour's flow,
     issue 39 item 4.)"""
     start = 0
-    for i, f in enumerate(doc.get("flows") or []):
-        c = 1
-        if isinstance(f, dict) and f.get("kind", "tcp") == "tcp":
-            n = f.get("count", 1)
-            c = n if isinstance(n, int) and not isinstance(n, bool) and n > 0 else 1
-            if f.get("direction") == "both":
-                c *= 2
+    for i, c in enumerate(flow_entry_sizes(doc)):
         if i == entry:
             return start, start + c
         start += c

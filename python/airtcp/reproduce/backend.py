@@ -7,7 +7,8 @@ never in completion order, which makes every output independent of ``--jobs`` an
 
 The cache holds one small JSON file per run, ``<cache>/<key[:2]>/<key>.json``, written atomically
 (temporary file + rename), so a sweep killed half-way leaves only complete entries and a re-run
-executes exactly the missing ones.
+executes exactly the missing ones. An entry is checked against the summary's schema on every read
+(``entry.py``); one of the wrong shape is run again like a missing one.
 """
 
 from __future__ import annotations
@@ -73,7 +74,7 @@ def engine_id() -> str:
 
 def cache_key(task: RunTask) -> str:
     """sha256 of (scenario text, seed, airtcp version and engine build, kept series, and the
-    digest of the external trace files it reads, if any)."""
+    digest of the trace files' contents it reads, if any: ``plan.input_digest``)."""
     h = hashlib.sha256()
     # The inputs' digest (external trace files) only when there is one: other keys stay as they were.
     for part in (task.text, str(task.seed), engine_id(), json.dumps(task.series)) + (

@@ -1,8 +1,9 @@
 """From an experiment to its runs: which parts it needs, and the grid × seeds expansion.
 
 A run is a pure function of (scenario text, seed): the text is the base scenario with the quick
-mode's duration and the grid point's assignments applied, dumped back to TOML. Nothing else goes
-into a run, so its cache key can be the hash of exactly that (plus the engine build).
+mode's duration and the grid point's assignments applied, dumped back to TOML, and the trace files
+it reads. Nothing else goes into a run, so its cache key can be the hash of exactly that (the
+text, the seed, the trace files' contents) plus the engine build.
 """
 
 from __future__ import annotations
@@ -124,10 +125,11 @@ def files_dir(exp: Experiment) -> Path:
     return traces_dir() if exp.external_traces else exp.scenario_path.parent
 
 
-def flow_count(doc: dict[str, Any]) -> int:
-    """How many flows the engine makes of a scenario: a TCP entry stands for ``count`` flows, each
-    way when its ``direction`` is "both"; any other entry for one (the engine's ``flow_count``)."""
-    n = 0
+def flow_entry_sizes(doc: dict[str, Any]) -> list[int]:
+    """How many summary flows each ``[[flows]]`` entry of a scenario stands for, in order: a TCP
+    entry ``count`` flows, each way when its ``direction`` is "both"; any other entry one (the
+    engine's ``flow_instances``, which lists them in entry order)."""
+    sizes = []
     for f in doc.get("flows") or []:
         c = 1
         if isinstance(f, dict) and f.get("kind", "tcp") == "tcp":
@@ -135,8 +137,13 @@ def flow_count(doc: dict[str, Any]) -> int:
             c = k if isinstance(k, int) and not isinstance(k, bool) and k > 0 else 1
             if f.get("direction") == "both":
                 c *= 2
-        n += c
-    return n
+        sizes.append(c)
+    return sizes
+
+
+def flow_count(doc: dict[str, Any]) -> int:
+    """How many flows the engine makes of a scenario (the engine's ``flow_count``)."""
+    return sum(flow_entry_sizes(doc))
 
 
 def _file_digest(path: str) -> str:
@@ -231,7 +238,7 @@ class RunTask:
     seed: int
     base_dir: str
     series: tuple[tuple[str, str, str], ...]  # (flow_series|link_series, column, select pattern)
-    inputs: str = ""  # digest of the trace files the scenario reads (plan.input_digest), if external
+    inputs: str = ""  # digest of the trace files' contents the scenario reads (input_digest), "" for none
 
 
 @dataclass(frozen=True)
