@@ -85,16 +85,31 @@ COMMON = {
     "delayed_ack": False,  # TCPSink
     "option_sizes": "ns2",  # TcpAgent::headersize, TcpSink::ack, Sacker::append_ack
 }
+#: The ns-2 TcpAgent family (every scheme below but TCP-Linux's) halves `window()` at a timeout,
+#: the window without fast recovery's inflation: `TcpAgent::timeout` -> `slowdown(CLOSE_SSTHRESH_HALF)`.
+NS2_TIMEOUT = {"timeout_ssthresh": "ns2"}
 #: Per scheme: the ns-2 variant of the twins and airtcp's flow settings.
 SCHEMES = {
-    "tahoe": {"cc": "reno", "recovery": "tahoe", "limited_transmit": True},  # Agent/TCP, singledup_ 1
-    "reno": {"cc": "reno", "recovery": "reno", "limited_transmit": True},  # Agent/TCP/Reno
+    "tahoe": {"cc": "reno", "recovery": "tahoe", "limited_transmit": True, **NS2_TIMEOUT},  # Agent/TCP, singledup_ 1
+    "reno": {"cc": "reno", "recovery": "reno", "limited_transmit": True, **NS2_TIMEOUT},  # Agent/TCP/Reno
     # Agent/TCP/Newreno's default newreno_changes1_ 1 resets the timer on the first partial ACK
     # of a recovery only (partialnewack_helper), airtcp's default "impatient".
-    "newreno": {"cc": "reno", "recovery": "newreno", "partial_ack_timer": "impatient", "limited_transmit": True},
-    "sack": {"cc": "reno", "recovery": "sack", "sack": True, "limited_transmit": True},  # Sack1 + TCPSink/Sack1
+    "newreno": {
+        "cc": "reno",
+        "recovery": "newreno",
+        "partial_ack_timer": "impatient",
+        "limited_transmit": True,
+        **NS2_TIMEOUT,
+    },
+    "sack": {
+        "cc": "reno",
+        "recovery": "sack",
+        "sack": True,
+        "limited_transmit": True,
+        **NS2_TIMEOUT,
+    },  # Sack1 + TCPSink/Sack1
     # Agent/TCP/Fack: its own duplicate-ACK handling, no limited transmit.
-    "fack": {"cc": "reno", "recovery": "fack", "sack": True, "limited_transmit": False},
+    "fack": {"cc": "reno", "recovery": "fack", "sack": True, "limited_transmit": False, **NS2_TIMEOUT},
     # Agent/TCP/Vegas: alpha 1, beta 3, gamma 1, the fine-grained retransmission, its once-per-RTT
     # arithmetic (variant "ns2": the epoch's mean RTT, actual from segments sent, expected from
     # segments in transit, delta rounded), Reno-style recovery (inflation, deflation at the first
@@ -106,6 +121,7 @@ SCHEMES = {
         "limited_transmit": False,
         "fast_retransmit_rto_backoff": True,
         "cc_params": {"alpha": 1, "beta": 3, "gamma": 1, "expiry": True, "variant": "ns2"},
+        **NS2_TIMEOUT,
     },
     # TCP-Linux westwood (Linux 2.6's tcp_westwood.c, Westwood+: one sample per RTT of at least
     # 50 ms, filter (7 old + new) / 8), timestamps on, and TCP-Linux's own loss recovery: recovery

@@ -62,9 +62,10 @@ set red_w [envor RED_W 0.002]
 set red_maxp [envor RED_MAXP 0.1]
 
 global defaultRNG
-$defaultRNG seed $seed
+source [file join [file dirname [info script]] seeds.tcl]
+seed_rng $defaultRNG 12345 $seed
 set jrng [new RNG]
-$jrng seed [expr {$seed * 7919 + 1}]
+seed_rng $jrng 54321 $seed
 set ns [new Simulator]
 
 source [file join [file dirname [info script]] common.tcl]

@@ -22,7 +22,8 @@ set seed [lindex $argv 2]
 set variant [expr {[llength $argv] > 3 ? [lindex $argv 3] : "newreno"}]
 set warmup [expr {[llength $argv] > 4 ? [lindex $argv 4] : 10.0}]
 global defaultRNG
-$defaultRNG seed $seed
+source [file join [file dirname [info script]] seeds.tcl]
+seed_rng $defaultRNG 12345 $seed
 set ns [new Simulator]
 
 source [file join [file dirname [info script]] common.tcl]

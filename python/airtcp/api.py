@@ -4,14 +4,33 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
-
-import polars as pl
 
 from . import _core
 from .scenario import ScenarioLike, to_text
 from .scenario import base_dir as scenario_base_dir
+
+# polars installs a native SIGINT handler of its own on import (seen with polars 2.1), in place of
+# Python's; a Ctrl-C it catches ends the process silently (status 130 or killed by SIGINT),
+# whatever was being written (issue 39 item 13). So SIGINT is held back (blocked) while polars is
+# imported, Python's handler is set again (the same Python-level handler, which puts Python's
+# native one back), and only then is SIGINT let through: a Ctrl-C during the import becomes a
+# KeyboardInterrupt right after it (the CLI: "nothing written", status 130).
+_MAIN = threading.current_thread() is threading.main_thread()
+_SIGINT = signal.getsignal(signal.SIGINT) if _MAIN else None
+_MASK = (
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT}) if _MAIN and hasattr(signal, "pthread_sigmask") else None
+)
+try:
+    import polars as pl  # noqa: E402
+finally:
+    if _SIGINT is not None:
+        signal.signal(signal.SIGINT, _SIGINT)
+    if _MASK is not None:
+        signal.pthread_sigmask(signal.SIG_SETMASK, _MASK)
 
 ScenarioError = _core.ScenarioError
 
@@ -23,6 +42,8 @@ __all__ = [
     "run_many",
     "validate",
     "jain_fairness",
+    "max_jobs",
+    "resolve_jobs",
     "FLOW_SCHEMA",
     "LINK_SCHEMA",
 ]
@@ -97,8 +118,10 @@ class RunResult:
             return self.summary_json
         return json.dumps(self.summary, indent=indent) + "\n"
 
-    def write(self, out_dir: str | os.PathLike) -> dict[str, str]:
-        """Writes summary.json, flow_series.parquet and link_series.parquet; returns their paths."""
+    def write(self, out_dir: str | os.PathLike, provenance: dict[str, Any] | None = None) -> dict[str, str]:
+        """Writes summary.json, flow_series.parquet and link_series.parquet; returns their paths.
+        ``provenance`` (how the run was made: see ``airtcp.outputs``), if given, is recorded in
+        summary.json under the key "provenance", after the engine's fields."""
         os.makedirs(out_dir, exist_ok=True)
         paths = {
             "summary": os.path.join(out_dir, "summary.json"),
@@ -106,7 +129,10 @@ class RunResult:
             "link_series": os.path.join(out_dir, "link_series.parquet"),
         }
         with open(paths["summary"], "w", encoding="utf-8") as f:
-            f.write(self.to_json())
+            if provenance is None:
+                f.write(self.to_json())
+            else:
+                f.write(json.dumps({**self.summary, "provenance": provenance}, indent=2) + "\n")
         self.flow_series.write_parquet(paths["flow_series"])
         self.link_series.write_parquet(paths["link_series"])
         return paths
@@ -145,6 +171,31 @@ def _check_seed(seed: int | None) -> int | None:
     return seed
 
 
+def max_jobs() -> int:
+    """The most parallel runs a call may ask for: 4 per core (a thread per run; more only costs
+    memory and start-up time, issue 39 item 10)."""
+    return 4 * (os.cpu_count() or 1)
+
+
+def resolve_jobs(jobs: Any, work: int, option: str = "jobs") -> int:
+    """The number of threads for ``work`` runs: ``jobs`` (1 to ``max_jobs()``; 0 or None: all
+    cores), never more than the work needs. Anything else (a bool, a float, a negative or too large
+    number) raises ValueError, one line naming ``option`` and the allowed range."""
+    cores = os.cpu_count() or 1
+    if jobs is None or (type(jobs) is int and jobs == 0):
+        n = cores
+    elif isinstance(jobs, bool) or not isinstance(jobs, int) or not 1 <= jobs <= max_jobs():
+        shown = repr(jobs)
+        shown = shown if len(shown) <= 40 else shown[:40] + "..."
+        raise ValueError(
+            f"{option} {shown}: must be an integer from 1 to {max_jobs()} (4 per core, {cores} cores), "
+            "or 0 for all cores"
+        )
+    else:
+        n = jobs
+    return max(1, min(n, work))
+
+
 def run(
     scenario: ScenarioLike,
     seed: int | None = None,
@@ -157,7 +208,9 @@ def run(
     With ``pcap_dir``, writes the run's packet capture there: one libpcap file per link direction
     (``<link>.pcap``, as tcpdump at the link's transmitter) and ``events.csv`` (queue drops, channel
     losses and corruptions); see docs/pcap.md.
-    Raises ScenarioError (one-line message) when the scenario is invalid."""
+    Raises ScenarioError (one-line message) when the scenario is invalid (a dict: also a value TOML
+    cannot hold, such as an integer beyond 64 bits or nesting deeper than 64 levels), ValueError
+    for a seed out of range, TypeError when ``scenario`` is none of text, path and dict."""
     pcap = os.fspath(pcap_dir) if pcap_dir is not None else None
     return RunResult(_engine(_core.run, to_text(scenario), _check_seed(seed), _base(scenario, base_dir), pcap))
 
@@ -179,13 +232,14 @@ def run_many(
     progress: Callable[[int, int], None] | None = None,
     base_dir: str | os.PathLike | None = None,
 ) -> list[RunResult]:
-    """Runs many scenarios in parallel on ``jobs`` threads (default: all cores); results keep the
-    order of ``scenarios``. ``seeds`` (same length) overrides each scenario's seed; ``base_dir``
+    """Runs many scenarios in parallel on ``jobs`` threads (default or 0: all cores; at most
+    ``max_jobs()``, and never more threads than scenarios); results keep the order of ``scenarios``. ``seeds`` (same length) overrides each scenario's seed; ``base_dir``
     (for all of them) as for ``run``.
 
     Results equal those of running each scenario alone with ``run``. If ``progress`` is given, the
     jobs are submitted in batches of ``jobs`` and ``progress(done, total)`` is called after each.
-    If a job fails, ScenarioError names its index.
+    If a job fails, ScenarioError names its index. A ``jobs`` or seed out of range raises
+    ValueError (one line).
     """
     scenarios = list(scenarios)
     texts = [to_text(s) for s in scenarios]
@@ -195,7 +249,7 @@ def run_many(
     seeds = [_check_seed(s) for s in seeds]
     if len(seeds) != len(texts):
         raise ValueError(f"run_many: {len(texts)} scenarios but {len(seeds)} seeds")
-    threads = jobs if jobs and jobs > 0 else (os.cpu_count() or 1)
+    threads = resolve_jobs(jobs, len(texts))
     work = list(zip(texts, seeds, dirs))
     if progress is None:
         return [RunResult(r) for r in _engine(_core.run_many, work, threads)]

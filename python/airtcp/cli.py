@@ -11,17 +11,16 @@ from __future__ import annotations
 
 import functools
 import os
-import shutil
 import sys
-import tempfile
 from pathlib import Path
 from typing import Annotated, Any, Callable, Optional
 
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
-from . import api
+from . import api, outputs
 from .scenario import (
     OverrideError,
     ScenarioFileError,
@@ -63,6 +62,16 @@ class _App(typer.Typer):
         except (typer.Abort, getattr(ex, "Abort", typer.Abort)):
             sys.stderr.write("error: aborted\n")
             sys.exit(1)
+        except KeyboardInterrupt:  # Ctrl-C outside a command (while the options are read)
+            rv = 130
+        if rv == 130:
+            if not _REPORTED:  # Typer turns a Ctrl-C outside our commands' wrapper into a silent 130
+                sys.stderr.write("error: interrupted\n")
+            # A Ctrl-C inside code run from a string (namedtuple's eval, dataclasses' exec, while a
+            # module is imported) sets CPython's "unhandled KeyboardInterrupt" flag, which makes
+            # the process kill itself with SIGINT at exit whatever sys.exit says; the next string
+            # evaluation clears it, so the status is 130 as documented.
+            eval("0")
         sys.exit(rv if isinstance(rv, int) else 0)
 
 
@@ -74,7 +83,10 @@ app = _App(
     pretty_exceptions_enable=False,
 )
 
-console = Console()
+# Everything printed is text, never rich markup or emoji codes: names come from the user's files
+# (a flow named "[/]" ended a finished run with MarkupError, "[link=...]" became a hyperlink,
+# issue 39 item 6). Styles are given as arguments (style=...), not inside strings.
+console = Console(markup=False, emoji=False, highlight=False)
 
 
 def _print_version(value: bool) -> None:
@@ -103,7 +115,13 @@ def _one_line(message: object) -> str:
     return " ".join(part.strip() for part in str(message).splitlines() if part.strip()) or "unknown error"
 
 
+#: Whether ``_fail`` has written its error line (so the app does not write a second).
+_REPORTED = False
+
+
 def _fail(message: object, code: int) -> None:
+    global _REPORTED
+    _REPORTED = True
     sys.stdout.flush()
     sys.stderr.write(f"error: {_one_line(message)}\n")
     sys.stderr.flush()
@@ -119,7 +137,7 @@ def _cli_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
             return fn(*args, **kwargs)
         except (typer.Exit, typer.Abort):
             raise
-        except (api.ScenarioError, ScenarioFileError, OverrideError, CliError) as e:
+        except (api.ScenarioError, ScenarioFileError, OverrideError, CliError, outputs.OutputError) as e:
             _fail(e, 2)
         except api.InternalError as e:
             if os.environ.get("AIRTCP_DEBUG"):
@@ -131,11 +149,26 @@ def _cli_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
         except KeyboardInterrupt:
             _fail("interrupted", 130)
         except Exception as e:  # noqa: BLE001 - the promise is: no traceback
+            if _caused_by_ctrl_c(e):  # e.g. "ImportError: initialization failed" of a native module
+                _fail("interrupted", 130)
             if os.environ.get("AIRTCP_DEBUG"):
                 raise
             _fail(f"internal error: {type(e).__name__}: {e} (set AIRTCP_DEBUG=1 for a traceback)", 1)
 
     return wrapper
+
+
+def _caused_by_ctrl_c(e: BaseException) -> bool:
+    """Whether a KeyboardInterrupt is behind ``e`` (a Ctrl-C while a native module was being
+    imported surfaces as an ImportError raised from it)."""
+    seen: set[int] = set()
+    cur: Optional[BaseException] = e
+    while cur is not None and id(cur) not in seen:
+        if isinstance(cur, KeyboardInterrupt):
+            return True
+        seen.add(id(cur))
+        cur = cur.__cause__ or cur.__context__
+    return False
 
 
 def _mss_by_flow(summary: dict[str, Any], doc: dict[str, Any]) -> dict[str, int]:
@@ -154,7 +187,7 @@ def _mbps(bps: float) -> str:
 
 
 def flows_table(summary: dict[str, Any], title: str = "flows") -> Table:
-    t = Table(title=title, title_justify="left")
+    t = Table(title=Text(title), title_justify="left")
     t.add_column("flow", no_wrap=True)
     t.add_column("cc/recovery", no_wrap=True)
     t.add_column("goodput Mb/s", justify="right")
@@ -164,8 +197,8 @@ def flows_table(summary: dict[str, Any], title: str = "flows") -> Table:
     for f in summary["flows"]:
         kind = f"{f.get('cc') or '-'}/{f.get('recovery') or '-'}" if f["kind"] == "tcp" else f["kind"]
         t.add_row(
-            f["name"],
-            kind,
+            Text(f["name"]),
+            Text(kind),
             _mbps(f["goodput_bps"]),
             str(f["retransmissions"]),
             str(f["timeouts"]),
@@ -175,7 +208,7 @@ def flows_table(summary: dict[str, Any], title: str = "flows") -> Table:
 
 
 def links_table(summary: dict[str, Any], title: str = "links") -> Table:
-    t = Table(title=title, title_justify="left")
+    t = Table(title=Text(title), title_justify="left")
     t.add_column("link", no_wrap=True)
     t.add_column("Mb/s", justify="right")
     t.add_column("queue")
@@ -185,9 +218,9 @@ def links_table(summary: dict[str, Any], title: str = "links") -> Table:
     t.add_column("util.", justify="right")
     for link in summary["links"]:
         t.add_row(
-            link["name"],
+            Text(link["name"]),
             _mbps(link["rate_bps"]),
-            link["queue"],
+            Text(link["queue"]),
             str(link["overflow_drops"] + link["early_drops"]),
             str(link["ce_marks"]),
             str(link["channel_losses"]),
@@ -195,6 +228,14 @@ def links_table(summary: dict[str, Any], title: str = "links") -> Table:
         )
     return t
 
+
+ForceOption = Annotated[
+    bool,
+    typer.Option(
+        "--force",
+        help="Replace an output folder written by another command (the same command replaces its own).",
+    ),
+]
 
 SetOption = Annotated[
     Optional[list[str]],
@@ -225,6 +266,7 @@ def run(
             "(libpcap, IPv4/TCP/UDP headers) and <out>/pcap/events.csv (drops, losses, corruptions).",
         ),
     ] = False,
+    force: ForceOption = False,
 ) -> None:
     """Run one scenario, print a summary table and write summary.json, parquet series and plot.png."""
     text, doc = read_with_overrides(scenario, sets)
@@ -232,39 +274,52 @@ def run(
         raise CliError(f"--seed {seed}: out of range (allowed: 0 to {2**64 - 1})")
     if pcap and not write:
         raise CliError("--pcap: needs the output folder (drop --no-write)")
-    # The capture is written into a temporary folder and moved to <out>/pcap only when the run
-    # completes: an error or Ctrl-C leaves no partial output.
-    pcap_tmp = Path(tempfile.mkdtemp(prefix="airtcp-pcap-")) if pcap else None
-    try:
-        result = api.run(text, seed, base_dir=scenario.resolve().parent, pcap_dir=pcap_tmp)
-    except BaseException:
-        if pcap_tmp is not None:
-            shutil.rmtree(pcap_tmp, ignore_errors=True)
-        raise
-    s = result.summary
+    if not write:
+        result = api.run(text, seed, base_dir=scenario.resolve().parent)
+        _print_run(result.summary)
+        return
+    out_dir = outputs.check_path(
+        out if out is not None else Path("out") / safe_name(str(doc.get("name") or scenario.stem))
+    )
+    names = _RUN_OUTPUTS + (("pcap",) if pcap else ())
+    invocation = {
+        "command": "run",
+        "scenario": str(scenario.resolve()),
+        "set": list(sets or []),
+        "seed": seed,
+    }  # not --pcap: a capture adds a file, it does not change the results
+    # Everything, the capture too, is written into a temporary folder beside out_dir and moved
+    # into place only when complete: an error or Ctrl-C at any moment leaves out_dir as it was.
+    with outputs.staged(out_dir, "summary.json", names, invocation, force) as tmp:
+        result = api.run(text, seed, base_dir=scenario.resolve().parent, pcap_dir=tmp / "pcap" if pcap else None)
+        _print_run(result.summary)
+        prov = outputs.provenance(invocation, list(names), scenario=text, overrides=sets, seed=result.seed)
+        result.write(tmp, provenance=prov)
+        outputs.pause_point("writing")
+        from .plots import plot_run
+
+        plot_run(result, tmp / "plot.png", _mss_by_flow(result.summary, doc))
+    console.print(Text(f"wrote {out_dir}/summary.json, flow_series.parquet, link_series.parquet, plot.png"))
+    if pcap:
+        n = sum(1 for _ in (out_dir / "pcap").glob("*.pcap"))
+        console.print(Text(f"wrote {out_dir / 'pcap'}/: {n} pcap file(s) and events.csv"))
+
+
+_RUN_OUTPUTS = ("summary.json", "flow_series.parquet", "link_series.parquet", "plot.png")
+
+
+def _print_run(s: dict[str, Any]) -> None:
     console.print(
-        f"[bold]{s['scenario']}[/bold]  seed {s['seed']}  simulated {s['end_time_s']:g} s "
-        f"(goodput measured after {s['warmup_s']:g} s), {s['events']} events"
+        Text.assemble(
+            (s["scenario"], "bold"),
+            f"  seed {s['seed']}  simulated {s['end_time_s']:g} s "
+            f"(goodput measured after {s['warmup_s']:g} s), {s['events']} events",
+        )
     )
     console.print(flows_table(s))
     console.print(links_table(s))
     if s.get("jain_fairness_tcp") is not None and sum(f["kind"] == "tcp" for f in s["flows"]) > 1:
         console.print(f"Jain fairness (TCP goodput): {s['jain_fairness_tcp']:.4f}")
-    if not write:
-        return
-    out_dir = out if out is not None else Path("out") / safe_name(str(doc.get("name") or scenario.stem))
-    result.write(out_dir)
-    from .plots import plot_run
-
-    plot_run(result, out_dir / "plot.png", _mss_by_flow(s, doc))
-    console.print(f"wrote {out_dir}/summary.json, flow_series.parquet, link_series.parquet, plot.png")
-    if pcap_tmp is not None:
-        dest = out_dir / "pcap"
-        if dest.exists():
-            shutil.rmtree(dest)
-        shutil.move(str(pcap_tmp), str(dest))
-        n = sum(1 for _ in dest.glob("*.pcap"))
-        console.print(f"wrote {dest}/: {n} pcap file(s) and events.csv")
 
 
 @app.command()
@@ -293,12 +348,13 @@ def demo(
         Optional[str], typer.Option(help="Simulated duration, e.g. 20s.", show_default="the scenario's 100s")
     ] = None,
     jobs: Annotated[int, typer.Option(help="Parallel runs.", show_default="all cores")] = 0,
+    force: ForceOption = False,
 ) -> None:
     """Compare Reno, CUBIC, BBR, Westwood, TCP-Jersey and TCP NJ+ on TCP-Jersey's Fig. 10 topology (1 % loss, CW router)."""
     from .demo import DemoError, demo_command
 
     try:
-        demo_command(console, out, seed, duration, jobs)
+        demo_command(console, out, seed, duration, jobs, force)
     except DemoError as e:
         raise CliError(str(e)) from None
 
@@ -346,6 +402,7 @@ def reproduce(
             show_default="$AIRTCP_TRACES, else the checkout's development default",
         ),
     ] = None,
+    force: ForceOption = False,
 ) -> None:
     """Re-run a seed paper's experiment (or --all): tables, figure and report.md with the paper's claims beside ours."""
     from .reproduce.command import UsageError, reproduce_command
@@ -370,6 +427,7 @@ def reproduce(
             ray_address,
             update_reproduction,
             reproduction,
+            force,
         )
     except (UsageError, SpecError) as e:
         raise CliError(str(e)) from None
@@ -402,12 +460,13 @@ def sweep(
     backend: Annotated[str, typer.Option(help="Where runs execute: local (threads) or ray.")] = "local",
     ray_address: Annotated[Optional[str], typer.Option(help="Ray cluster address for --backend ray.")] = None,
     sets: SetOption = None,
+    force: ForceOption = False,
 ) -> None:
     """Run a grid over any scenario × seeds: runs.parquet, aggregated.csv (mean and 95% CI per point, flow and metric)
     and figure.png (throughput vs delay per scheme when the grid varies cc); cached and resumable."""
     from .sweep_command import sweep_command
 
-    sweep_command(console, scenario, grid or [], seeds, out, jobs, backend, ray_address, sets)
+    sweep_command(console, scenario, grid or [], seeds, out, jobs, backend, ray_address, sets, force)
 
 
 testbed_app = typer.Typer(

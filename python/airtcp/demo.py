@@ -5,16 +5,15 @@ as ``demo.json`` and ``demo.png``. cli.py parses the options and turns the error
 from __future__ import annotations
 
 import copy
-import json
-import os
 from importlib import resources
 from pathlib import Path
 from typing import Any, Optional
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
-from . import api
+from . import api, outputs
 from .scenario import dumps, loads, parse_duration_s
 
 __all__ = ["DEMO_VARIANTS", "DemoError", "demo_command", "demo_scenario_text", "demo_variants"]
@@ -70,11 +69,12 @@ def demo_variants(doc: dict[str, Any], duration: str | None = None) -> list[tupl
     return variants
 
 
-def demo_command(console: Console, out: Path, seed: Optional[int], duration: Optional[str], jobs: int) -> None:
+def demo_command(
+    console: Console, out: Path, seed: Optional[int], duration: Optional[str], jobs: int, force: bool = False
+) -> None:
     """``airtcp demo`` with its options as cli.py parses them: runs the variants with a progress
-    bar, prints the table and writes ``demo.json`` and ``demo.png`` in ``out``."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
-
+    bar, prints the table and writes ``demo.json`` and ``demo.png`` in ``out`` (complete or not at
+    all, never over another command's output unless ``force``: ``outputs.staged``)."""
     if duration is not None:
         try:
             parse_duration_s(duration)
@@ -86,10 +86,36 @@ def demo_command(console: Console, out: Path, seed: Optional[int], duration: Opt
     variants = demo_variants(doc, duration)
     labels = [rec for rec, _ in variants]
     texts = [dumps(d) for _, d in variants]
-    threads = jobs if jobs > 0 else (os.cpu_count() or 1)
+    try:
+        threads = api.resolve_jobs(jobs, len(texts), "--jobs")
+    except ValueError as e:
+        raise DemoError(str(e)) from None
+    out = outputs.check_path(out)
+    invocation = {"command": "demo", "seed": seed, "duration": duration}
+    with outputs.staged(out, "demo.json", _OUTPUTS, invocation, force) as tmp:
+        _demo(console, tmp, doc, variants, labels, texts, seed, threads, invocation)
+    console.print(Text(f"wrote {out}/demo.json, {out}/demo.png"))
+
+
+_OUTPUTS = ("demo.json", "demo.png")
+
+
+def _demo(
+    console: Console,
+    out: Path,
+    doc: dict[str, Any],
+    variants: list[tuple[str, dict[str, Any]]],
+    labels: list[str],
+    texts: list[str],
+    seed: Optional[int],
+    threads: int,
+    invocation: dict[str, Any],
+) -> None:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
     with Progress(
         SpinnerColumn(),
-        TextColumn("[progress.description]{task.description}"),
+        TextColumn("{task.description}", style="progress.description", markup=False),
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
@@ -138,16 +164,17 @@ def demo_command(console: Console, out: Path, seed: Optional[int], duration: Opt
         )
     console.print(t)
 
-    os.makedirs(out, exist_ok=True)
     report = {
         "scenario": doc.get("name", "demo"),
         "seed": results[0].seed,
         "duration": variants[0][1].get("duration"),
         "variants": rows,
+        outputs.PROVENANCE_KEY: outputs.provenance(
+            invocation, list(_OUTPUTS), scenario=dict(zip(labels, texts)), seed=results[0].seed
+        ),
     }
-    with open(out / "demo.json", "w", encoding="utf-8") as f:
-        json.dump(report, f, indent=2)
-        f.write("\n")
+    outputs.write_json(out / "demo.json", report)
+    outputs.pause_point("writing")
     from .plots import plot_demo
 
     mss = next((f.get("mss_bytes", 1000) for f in doc.get("flows", []) if f.get("kind", "tcp") == "tcp"), 1000)
@@ -158,4 +185,3 @@ def demo_command(console: Console, out: Path, seed: Optional[int], duration: Opt
         mss_bytes=mss,
         title=f"{doc.get('name', 'demo')}: {' vs '.join(labels)} (1 % loss)",
     )
-    console.print(f"wrote {out}/demo.json, {out}/demo.png")

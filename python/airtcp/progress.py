@@ -17,7 +17,8 @@ from rich.progress import (
 def eta_bar(console: Console) -> Progress:
     """A rich ``Progress`` with an ETA column, printed to ``console`` and left on screen."""
     return Progress(
-        TextColumn("[progress.description]{task.description}"),
+        # markup=False: a description holds an experiment id or scenario name, printed as text
+        TextColumn("{task.description}", style="progress.description", markup=False),
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),

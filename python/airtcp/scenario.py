@@ -111,6 +111,15 @@ def read_text(path: str | os.PathLike) -> str:
         raise ScenarioFileError(f"{p}: cannot read: {_one_line(e)}") from None
 
 
+#: The deepest nesting of arrays and tables a scenario may have (no scenario needs more than a few
+#: levels; the engine's TOML reader has a limit of its own).
+MAX_DEPTH = 64
+#: The longest ``--set``/``--grid`` value and dotted key read (a scenario file itself may be up to
+#: ``SCENARIO_FILE_MAX_BYTES``).
+MAX_VALUE_CHARS = 1 << 20
+MAX_KEY_PARTS = MAX_DEPTH
+
+
 def loads(text: str, source: str = "<scenario>") -> dict[str, Any]:
     """Parses TOML text into a dict; a syntax error raises ScenarioFileError naming line and column."""
     try:
@@ -118,7 +127,16 @@ def loads(text: str, source: str = "<scenario>") -> dict[str, Any]:
     except tomllib.TOMLDecodeError as e:
         raise ScenarioFileError(f"{source}: invalid TOML: {_one_line(e)}") from None
     except RecursionError:
-        raise ScenarioFileError(f"{source}: invalid TOML: arrays or tables nested too deeply") from None
+        raise ScenarioFileError(f"{source}: invalid TOML: {_TOO_DEEP}") from None
+    except ValueError:  # Python's int-from-text limit (4300 digits), hit before any range check
+        raise ScenarioFileError(f"{source}: invalid TOML: {_TOO_LONG_INT}") from None
+
+
+#: The one-line reasons for the two TOML inputs Python's parser itself cannot take (issue 39 item
+#: 16): the engine's own TOML reader refuses both too, and neither may reach the user as a
+#: RecursionError or ValueError traceback.
+_TOO_DEEP = "arrays or tables nested too deeply"
+_TOO_LONG_INT = "an integer out of range (TOML integers are 64-bit: -2^63 to 2^63-1)"
 
 
 def load(path: str | os.PathLike) -> dict[str, Any]:
@@ -136,8 +154,8 @@ def _check_tree(node: Any, where: str, depth: int = 0) -> None:
     from ._core import ScenarioError  # the engine's error type, so callers catch one class
 
     at = _visible(where or "scenario")
-    if depth > 64:
-        raise ScenarioError(f"{at}: nested more than 64 levels deep")
+    if depth > MAX_DEPTH:
+        raise ScenarioError(f"{at[:200]}: nested more than {MAX_DEPTH} levels deep")
     if node is None:
         raise ScenarioError(f"{at}: None is not a TOML value (leave the key out for its default)")
     if isinstance(node, str):
@@ -157,6 +175,8 @@ def _check_tree(node: Any, where: str, depth: int = 0) -> None:
         for i, v in enumerate(node):
             _check_tree(v, f"{where}.{i}" if where else str(i), depth + 1)
         return
+    if isinstance(node, int) and not isinstance(node, bool) and not -(2**63) <= node < 2**63:
+        raise ScenarioError(f"{at}: {_TOO_LONG_INT}")
     if not isinstance(node, _TOML_SCALARS):
         raise ScenarioError(f"{at}: a Python {type(node).__name__} is not a TOML value")
 
@@ -172,10 +192,21 @@ def parse_value(text: str) -> Any:
     """Parses an override value as a TOML value (``3``, ``0.01``, ``true``, ``"x"``, ``[1, 2]``,
     ``{kind = "uniform", loss = 0.01}``); anything that is not valid TOML is kept as a string, so
     ``sack``, ``20s`` and ``10Mbps`` need no quotes."""
+    if len(text) > MAX_VALUE_CHARS:
+        raise OverrideError(f"value of {len(text)} characters (allowed: up to {MAX_VALUE_CHARS})")
     try:
         return tomllib.loads(f"v = {text}")["v"]
     except tomllib.TOMLDecodeError:
         return text
+    except RecursionError:
+        raise OverrideError(f"value {_head(text)}: {_TOO_DEEP}") from None
+    except ValueError:  # Python's int-from-text limit (4300 digits)
+        raise OverrideError(f"value {_head(text)}: {_TOO_LONG_INT}") from None
+
+
+def _head(text: str, n: int = 40) -> str:
+    """The first ``n`` characters of ``text`` for an error message ("..." when cut)."""
+    return repr(text[:n]) + ("..." if len(text) > n else "")
 
 
 _INDEX = re.compile(r"^-?\d+$")
@@ -222,6 +253,8 @@ def set_path(doc: dict[str, Any], key: str, value: Any) -> None:
     parts = key.split(".")
     if not key or any(not p for p in parts):
         raise OverrideError(f"empty key or empty part in '{key}'")
+    if len(parts) > MAX_KEY_PARTS:
+        raise OverrideError(f"key {_head(key)} has {len(parts)} parts (allowed: up to {MAX_KEY_PARTS})")
     node: Any = doc
     walked: list[str] = []
     for part in parts[:-1]:

@@ -20,6 +20,7 @@ import csv
 import itertools
 import json
 import math
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,10 +28,10 @@ from typing import Any, Optional
 
 import polars as pl
 
-from . import api
+from . import api, outputs
 from .reproduce.backend import Backend, Cache, LocalBackend, Progress, engine_id, run_missing
 from .reproduce.metrics import ci_bounds, mean_ci
-from .reproduce.plan import RunTask
+from .reproduce.plan import RunTask, flow_entry_sizes, input_digest
 from .scenario import OverrideError, dumps, parse_value, set_path
 
 __all__ = [
@@ -165,6 +166,7 @@ def plan_sweep(base: dict[str, Any], base_dir: str, axes: list[GridAxis], seeds:
     points: list[dict[str, str]] = []
     tasks: list[RunTask] = []
     docs: list[dict[str, Any]] = []
+    digests: dict[str, str] = {}
     for combo in itertools.product(*[list(zip(a.labels, a.values)) for a in axes]):
         d = copy.deepcopy(base)
         for a, (_, v) in zip(axes, combo):
@@ -173,7 +175,9 @@ def plan_sweep(base: dict[str, Any], base_dir: str, axes: list[GridAxis], seeds:
         text = _check(d, base_dir, where)
         points.append({a.path: lab for a, (lab, _) in zip(axes, combo)})
         docs.append(d)
-        tasks.extend(RunTask(text=text, seed=s, base_dir=base_dir, series=()) for s in seed_list)
+        # the trace files' contents go into the cache key: a changed trace is a new run (issue 39 item 2)
+        inputs = input_digest(d, Path(base_dir), digests)
+        tasks.extend(RunTask(text=text, seed=s, base_dir=base_dir, series=(), inputs=inputs) for s in seed_list)
     return SweepPlan(tuple(axes), tuple(points), seed_list, tuple(tasks), tuple(docs))
 
 
@@ -209,20 +213,56 @@ def run_sweep(
     backend: Optional[Backend] = None,
     progress: Optional[Progress] = None,
     scenario_name: str = "sweep",
+    invocation: Optional[dict[str, Any]] = None,
+    force: bool = False,
+    scenario_text: Optional[str] = None,
+    overrides: Optional[list[str]] = None,
 ) -> SweepOutcome:
-    """Runs what the cache (``<out>/.cache``) lacks and writes the outputs into ``out``."""
+    """Runs what the cache (``<out>/.cache``) lacks and writes the outputs into ``out``: complete or
+    not at all, never over another command's output unless ``force`` (``outputs.staged``;
+    ``invocation`` identifies this sweep, by default its scenario name, grid and seeds). The cache
+    is written run by run, so an interrupted sweep resumes."""
     backend = backend or LocalBackend()
+    if invocation is None:
+        invocation = {
+            "command": "sweep",
+            "scenario": scenario_name,
+            "grid": {a.path: list(a.labels) for a in plan.axes},
+            "seeds": len(plan.seeds),
+        }
+    outputs.check_path(out)
+    names = ("runs.parquet", "aggregated.csv", "figure.png", "run.json") + (("scatter.csv",) if _cc_axis(plan) else ())
+    with outputs.staged(out, "run.json", names, invocation, force) as tmp:
+        outcome = _run_sweep(plan, out, tmp, backend, progress, scenario_name)
+        meta = json.loads((tmp / "run.json").read_text(encoding="utf-8"))
+        meta[outputs.PROVENANCE_KEY] = outputs.provenance(
+            invocation, os.listdir(tmp), scenario=scenario_text, overrides=overrides, seed=None, seeds=list(plan.seeds)
+        )
+        outputs.pause_point("writing")
+        (tmp / "run.json").write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
+    return outcome
+
+
+def _run_sweep(
+    plan: SweepPlan,
+    out: Path,
+    tmp: Path,
+    backend: Backend,
+    progress: Optional[Progress],
+    scenario_name: str,
+) -> SweepOutcome:
+    """``run_sweep``'s work: the runs (cache in ``out/.cache``), the outputs written into ``tmp``."""
     out.mkdir(parents=True, exist_ok=True)
     total = len(plan.tasks)
     keys, payloads, executed = run_missing(plan.tasks, Cache(out / ".cache"), backend, progress)
     runs, metrics = _runs_table(plan, keys, payloads)
-    runs.write_parquet(out / "runs.parquet")
+    runs.write_parquet(tmp / "runs.parquet")
     agg = _aggregate(plan, runs, metrics)
     names = [a.path for a in plan.axes]
-    _write_csv(out / "aggregated.csv", agg, names + ["flow", "metric", "n", "mean", "sd", "ci95", "ci_low", "ci_high"])
+    _write_csv(tmp / "aggregated.csv", agg, names + ["flow", "metric", "n", "mean", "sd", "ci95", "ci_low", "ci_high"])
     scatter = scatter_points(plan, runs, metrics)
     if scatter:
-        _write_csv(out / "scatter.csv", scatter, list(scatter[0]))
+        _write_csv(tmp / "scatter.csv", scatter, list(scatter[0]))
     meta = {
         "scenario": scenario_name,
         "grid": {a.path: list(a.labels) for a in plan.axes},
@@ -233,7 +273,7 @@ def run_sweep(
         "engine": engine_id(),
         "metrics": list(metrics),
     }
-    (out / "run.json").write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
+    (tmp / "run.json").write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
     from .plots import sweep_figure
 
     fig = sweep_figure(
@@ -241,7 +281,7 @@ def run_sweep(
     )
     from .plots import _save
 
-    _save(fig, out / "figure.png")
+    _save(fig, tmp / "figure.png")
     return SweepOutcome(plan, total, executed, out, runs, agg, metrics, scatter)
 
 
@@ -321,11 +361,12 @@ def _cc_axis(plan: SweepPlan) -> Optional[tuple[GridAxis, int]]:
 
 
 def _entry_flows(doc: dict[str, Any], entry: int) -> tuple[int, int]:
-    """The summary positions [start, end) of scenario flow entry ``entry`` (``count`` expands)."""
+    """The summary positions [start, end) of scenario flow entry ``entry``: a TCP entry stands for
+    ``count`` flows, each way when its ``direction`` is "both" (the engine's ``flow_instances``,
+    in entry order); any other entry for one. (Counting "both" as one plotted a neighbour's flow,
+    issue 39 item 4.)"""
     start = 0
-    for i, f in enumerate(doc.get("flows") or []):
-        c = f.get("count", 1) if isinstance(f, dict) else 1
-        c = c if isinstance(c, int) and c > 0 else 1
+    for i, c in enumerate(flow_entry_sizes(doc)):
         if i == entry:
             return start, start + c
         start += c

@@ -5,14 +5,15 @@ and turns the errors into one line (a ``SweepError`` is an ``OverrideError``: ex
 from __future__ import annotations
 
 import math
-import os
 import time
 from pathlib import Path
 from typing import Any, Optional
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
+from . import api, outputs
 from . import sweep as sw
 from .progress import eta_bar
 from .reproduce.backend import make_backend
@@ -31,36 +32,55 @@ def sweep_command(
     backend: str,
     ray_address: Optional[str],
     sets: Optional[list[str]],
+    force: bool = False,
 ) -> None:
     """``airtcp sweep`` with its options as cli.py parses them (``grid``: the ``--grid`` axes,
     ``sets``: the ``--set`` overrides); writes its outputs in ``out`` (see ``sweep``)."""
-    if jobs < 0:
-        raise sw.SweepError(f"--jobs {jobs}: must be 0 (all cores) or a positive integer")
+    try:
+        api.resolve_jobs(jobs, 1, "--jobs")  # the range, checked before any work
+    except ValueError as e:
+        raise sw.SweepError(str(e)) from None
     if not 1 <= seeds <= sw.MAX_SEEDS:
         raise sw.SweepError(f"--seeds {seeds}: must be an integer from 1 to {sw.MAX_SEEDS}")
     if backend not in ("local", "ray"):
         raise sw.SweepError(f"--backend {backend!r}: must be one of local, ray")
-    _, doc = read_with_overrides(scenario, sets)
+    text, doc = read_with_overrides(scenario, sets)
     axes = [sw.parse_grid(g) for g in grid]
     plan = sw.plan_sweep(doc, str(scenario.resolve().parent), axes, seeds)
     name = str(doc.get("name") or scenario.stem)
-    out_dir = out if out is not None else Path("results") / f"sweep-{safe_name(name)}"
-    threads = jobs if jobs > 0 else (os.cpu_count() or 1)
+    out_dir = outputs.check_path(out if out is not None else Path("results") / f"sweep-{safe_name(name)}")
+    threads = api.resolve_jobs(jobs, len(plan.tasks), "--jobs")
     try:
         be = make_backend(backend, threads, ray_address)
     except RuntimeError as e:
         raise sw.SweepError(str(e)) from None
     console.print(
-        f"{name}: {len(plan.points)} grid points × {len(plan.seeds)} seeds = {len(plan.tasks)} runs, "
-        f"{threads} parallel on {backend}"
+        Text(
+            f"{name}: {len(plan.points)} grid points × {len(plan.seeds)} seeds = {len(plan.tasks)} runs, "
+            f"{threads} parallel on {backend}"
+        )
     )
     started = time.monotonic()
     with eta_bar(console) as bar:
         task = bar.add_task("sweep", total=len(plan.tasks))
         outcome = sw.run_sweep(
-            plan, out_dir, be, progress=lambda d, t: bar.update(task, completed=d, total=t), scenario_name=name
+            plan,
+            out_dir,
+            be,
+            progress=lambda d, t: bar.update(task, completed=d, total=t),
+            scenario_name=name,
+            invocation={
+                "command": "sweep",
+                "scenario": str(scenario.resolve()),
+                "grid": list(grid),
+                "seeds": seeds,
+                "set": list(sets or []),
+            },
+            force=force,
+            scenario_text=text,
+            overrides=sets,
         )
-    t = Table(title=f"{name}: mean [95% CI] over {len(plan.seeds)} seeds", title_justify="left")
+    t = Table(title=Text(f"{name}: mean [95% CI] over {len(plan.seeds)} seeds"), title_justify="left")
     for a in plan.axes:
         t.add_column(a.path)
     t.add_column("flow")
@@ -77,7 +97,7 @@ def sweep_command(
             continue
         d = rows.get((point, flow, delay))
         cells = [_interval(r, 1e-6), _interval(d, 1e3) if d else "-"]
-        t.add_row(*point, flow, *cells)
+        t.add_row(*(Text(x) for x in (*point, flow)), *cells)
     console.print(t)
     if shown > 40:
         console.print(f"(first 40 of {shown} rows: all in {out_dir}/aggregated.csv)")

@@ -76,7 +76,8 @@ def test_set_overrides(tmp_path):
     assert s["scenario"] == "overridden"
     assert s["seed"] == 99
     # --seed beats the (overridden) file seed
-    r = run_cli("run", str(GOOD), "--out", str(out), "--set", "seed=99", "--seed", "4")
+    # (another command's output: replaced only with --force, see test_outputs.py)
+    r = run_cli("run", str(GOOD), "--out", str(out), "--set", "seed=99", "--seed", "4", "--force")
     assert json.loads((out / "summary.json").read_text())["seed"] == 4
 
 
@@ -86,7 +87,9 @@ def test_cli_output_equals_api(tmp_path):
     out = tmp_path / "o"
     assert run_cli("run", str(GOOD), "--seed", "8", "--out", str(out)).returncode == 0
     api = airtcp.run(GOOD, seed=8)
-    assert json.loads((out / "summary.json").read_text()) == api.summary
+    written = json.loads((out / "summary.json").read_text())
+    assert written.pop("provenance")["seed"] == 8  # how it was made, after the engine's fields
+    assert written == api.summary
     assert pl.read_parquet(out / "flow_series.parquet").equals(api.flow_series)
 
 

@@ -7,11 +7,13 @@ never in completion order, which makes every output independent of ``--jobs`` an
 
 The cache holds one small JSON file per run, ``<cache>/<key[:2]>/<key>.json``, written atomically
 (temporary file + rename), so a sweep killed half-way leaves only complete entries and a re-run
-executes exactly the missing ones.
+executes exactly the missing ones. An entry is checked against the summary's schema on every read
+(``entry.py``); one of the wrong shape is run again like a missing one.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -22,7 +24,8 @@ from pathlib import Path
 from typing import Any, Optional, Protocol
 
 from .. import __version__, _core, api
-from .plan import RunTask
+from ..scenario import loads
+from .plan import RunTask, flow_count
 from .spec import matches
 
 __all__ = ["execute", "engine_id", "cache_key", "Cache", "Backend", "LocalBackend", "RayBackend", "make_backend"]
@@ -71,7 +74,7 @@ def engine_id() -> str:
 
 def cache_key(task: RunTask) -> str:
     """sha256 of (scenario text, seed, airtcp version and engine build, kept series, and the
-    digest of the external trace files it reads, if any)."""
+    digest of the trace files' contents it reads, if any: ``plan.input_digest``)."""
     h = hashlib.sha256()
     # The inputs' digest (external trace files) only when there is one: other keys stay as they were.
     for part in (task.text, str(task.seed), engine_id(), json.dumps(task.series)) + (
@@ -94,15 +97,20 @@ class Cache:
     def path(self, key: str) -> Path:
         return self.root / key[:2] / f"{key}.json"
 
-    def get(self, key: str) -> Optional[Payload]:
-        """The cached payload, or None when absent or unreadable (then the run is simply redone)."""
+    def get(self, key: str, task: Optional[RunTask] = None) -> Optional[Payload]:
+        """The cached payload, or None when absent, unreadable or of the wrong shape (then the run
+        is simply redone): the entry must have the summary's fields and types (``entry.py``) and,
+        given the ``task``, its seed and its scenario's number of flows."""
         p = self.path(key)
         try:
             with open(p, encoding="utf-8") as f:
                 doc = json.load(f)
-        except (OSError, ValueError):
+        except (OSError, ValueError, RecursionError):
             return None
-        return doc if isinstance(doc, dict) and "summary" in doc else None
+        from .entry import valid_entry
+
+        seed, flows = (task.seed, _flows_of(task.text)) if task is not None else (None, None)
+        return doc if valid_entry(doc, seed, flows) else None
 
     def put(self, key: str, payload: Payload) -> None:
         p = self.path(key)
@@ -119,6 +127,15 @@ class Cache:
             except OSError:
                 pass
             raise
+
+
+@functools.lru_cache(maxsize=256)
+def _flows_of(text: str) -> Optional[int]:
+    """How many flows the engine makes of a scenario's text (None if it is not TOML)."""
+    try:
+        return flow_count(loads(text))
+    except ValueError:
+        return None
 
 
 OnResult = Callable[[int, Payload], None]
@@ -141,14 +158,15 @@ class LocalBackend:
     name = "local"
 
     def __init__(self, jobs: int = 0):
-        self.jobs = jobs if jobs and jobs > 0 else (os.cpu_count() or 1)
+        self.jobs = api.resolve_jobs(jobs, 1 << 30)  # ValueError for a jobs out of range
 
     def run(self, tasks: Sequence[RunTask], on_result: OnResult) -> None:
-        if self.jobs == 1:
+        threads = max(1, min(self.jobs, len(tasks)))  # never a thread without a run
+        if threads == 1:
             for i, t in enumerate(tasks):
                 on_result(i, execute(t))
             return
-        with ThreadPoolExecutor(max_workers=self.jobs) as pool:
+        with ThreadPoolExecutor(max_workers=threads) as pool:
             pending: dict[Future, int] = {}
             queue = iter(enumerate(tasks))
 
@@ -158,7 +176,7 @@ class LocalBackend:
                     pending[pool.submit(execute, nxt[1])] = nxt[0]
 
             # Keep only a few tasks in flight, so an interruption wastes little work.
-            for _ in range(2 * self.jobs):
+            for _ in range(2 * threads):
                 submit_next()
             try:
                 while pending:
@@ -231,7 +249,7 @@ def run_missing(
     returns every task's cache key and payload, in task order, and how many ran now (``reproduce`` and ``sweep`` both
     resume this way). ``progress(done, total)`` is called at the start and after each run."""
     keys = [cache_key(t) for t in tasks]
-    payloads: list[Optional[Payload]] = [cache.get(k) for k in keys]
+    payloads: list[Optional[Payload]] = [cache.get(k, t) for k, t in zip(keys, tasks)]
     missing = [i for i, p in enumerate(payloads) if p is None]
     total, done = len(tasks), len(tasks) - len(missing)
     if progress:

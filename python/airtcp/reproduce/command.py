@@ -5,7 +5,6 @@ REPRODUCTION.md's claims table. cli.py parses the options and turns the errors i
 from __future__ import annotations
 
 import functools
-import os
 import time
 from pathlib import Path
 from typing import Optional
@@ -14,6 +13,8 @@ from rich.console import Console
 from rich.progress import Progress, TaskID
 from rich.table import Table
 
+from .. import outputs
+from ..api import resolve_jobs
 from ..progress import eta_bar
 
 from .backend import Cache, cache_key, make_backend
@@ -47,6 +48,7 @@ def reproduce_command(
     ray_address: Optional[str],
     update_reproduction: bool,
     reproduction: Optional[Path],
+    force: bool = False,
 ) -> None:
     """``airtcp reproduce`` (its options, as cli.py parses them): --list, one experiment, --all,
     --update-reproduction. Raises UsageError, SpecError or RuntimeError (an unusable backend), each
@@ -66,17 +68,23 @@ def reproduce_command(
         raise UsageError("give one of ID, --all and --list")
     if chosen == 0 and not update_reproduction:
         raise UsageError("give an experiment ID, --all, --list or --update-reproduction (see: airtcp reproduce --help)")
-    if jobs < 0:
-        raise UsageError(f"--jobs {jobs}: must be 0 (all cores) or a positive integer")
+    try:
+        threads = resolve_jobs(jobs, 1 << 30, "--jobs")  # each backend also caps it at its work
+    except ValueError as bad:
+        raise UsageError(str(bad)) from None
     if seeds is not None and not 1 <= seeds <= 1000:
         raise UsageError(f"--seeds {seeds}: must be an integer from 1 to 1000")
     if backend not in ("local", "ray"):
         raise UsageError(f"--backend {backend!r}: must be one of local, ray")
+    if not list_:
+        try:
+            outputs.check_path(out, own=False)
+        except outputs.OutputError as bad_out:
+            raise UsageError(str(bad_out)) from None
     exps = discover(root)
     claims = all_claims(root)
     check_claims(claims, exps)
     whys = all_why(root, claims)
-    threads = jobs if jobs > 0 else (os.cpu_count() or 1)
 
     if list_:
         t = Table(title=f"experiments in {root}", title_justify="left")
@@ -124,7 +132,7 @@ def reproduce_command(
         plans = {e.id: plan(e, quick=quick, seeds=seeds) for e in todo}
         total_runs = sum(len(p.tasks) for p in plans.values())
         cache = Cache(out / ".cache")
-        to_do = [t for p in plans.values() for t in p.tasks if cache.get(cache_key(t)) is None]
+        to_do = [t for p in plans.values() for t in p.tasks if cache.get(cache_key(t), t) is None]
         est = sum(estimate_seconds(p, threads) for p in plans.values()) * (len(to_do) / max(1, total_runs))
         console.print(
             f"{len(todo)} experiment{'s' if len(todo) != 1 else ''}, {total_runs} runs "
@@ -145,6 +153,7 @@ def reproduce_command(
                     backend=mk(),
                     repo=root.parent,
                     progress=functools.partial(_advance, bar, task),
+                    force=force,
                 )
                 outcomes.append(outcome)
         t = Table(title=f"reproduce ({'quick' if quick else 'full'})", title_justify="left")
@@ -171,7 +180,9 @@ def reproduce_command(
         console.print(f"updated {target}: {n} claim rows")
         if missing:
             console.print(
-                f"[yellow]{len(missing)} not-reproduced row(s) without a why.toml paragraph: {', '.join(missing)}[/yellow]"
+                f"{len(missing)} not-reproduced row(s) without a why.toml paragraph: {', '.join(missing)}",
+                style="yellow",
+                markup=False,
             )
 
 

@@ -1,8 +1,9 @@
 """From an experiment to its runs: which parts it needs, and the grid × seeds expansion.
 
 A run is a pure function of (scenario text, seed): the text is the base scenario with the quick
-mode's duration and the grid point's assignments applied, dumped back to TOML. Nothing else goes
-into a run, so its cache key can be the hash of exactly that (plus the engine build).
+mode's duration and the grid point's assignments applied, dumped back to TOML, and the trace files
+it reads. Nothing else goes into a run, so its cache key can be the hash of exactly that (the
+text, the seed, the trace files' contents) plus the engine build.
 """
 
 from __future__ import annotations
@@ -124,8 +125,31 @@ def files_dir(exp: Experiment) -> Path:
     return traces_dir() if exp.external_traces else exp.scenario_path.parent
 
 
-@functools.lru_cache(maxsize=64)
-def _file_digest(path: str, mtime_ns: int, size: int) -> str:
+def flow_entry_sizes(doc: dict[str, Any]) -> list[int]:
+    """How many summary flows each ``[[flows]]`` entry of a scenario stands for, in order: a TCP
+    entry ``count`` flows, each way when its ``direction`` is "both"; any other entry one (the
+    engine's ``flow_instances``, which lists them in entry order)."""
+    sizes = []
+    for f in doc.get("flows") or []:
+        c = 1
+        if isinstance(f, dict) and f.get("kind", "tcp") == "tcp":
+            k = f.get("count", 1)
+            c = k if isinstance(k, int) and not isinstance(k, bool) and k > 0 else 1
+            if f.get("direction") == "both":
+                c *= 2
+        sizes.append(c)
+    return sizes
+
+
+def flow_count(doc: dict[str, Any]) -> int:
+    """How many flows the engine makes of a scenario (the engine's ``flow_count``)."""
+    return sum(flow_entry_sizes(doc))
+
+
+def _file_digest(path: str) -> str:
+    """sha256 of a file's content. Read every time a plan is made, never remembered by path and
+    modification time: a trace rewritten within one timestamp tick, or with its time restored,
+    must still change the key (issue 39 item 2)."""
     h = hashlib.sha256()
     with open(path, "rb") as f:
         for chunk in iter(lambda: f.read(1 << 20), b""):
@@ -133,9 +157,10 @@ def _file_digest(path: str, mtime_ns: int, size: int) -> str:
     return h.hexdigest()
 
 
-def input_digest(doc: dict[str, Any], base_dir: Path) -> str:
+def input_digest(doc: dict[str, Any], base_dir: Path, memo: Optional[dict[str, str]] = None) -> str:
     """sha256 over the contents of the trace files a scenario reads (its capacities' ``file``),
-    so that a run's cache key changes with them; "" when it reads none."""
+    so that a run's cache key changes with them; "" when it reads none. ``memo`` (path → digest)
+    spares reading a file twice within one plan."""
     h = hashlib.sha256()
     n = 0
     for link in doc.get("links") or []:
@@ -143,11 +168,14 @@ def input_digest(doc: dict[str, Any], base_dir: Path) -> str:
             cap = link.get(key) if isinstance(link, dict) else None
             if isinstance(cap, dict) and isinstance(cap.get("file"), str):
                 path = (base_dir / cap["file"]).resolve()
-                try:
-                    st = path.stat()
-                    digest = _file_digest(str(path), st.st_mtime_ns, st.st_size)
-                except OSError:
-                    digest = "unreadable"  # the scenario check reports it
+                digest = memo.get(str(path)) if memo is not None else None
+                if digest is None:
+                    try:
+                        digest = _file_digest(str(path))
+                    except OSError:
+                        digest = "unreadable"  # the scenario check reports it
+                    if memo is not None:
+                        memo[str(path)] = digest
                 h.update(f"{cap['file']}\0{digest}\0".encode())
                 n += 1
     return h.hexdigest() if n else ""
@@ -210,7 +238,7 @@ class RunTask:
     seed: int
     base_dir: str
     series: tuple[tuple[str, str, str], ...]  # (flow_series|link_series, column, select pattern)
-    inputs: str = ""  # digest of the trace files the scenario reads (plan.input_digest), if external
+    inputs: str = ""  # digest of the trace files' contents the scenario reads (input_digest), "" for none
 
 
 @dataclass(frozen=True)
@@ -273,6 +301,7 @@ def plan(exp: Experiment, quick: bool = False, seeds: Optional[int] = None) -> P
     base_dir = str(files_dir(exp))
     points: list[dict[str, str]] = []
     tasks: list[RunTask] = []
+    digests: dict[str, str] = {}
     for combo in itertools.product(*[a.points for a in axes]):
         doc = copy.deepcopy(base)
         where = ", ".join(f"{a.name}={p.label}" for a, p in zip(axes, combo))
@@ -289,7 +318,7 @@ def plan(exp: Experiment, quick: bool = False, seeds: Optional[int] = None) -> P
             except api.ScenarioError as e:
                 raise SpecError(f"{exp.spec_path}: point {where}: scenario invalid: {e}") from None
         points.append({a.name: p.label for a, p in zip(axes, combo)})
-        inputs = input_digest(doc, Path(base_dir)) if exp.external_traces else ""
+        inputs = input_digest(doc, Path(base_dir), digests)
         tasks.extend(RunTask(text=text, seed=s, base_dir=base_dir, series=series, inputs=inputs) for s in seed_list)
     return Plan(exp, quick, tuple(axes), tuple(points), seed_list, tuple(tasks), duration_s, avail)
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +20,8 @@ from typing import Any, Optional
 
 import polars as pl
 
+from .. import outputs
+from ..scenario import read_text
 from .backend import Backend, Cache, LocalBackend, Progress, engine_id, run_missing
 from .claims import Agg, ClaimResult, evaluate_claim
 from .metrics import ci_bounds, evaluate, mean_ci
@@ -53,8 +56,11 @@ def run_experiment(
     backend: Optional[Backend] = None,
     progress: Optional[Progress] = None,
     repo: Optional[Path] = None,
+    force: bool = False,
 ) -> Outcome:
-    """Runs ``exp`` (only the runs missing from the cache) and writes its outputs under ``out``.
+    """Runs ``exp`` (only the runs missing from the cache) and writes its outputs under ``out``:
+    ``<out>/<id>/`` is written complete or not at all and replaces an earlier reproduction of the
+    same experiment, never another command's output unless ``force`` (``outputs.staged``).
     Raises SpecError for a bad spec or a missing part (check ``plan(exp).availability`` first)."""
     t0 = time.monotonic()
     p = plan(exp, quick=quick, seeds=seeds)
@@ -64,8 +70,50 @@ def run_experiment(
     total = len(p.tasks)
     keys, payloads, executed = run_missing(p.tasks, Cache(out / ".cache"), backend, progress)
 
-    out_dir = out / exp.id
-    out_dir.mkdir(parents=True, exist_ok=True)
+    final = outputs.check_path(out / exp.id)
+    invocation = {"command": "reproduce", "experiment": exp.id}
+    with outputs.staged(final, "run.json", _OUTPUTS, invocation, force) as out_dir:
+        results = _write_outputs(exp, p, out_dir, claims, quick, keys, payloads, executed, repo or out.parent)
+        outputs.pause_point("writing")
+        meta = json.loads((out_dir / "run.json").read_text(encoding="utf-8"))
+        meta[outputs.PROVENANCE_KEY] = outputs.provenance(
+            invocation,
+            os.listdir(out_dir),
+            scenario=read_text(exp.scenario_path),
+            seed=None,
+            seeds=list(p.seeds),
+            quick=quick,
+            spec=read_text(exp.spec_path),
+        )
+        (out_dir / "run.json").write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
+    return Outcome(exp, p, total, executed, total - executed, time.monotonic() - t0, final, results)
+
+
+#: The entries ``run_experiment`` may write in ``<out>/<id>/``.
+_OUTPUTS = (
+    "runs.parquet",
+    "aggregated.csv",
+    "claims.csv",
+    "checks.csv",
+    "figure.png",
+    "figure.svg",
+    "report.md",
+    "run.json",
+)
+
+
+def _write_outputs(
+    exp: Experiment,
+    p: Plan,
+    out_dir: Path,
+    claims: list[Claim],
+    quick: bool,
+    keys: list[str],
+    payloads: list[dict[str, Any]],
+    executed: int,
+    repo: Path,
+) -> tuple[ClaimResult, ...]:
+    total = len(p.tasks)
     raw = _raw_table(p, keys, payloads)
     raw.write_parquet(out_dir / "runs.parquet")
     agg_rows = _aggregate(p, raw)
@@ -102,8 +150,8 @@ def run_experiment(
     subtitle = _mode_short(meta)
     mine = [c for c in claims if c.experiment == exp.id]
     figure = plot(exp, p.axes, agg_rows, first_seed, out_dir, subtitle, mine, runs=raw)
-    write_report(exp, meta, p.axes, agg_rows, list(results), figure, out_dir, repo or out.parent)
-    return Outcome(exp, p, total, executed, total - executed, time.monotonic() - t0, out_dir, results)
+    write_report(exp, meta, p.axes, agg_rows, list(results), figure, out_dir, repo)
+    return results
 
 
 def evaluate_check(c: Check, raw: pl.DataFrame) -> dict[str, Any]:

@@ -516,6 +516,11 @@ def _figure(t: Optional[_Table], axes: tuple[Axis, ...], metrics: tuple[Metric, 
     return f
 
 
+#: What an experiment id may be: a name, never a path (no '/', '\\', '..' or leading '.').
+_ID_MAX = 100
+_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,%d}" % (_ID_MAX - 1))
+
+
 def load_experiment(spec_path: Path) -> Experiment:
     """Reads and checks one ``*.sweep.toml``; raises SpecError naming the file and field."""
     source = str(spec_path)
@@ -525,6 +530,14 @@ def load_experiment(spec_path: Path) -> Experiment:
         raise SpecError(str(e)) from None
     t = _Table(doc, "", source)
     exp_id = t.str("id")
+    if not _ID.fullmatch(exp_id):
+        # the id names the results folder <out>/<id>/: a path ("/tmp/x", "../x", "a/b") would put
+        # results outside --out (issue 39 item 14)
+        raise t.fail(
+            "id",
+            f"{exp_id[:60]!r}{'...' if len(exp_id) > 60 else ''} is not a name: use letters, digits, '.', '_', '+' and '-' "
+            f"(starting with a letter or digit), at most {_ID_MAX} characters",
+        )
     scenario_path = (spec_path.parent / t.str("scenario")).resolve()
     if not scenario_path.is_file():
         raise t.fail("scenario", f"{scenario_path}: no such file")
