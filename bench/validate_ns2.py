@@ -452,7 +452,7 @@ def render(meta: dict, rows: list[tuple[dict, list[dict], list[dict]]]) -> str:
         "Twins: `bench/ns2/fig10.tcl` and `bench/ns2/dumbbell.tcl` (their comments list every matched setting); "
         "airtcp side: the shipped scenario files with the settings of `bench/validate_ns2.py` (`COMMON`, `SCHEMES`). "
         f"Seeds per cell: Fig. 10 {len(meta['seeds']['fig10'])}, dumbbell {len(meta['seeds']['dumbbell'])} "
-        "(ns-2: `$defaultRNG seed`; without loss and RED ns-2 draws no random numbers, so its seeds agree). "
+        "(ns-2: seed k is substream k of one generator, `bench/ns2/seeds.tcl`, since `$defaultRNG seed k` gives scaled copies of one stream; without loss and RED ns-2 draws no random numbers, so its seeds agree). "
         "Means over seeds; goodput ± 95% CI (Student t), in-order payload at the receivers over [warm-up, end], "
         "summed over flows; timeouts (ns-2: `nrexmit_`; FACK: rises of `backoff_`, which its agent does not count "
         "in `nrexmit_`), retransmitted packets (`nrexmitpack_`) and bottleneck queue drops (queue monitor; "
