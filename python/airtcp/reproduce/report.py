@@ -514,7 +514,10 @@ def write_index(results_dir: Path, experiments: list[Experiment], claims: list[C
             " (quick)",
         )
     elif quick_ids:
-        mode, title = f" ({len(quick_ids)} of {n_ran} experiments quick: fewer seeds and shorter runs)", " (partly quick)"
+        mode, title = (
+            f" ({len(quick_ids)} of {n_ran} experiments quick: fewer seeds and shorter runs)",
+            " (partly quick)",
+        )
     else:
         mode, title = "", ""
     page = "\n".join(
