@@ -507,15 +507,18 @@ def write_index(results_dir: Path, experiments: list[Experiment], claims: list[C
             body.append("</table>")
         body.append("</section>")
     summary = ", ".join(f"{n} {e(st)}" for st, n in sorted(totals.items(), key=lambda kv: -kv[1]))
-    ran = sum(1 for x in experiments if (results_dir / x.id / "run.json").is_file())
+    n_ran = sum(1 for x in experiments if (results_dir / x.id / "run.json").is_file())
     # Quick results (fewer seeds, shorter runs) say so in the headline, not only per section.
-    if quick_ids and len(quick_ids) == ran:
+    if quick_ids and len(quick_ids) == n_ran:
         mode, title = (
             " (quick: fewer seeds and shorter runs than the full mode; not the numbers of REPRODUCTION.md)",
             " (quick)",
         )
     elif quick_ids:
-        mode, title = f" ({len(quick_ids)} of {ran} experiments quick: fewer seeds and shorter runs)", " (partly quick)"
+        mode, title = (
+            f" ({len(quick_ids)} of {n_ran} experiments quick: fewer seeds and shorter runs)",
+            " (partly quick)",
+        )
     else:
         mode, title = "", ""
     page = "\n".join(
