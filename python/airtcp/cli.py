@@ -9,12 +9,14 @@ line and exits with 1; set ``AIRTCP_DEBUG=1`` to see the traceback instead.
 
 from __future__ import annotations
 
+import enum
 import functools
 import os
 import shutil
 import sys
 import tempfile
 from pathlib import Path
+from collections.abc import Mapping
 from typing import Annotated, Any, Callable, Optional
 
 import typer
@@ -69,12 +71,30 @@ class _App(typer.Typer):
 app = _App(
     name="airtcp",
     help="Deterministic packet-level TCP simulator.",
-    add_completion=False,
+    # --install-completion / --show-completion: Tab completes commands, options and file names in
+    # bash, zsh, fish and PowerShell
+    add_completion=True,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
+    # click's plain help: flags read `--pcap`, not `--pcap <bool>` (Typer's rich panels), and it
+    # stays readable in an 80-column terminal
+    rich_markup_mode=None,
 )
 
 console = Console()
+
+
+class BackendChoice(str, enum.Enum):
+    """Where the runs of ``reproduce`` and ``sweep`` execute (a choice, so --help lists them)."""
+
+    local = "local"
+    ray = "ray"
+
+
+BackendOption = Annotated[
+    BackendChoice,
+    typer.Option(help="Where runs execute: local (threads) or ray (a Ray cluster).", case_sensitive=False),
+]
 
 
 def _print_version(value: bool) -> None:
@@ -138,7 +158,7 @@ def _cli_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
-def _mss_by_flow(summary: dict[str, Any], doc: dict[str, Any]) -> dict[str, int]:
+def _mss_by_flow(summary: Mapping[str, Any], doc: dict[str, Any]) -> dict[str, int]:
     """Segment size of each flow, by summary name (summary flows are in scenario order)."""
     specs = doc.get("flows") or []
     out: dict[str, int] = {}
@@ -153,7 +173,7 @@ def _mbps(bps: float) -> str:
     return f"{bps / 1e6:.3f}"
 
 
-def flows_table(summary: dict[str, Any], title: str = "flows") -> Table:
+def flows_table(summary: Mapping[str, Any], title: str = "flows") -> Table:
     t = Table(title=title, title_justify="left")
     t.add_column("flow", no_wrap=True)
     t.add_column("cc/recovery", no_wrap=True)
@@ -174,7 +194,7 @@ def flows_table(summary: dict[str, Any], title: str = "flows") -> Table:
     return t
 
 
-def links_table(summary: dict[str, Any], title: str = "links") -> Table:
+def links_table(summary: Mapping[str, Any], title: str = "links") -> Table:
     t = Table(title=title, title_justify="left")
     t.add_column("link", no_wrap=True)
     t.add_column("Mb/s", justify="right")
@@ -194,6 +214,20 @@ def links_table(summary: dict[str, Any], title: str = "links") -> Table:
             f"{100 * link['utilization']:.1f} %",
         )
     return t
+
+
+def _with_presets(read: tuple[str, dict[str, Any]]) -> tuple[str, dict[str, Any]]:
+    """A scenario's text and document (``read_with_overrides``) with the scheme presets applied
+    (``airtcp.presets``); what they added is one ``note:`` line on stderr."""
+    from .presets import complete, notice
+    from .scenario import dumps
+
+    text, doc = read
+    notes = complete(doc)
+    if not notes:
+        return text, doc
+    sys.stderr.write(f"note: {notice(notes)}\n")
+    return dumps(doc), doc
 
 
 SetOption = Annotated[
@@ -227,7 +261,7 @@ def run(
     ] = False,
 ) -> None:
     """Run one scenario, print a summary table and write summary.json, parquet series and plot.png."""
-    text, doc = read_with_overrides(scenario, sets)
+    text, doc = _with_presets(read_with_overrides(scenario, sets))
     if seed is not None and not 0 <= seed < 2**64:
         raise CliError(f"--seed {seed}: out of range (allowed: 0 to {2**64 - 1})")
     if pcap and not write:
@@ -236,7 +270,7 @@ def run(
     # completes: an error or Ctrl-C leaves no partial output.
     pcap_tmp = Path(tempfile.mkdtemp(prefix="airtcp-pcap-")) if pcap else None
     try:
-        result = api.run(text, seed, base_dir=scenario.resolve().parent, pcap_dir=pcap_tmp)
+        result = api.run(text=text, seed=seed, base_dir=scenario.resolve().parent, pcap_dir=pcap_tmp, presets=False)
     except BaseException:
         if pcap_tmp is not None:
             shutil.rmtree(pcap_tmp, ignore_errors=True)
@@ -276,8 +310,8 @@ def validate(
     sets: SetOption = None,
 ) -> None:
     """Check a scenario file without running it."""
-    text, doc = read_with_overrides(scenario, sets)
-    api.validate(text, base_dir=scenario.resolve().parent)
+    text, doc = _with_presets(read_with_overrides(scenario, sets))
+    api.validate(text=text, base_dir=scenario.resolve().parent, presets=False)
     console.print(
         f"ok: {scenario} ({len(doc.get('nodes') or [])} nodes, {len(doc.get('links') or [])} links, "
         f"{len(doc.get('flows') or [])} flows)"
@@ -308,7 +342,7 @@ def demo(
 def reproduce(
     experiment: Annotated[
         Optional[str],
-        typer.Argument(metavar="[ID]", help="Experiment id, e.g. jersey-fig11 (see --list).", show_default=False),
+        typer.Argument(metavar="ID", help="Experiment id, e.g. jersey-fig11 (see --list).", show_default=False),
     ] = None,
     all_: Annotated[bool, typer.Option("--all", help="Run every experiment whose parts exist.")] = False,
     list_: Annotated[
@@ -328,7 +362,7 @@ def reproduce(
             help="Experiments folder.", show_default="./experiments, else the checkout's, else the installed copy"
         ),
     ] = None,
-    backend: Annotated[str, typer.Option(help="Where runs execute: local (threads) or ray.")] = "local",
+    backend: BackendOption = BackendChoice.local,
     ray_address: Annotated[Optional[str], typer.Option(help="Ray cluster address for --backend ray.")] = None,
     update_reproduction: Annotated[
         bool, typer.Option("--update-reproduction", help="Regenerate REPRODUCTION.md's claims table from the results.")
@@ -342,8 +376,9 @@ def reproduce(
     traces: Annotated[
         Optional[Path],
         typer.Option(
-            help="Folder of mahimahi traces (the mahimahi repository's traces/) for the cellular-* experiments.",
-            show_default="$AIRTCP_TRACES, else the checkout's development default",
+            help="Folder of mahimahi traces (the mahimahi repository's traces/) for the cellular-* experiments "
+            "(see: airtcp traces).",
+            show_default="$AIRTCP_TRACES, else ~/.local/share/airtcp/traces",
         ),
     ] = None,
 ) -> None:
@@ -366,7 +401,7 @@ def reproduce(
             seeds,
             out,
             experiments,
-            backend,
+            backend.value,
             ray_address,
             update_reproduction,
             reproduction,
@@ -399,7 +434,7 @@ def sweep(
         typer.Option(help="Output folder (cache in OUT/.cache).", show_default="results/sweep-<scenario name>"),
     ] = None,
     jobs: Annotated[int, typer.Option(help="Parallel runs.", show_default="all cores")] = 0,
-    backend: Annotated[str, typer.Option(help="Where runs execute: local (threads) or ray.")] = "local",
+    backend: BackendOption = BackendChoice.local,
     ray_address: Annotated[Optional[str], typer.Option(help="Ray cluster address for --backend ray.")] = None,
     sets: SetOption = None,
 ) -> None:
@@ -407,12 +442,83 @@ def sweep(
     and figure.png (throughput vs delay per scheme when the grid varies cc); cached and resumable."""
     from .sweep_command import sweep_command
 
-    sweep_command(console, scenario, grid or [], seeds, out, jobs, backend, ray_address, sets)
+    sweep_command(console, scenario, grid or [], seeds, out, jobs, backend.value, ray_address, sets)
+
+
+@app.command()
+@_cli_errors
+def traces(
+    folder: Annotated[
+        Optional[Path],
+        typer.Argument(
+            metavar="DIR",
+            help="Folder to check.",
+            show_default="$AIRTCP_TRACES, else ~/.local/share/airtcp/traces",
+        ),
+    ] = None,
+    download: Annotated[
+        bool,
+        typer.Option(
+            "--download", help="Download the missing files into the folder (each kept only if it is mahimahi's)."
+        ),
+    ] = False,
+    source: Annotated[
+        Optional[str], typer.Option("--from", help="Where to download from.", show_default="mahimahi's repository")
+    ] = None,
+) -> None:
+    """Where to get mahimahi's cellular traces (the cellular-* experiments read them) and a check that a folder holds
+    the right files; exit status 1 while any is missing or wrong."""
+    from . import traces as tr
+
+    where = folder if folder is not None else tr.traces_dir()
+    origin = (
+        "given"
+        if folder is not None
+        else (
+            f"${tr.TRACES_ENV}" if os.environ.get(tr.TRACES_ENV) else f"the default; set ${tr.TRACES_ENV} to change it"
+        )
+    )
+    if folder is not None and folder.exists() and not folder.is_dir():
+        raise CliError(f"{folder}: not a folder")
+    if download:
+        states = tr.download(where, source or tr.DOWNLOAD_BASE)
+    else:
+        states = tr.check(where) if where.is_dir() else [tr.TraceStatus(t, "missing") for t in tr.TRACE_FILES]
+    t = Table(title=f"mahimahi traces in {where} ({origin})", title_justify="left")
+    t.add_column("file", no_wrap=True)
+    t.add_column("network")
+    t.add_column("state")
+    for st in states:
+        t.add_row(st.file.name, st.file.network, "ok" if st.ok else f"[red]{st.state}[/red]")
+    console.print(t)
+    bad = [st for st in states if not st.ok]
+    if not bad:
+        console.print(
+            "all present and checked (size and SHA-256); "
+            + ("`airtcp reproduce cellular-...` reads them." if folder is None else f"use them with --traces {where}.")
+        )
+        return
+    console.print(
+        f"{len(bad)} of {len(states)} missing or wrong. They are mahimahi's (Winstein et al., NSDI 2013), "
+        "in the traces/ folder of github.com/ravinet/mahimahi: `airtcp traces --download` fetches them into "
+        f"{where}, or by hand:",
+        markup=False,
+    )
+    console.print(f"  mkdir -p {where} && cd {where}", markup=False, soft_wrap=True)
+    for st in bad:
+        console.print(f"  curl -fLO {source or tr.DOWNLOAD_BASE}/{st.file.name}", markup=False, soft_wrap=True)
+    console.print(
+        f"then `airtcp traces` again; elsewhere than {tr.default_dir()}, set {tr.TRACES_ENV}=DIR "
+        "or give `airtcp reproduce --traces DIR`.",
+        markup=False,
+    )
+    raise typer.Exit(1)
 
 
 testbed_app = typer.Typer(
     help="Real-kernel testbed (root): BPF congestion controls over an emulated path (kernel/README.md).",
     no_args_is_help=True,
+    rich_markup_mode=None,
 )
 app.add_typer(testbed_app, name="testbed")
 

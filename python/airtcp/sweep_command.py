@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import os
+import sys
 import time
 from pathlib import Path
 from typing import Any, Optional
@@ -14,6 +15,7 @@ from rich.console import Console
 from rich.table import Table
 
 from . import sweep as sw
+from .presets import notice
 from .progress import eta_bar
 from .reproduce.backend import make_backend
 from .scenario import read_with_overrides, safe_name
@@ -43,6 +45,8 @@ def sweep_command(
     _, doc = read_with_overrides(scenario, sets)
     axes = [sw.parse_grid(g) for g in grid]
     plan = sw.plan_sweep(doc, str(scenario.resolve().parent), axes, seeds)
+    if plan.notes:
+        print(f"note: {notice(list(plan.notes))}", file=sys.stderr)
     name = str(doc.get("name") or scenario.stem)
     out_dir = out if out is not None else Path("results") / f"sweep-{safe_name(name)}"
     threads = jobs if jobs > 0 else (os.cpu_count() or 1)
