@@ -216,13 +216,17 @@ def links_table(summary: Mapping[str, Any], title: str = "links") -> Table:
     return t
 
 
-def _with_presets(read: tuple[str, dict[str, Any]]) -> tuple[str, dict[str, Any]]:
+def _with_presets(read: tuple[str, dict[str, Any]], sets: Optional[list[str]]) -> tuple[str, dict[str, Any]]:
     """A scenario's text and document (``read_with_overrides``) with the scheme presets applied
-    (``airtcp.presets``); what they added is one ``note:`` line on stderr."""
+    (``airtcp.presets``) when ``--set`` changed it (``--set flows.0.cc=jersey`` then brings
+    ``ecn = true``); what they added is one ``note:`` line on stderr. A file run as written is
+    checked as written."""
     from .presets import complete, notice
     from .scenario import dumps
 
     text, doc = read
+    if not sets:
+        return text, doc
     notes = complete(doc)
     if not notes:
         return text, doc
@@ -261,7 +265,7 @@ def run(
     ] = False,
 ) -> None:
     """Run one scenario, print a summary table and write summary.json, parquet series and plot.png."""
-    text, doc = _with_presets(read_with_overrides(scenario, sets))
+    text, doc = _with_presets(read_with_overrides(scenario, sets), sets)
     if seed is not None and not 0 <= seed < 2**64:
         raise CliError(f"--seed {seed}: out of range (allowed: 0 to {2**64 - 1})")
     if pcap and not write:
@@ -310,7 +314,7 @@ def validate(
     sets: SetOption = None,
 ) -> None:
     """Check a scenario file without running it."""
-    text, doc = _with_presets(read_with_overrides(scenario, sets))
+    text, doc = _with_presets(read_with_overrides(scenario, sets), sets)
     api.validate(text=text, base_dir=scenario.resolve().parent, presets=False)
     console.print(
         f"ok: {scenario} ({len(doc.get('nodes') or [])} nodes, {len(doc.get('links') or [])} links, "
