@@ -3,10 +3,13 @@ positionals named once, shell completion offered."""
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 
 import pytest
-from conftest import GOOD, run_cli
+from conftest import GOOD, REPO, run_cli
 
 COMMANDS = ["run", "validate", "demo", "reproduce", "sweep", "traces"]
 
@@ -33,5 +36,16 @@ def test_backend_is_a_listed_choice(command, tmp_path):
 def test_shell_completion_is_offered():
     r = run_cli("--help")
     assert "--install-completion" in r.stdout and "--show-completion" in r.stdout
-    r = run_cli("--show-completion", "bash")
+    # Typer detects the shell from the process tree (under make: sh, which has no completion);
+    # its own switch for tests makes --show-completion take the shell's name instead
+    env = {k: v for k, v in os.environ.items() if k != "AIRTCP_DEBUG"}
+    env["_TYPER_COMPLETE_TEST_DISABLE_SHELL_DETECTION"] = "1"
+    r = subprocess.run(
+        [sys.executable, "-m", "airtcp", "--show-completion", "bash"],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert r.returncode == 0 and "AIRTCP_COMPLETE=complete_bash" in r.stdout and "complete -o default -F" in r.stdout
