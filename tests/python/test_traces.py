@@ -5,7 +5,6 @@ that says what to do; no product file names the development folder layout."""
 from __future__ import annotations
 
 import hashlib
-import os
 import shutil
 from pathlib import Path
 
@@ -18,7 +17,7 @@ NAMES = {t.name for t in tr.TRACE_FILES}
 
 
 def _dev_traces() -> Path:
-    d = Path(os.environ.get("AIRTCP_TRACES", "/nonexistent"))
+    d = tr.traces_dir()
     if not all((d / n).is_file() for n in NAMES):
         pytest.skip(f"no mahimahi traces in {d} (set AIRTCP_TRACES to the mahimahi repository's traces/)")
     return d
