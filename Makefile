@@ -20,7 +20,7 @@ TEST_PKGS := tshark
 # root runs apt-get itself, anyone else through sudo when there is one
 SUDO := $(shell [ "$$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1 && echo sudo)
 
-.PHONY: setup deps develop demo test test-rust test-python lint lint-rust lint-python rust-tools kernel kernel-deps \
+.PHONY: setup deps develop demo test test-rust test-python test-floors lint lint-rust lint-python rust-tools kernel kernel-deps \
         test-deps bench pgo validate-ns3 validate-ns2 fmt fmt-check wheel clean distclean reproduce reproduce-quick \
         campaign fuzz fuzz-cmin
 
@@ -31,30 +31,48 @@ setup: deps develop
 ## deps: the build/test tools of requirements-dev.txt in .venv/ (again when that file changes)
 deps: $(VENV)/.deps
 
-# The venv itself, made once. Debian ships venv's ensurepip in python3-venv: installed here when
-# root with apt-get (as for the kernel tools), else a one-line error naming it.
+# The venv itself: made when missing, kept when it works (a `.venv` the user made is theirs: never
+# deleted), made again only when it is a virtual environment that no longer runs (its Python was
+# removed or upgraded). Debian ships venv's ensurepip in python3-venv: installed here when root
+# with apt-get (as for the kernel tools), else a one-line error naming it.
 $(VENV)/.made:
-	@$(PYTHON) -c 'import venv, ensurepip' 2>/dev/null || { \
-	  if [ "$$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	    echo "installing python3-venv (apt-get): $(PYTHON) has no venv/ensurepip module"; \
-	    apt-get update -qq || true; \
-	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >/dev/null; \
-	  fi; \
+	@if [ -x $(VENV)/bin/python ] && $(VENV)/bin/python -c 'import sys; sys.exit(sys.prefix == sys.base_prefix)' 2>/dev/null \
+	    && $(VENV)/bin/python -m pip --version >/dev/null 2>&1; then \
+	  echo "== keeping the working virtual environment $(VENV)/ ($$($(VENV)/bin/python --version))"; \
+	elif [ -e $(VENV) ] && [ ! -f $(VENV)/pyvenv.cfg ]; then \
+	  echo "error: $(VENV) exists but is not a virtual environment; move it away or use VENV=another-folder" >&2; exit 1; \
+	else \
 	  $(PYTHON) -c 'import venv, ensurepip' 2>/dev/null || { \
-	    echo "error: $(PYTHON) cannot make a virtual environment (no venv/ensurepip module): install python3-venv (Debian/Ubuntu: sudo apt-get install python3-venv) or run with PYTHON=/path/to/python3" >&2; \
-	    exit 1; }; }
-	rm -rf $(VENV)
-	$(PYTHON) -m venv $(VENV)
+	    if [ "$$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	      echo "== installing python3-venv (apt-get): $(PYTHON) has no venv/ensurepip module"; \
+	      apt-get update -qq || true; \
+	      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >/dev/null; \
+	    fi; \
+	    $(PYTHON) -c 'import venv, ensurepip' 2>/dev/null || { \
+	      echo "error: $(PYTHON) cannot make a virtual environment (no venv/ensurepip module): install python3-venv (Debian/Ubuntu: sudo apt-get install python3-venv) or run with PYTHON=/path/to/python3" >&2; \
+	      exit 1; }; }; \
+	  if [ -e $(VENV) ]; then \
+	    echo "== $(VENV)/ no longer runs (its Python is gone or broken): making it again with $(PYTHON)"; \
+	    $(PYTHON) -m venv --clear $(VENV); \
+	  else \
+	    echo "== making the virtual environment $(VENV)/ with $$($(PYTHON) --version)"; \
+	    $(PYTHON) -m venv $(VENV); \
+	  fi; \
+	fi
 	@touch $@
 
 $(VENV)/.deps: $(VENV)/.made requirements-dev.txt
-	$(PIP) install -q -r requirements-dev.txt
+	@echo "== installing the build and test tools of requirements-dev.txt into $(VENV)/"
+	$(PIP) install --progress-bar off -r requirements-dev.txt
 	@touch $@
 
 ## develop: (re)build the Rust extension and install the package editable, with its dependencies
+## (pip -v shows cargo's progress: the first release build takes a few minutes, see README)
 develop: $(VENV)/.deps
-	$(PIP) install -q --no-build-isolation -e '.[dev]'
+	@echo "== building the Rust engine and extension (release profile) and installing airtcp into $(VENV)/ (editable)"
+	$(PIP) install -v --progress-bar off --no-build-isolation -e '.[dev]'
 	@touch $(VENV)/.installed
+	@echo "== airtcp installed: . $(VENV)/bin/activate puts airtcp on PATH"
 
 # the package installed at least once (targets that only use it; `make develop` rebuilds)
 $(VENV)/.installed: | $(VENV)/.deps
@@ -62,6 +80,7 @@ $(VENV)/.installed: | $(VENV)/.deps
 
 ## demo: Reno vs Westwood vs TCP-Jersey vs TCP NJ+ on TCP-Jersey's Fig. 10 topology (1% loss) -> out/demo/
 demo: setup
+	@echo "== airtcp demo (six 100 s runs)"
 	$(VPY) -m airtcp demo --out out/demo
 
 ## reproduce: every seed experiment whose parts exist (full), then REPRODUCTION.md's claims table
@@ -88,6 +107,7 @@ PY_SRC := python tests/python bench fuzz
 lint: lint-rust lint-python
 
 lint-rust: rust-tools
+	@echo "== Rust lints: rustfmt, clippy (every target), rustdoc"
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --workspace --no-deps
@@ -104,6 +124,7 @@ rust-tools:
 
 # ruff and mypy come from requirements-dev.txt; mypy also needs the package's dependencies installed
 lint-python: $(VENV)/.installed
+	@echo "== Python lints: ruff format, ruff check, mypy"
 	$(VPY) -m ruff format --check $(PY_SRC)
 	$(VPY) -m ruff check $(PY_SRC)
 	$(VPY) -m mypy
@@ -111,11 +132,37 @@ lint-python: $(VENV)/.installed
 # The test profile (Cargo.toml): optimized, with overflow checks and debug assertions on, so an
 # arithmetic overflow in the engine fails a test instead of wrapping silently as in release.
 # airtcp-fuzz: every committed fuzz input replayed, plus a short seeded slice of new ones (stable).
+# The unit and integration tests, then the doc tests: the examples are not built again here
+# (clippy --all-targets in lint-rust already compiles them), which saves linking four more
+# optimized binaries.
+RUST_TEST_PKGS := -p airtcp -p airtcp-kernel-diff -p airtcp-testbed -p airtcp-fuzz
 test-rust:
-	$(CARGO) test -p airtcp -p airtcp-kernel-diff -p airtcp-testbed -p airtcp-fuzz
+	@echo "== Rust tests (test profile: optimized, with overflow checks and debug assertions)"
+	$(CARGO) test $(RUST_TEST_PKGS) --lib --bins --tests
+	$(CARGO) test $(RUST_TEST_PKGS) --doc
 
 test-python: $(VENV)/.installed
+	@echo "== Python tests"
 	$(VPY) -m pytest -q tests/python
+
+## test-floors: the Python tests against the lowest dependency versions pyproject.toml allows
+## (requirements-floors.txt, installed once into .venv-floors/ with $(PYTHON)) and the extension
+## that `make setup` built; FLOORS_TESTS picks the tests (default: all of tests/python; CI runs
+## FLOORS_QUICK, the tests of the API, CLI, sweep and plots)
+FLOORS_VENV  ?= .venv-floors
+FLOORS_QUICK := tests/python/test_api.py tests/python/test_api_inputs.py tests/python/test_cli.py \
+                tests/python/test_sweep.py tests/python/test_presets.py tests/python/test_help.py
+FLOORS_TESTS ?= tests/python
+test-floors: $(FLOORS_VENV)/.deps $(VENV)/.installed
+	@echo "== Python tests with the lowest allowed dependency versions ($(FLOORS_VENV)/)"
+	@$(FLOORS_VENV)/bin/python -m pip list --format=freeze 2>/dev/null | grep -iE '^(polars|typer|rich|matplotlib|scipy|tomli-w|tomli_w|pandas|pyarrow|numpy|click)=' | tr '\n' ' '; echo
+	PYTHONPATH="$(abspath python)" MPLBACKEND=Agg $(FLOORS_VENV)/bin/python -m pytest -q -p no:cacheprovider $(FLOORS_TESTS)
+
+$(FLOORS_VENV)/.deps: requirements-floors.txt
+	@echo "== installing the lowest allowed dependency versions into $(FLOORS_VENV)/ (once; about 150 MB of wheels)"
+	$(PYTHON) -m venv --clear $(FLOORS_VENV)
+	$(FLOORS_VENV)/bin/python -m pip install --progress-bar off -r requirements-floors.txt 'pytest>=7' 'hypothesis>=6'
+	@touch $@
 
 ## kernel: the BPF congestion controls kernel/build/atcp_*.bpf.o (needs clang, bpftool, kernel BTF)
 ## and the host build of their C core
@@ -197,7 +244,7 @@ clean:
 
 ## distclean: clean, and remove the virtual environment .venv/
 distclean: clean
-	rm -rf $(VENV)
+	rm -rf $(VENV) $(FLOORS_VENV)
 
 ## campaign: the invariant campaign (issue 25 part 8): CAMPAIGN_RUNS random small scenarios from
 ## CAMPAIGN_SEED, each run and checked (byte stream, per-link packet conservation, no negative or NaN

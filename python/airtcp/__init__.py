@@ -2,6 +2,7 @@
 
 >>> import airtcp
 >>> r = airtcp.run("examples/jersey_fig10.toml", seed=2)      # doctest: +SKIP
+>>> r = airtcp.run(text=toml_text)                            # doctest: +SKIP
 >>> r.flows.select("name", "goodput_bps")                     # doctest: +SKIP
 """
 
@@ -9,6 +10,7 @@ from .api import (
     FLOW_SCHEMA,
     LINK_SCHEMA,
     InternalError,
+    PresetWarning,
     RunResult,
     ScenarioError,
     jain_fairness,
@@ -16,7 +18,8 @@ from .api import (
     run_many,
     validate,
 )
-from . import scenario
+from . import presets, scenario
+from .summary import Summary
 from .scenario import OverrideError, ScenarioFileError, apply_overrides
 
 
@@ -40,6 +43,7 @@ __all__ = [
     "LINK_SCHEMA",
     "InternalError",
     "OverrideError",
+    "PresetWarning",
     "RunResult",
     "ScenarioError",
     "ScenarioFileError",
@@ -47,7 +51,9 @@ __all__ = [
     "jain_fairness",
     "run",
     "run_many",
+    "presets",
     "scenario",
+    "Summary",
     "validate",
     "__version__",
 ]

@@ -5,7 +5,7 @@ import os
 from collections.abc import Sequence
 from typing import Any, TypedDict, type_check_only
 
-__all__ = ["ScenarioError", "run", "run_many", "validate", "__version__"]
+__all__ = ["ScenarioError", "flow_requirements", "run", "run_many", "validate", "__version__"]
 
 __version__: str
 
@@ -31,3 +31,14 @@ def run_many(jobs: Sequence[tuple[str, int | None, _Dir]], jobs_n: int = 0) -> l
 
 def validate(scenario_text: str, base_dir: _Dir = None) -> None:
     """Parses and validates a scenario without running it; raises ScenarioError when it is invalid."""
+
+@type_check_only
+class FlowRequirements(TypedDict):
+    """What each window policy (``cc``) and loss recovery needs from its flow's options."""
+
+    cc: dict[str, dict[str, bool]]
+    recovery: dict[str, dict[str, bool]]
+
+def flow_requirements() -> FlowRequirements:
+    """What each window policy and loss recovery needs from its flow (ecn, timestamps, sack), read
+    from the engine's registries."""

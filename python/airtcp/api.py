@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import difflib
+import html
 import json
 import os
 import signal
 import threading
+import re
+import warnings
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from typing import Any, cast
 
 from . import _core
-from .scenario import ScenarioLike, to_text
-from .scenario import base_dir as scenario_base_dir
+from .presets import PresetWarning, notice, text_with_presets
+from .scenario import ScenarioLike, resolve
+from .summary import Summary
 
 # polars installs a native SIGINT handler of its own on import (seen with polars 2.1), in place of
 # Python's; a Ctrl-C it catches ends the process silently (status 130 or killed by SIGINT),
@@ -36,6 +41,8 @@ ScenarioError = _core.ScenarioError
 
 __all__ = [
     "RunResult",
+    "Summary",
+    "PresetWarning",
     "ScenarioError",
     "InternalError",
     "run",
@@ -84,25 +91,26 @@ def _frame(columns: dict[str, list], schema: dict[str, type[pl.DataType]]) -> pl
 
 
 class RunResult:
-    """The result of one run: ``summary`` (dict), ``flows``/``links`` (per-flow / per-link totals as
-    DataFrames), ``flow_series``/``link_series`` (time series DataFrames)."""
+    """The result of one run: ``summary`` (a dict typed as :class:`airtcp.summary.Summary`),
+    ``flows``/``links`` (per-flow / per-link totals as DataFrames), ``flow_series``/``link_series``
+    (time series DataFrames). In a notebook it shows as a table of its flows (``_repr_html_``)."""
 
-    def __init__(self, raw: dict[str, Any]):
+    def __init__(self, raw: Any):
         #: The engine's summary exactly as it serialized it (byte-identical for equal inputs).
         self.summary_json: str = raw["summary_json"]
-        self.summary: dict[str, Any] = json.loads(self.summary_json)
+        self.summary: Summary = json.loads(self.summary_json)
         self.flow_series: pl.DataFrame = _frame(raw["flow_series"], FLOW_SCHEMA)
         self.link_series: pl.DataFrame = _frame(raw["link_series"], LINK_SCHEMA)
 
     @property
     def flows(self) -> pl.DataFrame:
         """Per-flow totals (goodput_bps, retransmissions, timeouts, ...), one row per flow."""
-        return pl.DataFrame(self.summary["flows"], infer_schema_length=None)
+        return pl.DataFrame(cast(list[dict[str, Any]], self.summary["flows"]), infer_schema_length=None)
 
     @property
     def links(self) -> pl.DataFrame:
         """Per one-way link totals (drops, marks, channel losses, utilization), one row per link."""
-        return pl.DataFrame(self.summary["links"], infer_schema_length=None)
+        return pl.DataFrame(cast(list[dict[str, Any]], self.summary["links"]), infer_schema_length=None)
 
     @property
     def scenario(self) -> str:
@@ -137,6 +145,37 @@ class RunResult:
         self.link_series.write_parquet(paths["link_series"])
         return paths
 
+    def _repr_html_(self) -> str:
+        """Jupyter's view: a title line and a table of the flows' main figures (polars renders it)."""
+        s = self.summary
+        head = (
+            f"<p><b>{html.escape(s['scenario'])}</b>, seed {s['seed']}: {s['end_time_s']:g} s simulated "
+            f"(goodput after {s['warmup_s']:g} s), {len(s['flows'])} flows, {len(s['links'])} links</p>"
+        )
+        flows = pl.DataFrame(
+            {
+                "flow": [f["name"] for f in s["flows"]],
+                "kind": [f["kind"] for f in s["flows"]],
+                "cc": [f["cc"] for f in s["flows"]],
+                "recovery": [f["recovery"] for f in s["flows"]],
+                "goodput Mb/s": [f["goodput_bps"] / 1e6 for f in s["flows"]],
+                "retransmissions": [f["retransmissions"] for f in s["flows"]],
+                "timeouts": [f["timeouts"] for f in s["flows"]],
+                "mean RTT ms": [None if f["mean_rtt_s"] is None else f["mean_rtt_s"] * 1e3 for f in s["flows"]],
+            },
+            schema={
+                "flow": pl.String,
+                "kind": pl.String,
+                "cc": pl.String,
+                "recovery": pl.String,
+                "goodput Mb/s": pl.Float64,
+                "retransmissions": pl.Int64,
+                "timeouts": pl.Int64,
+                "mean RTT ms": pl.Float64,
+            },
+        )
+        return head + flows._repr_html_()
+
     def __repr__(self) -> str:
         return (
             f"RunResult(scenario={self.scenario!r}, seed={self.seed}, flows={len(self.summary['flows'])}, "
@@ -149,11 +188,43 @@ class InternalError(RuntimeError):
     message is one line and asks for a report with the scenario and seed."""
 
 
+# The engine's messages for a name it does not know: serde's "unknown field `x`, expected one of
+# `a`, `b`" (also "unknown variant") and the registries' "unknown window policy 'x' (allowed: a, b)".
+_UNKNOWN_SERDE = re.compile(r"unknown (?:field|variant) `([^`]*)`, expected (?:one of )?((?:`[^`]*`(?:, | or )?)+)")
+_UNKNOWN_LISTED = re.compile(r"unknown [^'`]*'([^']*)' \(allowed(?: units)?: ([^)]*)\)")
+
+
+def did_you_mean(message: str) -> str:
+    """``message`` with " (did you mean `mss_bytes`?)" after the unknown name it reports, when one
+    of the names it allows is close (``difflib``, as Python's own NameError does); unchanged
+    otherwise."""
+    m = _UNKNOWN_SERDE.search(message)
+    if m:
+        allowed = re.findall(r"`([^`]*)`", m.group(2))
+    else:
+        m = _UNKNOWN_LISTED.search(message)
+        if not m:
+            return message
+        allowed = [a.strip() for a in m.group(2).split(",")]
+    close = difflib.get_close_matches(m.group(1), allowed, n=1, cutoff=0.6)
+    if not close:
+        return message
+    at = m.end(1) + 1  # just after the closing quote of the unknown name
+    quote = "`" if m.re is _UNKNOWN_SERDE else "'"
+    return f"{message[:at]} (did you mean {quote}{close[0]}{quote}?){message[at:]}"
+
+
 def _engine(call: Callable[..., Any], *args: Any) -> Any:
     """Calls into the engine, turning a Rust panic (PyO3's PanicException, a BaseException that
-    ``except Exception`` would miss) into an InternalError."""
+    ``except Exception`` would miss) into an InternalError, and adding "did you mean" to an
+    error that names an unknown key or name (:func:`did_you_mean`)."""
     try:
         return call(*args)
+    except ScenarioError as e:
+        hinted = did_you_mean(str(e))
+        if hinted == str(e):
+            raise
+        raise ScenarioError(hinted) from None
     except BaseException as e:
         if type(e).__name__ != "PanicException":
             raise
@@ -196,15 +267,35 @@ def resolve_jobs(jobs: Any, work: int, option: str = "jobs") -> int:
     return max(1, min(n, work))
 
 
+def _prepare(
+    scenario: ScenarioLike | None, text: str | None, base_dir: str | os.PathLike | None, presets: bool, stacklevel: int
+) -> tuple[str, str | None]:
+    """The engine's text and base folder for one scenario, with the scheme presets applied (a
+    PresetWarning says what they added)."""
+    body, folder = resolve(scenario, text)
+    if presets:
+        body, notes = text_with_presets(body)
+        if notes:
+            warnings.warn(notice(notes), PresetWarning, stacklevel=stacklevel + 1)
+    return body, (os.fspath(base_dir) if base_dir is not None else folder)
+
+
 def run(
-    scenario: ScenarioLike,
+    scenario: ScenarioLike | None = None,
     seed: int | None = None,
     base_dir: str | os.PathLike | None = None,
     pcap_dir: str | os.PathLike | None = None,
+    *,
+    text: str | None = None,
+    presets: bool = True,
 ) -> RunResult:
-    """Runs one scenario: TOML text, a path to a .toml file, or a dict. ``seed`` overrides the
-    scenario's own seed. Relative paths inside it (trace files) resolve against ``base_dir``
-    (default: the scenario file's folder, or the working directory for text and dicts).
+    """Runs one scenario: a path to a .toml file (``str`` or ``pathlib.Path``), a dict, or TOML
+    text given as ``text=``. (A ``str`` with a line break is still read as TOML text, as before;
+    any other ``str`` is a path, and a missing file raises ScenarioFileError naming it.)
+    ``seed`` overrides the scenario's own seed. Relative paths inside it (trace files) resolve
+    against ``base_dir`` (default: the scenario file's folder, or the working directory for text
+    and dicts). With ``presets`` (the default), a TCP flow gets the options its scheme needs and
+    does not set (``ecn`` for TCP-Jersey, ...; see ``airtcp.presets``), with a PresetWarning.
     With ``pcap_dir``, writes the run's packet capture there: one libpcap file per link direction
     (``<link>.pcap``, as tcpdump at the link's transmitter) and ``events.csv`` (queue drops, channel
     losses and corruptions); see docs/pcap.md.
@@ -212,17 +303,21 @@ def run(
     cannot hold, such as an integer beyond 64 bits or nesting deeper than 64 levels), ValueError
     for a seed out of range, TypeError when ``scenario`` is none of text, path and dict."""
     pcap = os.fspath(pcap_dir) if pcap_dir is not None else None
-    return RunResult(_engine(_core.run, to_text(scenario), _check_seed(seed), _base(scenario, base_dir), pcap))
+    body, folder = _prepare(scenario, text, base_dir, presets, 2)
+    return RunResult(_engine(_core.run, body, _check_seed(seed), folder, pcap))
 
 
-def _base(scenario: ScenarioLike, given: str | os.PathLike | None) -> str | None:
-    return os.fspath(given) if given is not None else scenario_base_dir(scenario)
-
-
-def validate(scenario: ScenarioLike, base_dir: str | os.PathLike | None = None) -> None:
-    """Parses and validates a scenario without running it (``base_dir`` as for ``run``); raises
-    ScenarioError when invalid."""
-    _engine(_core.validate, to_text(scenario), _base(scenario, base_dir))
+def validate(
+    scenario: ScenarioLike | None = None,
+    base_dir: str | os.PathLike | None = None,
+    *,
+    text: str | None = None,
+    presets: bool = True,
+) -> None:
+    """Parses and validates a scenario without running it (``scenario``, ``text``, ``base_dir``
+    and ``presets`` as for ``run``); raises ScenarioError when invalid."""
+    body, folder = _prepare(scenario, text, base_dir, presets, 2)
+    _engine(_core.validate, body, folder)
 
 
 def run_many(
@@ -231,19 +326,29 @@ def run_many(
     seeds: Sequence[int | None] | None = None,
     progress: Callable[[int, int], None] | None = None,
     base_dir: str | os.PathLike | None = None,
+    *,
+    presets: bool = True,
 ) -> list[RunResult]:
     """Runs many scenarios in parallel on ``jobs`` threads (default or 0: all cores; at most
-    ``max_jobs()``, and never more threads than scenarios); results keep the order of ``scenarios``. ``seeds`` (same length) overrides each scenario's seed; ``base_dir``
-    (for all of them) as for ``run``.
+    ``max_jobs()``, and never more threads than scenarios); results keep the order of ``scenarios``
+    (each a path, a dict or TOML text with a line break, as for ``run``). ``seeds`` (same length)
+    overrides each scenario's seed; ``base_dir`` (for all of them) and ``presets`` (one
+    PresetWarning for all the additions) as for ``run``.
 
     Results equal those of running each scenario alone with ``run``. If ``progress`` is given, the
     jobs are submitted in batches of ``jobs`` and ``progress(done, total)`` is called after each.
     If a job fails, ScenarioError names its index. A ``jobs`` or seed out of range raises
     ValueError (one line).
     """
-    scenarios = list(scenarios)
-    texts = [to_text(s) for s in scenarios]
-    dirs = [_base(s, base_dir) for s in scenarios]
+    prepared = [_prepare(s, None, base_dir, False, 2) for s in scenarios]
+    dirs = [folder for _, folder in prepared]
+    texts = [body for body, _ in prepared]
+    if presets:
+        completed = [text_with_presets(body) for body in texts]
+        texts = [body for body, _ in completed]
+        notes = [n for _, ns in completed for n in ns]
+        if notes:
+            warnings.warn(notice(notes), PresetWarning, stacklevel=2)
     if seeds is None:
         seeds = [None] * len(texts)
     seeds = [_check_seed(s) for s in seeds]

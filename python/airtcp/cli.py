@@ -9,10 +9,12 @@ line and exits with 1; set ``AIRTCP_DEBUG=1`` to see the traceback instead.
 
 from __future__ import annotations
 
+import enum
 import functools
 import os
 import sys
 from pathlib import Path
+from collections.abc import Mapping
 from typing import Annotated, Any, Callable, Optional
 
 import typer
@@ -78,15 +80,33 @@ class _App(typer.Typer):
 app = _App(
     name="airtcp",
     help="Deterministic packet-level TCP simulator.",
-    add_completion=False,
+    # --install-completion / --show-completion: Tab completes commands, options and file names in
+    # bash, zsh, fish and PowerShell
+    add_completion=True,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
+    # click's plain help: flags read `--pcap`, not `--pcap <bool>` (Typer's rich panels), and it
+    # stays readable in an 80-column terminal
+    rich_markup_mode=None,
 )
 
 # Everything printed is text, never rich markup or emoji codes: names come from the user's files
 # (a flow named "[/]" ended a finished run with MarkupError, "[link=...]" became a hyperlink,
 # issue 39 item 6). Styles are given as arguments (style=...), not inside strings.
 console = Console(markup=False, emoji=False, highlight=False)
+
+
+class BackendChoice(str, enum.Enum):
+    """Where the runs of ``reproduce`` and ``sweep`` execute (a choice, so --help lists them)."""
+
+    local = "local"
+    ray = "ray"
+
+
+BackendOption = Annotated[
+    BackendChoice,
+    typer.Option(help="Where runs execute: local (threads) or ray (a Ray cluster).", case_sensitive=False),
+]
 
 
 def _print_version(value: bool) -> None:
@@ -171,7 +191,7 @@ def _caused_by_ctrl_c(e: BaseException) -> bool:
     return False
 
 
-def _mss_by_flow(summary: dict[str, Any], doc: dict[str, Any]) -> dict[str, int]:
+def _mss_by_flow(summary: Mapping[str, Any], doc: dict[str, Any]) -> dict[str, int]:
     """Segment size of each flow, by summary name (summary flows are in scenario order)."""
     specs = doc.get("flows") or []
     out: dict[str, int] = {}
@@ -186,7 +206,7 @@ def _mbps(bps: float) -> str:
     return f"{bps / 1e6:.3f}"
 
 
-def flows_table(summary: dict[str, Any], title: str = "flows") -> Table:
+def flows_table(summary: Mapping[str, Any], title: str = "flows") -> Table:
     t = Table(title=Text(title), title_justify="left")
     t.add_column("flow", no_wrap=True)
     t.add_column("cc/recovery", no_wrap=True)
@@ -207,7 +227,7 @@ def flows_table(summary: dict[str, Any], title: str = "flows") -> Table:
     return t
 
 
-def links_table(summary: dict[str, Any], title: str = "links") -> Table:
+def links_table(summary: Mapping[str, Any], title: str = "links") -> Table:
     t = Table(title=Text(title), title_justify="left")
     t.add_column("link", no_wrap=True)
     t.add_column("Mb/s", justify="right")
@@ -236,6 +256,25 @@ ForceOption = Annotated[
         help="Replace an output folder written by another command (the same command replaces its own).",
     ),
 ]
+
+
+def _with_presets(read: tuple[str, dict[str, Any]], sets: Optional[list[str]]) -> tuple[str, dict[str, Any]]:
+    """A scenario's text and document (``read_with_overrides``) with the scheme presets applied
+    (``airtcp.presets``) when ``--set`` changed it (``--set flows.0.cc=jersey`` then brings
+    ``ecn = true``); what they added is one ``note:`` line on stderr. A file run as written is
+    checked as written."""
+    from .presets import complete, notice
+    from .scenario import dumps
+
+    text, doc = read
+    if not sets:
+        return text, doc
+    notes = complete(doc)
+    if not notes:
+        return text, doc
+    sys.stderr.write(f"note: {notice(notes)}\n")
+    return dumps(doc), doc
+
 
 SetOption = Annotated[
     Optional[list[str]],
@@ -269,13 +308,13 @@ def run(
     force: ForceOption = False,
 ) -> None:
     """Run one scenario, print a summary table and write summary.json, parquet series and plot.png."""
-    text, doc = read_with_overrides(scenario, sets)
+    text, doc = _with_presets(read_with_overrides(scenario, sets), sets)
     if seed is not None and not 0 <= seed < 2**64:
         raise CliError(f"--seed {seed}: out of range (allowed: 0 to {2**64 - 1})")
     if pcap and not write:
         raise CliError("--pcap: needs the output folder (drop --no-write)")
     if not write:
-        result = api.run(text, seed, base_dir=scenario.resolve().parent)
+        result = api.run(text=text, seed=seed, base_dir=scenario.resolve().parent, presets=False)
         _print_run(result.summary)
         return
     out_dir = outputs.check_path(
@@ -291,7 +330,13 @@ def run(
     # Everything, the capture too, is written into a temporary folder beside out_dir and moved
     # into place only when complete: an error or Ctrl-C at any moment leaves out_dir as it was.
     with outputs.staged(out_dir, "summary.json", names, invocation, force) as tmp:
-        result = api.run(text, seed, base_dir=scenario.resolve().parent, pcap_dir=tmp / "pcap" if pcap else None)
+        result = api.run(
+            text=text,
+            seed=seed,
+            base_dir=scenario.resolve().parent,
+            pcap_dir=tmp / "pcap" if pcap else None,
+            presets=False,
+        )
         _print_run(result.summary)
         prov = outputs.provenance(invocation, list(names), scenario=text, overrides=sets, seed=result.seed)
         result.write(tmp, provenance=prov)
@@ -308,7 +353,7 @@ def run(
 _RUN_OUTPUTS = ("summary.json", "flow_series.parquet", "link_series.parquet", "plot.png")
 
 
-def _print_run(s: dict[str, Any]) -> None:
+def _print_run(s: Mapping[str, Any]) -> None:
     console.print(
         Text.assemble(
             (s["scenario"], "bold"),
@@ -331,8 +376,8 @@ def validate(
     sets: SetOption = None,
 ) -> None:
     """Check a scenario file without running it."""
-    text, doc = read_with_overrides(scenario, sets)
-    api.validate(text, base_dir=scenario.resolve().parent)
+    text, doc = _with_presets(read_with_overrides(scenario, sets), sets)
+    api.validate(text=text, base_dir=scenario.resolve().parent, presets=False)
     console.print(
         f"ok: {scenario} ({len(doc.get('nodes') or [])} nodes, {len(doc.get('links') or [])} links, "
         f"{len(doc.get('flows') or [])} flows)"
@@ -364,7 +409,7 @@ def demo(
 def reproduce(
     experiment: Annotated[
         Optional[str],
-        typer.Argument(metavar="[ID]", help="Experiment id, e.g. jersey-fig11 (see --list).", show_default=False),
+        typer.Argument(metavar="ID", help="Experiment id, e.g. jersey-fig11 (see --list).", show_default=False),
     ] = None,
     all_: Annotated[bool, typer.Option("--all", help="Run every experiment whose parts exist.")] = False,
     list_: Annotated[
@@ -384,7 +429,7 @@ def reproduce(
             help="Experiments folder.", show_default="./experiments, else the checkout's, else the installed copy"
         ),
     ] = None,
-    backend: Annotated[str, typer.Option(help="Where runs execute: local (threads) or ray.")] = "local",
+    backend: BackendOption = BackendChoice.local,
     ray_address: Annotated[Optional[str], typer.Option(help="Ray cluster address for --backend ray.")] = None,
     update_reproduction: Annotated[
         bool, typer.Option("--update-reproduction", help="Regenerate REPRODUCTION.md's claims table from the results.")
@@ -398,8 +443,9 @@ def reproduce(
     traces: Annotated[
         Optional[Path],
         typer.Option(
-            help="Folder of mahimahi traces (the mahimahi repository's traces/) for the cellular-* experiments.",
-            show_default="$AIRTCP_TRACES, else the checkout's development default",
+            help="Folder of mahimahi traces (the mahimahi repository's traces/) for the cellular-* experiments "
+            "(see: airtcp traces).",
+            show_default="$AIRTCP_TRACES, else ~/.local/share/airtcp/traces",
         ),
     ] = None,
     force: ForceOption = False,
@@ -423,7 +469,7 @@ def reproduce(
             seeds,
             out,
             experiments,
-            backend,
+            backend.value,
             ray_address,
             update_reproduction,
             reproduction,
@@ -457,7 +503,7 @@ def sweep(
         typer.Option(help="Output folder (cache in OUT/.cache).", show_default="results/sweep-<scenario name>"),
     ] = None,
     jobs: Annotated[int, typer.Option(help="Parallel runs.", show_default="all cores")] = 0,
-    backend: Annotated[str, typer.Option(help="Where runs execute: local (threads) or ray.")] = "local",
+    backend: BackendOption = BackendChoice.local,
     ray_address: Annotated[Optional[str], typer.Option(help="Ray cluster address for --backend ray.")] = None,
     sets: SetOption = None,
     force: ForceOption = False,
@@ -466,12 +512,83 @@ def sweep(
     and figure.png (throughput vs delay per scheme when the grid varies cc); cached and resumable."""
     from .sweep_command import sweep_command
 
-    sweep_command(console, scenario, grid or [], seeds, out, jobs, backend, ray_address, sets, force)
+    sweep_command(console, scenario, grid or [], seeds, out, jobs, backend.value, ray_address, sets, force)
+
+
+@app.command()
+@_cli_errors
+def traces(
+    folder: Annotated[
+        Optional[Path],
+        typer.Argument(
+            metavar="DIR",
+            help="Folder to check.",
+            show_default="$AIRTCP_TRACES, else ~/.local/share/airtcp/traces",
+        ),
+    ] = None,
+    download: Annotated[
+        bool,
+        typer.Option(
+            "--download", help="Download the missing files into the folder (each kept only if it is mahimahi's)."
+        ),
+    ] = False,
+    source: Annotated[
+        Optional[str], typer.Option("--from", help="Where to download from.", show_default="mahimahi's repository")
+    ] = None,
+) -> None:
+    """Where to get mahimahi's cellular traces (the cellular-* experiments read them) and a check that a folder holds
+    the right files; exit status 1 while any is missing or wrong."""
+    from . import traces as tr
+
+    where = folder if folder is not None else tr.traces_dir()
+    origin = (
+        "given"
+        if folder is not None
+        else (
+            f"${tr.TRACES_ENV}" if os.environ.get(tr.TRACES_ENV) else f"the default; set ${tr.TRACES_ENV} to change it"
+        )
+    )
+    if folder is not None and folder.exists() and not folder.is_dir():
+        raise CliError(f"{folder}: not a folder")
+    if download:
+        states = tr.download(where, source or tr.DOWNLOAD_BASE)
+    else:
+        states = tr.check(where) if where.is_dir() else [tr.TraceStatus(t, "missing") for t in tr.TRACE_FILES]
+    t = Table(title=f"mahimahi traces in {where} ({origin})", title_justify="left")
+    t.add_column("file", no_wrap=True)
+    t.add_column("network")
+    t.add_column("state")
+    for st in states:
+        t.add_row(st.file.name, st.file.network, "ok" if st.ok else f"[red]{st.state}[/red]")
+    console.print(t)
+    bad = [st for st in states if not st.ok]
+    if not bad:
+        console.print(
+            "all present and checked (size and SHA-256); "
+            + ("`airtcp reproduce cellular-...` reads them." if folder is None else f"use them with --traces {where}.")
+        )
+        return
+    console.print(
+        f"{len(bad)} of {len(states)} missing or wrong. They are mahimahi's (Winstein et al., NSDI 2013), "
+        "in the traces/ folder of github.com/ravinet/mahimahi: `airtcp traces --download` fetches them into "
+        f"{where}, or by hand:",
+        markup=False,
+    )
+    console.print(f"  mkdir -p {where} && cd {where}", markup=False, soft_wrap=True)
+    for st in bad:
+        console.print(f"  curl -fLO {source or tr.DOWNLOAD_BASE}/{st.file.name}", markup=False, soft_wrap=True)
+    console.print(
+        f"then `airtcp traces` again; elsewhere than {tr.default_dir()}, set {tr.TRACES_ENV}=DIR "
+        "or give `airtcp reproduce --traces DIR`.",
+        markup=False,
+    )
+    raise typer.Exit(1)
 
 
 testbed_app = typer.Typer(
     help="Real-kernel testbed (root): BPF congestion controls over an emulated path (kernel/README.md).",
     no_args_is_help=True,
+    rich_markup_mode=None,
 )
 app.add_typer(testbed_app, name="testbed")
 

@@ -5,6 +5,7 @@ as ``demo.json`` and ``demo.png``. cli.py parses the options and turns the error
 from __future__ import annotations
 
 import copy
+import sys
 from importlib import resources
 from pathlib import Path
 from typing import Any, Optional
@@ -14,20 +15,22 @@ from rich.table import Table
 from rich.text import Text
 
 from . import api, outputs
+from .presets import complete, notice
 from .scenario import dumps, loads, parse_duration_s
 
 __all__ = ["DEMO_VARIANTS", "DemoError", "demo_command", "demo_scenario_text", "demo_variants"]
 
-# The TCP-Jersey Fig. 11 comparison at 1 % loss: window policy, and the flow options it needs,
-# with CUBIC (RFC 9438) as the baseline people compare against. All use Reno's fast recovery, as
-# in the paper; the lossy hop's queue is a CW router.
+# The TCP-Jersey Fig. 11 comparison at 1 % loss: the window policies, with CUBIC (RFC 9438) as
+# the baseline people compare against. All use Reno's fast recovery, as in the paper; the lossy
+# hop's queue is a CW router. The flow options a policy needs (ECN for TCP-Jersey, ECN and
+# timestamps for NJ+) come from the scheme presets (airtcp.presets), as in a sweep.
 DEMO_VARIANTS: dict[str, dict[str, Any]] = {
     "reno": {"cc": "reno"},
     "cubic": {"cc": "cubic"},
     "bbr": {"cc": "bbr"},
     "westwood": {"cc": "westwood"},
-    "jersey": {"cc": "jersey", "ecn": True},
-    "nj+": {"cc": "nj+", "ecn": True, "timestamps": True},
+    "jersey": {"cc": "jersey"},
+    "nj+": {"cc": "nj+"},
 }
 
 
@@ -42,7 +45,8 @@ def demo_scenario_text() -> str:
 
 def demo_variants(doc: dict[str, Any], duration: str | None = None) -> list[tuple[str, dict[str, Any]]]:
     """The demo's six runs of one scenario: every TCP flow with Reno, CUBIC, BBR, Westwood, TCP-Jersey and TCP NJ+
-    (Reno recovery), behind a congestion-warning queue on each lossy link (TCP-Jersey Fig. 10/11)."""
+    (Reno recovery), behind a congestion-warning queue on each lossy link (TCP-Jersey Fig. 10/11).
+    The options each policy needs are not set here: ``presets.complete`` adds them."""
     base = copy.deepcopy(doc)
     if duration is not None:
         dur_s = parse_duration_s(duration)
@@ -84,6 +88,7 @@ def demo_command(
         raise DemoError(f"--seed {seed}: out of range (allowed: 0 to {2**64 - 1})")
     doc = loads(demo_scenario_text(), source="jersey_fig10.toml")
     variants = demo_variants(doc, duration)
+    notes = [n for _, d in variants for n in complete(d)]
     labels = [rec for rec, _ in variants]
     texts = [dumps(d) for _, d in variants]
     try:
@@ -91,6 +96,9 @@ def demo_command(
     except ValueError as e:
         raise DemoError(str(e)) from None
     out = outputs.check_path(out)
+    # After the options are checked: a refused command prints its one error line only.
+    if notes:
+        print(f"note: {notice(notes)}", file=sys.stderr)
     invocation = {"command": "demo", "seed": seed, "duration": duration}
     with outputs.staged(out, "demo.json", _OUTPUTS, invocation, force) as tmp:
         _demo(console, tmp, doc, variants, labels, texts, seed, threads, invocation)
@@ -128,6 +136,7 @@ def _demo(
             jobs=threads,
             seeds=[seed] * len(texts),
             progress=lambda done, total: progress.update(task, completed=done),
+            presets=False,
         )
 
     base_gp = sum(f["goodput_bps"] for f in results[0].summary["flows"] if f["kind"] == "tcp")

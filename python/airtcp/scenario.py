@@ -37,6 +37,7 @@ __all__ = [
     "parse_duration_s",
     "to_text",
     "base_dir",
+    "resolve",
     "ScenarioLike",
 ]
 
@@ -302,29 +303,61 @@ def parse_duration_s(text: str) -> float:
     return float(m.group(1)) * _DURATION_SCALE[m.group(2)]
 
 
-def _looks_like_path(s: str) -> bool:
-    if "\n" in s or "=" in s:
-        return False
-    return s.endswith(".toml") or os.path.exists(s)
+def _looks_like_text(s: str) -> bool:
+    """A string that can only be TOML text: it has a line break, or an ``=`` and no file of that
+    name exists. Any other string is a path (``run("examples/jersey_fig10")`` is a missing file,
+    not one-line TOML)."""
+    return "\n" in s or ("=" in s and not os.path.exists(s))
+
+
+def _missing_hint(s: str) -> str:
+    """ " (did you mean X.toml?)" when ``s`` names no file but ``s + ".toml"`` does."""
+    return f" (did you mean {s}.toml?)" if not s.endswith(".toml") and os.path.isfile(s + ".toml") else ""
+
+
+def resolve(scenario: ScenarioLike | None = None, text: str | None = None) -> tuple[str, str | None]:
+    """The engine's TOML text for a scenario, and the folder its relative paths (trace files)
+    resolve against (the file's folder; None, the working directory, for text and dicts).
+
+    ``scenario`` is a path (``str`` or ``os.PathLike``) or a dict; TOML text is passed as
+    ``text=``. For backwards compatibility a ``str`` with a line break (or an ``=`` and no such
+    file) is still read as TOML text; every other ``str`` is a path, and a missing one raises
+    ScenarioFileError naming it (with "did you mean X.toml?" when that file exists)."""
+    if text is not None:
+        if scenario is not None:
+            raise TypeError("give a scenario (a path or a dict) or text=, not both")
+        if not isinstance(text, str):
+            raise TypeError(f"text= is TOML text (a str), not {type(text).__name__}")
+        return text, None
+    if isinstance(scenario, dict):
+        return dumps(scenario), None
+    if isinstance(scenario, str) and _looks_like_text(scenario):
+        return scenario, None
+    if isinstance(scenario, (str, os.PathLike)):
+        path = os.fspath(scenario)
+        if isinstance(path, bytes):
+            raise TypeError("a scenario path is a str or a pathlib.Path, not bytes")
+        if not os.path.exists(path):
+            raise ScenarioFileError(f"{path}: no such file{_missing_hint(path)}")
+        return read_text(path), os.path.dirname(os.path.abspath(path))
+    if scenario is None:
+        raise TypeError("give a scenario: a path, a dict, or text=TOML text")
+    raise TypeError(
+        f"a scenario is a path (str or pathlib.Path), a dict, or text= TOML text, not {type(scenario).__name__}"
+    )
 
 
 def base_dir(scenario: ScenarioLike) -> str | None:
     """The folder relative paths inside a scenario (trace files) are resolved against: the
     scenario file's folder when it is given as a path, else None (the working directory)."""
-    if isinstance(scenario, os.PathLike) or (isinstance(scenario, str) and _looks_like_path(scenario)):
+    if isinstance(scenario, os.PathLike) or (isinstance(scenario, str) and not _looks_like_text(scenario)):
         return os.path.dirname(os.path.abspath(os.fspath(scenario)))
     return None
 
 
 def to_text(scenario: ScenarioLike) -> str:
-    """Turns TOML text, a path to a ``.toml`` file, or a dict into TOML text for the engine."""
-    if isinstance(scenario, dict):
-        return dumps(scenario)
-    if isinstance(scenario, os.PathLike):
-        return read_text(scenario)
-    if isinstance(scenario, str):
-        return read_text(scenario) if _looks_like_path(scenario) else scenario
-    raise TypeError(f"a scenario is TOML text, a path or a dict, not {type(scenario).__name__}")
+    """Turns a path, a dict or TOML text into TOML text for the engine (see ``resolve``)."""
+    return resolve(scenario)[0]
 
 
 def read_with_overrides(path: str | os.PathLike, sets: list[str] | None) -> tuple[str, dict[str, Any]]:

@@ -1,7 +1,10 @@
 """``airtcp sweep``: an ad-hoc grid over any scenario, no spec file and no paper needed.
 
 ``--grid PATH=V1,V2,...`` names a scenario path (as ``--set`` does) and its values (each read as a
-``--set`` value); the grid is the product of the ``--grid`` options in order, times seeds
+``--set`` value); a value may carry more fields of the same table after ``;``
+(``flows.0.cc=reno,jersey;ecn=false;sack=true`` sets ``flows.0.ecn`` and ``flows.0.sack`` with
+``jersey``). Each point gets the scheme presets (``airtcp.presets``: the options its ``cc`` and
+``recovery`` need and it does not set), listed in ``SweepPlan.notes``. The grid is the product of the ``--grid`` options in order, times seeds
 1..``--seeds``. Runs go through the machinery of ``airtcp reproduce`` (``reproduce.backend``: the
 pure ``execute``, the per-run JSON cache, the local or Ray backend), so a sweep is cached and
 resumable and its outputs do not depend on ``--jobs`` or the backend.
@@ -31,6 +34,7 @@ import polars as pl
 from . import api, outputs
 from .reproduce.backend import Backend, Cache, LocalBackend, Progress, engine_id, run_missing
 from .reproduce.metrics import ci_bounds, mean_ci
+from .presets import complete
 from .reproduce.plan import RunTask, flow_entry_sizes, input_digest
 from .scenario import OverrideError, dumps, parse_value, set_path
 
@@ -80,10 +84,19 @@ class GridAxis:
     path: str
     labels: tuple[str, ...]
     values: tuple[Any, ...]
+    #: Per value, the further fields it sets, as (path relative to ``path``'s table, value).
+    extras: tuple[tuple[tuple[str, Any], ...], ...] = ()
+
+    def apply(self, doc: dict[str, Any], i: int) -> None:
+        """Sets value ``i`` (and its further fields) in ``doc``, in place; raises OverrideError."""
+        set_path(doc, self.path, copy.deepcopy(self.values[i]))
+        parent = self.path.rsplit(".", 1)[0] + "." if "." in self.path else ""
+        for key, v in self.extras[i] if self.extras else ():
+            set_path(doc, parent + key, copy.deepcopy(v))
 
 
-def _split_values(text: str) -> list[str]:
-    """Splits at the commas outside quotes, brackets and braces (so ``[1, 2]`` is one value)."""
+def _split_values(text: str, sep: str = ",") -> list[str]:
+    """Splits at the ``sep`` outside quotes, brackets and braces (so ``[1, 2]`` is one value)."""
     out: list[str] = []
     cur: list[str] = []
     depth, quote = 0, ""
@@ -96,7 +109,7 @@ def _split_values(text: str) -> list[str]:
             depth += 1
         elif ch in "]}":
             depth -= 1
-        elif ch == "," and depth == 0:
+        elif ch == sep and depth == 0:
             out.append("".join(cur))
             cur = []
             continue
@@ -118,7 +131,23 @@ def parse_grid(spec: str) -> GridAxis:
         raise SweepError(f"--grid '{spec}': empty value (give PATH=V1,V2,... with no empty entry)")
     if len(set(labels)) != len(labels):
         raise SweepError(f"--grid '{spec}': a value is given twice")
-    return GridAxis(path, tuple(labels), tuple(parse_value(lab) for lab in labels))
+    values: list[Any] = []
+    extras: list[tuple[tuple[str, Any], ...]] = []
+    for lab in labels:
+        head, *more = _split_values(lab, ";")
+        fields = []
+        for m in more:
+            key, eq, raw_value = m.partition("=")
+            if not eq or not key.strip() or any(not p for p in key.strip().split(".")):
+                raise SweepError(
+                    f"--grid '{spec}': '{m}' in value '{lab}': expected KEY=VALUE after ';', e.g. flows.0.cc=jersey;ecn=true"
+                )
+            fields.append((key.strip(), parse_value(raw_value.strip())))
+        if not head:
+            raise SweepError(f"--grid '{spec}': value '{lab}' has nothing before ';'")
+        values.append(parse_value(head))
+        extras.append(tuple(fields))
+    return GridAxis(path, tuple(labels), tuple(values), tuple(extras))
 
 
 @dataclass(frozen=True)
@@ -128,6 +157,8 @@ class SweepPlan:
     seeds: tuple[int, ...]
     tasks: tuple[RunTask, ...]  # point-major, then seed
     docs: tuple[dict[str, Any], ...]  # the scenario of each point
+    #: What the scheme presets added, one note per addition (``presets.notice`` makes the line).
+    notes: tuple[str, ...] = ()
 
     def task_index(self, point: int, seed: int) -> int:
         return point * len(self.seeds) + seed
@@ -136,7 +167,7 @@ class SweepPlan:
 def _check(doc: dict[str, Any], base_dir: str, where: str) -> str:
     try:
         text = dumps(doc)
-        api.validate(text, base_dir=base_dir)
+        api.validate(text=text, base_dir=base_dir, presets=False)
     except api.ScenarioError as e:
         # "(line N)" would point into the generated text, not into any file the user has
         raise SweepError(f"{where}: {re.sub(r' [(]line [0-9]+[)]', '', str(e))}") from None
@@ -154,31 +185,34 @@ def plan_sweep(base: dict[str, Any], base_dir: str, axes: list[GridAxis], seeds:
     for p in paths:
         if paths.count(p) > 1:
             raise SweepError(f"--grid {p}: given twice (one --grid per path)")
+    notes: list[str] = []
     for a in axes:
-        for lab, v in zip(a.labels, a.values):
+        for i, lab in enumerate(a.labels):
             d = copy.deepcopy(base)
             try:
-                set_path(d, a.path, copy.deepcopy(v))
+                a.apply(d, i)
             except OverrideError as e:
                 raise SweepError(f"--grid {a.path}={lab}: {e}") from None
+            complete(d)
             _check(d, base_dir, f"--grid {a.path}={lab}")
     seed_list = tuple(range(1, seeds + 1))
     points: list[dict[str, str]] = []
     tasks: list[RunTask] = []
     docs: list[dict[str, Any]] = []
     digests: dict[str, str] = {}
-    for combo in itertools.product(*[list(zip(a.labels, a.values)) for a in axes]):
+    for combo in itertools.product(*[list(enumerate(a.labels)) for a in axes]):
         d = copy.deepcopy(base)
-        for a, (_, v) in zip(axes, combo):
-            set_path(d, a.path, copy.deepcopy(v))
-        where = "--grid point " + ", ".join(f"{a.path}={lab}" for a, (lab, _) in zip(axes, combo))
+        for a, (k, _) in zip(axes, combo):
+            a.apply(d, k)
+        notes.extend(complete(d))
+        where = "--grid point " + ", ".join(f"{a.path}={lab}" for a, (_, lab) in zip(axes, combo))
         text = _check(d, base_dir, where)
-        points.append({a.path: lab for a, (lab, _) in zip(axes, combo)})
+        points.append({a.path: lab for a, (_, lab) in zip(axes, combo)})
         docs.append(d)
         # the trace files' contents go into the cache key: a changed trace is a new run (issue 39 item 2)
         inputs = input_digest(d, Path(base_dir), digests)
         tasks.extend(RunTask(text=text, seed=s, base_dir=base_dir, series=(), inputs=inputs) for s in seed_list)
-    return SweepPlan(tuple(axes), tuple(points), seed_list, tuple(tasks), tuple(docs))
+    return SweepPlan(tuple(axes), tuple(points), seed_list, tuple(tasks), tuple(docs), tuple(dict.fromkeys(notes)))
 
 
 def _flow_value(flow: dict[str, Any], field: str) -> Optional[float]:

@@ -5,6 +5,7 @@ and turns the errors into one line (a ``SweepError`` is an ``OverrideError``: ex
 from __future__ import annotations
 
 import math
+import sys
 import time
 from pathlib import Path
 from typing import Any, Optional
@@ -15,6 +16,7 @@ from rich.text import Text
 
 from . import api, outputs
 from . import sweep as sw
+from .presets import notice
 from .progress import eta_bar
 from .reproduce.backend import make_backend
 from .scenario import read_with_overrides, safe_name
@@ -47,6 +49,8 @@ def sweep_command(
     text, doc = read_with_overrides(scenario, sets)
     axes = [sw.parse_grid(g) for g in grid]
     plan = sw.plan_sweep(doc, str(scenario.resolve().parent), axes, seeds)
+    if plan.notes:
+        print(f"note: {notice(list(plan.notes))}", file=sys.stderr)
     name = str(doc.get("name") or scenario.stem)
     out_dir = outputs.check_path(out if out is not None else Path("results") / f"sweep-{safe_name(name)}")
     threads = api.resolve_jobs(jobs, len(plan.tasks), "--jobs")

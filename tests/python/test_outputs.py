@@ -55,7 +55,9 @@ def _interrupt_at(point: str, args: list[str], cwd: Path, timeout: float = 120) 
         text=True,
     )
     assert p.stderr is not None
-    line = p.stderr.readline()  # blocks until the pause (nothing else is written on stderr before)
+    line = p.stderr.readline()  # blocks until the pause (only the presets' note may come before)
+    while line.startswith("note: presets:"):
+        line = p.stderr.readline()
     assert line.strip() == f"airtcp-pause {point}", line
     p.send_signal(signal.SIGINT)
     out, err = p.communicate(timeout=timeout)

@@ -188,7 +188,7 @@ def test_grid_values_are_read_like_set_values():
         ),
         (
             ["--grid", "flows.0.cc=reno,vegasx"],
-            "error: --grid flows.0.cc=vegasx: flows[0].cc: unknown window policy 'vegasx' (allowed: reno,",
+            "error: --grid flows.0.cc=vegasx: flows[0].cc: unknown window policy 'vegasx' (did you mean 'vegas'?) (allowed: reno,",
         ),
         (["--grid", "flows.0.ccx=reno"], "error: --grid flows.0.ccx=reno: flows[0].ccx: unknown field `ccx`"),
         (["--grid", "flows.0.cc"], "error: --grid 'flows.0.cc': expected PATH=V1,V2,..."),
@@ -201,7 +201,10 @@ def test_grid_values_are_read_like_set_values():
         ),
         ([], "error: --grid: give at least one"),
         (["--grid", "flows.0.cc=reno", "--seeds", "0"], "error: --seeds 0: must be an integer from 1 to 1000"),
-        (["--grid", "flows.0.cc=reno", "--backend", "slurm"], "error: --backend 'slurm': must be one of local, ray"),
+        (
+            ["--grid", "flows.0.cc=reno", "--backend", "slurm"],
+            "error: Invalid value for '--backend'",  # Typer's choice; test_help checks the choices are named
+        ),
     ],
 )
 def test_bad_grids_are_one_line_naming_the_field(tmp_path, args, message):

@@ -160,12 +160,44 @@ fn validate(py: Python<'_>, scenario_text: String, base_dir: Option<PathBuf>) ->
     py.allow_threads(|| airtcp::validate_toml_in(&scenario_text, base_dir.as_deref())).map_err(scenario_err)
 }
 
+/// What each window policy and each loss recovery needs from its flow's options, read from the
+/// engine's registries (`cc::REGISTRY` with default parameters, `tcp::recovery::REGISTRY`):
+/// `{"cc": {name: {"ecn": bool, "timestamps": bool, "sack": bool}}, "recovery": {name: {"sack":
+/// bool}}}`. The Python presets (`airtcp.presets`) add these options to a flow that leaves them
+/// out, so that a sweep over schemes needs no per-scheme options; the engine stays the one place
+/// that says what a scheme needs (validation rejects a flow without them).
+#[pyfunction]
+fn flow_requirements(py: Python<'_>) -> PyResult<Py<PyDict>> {
+    let cc = PyDict::new(py);
+    for s in airtcp::cc::REGISTRY {
+        let needs = (s.resolve)(None)
+            .map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(format!("{} without parameters: {e}", s.name)))?()
+        .needs();
+        let d = PyDict::new(py);
+        d.set_item("ecn", needs.ecn)?;
+        d.set_item("timestamps", needs.timestamps)?;
+        d.set_item("sack", needs.sack)?;
+        cc.set_item(s.name, d)?;
+    }
+    let recovery = PyDict::new(py);
+    for s in airtcp::tcp::recovery::REGISTRY {
+        let d = PyDict::new(py);
+        d.set_item("sack", s.needs_sack)?;
+        recovery.set_item(s.name, d)?;
+    }
+    let out = PyDict::new(py);
+    out.set_item("cc", cc)?;
+    out.set_item("recovery", recovery)?;
+    Ok(out.unbind())
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(run_many, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(flow_requirements, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

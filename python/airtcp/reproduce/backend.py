@@ -36,7 +36,7 @@ Payload = dict[str, Any]
 def execute(task: RunTask) -> Payload:
     """Runs one task and returns what is kept of it: the engine's summary and the requested series
     columns, restricted to the flows/links the requests select (JSON-ready)."""
-    r = api.run(task.text, seed=task.seed, base_dir=task.base_dir)
+    r = api.run(text=task.text, seed=task.seed, base_dir=task.base_dir, presets=False)
     out: Payload = {"summary": r.summary, "flow_series": None, "link_series": None}
     for source in ("flow_series", "link_series"):
         reqs = [(col, sel) for src, col, sel in task.series if src == source]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import functools
 import time
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 from rich.console import Console
 from rich.progress import Progress, TaskID
@@ -110,7 +110,7 @@ def reproduce_command(
             raise UsageError(f"unknown experiment '{experiment}' (see: airtcp reproduce --list)")
         av = availability(exp)
         if not av.runnable:
-            raise UsageError(f"{exp.id}: needs {', '.join(av.missing)} (missing in this build)")
+            raise UsageError(f"{exp.id}: needs {', '.join(av.missing)} {_why_missing(exp)}")
         todo = [exp]
     elif all_:
         todo = []
@@ -120,7 +120,7 @@ def reproduce_command(
                 todo.append(e)
             else:
                 skipped[e.id] = f"needs {', '.join(av.missing)}"
-                console.print(f"skip {e.id}: needs {', '.join(av.missing)} (missing in this build)")
+                console.print(f"skip {e.id}: needs {', '.join(av.missing)} {_why_missing(e)}", markup=False)
     else:
         todo = []
         for e in exps:
@@ -199,3 +199,15 @@ def _grid_size(exp: Experiment, quick: bool) -> int:
 
 def _minutes(seconds: float) -> str:
     return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.1f} min"
+
+
+def _why_missing(exp: Any) -> str:
+    """Why an experiment's parts are missing, and for recorded traces what to do about it."""
+    if getattr(exp, "external_traces", False):
+        from ..traces import traces_dir
+
+        return (
+            f"(no valid trace files in {traces_dir()}: `airtcp traces` says where to get them; "
+            "then --traces DIR or AIRTCP_TRACES=DIR)"
+        )
+    return "(missing in this build)"

@@ -141,7 +141,9 @@ def evaluate(metric: Metric, payload: dict[str, Any], task: Any = None) -> float
         values, denoms = [_get(s, metric.field, metric)], ([_get(s, metric.per, metric)] if metric.per else None)
     elif metric.source in ("flows", "links", "hosts"):
         if metric.source not in s:  # hosts: only with the scenario's [energy] table
-            raise SpecError(f"metric {metric.name}: the run summary has no {metric.source} (does the scenario have [energy]?)")
+            raise SpecError(
+                f"metric {metric.name}: the run summary has no {metric.source} (does the scenario have [energy]?)"
+            )
         key = "node" if metric.source == "hosts" else "name"
         rows = [e for e in s[metric.source] if matches(metric.select, e[key])]
         values = [_get(e, metric.field, metric) for e in rows]

@@ -68,7 +68,7 @@ def _engine_has(key: str, name: str) -> tuple[bool, str]:
     ``ecn = true``; those errors are the experiment's, reported when its scenarios are checked.)"""
     text = _PROBE + f'{key} = "{name}"\n'
     try:
-        api.validate(text)
+        api.validate(text=text, presets=False)
     except api.ScenarioError as e:
         msg = str(e)
         if msg.startswith(f"flows[0].{key}") and "unknown" in msg:
@@ -113,7 +113,7 @@ def _probe_need(exp: Experiment, part: str) -> tuple[bool, str]:
     try:
         for k, v in need.probe:
             set_path(doc, k, v)
-        api.validate(dumps(doc), base_dir=files_dir(exp))
+        api.validate(text=dumps(doc), base_dir=files_dir(exp), presets=False)
     except (api.ScenarioError, OverrideError) as e:
         return False, str(e)
     return True, ""
@@ -314,7 +314,7 @@ def plan(exp: Experiment, quick: bool = False, seeds: Optional[int] = None) -> P
         text = dumps(doc)
         if avail.runnable:
             try:
-                api.validate(text, base_dir=base_dir)
+                api.validate(text=text, base_dir=base_dir, presets=False)
             except api.ScenarioError as e:
                 raise SpecError(f"{exp.spec_path}: point {where}: scenario invalid: {e}") from None
         points.append({a.name: p.label for a, p in zip(axes, combo)})

@@ -14,13 +14,13 @@ from __future__ import annotations
 import builtins
 import fnmatch
 import math
-import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional
 
 from ..scenario import ScenarioFileError, loads, parse_duration_s, read_text
+from ..traces import TRACES_ENV, traces_dir  # the traces folder: $AIRTCP_TRACES or the per-user default
 
 __all__ = [
     "SpecError",
@@ -782,22 +782,6 @@ def default_root() -> Path:
 def packaged_root() -> Path:
     """The experiments installed with the package (in a checkout: a link to ``experiments/``)."""
     return Path(__file__).resolve().parent.parent / "data" / "experiments"
-
-
-#: The environment variable naming the folder of mahimahi traces (``airtcp reproduce --traces DIR``
-#: sets it).
-TRACES_ENV = "AIRTCP_TRACES"
-
-
-def traces_dir() -> Path:
-    """Where the trace files of experiments with ``external_traces = true`` are read (the
-    scenario's relative trace paths resolve against it): ``$AIRTCP_TRACES`` when set, else the
-    development default of a source checkout, ``../shared/traces`` beside it (what this project's
-    CI provides). Users get the traces from the ``traces/`` folder of the mahimahi repository."""
-    env = os.environ.get(TRACES_ENV)
-    if env:
-        return Path(env).expanduser().absolute()
-    return Path(__file__).resolve().parents[3].parent / "shared" / "traces"
 
 
 def is_packaged(root: Path) -> bool:
