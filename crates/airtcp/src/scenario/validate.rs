@@ -17,6 +17,20 @@ fn err<T>(field: impl std::fmt::Display, msg: impl std::fmt::Display) -> Result<
     Err(ScenarioError::new(field, msg))
 }
 
+/// The most characters of a user's text (a name, a line of a file) that an error quotes: a
+/// message stays one readable line whatever the input, and a scenario naming a file that is not
+/// a trace (`/etc/shadow`) does not get its content printed (issue 39).
+pub const QUOTE_MAX_CHARS: usize = 40;
+
+/// `s` as an error quotes it: whole when short, else its first [`QUOTE_MAX_CHARS`] characters
+/// and an ellipsis with the length left out.
+pub fn quote(s: &str) -> std::borrow::Cow<'_, str> {
+    match s.char_indices().nth(QUOTE_MAX_CHARS) {
+        None => std::borrow::Cow::Borrowed(s),
+        Some((cut, _)) => std::borrow::Cow::Owned(format!("{}… ({} more bytes)", &s[..cut], s.len() - cut)),
+    }
+}
+
 /// The most nodes a scenario may name. Routing keeps a next hop for every (node, destination)
 /// pair, 4 bytes each: 400 MB at this bound.
 pub(crate) const MAX_NODES: usize = 10_000;
@@ -173,8 +187,39 @@ pub fn resolve_channel(field: &str, c: &ChannelSpec) -> Result<ChannelParams, Sc
                 }
                 _ => return err(field, "give either fd_t or speed_kmh"),
             };
+            // A speed (or f_d T) inside "> 0" can still be too small for floating point: 5e-324 km/h
+            // gives f_d T = 0, whose chain is undefined (NaN probabilities lost half the packets).
+            // The smallest normal f_d T is far below any physical fading (bursts of ~10^300 packets).
+            if !(fd_t >= f64::MIN_POSITIVE) {
+                let (name, given, least) = match f.speed_kmh {
+                    Some(v) => {
+                        let per_kmh = fd_t / v;
+                        let per_kmh = if per_kmh > 0.0 {
+                            per_kmh
+                        } else {
+                            fading::doppler_fd_t(
+                                1.0,
+                                f.carrier_hz.unwrap_or(fading::THESIS_EFFECTIVE_CARRIER_HZ),
+                                f.packet_time.map_or(fading::THESIS_PACKET_TIME_NS, |t| t.as_nanos()),
+                            )
+                        };
+                        ("speed_kmh", v, f64::MIN_POSITIVE / per_kmh)
+                    }
+                    None => ("fd_t", fd_t, f64::MIN_POSITIVE),
+                };
+                return err(
+                    format!("{field}.{name}"),
+                    format!("{given:e} is out of range: its normalized Doppler bandwidth f_d T = {fd_t:e} is below floating point's smallest normal number (allowed: {name} >= {least:e})"),
+                );
+            }
             // Thesis §2.3.1 [24]: error probability 0 in the good state, 1 in the bad one.
             let (leave_good, leave_bad) = fading::markov_complements(f.error_rate, fd_t);
+            if !(leave_good.is_finite() && leave_bad.is_finite()) {
+                return err(
+                    field,
+                    format!("error_rate = {} with f_d T = {fd_t:e} gives no fading chain (NaN transition probabilities)", f.error_rate),
+                );
+            }
             let transitions = Transitions::PerPacket { p_stay_good: 1.0 - leave_good, q_stay_bad: 1.0 - leave_bad };
             (ModelParams::GilbertElliott { transitions, error_good: 0.0, error_bad: 1.0 }, f.effect)
         }
@@ -375,6 +420,7 @@ fn check_hsdpa(field: &str, h: &HsdpaSpec) -> Result<(), ScenarioError> {
     real("carrier_hz", h.carrier_hz, 0.0, 1e12, true)?;
     real("site_distance_m", h.site_distance_m, 0.0, 1e6, true)?;
     real("shadowing_std_db", h.shadowing_std_db, 0.0, 30.0, false)?;
+    let mut listed = std::collections::HashSet::with_capacity(h.ues.len());
     for (k, u) in h.ues.iter().enumerate() {
         if let Some(g) = u.geometry_db {
             real(&format!("ues[{k}].geometry_db"), g, -30.0, 40.0, false)?;
@@ -387,8 +433,9 @@ fn check_hsdpa(field: &str, h: &HsdpaSpec) -> Result<(), ScenarioError> {
                 );
             }
         }
-        if h.ues[..k].iter().any(|o| o.flow == u.flow) {
-            return err(format!("{field}.ues[{k}].flow"), format!("flow '{}' is listed twice", u.flow));
+        // A set, not a scan of the earlier entries: 10^5 UEs used to take minutes (issue 39).
+        if !listed.insert(u.flow.as_str()) {
+            return err(format!("{field}.ues[{k}].flow"), format!("flow '{}' is listed twice", quote(&u.flow)));
         }
     }
     Ok(())

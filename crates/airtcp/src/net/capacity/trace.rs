@@ -62,7 +62,11 @@ pub fn parse_mahimahi(text: &str) -> Result<Opportunities, String> {
         if l.is_empty() {
             continue;
         }
-        let ms: u64 = l.parse().map_err(|_| format!("line {}: '{l}' is not a whole number of milliseconds", i + 1))?;
+        // At most a few dozen characters of the line: the file may be anything (a 50 MB line, a
+        // file that is not a trace and not the user's to print).
+        let ms: u64 = l
+            .parse()
+            .map_err(|_| format!("line {}: '{}' is not a whole number of milliseconds", i + 1, crate::scenario::validate::quote(l)))?;
         // The time range of every scenario duration (`time::MAX_DURATION_NS`), so the period and
         // the opportunity times stay exact in nanoseconds.
         let max_ms = crate::time::MAX_DURATION_NS / 1_000_000;
