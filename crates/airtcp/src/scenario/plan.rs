@@ -76,12 +76,18 @@ impl Plan<'_> {
         names.len() as u64
     }
 
-    /// Delivery opportunities of the trace capacities the plan holds (each direction given one).
+    /// Delivery opportunities of the trace capacities the plan holds, each trace once however
+    /// many link directions replay it (they share its opportunities in memory).
     pub(crate) fn trace_opportunities(&self) -> u64 {
-        let per_period = |c: &Capacity| match c {
-            Capacity::Trace(t) => t.per_period(),
-            _ => 0,
-        };
-        self.links.iter().map(|l| per_period(&l.capacity) + l.reverse_capacity.as_ref().map_or(0, per_period)).sum()
+        let mut seen = std::collections::HashSet::new();
+        let mut n = 0;
+        for c in self.links.iter().flat_map(|l| std::iter::once(&l.capacity).chain(l.reverse_capacity.as_ref())) {
+            if let Capacity::Trace(t) = c {
+                if seen.insert(t.offsets_id()) {
+                    n += t.per_period();
+                }
+            }
+        }
+        n
     }
 }

@@ -280,9 +280,76 @@ pub fn trace_opportunities(field: &str, t: &TraceCapacitySpec, base_dir: Option<
     Ok(ms)
 }
 
+/// The trace files a scenario's links name, each read and parsed once (however many link
+/// directions replay it, they share its opportunities), and the memory they take, counted
+/// against `limits.max_memory` before each file is read: a scenario of a few lines naming a
+/// 229-MB trace on many links used to read and parse it per direction, to 7.5 GB (issue 39).
+pub(crate) struct TraceFiles {
+    /// Per file (as resolved): the trace, its opportunities shared.
+    files: HashMap<std::path::PathBuf, TraceCapacity>,
+    /// Bytes the traces read so far keep (their opportunities, 16 bytes each as the memory
+    /// estimate counts them).
+    kept: u64,
+    /// `limits.max_memory`.
+    limit: u64,
+}
+
+impl TraceFiles {
+    pub(crate) fn new(limit: u64) -> Self {
+        // A limit of 0 is refused with its own error once the scenario is read.
+        TraceFiles { files: HashMap::new(), kept: 0, limit: if limit == 0 { u64::MAX } else { limit } }
+    }
+
+    /// The trace of capacity `t` (from its file, read once, or inline).
+    fn load(&mut self, field: &str, t: &TraceCapacitySpec, base_dir: Option<&std::path::Path>) -> Result<TraceCapacity, ScenarioError> {
+        if t.opportunity_bytes == 0 {
+            return err(format!("{field}.opportunity_bytes"), "must be at least 1 byte");
+        }
+        let Some(f) = (match (&t.file, &t.opportunities_ms) {
+            (Some(f), None) => Some(f),
+            (None, Some(_)) => None,
+            _ => return err(field, "give either file or opportunities_ms"),
+        }) else {
+            let trace = trace_opportunities(field, t, base_dir)?;
+            return Ok(TraceCapacity::new(&trace, t.opportunity_bytes));
+        };
+        let path = match base_dir {
+            Some(d) if std::path::Path::new(f).is_relative() => d.join(f),
+            _ => std::path::PathBuf::from(f),
+        };
+        let key = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
+        if let Some(trace) = self.files.get(&key) {
+            return Ok(trace.with_opportunity_bytes(t.opportunity_bytes));
+        }
+        // Reading takes the text and, per line of at least 2 bytes, 8 bytes of milliseconds and
+        // 8 of nanoseconds: at most 9 bytes per byte of the file, checked before it is read.
+        let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+        let need = self.kept.saturating_add(size.saturating_mul(9));
+        if need > self.limit {
+            return err(
+                "limits.max_memory",
+                format!(
+                    "reading {field}.file ({size} bytes) needs up to {:.0}MB with the traces read before it, above the limit of {:.0}MB (raise limits.max_memory)",
+                    need as f64 / 1e6,
+                    self.limit as f64 / 1e6
+                ),
+            );
+        }
+        let trace = TraceCapacity::new(&trace_opportunities(field, t, base_dir)?, t.opportunity_bytes);
+        self.kept = self.kept.saturating_add(trace.per_period() * 16);
+        self.files.insert(key, trace.clone());
+        Ok(trace)
+    }
+}
+
 /// Checks a capacity table and resolves it into the model it describes (a trace's file is read
-/// here, once).
-fn resolve_capacity(field: &str, c: &CapacitySpec, base_dir: Option<&std::path::Path>) -> Result<Capacity, ScenarioError> {
+/// here, once per file).
+fn resolve_capacity(
+    field: &str,
+    c: &CapacitySpec,
+    base_dir: Option<&std::path::Path>,
+    traces: &mut TraceFiles,
+) -> Result<Capacity, ScenarioError> {
     Ok(match c {
         CapacitySpec::Constant(k) => {
             if k.rate.bps() == 0 {
@@ -348,10 +415,11 @@ fn resolve_capacity(field: &str, c: &CapacitySpec, base_dir: Option<&std::path::
             ))
         }
         CapacitySpec::Trace(t) => {
-            let trace = trace_opportunities(field, t, base_dir)?;
+            let trace = traces.load(field, t, base_dir)?;
+            let period_ms = trace.period_ns() / 1_000_000;
             // Average rate = opportunities · bytes · 8 per period (the last timestamp); under 1 b/s it
             // rounds to 0 and has no serialization time.
-            if (trace.ms().len() as u128) * t.opportunity_bytes as u128 * 8 * 1000 < trace.period_ms() as u128 {
+            if (trace.per_period() as u128) * t.opportunity_bytes as u128 * 8 * 1000 < period_ms as u128 {
                 return err(field, "the trace's average rate is below 1 bit/s (allowed: at least 1 bit/s)");
             }
             if let Some(o) = t.start_offset {
@@ -359,7 +427,7 @@ fn resolve_capacity(field: &str, c: &CapacitySpec, base_dir: Option<&std::path::
                 if t.random_start_offset {
                     return err(f, "give at most one of start_offset and random_start_offset");
                 }
-                let period = trace.period_ms();
+                let period = period_ms;
                 let ns = o.as_nanos();
                 if ns % 1_000_000 != 0 || ns / 1_000_000 >= period {
                     return err(
@@ -373,7 +441,7 @@ fn resolve_capacity(field: &str, c: &CapacitySpec, base_dir: Option<&std::path::
                 }
             }
             // The start offset (fixed or drawn per seed) is applied when the network is built.
-            Capacity::Trace(TraceCapacity::new(&trace, t.opportunity_bytes))
+            Capacity::Trace(trace)
         }
         // The cell serves packets itself; the constant is its nominal (peak) rate for summaries.
         CapacitySpec::Hsdpa(h) => {
@@ -538,16 +606,26 @@ pub fn validate_and_load(s: &Scenario) -> Result<Plan<'_>, ScenarioError> {
             return err(format!("nodes[{i}]"), "a node name must not be empty");
         }
         if ids.insert(n.as_str(), i as u32).is_some() {
-            return err(format!("nodes[{i}]"), format!("duplicate node name '{n}'"));
+            return err(format!("nodes[{i}]"), format!("duplicate node name '{}'", quote(n)));
         }
     }
+    // At most the first few (a scenario may name 10^4 nodes), each quoted short.
+    let known_nodes = || {
+        let mut k = s.nodes.iter().take(KNOWN_NAMES_SHOWN).map(|n| quote(n)).collect::<Vec<_>>().join(", ");
+        if s.nodes.len() > KNOWN_NAMES_SHOWN {
+            k += &format!(", … ({} nodes in all)", s.nodes.len());
+        }
+        k
+    };
     let node = |field: String, name: &str| -> Result<u32, ScenarioError> {
         ids.get(name)
             .copied()
-            .ok_or_else(|| ScenarioError::new(&field, format!("unknown node '{name}' (known nodes: {})", s.nodes.join(", "))))
+            .ok_or_else(|| ScenarioError::new(&field, format!("unknown node '{}' (known nodes: {})", quote(name), known_nodes())))
     };
     let mut one_way = Vec::new();
     let mut seen_links = HashMap::new();
+    let mut cells: Vec<(usize, &HsdpaSpec)> = Vec::new();
+    let mut traces = TraceFiles::new(s.limits.max_memory.0);
     for (i, l) in s.links.iter().enumerate() {
         let f = node(format!("links[{i}].from"), &l.from)?;
         let t = node(format!("links[{i}].to"), &l.to)?;
@@ -561,7 +639,7 @@ pub fn validate_and_load(s: &Scenario) -> Result<Plan<'_>, ScenarioError> {
                 }
                 Capacity::Constant(*r)
             }
-            (None, Some(c)) => resolve_capacity(&format!("links[{i}].capacity"), c, s.base_dir.as_deref())?,
+            (None, Some(c)) => resolve_capacity(&format!("links[{i}].capacity"), c, s.base_dir.as_deref(), &mut traces)?,
             (Some(_), Some(_)) => return err(format!("links[{i}].capacity"), "give either rate or capacity, not both"),
             (None, None) => return err(format!("links[{i}].rate"), "a link needs a rate (or a capacity)"),
         };
@@ -576,15 +654,10 @@ pub fn validate_and_load(s: &Scenario) -> Result<Plan<'_>, ScenarioError> {
             if !matches!(l.channel, ChannelSpec::None) {
                 return err(format!("links[{i}].channel"), "an hsdpa cell models its own radio errors: leave channel unset");
             }
-            let names: Vec<String> = s.flows.iter().enumerate().flat_map(|(k, f)| flow_instances(f, k)).map(|x| x.name).collect();
-            for (k, u) in h.ues.iter().enumerate() {
-                if !names.contains(&u.flow) {
-                    return err(
-                        format!("links[{i}].capacity.ues[{k}].flow"),
-                        format!("unknown flow '{}' (known flows: {})", u.flow, names.join(", ")),
-                    );
-                }
-            }
+            // Its `ues` name flows: checked once the flows' names are known (below), against one
+            // set of them (the names of every flow were built here for every cell, and each UE
+            // searched them: links × flows, then UEs × flows).
+            cells.push((i, h));
             cell = Some(CellParams::from_spec(h));
         }
         let mut reverse_capacity = None;
@@ -598,7 +671,7 @@ pub fn validate_and_load(s: &Scenario) -> Result<Plan<'_>, ScenarioError> {
                     "an hsdpa cell is downlink only (allowed kinds here: constant, schedule, trace)",
                 );
             }
-            reverse_capacity = Some(resolve_capacity(&format!("links[{i}].reverse_capacity"), c, s.base_dir.as_deref())?);
+            reverse_capacity = Some(resolve_capacity(&format!("links[{i}].reverse_capacity"), c, s.base_dir.as_deref(), &mut traces)?);
         }
         check_queue(&format!("links[{i}].queue"), &l.queue)?;
         if let Some(q) = &l.reverse_queue {
@@ -635,11 +708,35 @@ pub fn validate_and_load(s: &Scenario) -> Result<Plan<'_>, ScenarioError> {
         }
     }
     let routes = RoutingTable::build(s.nodes.len(), &one_way);
+    // Before a flow's name is built: the flows' state alone must fit the memory limit, or an
+    // 18-KB file of 10^5-flow groups made names by the hundred million (4 GB) before the limit
+    // refused it. Groups whose count is out of range are refused below, with their field.
+    let flows: u64 = s
+        .flows
+        .iter()
+        .map(|f| match f {
+            FlowSpec::Tcp(t) => (t.count as u64).min(MAX_GROUP_COUNT) * if t.direction == Direction::Both { 2 } else { 1 },
+            _ => 1,
+        })
+        .fold(0, u64::saturating_add);
+    let state = flows.saturating_mul(FLOW_STATE_BYTES);
+    if state > s.limits.max_memory.0 && s.limits.max_memory.0 > 0 {
+        return err(
+            "limits.max_memory",
+            format!(
+                "the run's {flows} flows need about {:.0}MB for their state alone, above the limit of {:.0}MB (raise limits.max_memory)",
+                state as f64 / 1e6,
+                s.limits.max_memory.0 as f64 / 1e6
+            ),
+        );
+    }
     let mut names = HashMap::new();
+    // The first few names in order, for the errors that list the known flows.
+    let mut first_names: Vec<String> = Vec::new();
     for (i, fl) in s.flows.iter().enumerate() {
         // Before the instances are built: a count of 4 294 967 295 used to make that many names.
         if let FlowSpec::Tcp(t) = fl {
-            if !(1..=100_000).contains(&t.count) {
+            if !(1..=MAX_GROUP_COUNT).contains(&(t.count as u64)) {
                 return err(format!("flows[{i}].count"), format!("{} is out of range (allowed: 1 to 100000)", t.count));
             }
             // The group's last start, in exact arithmetic: it must stay in the time range.
@@ -655,9 +752,12 @@ pub fn validate_and_load(s: &Scenario) -> Result<Plan<'_>, ScenarioError> {
             }
         }
         for inst in flow_instances(fl, i) {
+            if first_names.len() < KNOWN_NAMES_SHOWN {
+                first_names.push(inst.name.clone());
+            }
             if let Some(j) = names.insert(inst.name.clone(), i) {
                 let whose = if j == i { String::new() } else { format!(" (also flows[{j}])") };
-                return err(format!("flows[{i}].name"), format!("duplicate flow name '{}'{whose}", inst.name));
+                return err(format!("flows[{i}].name"), format!("duplicate flow name '{}'{whose}", quote(&inst.name)));
             }
         }
         let (src, dst, start, stop) = match fl {
@@ -831,10 +931,30 @@ pub fn validate_and_load(s: &Scenario) -> Result<Plan<'_>, ScenarioError> {
             }
         }
     }
+    for (i, h) in cells {
+        for (k, u) in h.ues.iter().enumerate() {
+            if !names.contains_key(&u.flow) {
+                let mut known = first_names.join(", ");
+                if names.len() > first_names.len() {
+                    known += &format!(", … ({} flows in all)", names.len());
+                }
+                return err(
+                    format!("links[{i}].capacity.ues[{k}].flow"),
+                    format!("unknown flow '{}' (known flows: {known})", quote(&u.flow)),
+                );
+            }
+        }
+    }
     let plan = Plan { links: link_plans, flows: flow_plans };
     check_limits(s, one_way.len() as u64, &plan)?;
     Ok(plan)
 }
+
+/// The most flows one TCP entry stands for each way (`count`).
+const MAX_GROUP_COUNT: u64 = 100_000;
+
+/// How many flow names an error that lists the known flows shows (then their number).
+const KNOWN_NAMES_SHOWN: usize = 10;
 
 /// Engine bytes per flow besides its time series: sender, receiver, window policy and their
 /// buffers at rest (2.9 kB measured with 10⁵ Reno flows; rounded up).
