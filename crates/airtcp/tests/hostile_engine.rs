@@ -162,3 +162,35 @@ fn a_duration_with_42_decimals_is_exact() {
     assert_eq!(s.duration.as_nanos(), 12_000_000_000);
     airtcp::validate_toml(&text).unwrap();
 }
+
+/// Item 11: a capture's size is bounded by `limits.max_capture_bytes` while it is written (a
+/// 1-Gb/s link for 60 s wrote 252 MB with nothing to stop it): past the limit nothing more is
+/// written and the run stops with one line naming the field. Under it, the capture is whole.
+#[test]
+fn capture_size_is_limited_while_writing() {
+    let text = |limit: &str| {
+        format!(
+            "duration = \"10s\"\nnodes = [\"a\", \"b\"]\n[[links]]\nfrom = \"a\"\nto = \"b\"\nrate = \"100Mbps\"\ndelay = \"1ms\"\n[[flows]]\nkind = \"cbr\"\nsrc = \"a\"\ndst = \"b\"\nrate = \"80Mbps\"\n[limits]\nmax_capture_bytes = \"{limit}\"\n"
+        )
+    };
+    let dir = std::env::temp_dir().join(format!("airtcp-hostile-{}-pcap", std::process::id()));
+    let never = std::sync::atomic::AtomicBool::new(false);
+    let size = |d: &std::path::Path| -> u64 { std::fs::read_dir(d).unwrap().map(|e| e.unwrap().metadata().unwrap().len()).sum() };
+    let e = airtcp::run_toml_capturing(&text("1MB"), Some(1), None, Some(&dir), &never).err().expect("over the limit");
+    let m = e.to_string();
+    assert!(m.starts_with("limits.max_capture_bytes: the packet capture would write more than 1000000 bytes"), "{m}");
+    // 80 Mb/s of 1000-byte packets is 10^4 packets a second, 60 bytes each (record and headers):
+    // the limit is reached after 2.27 s, and the run stops there, not at 10 s (nor at its next
+    // check of the limits).
+    assert!(m.contains("stopped at t = 2.27"), "{m}");
+    assert!(size(&dir) <= 1_000_000, "{} bytes written", size(&dir));
+    std::fs::remove_dir_all(&dir).unwrap();
+    let m = airtcp::validate_toml(&text("0B")).unwrap_err().to_string();
+    assert_eq!(m, "limits.max_capture_bytes: must be greater than 0B");
+    // Under the default (1 GB) the same run's capture is written whole.
+    let whole = text("1GB");
+    airtcp::run_toml_capturing(&whole, Some(1), None, Some(&dir), &never).unwrap().unwrap();
+    // 10^6 bytes took 2.27 s: 10 s take over 4·10^6.
+    assert!(size(&dir) > 4_000_000, "{} bytes", size(&dir));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

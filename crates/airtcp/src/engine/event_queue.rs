@@ -1,20 +1,23 @@
-//! Event queue ordered by (time, the instant the event was scheduled, the event itself).
+//! Event queue ordered by (time, the instant the event was scheduled, a tie-break).
 //!
 //! Ties never compare addresses or depend on the heap's shape, so the run is bit-reproducible.
-//! Events due at one nanosecond run in the order they were scheduled in simulated time, and
-//! events scheduled at the same instant for the same instant run in a fixed order of the events
-//! themselves ([`Event`]'s rank: arrivals by link, cell TTIs by cell, timers by flow, …).
+//! Events due at one nanosecond run in the order of the instants at which they were scheduled;
+//! among events scheduled at one instant for one instant, a link's arrival runs first (by link),
+//! and every other event in the order it was pushed.
 //!
-//! Why not a plain insertion counter: the engine schedules some arrivals ahead of the clock
-//! (cut-through, see `sim`), at a moment that the event-by-event engine never reaches in the same
-//! order. Ties broken by insertion order then depended on *when the engine happened to push* an
-//! event, and a cut-through run could run an ACK's arrival and a retransmission timer due at the
-//! same nanosecond in the other order than the event-by-event run (campaign seed 777, run 93423).
-//! The key here depends only on what the event-by-event engine also knows: the due time, the
-//! instant at which that engine schedules the event (an arrival pushed ahead gives the instant
-//! its packet reaches the link, [`EventQueue::push_from`]), and the event. Within the event-by-event
-//! engine the order is the one an insertion counter gave (scheduling instants never decrease),
-//! except among events scheduled at one instant for one instant, which the rank now orders.
+//! Why not a plain insertion counter, as before issue 39: the engine schedules some arrivals
+//! ahead of the clock (cut-through, see `sim`), at a moment the event-by-event engine never
+//! reaches in the same order, and ties broken by insertion order then depended on *when the
+//! engine happened to push* an arrival. A cut-through run ran an ACK's arrival and a
+//! retransmission timer due at the same nanosecond in the other order than the event-by-event
+//! run (campaign seed 777, run 93423). The key here depends only on what both engines know: the
+//! due time, the instant at which the event-by-event engine schedules the event (an arrival
+//! pushed ahead gives the instant its packet reaches the link, [`EventQueue::push_from`]), and
+//! the event. Only arrivals are pushed ahead, so the insertion order still breaks the ties of the
+//! other events: they are pushed by the same events, in the same order, by both engines. Within
+//! the event-by-event engine the order is the one an insertion counter gave (scheduling instants
+//! never decrease), except where an arrival ties with another event scheduled at the same
+//! instant for the same instant.
 //!
 //! The one exception is a reader scheduled with [`EventQueue::push_last`] (the time-series
 //! sample): it runs after everything else at its instant, so that what it reads is the state at
@@ -55,54 +58,39 @@ pub enum Event {
     CellTti { cell: u32 },
 }
 
-impl Event {
-    /// The event's place among events due at one instant and scheduled at one instant: its kind,
-    /// then its link, cell or flow. Only the same event can share a rank (a flow's timer of one
-    /// kind pushed twice), and two copies of one event run alike in either order. The kinds are
-    /// ordered as the engine's own build pushes them (a flow's start, then its stop, flow by
-    /// flow, then the warm-up's end).
-    #[inline]
-    fn rank(self) -> u64 {
-        let (kind, id): (u64, u64) = match self {
-            Event::Arrive { link } => (0, link as u64),
-            Event::CellTti { cell } => (1, cell as u64),
-            Event::Timer { flow, kind } => (2, (flow as u64) << 2 | kind as u64),
-            Event::AppTick { flow } => (3, flow as u64),
-            Event::FlowStart { flow } => (4, (flow as u64) << 1),
-            Event::FlowStop { flow } => (4, (flow as u64) << 1 | 1),
-            Event::WarmupEnd => (5, 0),
-            Event::Sample => (6, 0),
-        };
-        kind << 56 | id
-    }
-}
-
 /// One scheduled event. The key packs (time, scheduling instant) into one integer, time in the
-/// high half, so ordering is a single comparison; the event's rank breaks the (rare) ties.
+/// high half, so ordering is a single comparison; `tie` breaks the (rare) ties between events
+/// scheduled at one instant for one instant (see the module doc).
 #[derive(Debug, Clone, Copy)]
 struct Entry {
     key: u128,
-    rank: u64,
+    tie: u64,
     event: Event,
 }
 
 impl PartialEq for Entry {
     fn eq(&self, o: &Self) -> bool {
-        (self.key, self.rank) == (o.key, o.rank)
+        (self.key, self.tie) == (o.key, o.tie)
     }
 }
 
 impl PartialOrd for Entry {
     #[inline]
     fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
-        Some((self.key, self.rank).cmp(&(o.key, o.rank)))
+        Some((self.key, self.tie).cmp(&(o.key, o.tie)))
     }
 }
 
 impl Entry {
+    /// Arrivals first, by link (the one arrival of a link in the heap), then every other event
+    /// in the order it was pushed (`seq`).
     #[inline]
-    fn new(time: SimTime, pushed_at: SimTime, event: Event) -> Self {
-        Entry { key: ((time as u128) << 64) | pushed_at as u128, rank: event.rank(), event }
+    fn new(time: SimTime, pushed_at: SimTime, event: Event, seq: u64) -> Self {
+        let tie = match event {
+            Event::Arrive { link } => link as u64,
+            _ => 1 << 63 | seq,
+        };
+        Entry { key: ((time as u128) << 64) | pushed_at as u128, tie, event }
     }
 }
 
@@ -113,7 +101,7 @@ impl Entry {
     }
 }
 
-/// A min-heap of events keyed by (time, scheduling instant, rank).
+/// A min-heap of events keyed by (time, scheduling instant, tie-break).
 ///
 /// Hand-written rather than `std::collections::BinaryHeap` because the engine's heap is small
 /// (about one entry per link plus one per timer) and hot: `BinaryHeap::push` writes the new entry
@@ -124,6 +112,8 @@ impl Entry {
 #[derive(Debug, Default)]
 pub struct EventQueue {
     heap: Vec<Entry>,
+    /// Insertion counter (ties among events other than arrivals, see `Entry::new`).
+    next_seq: u64,
     /// The time of the event taken last ([`EventQueue::pop`], [`EventQueue::replace_top`]): the
     /// instant at which events pushed now are scheduled.
     clock: SimTime,
@@ -139,7 +129,9 @@ impl EventQueue {
     /// at the same time it runs after those scheduled at earlier instants.
     #[inline]
     pub fn push(&mut self, time: SimTime, event: Event) {
-        self.insert(Entry::new(time, self.clock, event));
+        let e = Entry::new(time, self.clock, event, self.next_seq);
+        self.next_seq += 1;
+        self.insert(e);
     }
 
     /// [`EventQueue::push`] of a packet's arrival that the event-by-event engine would schedule
@@ -148,7 +140,9 @@ impl EventQueue {
     /// as it does event by event.
     #[inline]
     pub fn push_from(&mut self, time: SimTime, from: SimTime, event: Event) {
-        self.insert(Entry::new(time, from.max(self.clock), event));
+        let e = Entry::new(time, from.max(self.clock), event, self.next_seq);
+        self.next_seq += 1;
+        self.insert(e);
     }
 
     /// Schedules `event` at `time` after every other event at that instant, including those
@@ -164,7 +158,7 @@ impl EventQueue {
             !self.heap.iter().any(|e| e.key == (((time as u128) << 64) | u64::MAX as u128)),
             "two events pushed last at one instant"
         );
-        self.insert(Entry::new(time, u64::MAX, event));
+        self.insert(Entry { key: ((time as u128) << 64) | u64::MAX as u128, tie: u64::MAX, event });
     }
 
     /// Adds `e` at the bottom and lets it climb to its place ("hole" sifting: `e` stays in
@@ -219,7 +213,8 @@ impl EventQueue {
     #[inline]
     pub fn replace_top(&mut self, time: SimTime, from: SimTime, event: Event) {
         self.clock = self.heap.first().expect("replace_top of an empty queue").time();
-        let e = Entry::new(time, from.max(self.clock), event);
+        let e = Entry::new(time, from.max(self.clock), event, self.next_seq);
+        self.next_seq += 1;
         debug_assert!(self.heap.first().is_some_and(|top| *top <= e), "replace_top earlier than the top");
         // Top-down: the replacement is usually a link's next arrival, due soon, so it stops near
         // the root (going to a leaf first, as `pop` does, cost 60% more on a 1 000-flow run).
@@ -332,7 +327,7 @@ mod tests {
 
     /// An event scheduled ahead for an instant `from` ties with the events due at its time as an
     /// event scheduled at `from` would: after those scheduled earlier, before those scheduled
-    /// later, and by rank among those scheduled at `from` — whenever it was pushed.
+    /// later, and first among those scheduled at `from` (arrivals run first) — whenever it was pushed.
     #[test]
     fn pushed_from_ties_as_if_scheduled_then() {
         let mut q = EventQueue::new();
@@ -355,7 +350,8 @@ mod tests {
                 Event::Timer { flow: 2, kind: TimerKind::Rto },
             ]
         );
-        // Scheduled at one instant for one instant: by rank, not by push order.
+        // Scheduled at one instant for one instant: arrivals first by link, then the others in
+        // push order.
         q.push(30, Event::Timer { flow: 1, kind: TimerKind::Rto });
         q.push_from(30, 20, Event::Arrive { link: 8 });
         q.push(30, Event::Arrive { link: 2 });
@@ -366,7 +362,7 @@ mod tests {
     proptest::proptest! {
         /// Against a second implementation: any interleaving of pushes and pops yields events in
         /// the order of a stable sort by time (insertion order breaking ties: events pushed later
-        /// are scheduled at the same or a later instant, with a higher rank here).
+        /// are scheduled at the same or a later instant, with a higher insertion count here).
         #[test]
         fn matches_a_stable_sort(ops in proptest::collection::vec((0u64..50, proptest::bool::weighted(0.6)), 0..400)) {
             let mut q = EventQueue::new();

@@ -1027,6 +1027,9 @@ fn check_limits(s: &Scenario, one_way_links: u64, plan: &Plan) -> Result<(), Sce
     if l.wall_clock.is_some_and(|w| w.as_nanos() == 0) {
         return err("limits.wall_clock", "must be greater than 0s");
     }
+    if l.max_capture_bytes.0 == 0 {
+        return err("limits.max_capture_bytes", "must be greater than 0B");
+    }
     let (flows, samples) = (flow_count(s), sample_count(s));
     let (flow_rows, link_rows) = (samples * flows, samples * one_way_links);
     let rows = flow_rows + link_rows;

@@ -195,6 +195,8 @@ impl Simulator {
             cut_feeder,
             max_events: s.limits.max_events,
             max_memory: s.limits.max_memory.0,
+            max_capture_bytes: s.limits.max_capture_bytes.0,
+            slice_until: u64::MAX,
             wall_clock: s.limits.wall_clock.map(|w| std::time::Duration::from_nanos(w.as_nanos())),
         })
     }

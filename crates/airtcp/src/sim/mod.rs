@@ -127,6 +127,11 @@ pub struct Simulator {
     max_memory: u64,
     /// `limits.wall_clock` of the scenario.
     wall_clock: Option<std::time::Duration>,
+    /// `limits.max_capture_bytes` of the scenario.
+    max_capture_bytes: u64,
+    /// The event count at which the current slice ends (see [`Simulator::run_until_stopped`]);
+    /// set to 0 to end it after the event at hand (the capture reached its size limit).
+    slice_until: u64,
 }
 
 /// An HSDPA cell and the link whose transmitter it replaces.
@@ -185,9 +190,19 @@ impl Simulator {
             ));
         }
         let names: Vec<String> = self.links.iter().map(|l| l.name.clone()).collect();
-        self.capture = Some(Box::new(Capture::create(dir, &names, self.end).map_err(|e| ScenarioError::new("pcap", e))?));
+        self.capture =
+            Some(Box::new(Capture::create(dir, &names, self.end, self.max_capture_bytes).map_err(|e| ScenarioError::new("pcap", e))?));
         self.enqueue_special = true;
         Ok(())
+    }
+
+    /// Ends the slice after the event at hand once the capture has reached its size limit, so
+    /// that the run stops there with `limits.max_capture_bytes` (see `check_limits`).
+    #[cold]
+    fn end_slice_if_capture_full(&mut self) {
+        if self.capture.as_ref().is_some_and(|c| c.full_at().is_some()) {
+            self.slice_until = 0;
+        }
     }
 
     /// Current simulated time.
@@ -256,6 +271,16 @@ impl Simulator {
                 ),
             ));
         }
+        if let Some(t) = self.capture.as_ref().and_then(|c| c.full_at()) {
+            return Err(ScenarioError::new(
+                "limits.max_capture_bytes",
+                format!(
+                    "the packet capture would write more than {} bytes (it reached them at t = {}s; {at}; raise limits.max_capture_bytes)",
+                    self.max_capture_bytes,
+                    ns_to_s(t)
+                ),
+            ));
+        }
         if self.events > self.max_events {
             return Err(ScenarioError::new(
                 "limits.max_events",
@@ -282,13 +307,14 @@ impl Simulator {
     /// `until`; returns whether none is left before `limit` (false: stopped by the count, or by
     /// the packet memory).
     fn advance_until(&mut self, limit: SimTime, until: u64) -> bool {
+        self.slice_until = until;
         while let Some((t, ev)) = self.queue.peek() {
             if t > limit {
                 return true;
             }
             // A run over its packet memory stops at once, not at the slice's end: one slice could
             // start 10⁵ flows of a million-packet window each.
-            if self.events >= until || self.pkts.over_cap() {
+            if self.events >= self.slice_until || self.pkts.over_cap() {
                 return false;
             }
             self.now = t;
@@ -336,7 +362,10 @@ impl Simulator {
                     self.queue.push_last(next, Event::Sample);
                 }
             }
-            Event::CellTti { cell } => self.cell_tti(cell as usize),
+            Event::CellTti { cell } => {
+                self.cell_tti(cell as usize);
+                self.end_slice_if_capture_full();
+            }
             Event::WarmupEnd => {
                 for f in &mut self.flows {
                     match &mut f.kind {

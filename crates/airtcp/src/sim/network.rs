@@ -99,10 +99,12 @@ impl Simulator {
     #[inline(never)]
     pub(super) fn enqueue_special(&mut self, l: usize, pkt: PacketId) {
         if let Some(ci) = self.cell_of_link[l] {
-            return self.cell_enqueue(ci as usize, pkt);
+            self.cell_enqueue(ci as usize, pkt);
+            return self.end_slice_if_capture_full();
         }
         if self.capture.is_some() {
-            self.enqueue::<true>(l, pkt)
+            self.enqueue::<true>(l, pkt);
+            self.end_slice_if_capture_full();
         } else {
             self.enqueue::<false>(l, pkt)
         }
