@@ -194,3 +194,36 @@ fn capture_size_is_limited_while_writing() {
     assert!(size(&dir) > 4_000_000, "{} bytes", size(&dir));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Item 9: every HSDPA cell used to allocate a UE slot for every flow of the run (40 cells of
+/// 10^5 flows: 5 GB, not counted by `max_memory`). A cell now holds the UEs of the flows that
+/// cross it, and the estimate counts one UE state per cell and flow crossing it — hand-counted
+/// here: `cells` cells, each the downlink of one group of `per_cell` TCP flows, and a group of
+/// UDP flows that crosses none.
+#[test]
+fn hsdpa_ue_state_is_counted_per_crossing_flow() {
+    let (cells, per_cell) = (40, 50);
+    let mut t = String::from("duration = \"1s\"\nsample_interval = \"1s\"\n");
+    let ues: Vec<String> = (0..cells).map(|k| format!("\"ue{k}\"")).collect();
+    t += &format!("nodes = [\"s\", \"r\", {}]\n", ues.join(", "));
+    // Room for every flow's first window at once, so that each reaches its cell.
+    t += "[[links]]\nfrom = \"s\"\nto = \"r\"\nrate = \"100Mbps\"\ndelay = \"1ms\"\nqueue = { kind = \"droptail\", limit_pkts = 100000 }\n";
+    for k in 0..cells {
+        t += &format!("[[links]]\nfrom = \"r\"\nto = \"ue{k}\"\ndelay = \"1ms\"\ncapacity = {{ kind = \"hsdpa\" }}\nreverse_capacity = {{ kind = \"constant\", rate = \"384kbps\" }}\n");
+        t += &format!("[[flows]]\nkind = \"tcp\"\nname = \"g{k}\"\nsrc = \"s\"\ndst = \"ue{k}\"\ncount = {per_cell}\nstart_spacing = \"0s\"\nbytes = \"10000B\"\n");
+    }
+    // Crosses no cell (r -> s is a wired link).
+    t += "[[flows]]\nkind = \"tcp\"\nname = \"up\"\nsrc = \"r\"\ndst = \"s\"\ncount = 500\n";
+    let scenario = airtcp::scenario::parse(&t).unwrap();
+    let plan = airtcp::scenario::validate::validate_and_load(&scenario).unwrap();
+    let est = airtcp::scenario::validate::memory_estimate(&scenario, 2 + 2 * cells, &plan);
+    assert_eq!(est.hsdpa_bytes, (cells * per_cell) as u64 * airtcp::scenario::validate::UE_STATE_BYTES);
+    // Counted against the limit, by name.
+    let limited = format!("{t}[limits]\nmax_memory = \"{}B\"\n", est.total - 1);
+    let m = error_of(&limited);
+    assert!(m.starts_with("limits.max_memory: the run needs about") && m.contains(", HSDPA UEs 8MB)"), "{m}");
+    // And the run makes exactly those UEs: every cell's flows report one, the wired ones none.
+    let out = airtcp::run_scenario(&scenario, Some(1)).unwrap();
+    let with_ue = out.summary.flows.iter().filter(|f| f.hsdpa.is_some()).count();
+    assert_eq!(with_ue, (cells * per_cell) as usize);
+}

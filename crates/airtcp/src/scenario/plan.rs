@@ -17,6 +17,8 @@ pub struct Plan<'s> {
     pub links: Vec<LinkPlan>,
     /// Per `flows` entry, in order.
     pub flows: Vec<FlowPlan<'s>>,
+    /// At most how many UEs the HSDPA cells make (for the memory estimate).
+    pub hsdpa_ues: u64,
 }
 
 /// A link entry's models, resolved: capacities (a trace's file already read), the HSDPA cell, and

@@ -731,6 +731,8 @@ pub fn validate_and_load(s: &Scenario) -> Result<Plan<'_>, ScenarioError> {
         );
     }
     let mut names = HashMap::new();
+    // Per entry: its end nodes, the flows it stands for, and whether they are TCP (both ways).
+    let mut ends: Vec<(u32, u32, u64, bool)> = Vec::with_capacity(s.flows.len());
     // The first few names in order, for the errors that list the known flows.
     let mut first_names: Vec<String> = Vec::new();
     for (i, fl) in s.flows.iter().enumerate() {
@@ -768,6 +770,11 @@ pub fn validate_and_load(s: &Scenario) -> Result<Plan<'_>, ScenarioError> {
         };
         let a = node(format!("flows[{i}].src"), src)?;
         let b = node(format!("flows[{i}].dst"), dst)?;
+        let instances = match fl {
+            FlowSpec::Tcp(t) => t.count as u64 * if t.direction == Direction::Both { 2 } else { 1 },
+            _ => 1,
+        };
+        ends.push((a, b, instances, matches!(fl, FlowSpec::Tcp(_))));
         if a == b {
             return err(format!("flows[{i}].dst"), "must differ from src");
         }
@@ -931,7 +938,7 @@ pub fn validate_and_load(s: &Scenario) -> Result<Plan<'_>, ScenarioError> {
             }
         }
     }
-    for (i, h) in cells {
+    for &(i, h) in &cells {
         for (k, u) in h.ues.iter().enumerate() {
             if !names.contains_key(&u.flow) {
                 let mut known = first_names.join(", ");
@@ -945,10 +952,51 @@ pub fn validate_and_load(s: &Scenario) -> Result<Plan<'_>, ScenarioError> {
             }
         }
     }
-    let plan = Plan { links: link_plans, flows: flow_plans };
+    let ue_count = if cells.is_empty() { 0 } else { hsdpa_ues(&cells, s, &one_way, &routes, &ends) };
+    let plan = Plan { links: link_plans, flows: flow_plans, hsdpa_ues: ue_count };
     check_limits(s, one_way.len() as u64, &plan)?;
     Ok(plan)
 }
+
+/// At most how many UEs the HSDPA cells make: one per cell and flow whose packets cross it (a
+/// TCP flow's either way), counted per path (a flow crossing a cell both ways counts twice).
+/// Each distinct path is walked once, so this costs no more than the routes themselves.
+fn hsdpa_ues(
+    cells: &[(usize, &HsdpaSpec)],
+    s: &Scenario,
+    one_way: &[(u32, u32)],
+    routes: &RoutingTable,
+    ends: &[(u32, u32, u64, bool)],
+) -> u64 {
+    // A cell replaces the transmitter of its link's forward direction.
+    let cell_dirs: std::collections::HashSet<(u32, u32)> = cells
+        .iter()
+        .filter_map(|&(i, _)| {
+            let l = &s.links[i];
+            let id = |n: &str| s.nodes.iter().position(|x| x == n).map(|p| p as u32);
+            Some((id(&l.from)?, id(&l.to)?))
+        })
+        .collect();
+    let mut on_path: HashMap<(u32, u32), u64> = HashMap::new();
+    let mut cells_between = |a: u32, b: u32| -> u64 {
+        *on_path.entry((a, b)).or_insert_with(|| {
+            let (mut node, mut n) = (a, 0);
+            for _ in 0..one_way.len() {
+                let Some(l) = routes.next_hop(node, b) else { break };
+                n += cell_dirs.contains(&one_way[l as usize]) as u64;
+                node = one_way[l as usize].1;
+            }
+            n
+        })
+    };
+    ends.iter()
+        .map(|&(a, b, k, tcp)| k.saturating_mul(cells_between(a, b) + if tcp { cells_between(b, a) } else { 0 }))
+        .fold(0, u64::saturating_add)
+}
+
+/// Bytes of one HSDPA UE's state at rest (its RLC, HARQ processes, fading paths and queue),
+/// rounded up from the structures' sizes (checked by a test of `net::capacity::hsdpa`).
+pub const UE_STATE_BYTES: u64 = 4096;
 
 /// The most flows one TCP entry stands for each way (`count`).
 const MAX_GROUP_COUNT: u64 = 100_000;
@@ -973,6 +1021,8 @@ pub struct MemoryEstimate {
     pub series: u64,
     /// Trace capacities' delivery opportunities (held in milliseconds and nanoseconds).
     pub trace_bytes: u64,
+    /// HSDPA cells' UEs ([`UE_STATE_BYTES`] each, one per cell and flow crossing it).
+    pub hsdpa_bytes: u64,
     /// The sum.
     pub total: u64,
 }
@@ -1010,8 +1060,9 @@ pub fn memory_estimate(s: &Scenario, one_way_links: u64, plan: &Plan) -> MemoryE
         .saturating_mul(row_bytes)
         .saturating_add(samples.saturating_mul(one_way_links).saturating_mul(LinkSeries::ROW_BYTES));
     let trace_bytes: u64 = plan.trace_opportunities() * 16;
-    let total = routing.saturating_add(flow_state).saturating_add(series).saturating_add(trace_bytes);
-    MemoryEstimate { routing, flow_state, series, trace_bytes, total }
+    let hsdpa_bytes = plan.hsdpa_ues.saturating_mul(UE_STATE_BYTES);
+    let total = routing.saturating_add(flow_state).saturating_add(series).saturating_add(trace_bytes).saturating_add(hsdpa_bytes);
+    MemoryEstimate { routing, flow_state, series, trace_bytes, hsdpa_bytes, total }
 }
 
 /// Checks the settings of `limits` and the run's size against them, before anything is built: the
@@ -1042,18 +1093,19 @@ fn check_limits(s: &Scenario, one_way_links: u64, plan: &Plan) -> Result<(), Sce
             ),
         );
     }
-    let MemoryEstimate { routing, flow_state, series, trace_bytes, total } = memory_estimate(s, one_way_links, plan);
+    let MemoryEstimate { routing, flow_state, series, trace_bytes, hsdpa_bytes, total } = memory_estimate(s, one_way_links, plan);
     if total > l.max_memory.0 {
         let mb = |b: u64| format!("{:.0}MB", b as f64 / 1e6);
         return err(
             "limits.max_memory",
             format!(
-                "the run needs about {} (routing {}, flow state {}, time series {}, traces {}), above the limit of {} (raise limits.max_memory)",
+                "the run needs about {} (routing {}, flow state {}, time series {}, traces {}{}), above the limit of {} (raise limits.max_memory)",
                 mb(total),
                 mb(routing),
                 mb(flow_state),
                 mb(series),
                 mb(trace_bytes),
+                if hsdpa_bytes > 0 { format!(", HSDPA UEs {}", mb(hsdpa_bytes)) } else { String::new() },
                 mb(l.max_memory.0)
             ),
         );
