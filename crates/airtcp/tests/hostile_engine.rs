@@ -176,7 +176,7 @@ fn capture_size_is_limited_while_writing() {
     let dir = std::env::temp_dir().join(format!("airtcp-hostile-{}-pcap", std::process::id()));
     let never = std::sync::atomic::AtomicBool::new(false);
     let size = |d: &std::path::Path| -> u64 { std::fs::read_dir(d).unwrap().map(|e| e.unwrap().metadata().unwrap().len()).sum() };
-    let e = airtcp::run_toml_capturing(&text("1MB"), Some(1), None, Some(&dir), &never).err().expect("over the limit");
+    let Err(e) = airtcp::run_toml_capturing(&text("1MB"), Some(1), None, Some(&dir), &never) else { panic!("over the limit") };
     let m = e.to_string();
     assert!(m.starts_with("limits.max_capture_bytes: the packet capture would write more than 1000000 bytes"), "{m}");
     // 80 Mb/s of 1000-byte packets is 10^4 packets a second, 60 bytes each (record and headers):
@@ -217,7 +217,7 @@ fn hsdpa_ue_state_is_counted_per_crossing_flow() {
     let scenario = airtcp::scenario::parse(&t).unwrap();
     let plan = airtcp::scenario::validate::validate_and_load(&scenario).unwrap();
     let est = airtcp::scenario::validate::memory_estimate(&scenario, 2 + 2 * cells, &plan);
-    assert_eq!(est.hsdpa_bytes, (cells * per_cell) as u64 * airtcp::scenario::validate::UE_STATE_BYTES);
+    assert_eq!(est.hsdpa_bytes, (cells * per_cell) * airtcp::scenario::validate::UE_STATE_BYTES);
     // Counted against the limit, by name.
     let limited = format!("{t}[limits]\nmax_memory = \"{}B\"\n", est.total - 1);
     let m = error_of(&limited);
@@ -225,5 +225,5 @@ fn hsdpa_ue_state_is_counted_per_crossing_flow() {
     // And the run makes exactly those UEs: every cell's flows report one, the wired ones none.
     let out = airtcp::run_scenario(&scenario, Some(1)).unwrap();
     let with_ue = out.summary.flows.iter().filter(|f| f.hsdpa.is_some()).count();
-    assert_eq!(with_ue, (cells * per_cell) as usize);
+    assert_eq!(with_ue as u64, cells * per_cell);
 }

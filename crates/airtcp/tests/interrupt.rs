@@ -57,7 +57,7 @@ fn stopped_at(e: &airtcp::scenario::ScenarioError) -> f64 {
 fn event_limit_holds_after_a_quiet_stretch() {
     // The whole run takes some 14 000 events.
     let text = late_start("[limits]\nmax_events = 2000\n");
-    let e = airtcp::run_toml(&text, Some(1)).err().expect("the run should fail");
+    let Err(e) = airtcp::run_toml(&text, Some(1)) else { panic!("the run should fail") };
     let m = e.to_string();
     assert!(m.starts_with("limits.max_events: the run needs more than 2000 events"), "{m}");
     assert!(!m.contains('\n'), "{m}");
@@ -91,7 +91,7 @@ start = "5000s"
 #[test]
 fn wall_clock_holds_after_a_quiet_stretch() {
     let text = format!("{LATE_CBR}[limits]\nwall_clock = \"50ms\"\n");
-    let e = airtcp::run_toml(&text, Some(1)).err().expect("the run should fail");
+    let Err(e) = airtcp::run_toml(&text, Some(1)) else { panic!("the run should fail") };
     let m = e.to_string();
     assert!(m.starts_with("limits.wall_clock: the run took longer than 0.05s"), "{m}");
     let t = stopped_at(&e);

@@ -190,7 +190,7 @@ pub fn resolve_channel(field: &str, c: &ChannelSpec) -> Result<ChannelParams, Sc
             // A speed (or f_d T) inside "> 0" can still be too small for floating point: 5e-324 km/h
             // gives f_d T = 0, whose chain is undefined (NaN probabilities lost half the packets).
             // The smallest normal f_d T is far below any physical fading (bursts of ~10^300 packets).
-            if !(fd_t >= f64::MIN_POSITIVE) {
+            if fd_t.is_nan() || fd_t < f64::MIN_POSITIVE {
                 let (name, given, least) = match f.speed_kmh {
                     Some(v) => {
                         let per_kmh = fd_t / v;
