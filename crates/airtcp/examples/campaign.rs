@@ -27,15 +27,17 @@ struct Args {
     only: Option<u64>,
     /// Violations printed in full (scenario included); the rest in one line each.
     show: usize,
+    /// Repeat every this many runs event by event (1: every run, the default; 0: none).
+    cut_every: u64,
 }
 
 fn usage() -> ! {
-    eprintln!("usage: campaign [--runs N] [--seed S] [--jobs J] [--from I] [--only I] [--show K]");
+    eprintln!("usage: campaign [--runs N] [--seed S] [--jobs J] [--from I] [--only I] [--show K] [--cut-every N]");
     std::process::exit(2)
 }
 
 fn parse_args() -> Args {
-    let mut a = Args { runs: 1000, seed: 1, jobs: 1, from: 0, only: None, show: 5 };
+    let mut a = Args { runs: 1000, seed: 1, jobs: 1, from: 0, only: None, show: 5, cut_every: 1 };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
         let value = it.next().unwrap_or_else(|| usage());
@@ -47,6 +49,7 @@ fn parse_args() -> Args {
             "--from" => a.from = num(),
             "--only" => a.only = Some(num()),
             "--show" => a.show = num() as usize,
+            "--cut-every" => a.cut_every = num(),
             _ => usage(),
         }
     }
@@ -67,7 +70,7 @@ fn main() {
         std::process::exit(i32::from(!violations.is_empty()));
     }
     let t0 = Instant::now();
-    let report = campaign::run(args.seed, args.from, args.runs, args.jobs);
+    let report = campaign::run_cut_every(args.seed, args.from, args.runs, args.jobs, args.cut_every);
     let wall = t0.elapsed().as_secs_f64();
     println!("{}", campaign::figure(&report, args.seed, args.jobs, wall));
     println!("events: {} ({:.0} per run)", report.events, report.events as f64 / report.runs.max(1) as f64);

@@ -115,7 +115,14 @@ fn parse_scaled(text: &str, units: &[(&str, u64)], what: &str, max: u64) -> Resu
     };
     let int_val: u128 = if int_part.is_empty() { 0 } else { int_part.parse().map_err(|_| overflow())? };
     let mut value = int_val.checked_mul(mult as u128).ok_or_else(overflow)?;
-    // Fraction: value += frac * mult / 10^len, which must be an integer.
+    // Fraction: value += frac * mult / 10^len, which must be an integer. Trailing zeros change
+    // nothing ("2.000…0s" with 42 zeros is 2 s exactly), so they go first: 10^42 is beyond u128.
+    // What is left ends in a non-zero digit, so beyond 19 digits (every unit is at most 10^9 of
+    // the smallest) it is finer than the resolution, however long it is.
+    let frac_part = frac_part.trim_end_matches('0');
+    if frac_part.len() > 19 {
+        return Err(format!("{what} '{text}' is finer than the unit resolution (1 {})", units.last().map(|u| u.0).unwrap_or("")));
+    }
     if !frac_part.is_empty() {
         let frac_val: u128 = frac_part.parse().map_err(|_| overflow())?;
         let denom = 10u128.checked_pow(frac_part.len() as u32).ok_or_else(overflow)?;
@@ -228,6 +235,25 @@ mod tests {
         assert_eq!("0.1s".parse::<SimDuration>().unwrap().0, 100_000_000);
         assert_eq!("64KB".parse::<ByteSize>().unwrap().0, 64_000);
         assert_eq!("10 Mbps".parse::<DataRate>().unwrap().0, 10_000_000);
+    }
+
+    /// Issue 39 item 17: a value written with more decimals than u128 can scale (10^42) is
+    /// still read exactly: trailing zeros change nothing, and digits beyond the resolution are
+    /// refused as finer than it, not as out of range.
+    #[test]
+    fn long_decimals_are_exact() {
+        let two = format!("2.{}s", "0".repeat(42));
+        assert_eq!(two.parse::<SimDuration>().unwrap().0, 2 * NS_PER_S);
+        assert_eq!(format!("1.5{}Mbps", "0".repeat(60)).parse::<DataRate>().unwrap().0, 1_500_000);
+        assert_eq!(format!("0.000000001{}s", "0".repeat(100)).parse::<SimDuration>().unwrap().0, 1);
+        assert_eq!(format!("{}3ms", "0".repeat(80)).parse::<SimDuration>().unwrap().0, 3_000_000);
+        let e = format!("2.{}1s", "0".repeat(41)).parse::<SimDuration>().unwrap_err();
+        assert!(e.contains("finer than the unit resolution (1 ns)"), "{e}");
+        let e = format!("2.{}1s", "0".repeat(10)).parse::<SimDuration>().unwrap_err();
+        assert!(e.contains("finer than the unit resolution"), "{e}");
+        // The largest value is still the bound, with or without trailing zeros.
+        assert_eq!(format!("10000000.{}s", "0".repeat(50)).parse::<SimDuration>().unwrap().0, MAX_DURATION_NS);
+        assert!(format!("10000000.{}1s", "0".repeat(8)).parse::<SimDuration>().unwrap_err().contains("out of range"));
     }
 
     #[test]

@@ -247,3 +247,176 @@ max_rto = "3ms"
     let ld = out.summary.flows[0].loss_differentiation.unwrap();
     assert_eq!((ld.queue_drops_as_congestion, ld.undropped_as_congestion), (88, 241));
 }
+
+/// Campaign seed 777, run 93423 (issue 39): the ACK that reaches `n4` through the cut-through hop
+/// `n3->n4` arrives at the very nanosecond at which f1's retransmission timer (116 ms after the
+/// previous ACK) expires. Event by event the ACK's arrival is scheduled when it reaches `n3`,
+/// after the timer, and the timer runs first; cut through, the arrival was pushed while the ACK
+/// was still upstream, and ties used to follow the order of pushes, so the ACK ran first and f1
+/// sent 35 / received 24 packets instead of 32 / 20. Ties now follow the instant at which the
+/// event-by-event engine schedules an event (`EventQueue::push_from`), whenever it was pushed.
+#[test]
+fn an_arrival_pushed_ahead_ties_with_a_timer_as_event_by_event() {
+    let toml = r#"
+name = "campaign-93423"
+seed = 3008776684
+duration = "2350000us"
+sample_interval = "106211us"
+nodes = ["n0", "n1", "n2", "n3", "n4"]
+[[links]]
+from = "n0"
+to = "n1"
+delay = "1872us"
+queue = { kind = "droptail", limit_pkts = 6 }
+rate = "11202390bps"
+channel = { kind = "gilbert-elliott", mean_good = "54795us", mean_bad = "100540us", error_good = 0.03467724723290984, error_bad = 0.20740441831318773, effect = "loss" }
+[[links]]
+from = "n1"
+to = "n2"
+delay = "778us"
+queue = { kind = "droptail", limit_pkts = 2 }
+rate = "195548bps"
+channel = { kind = "gilbert-elliott", p_stay_good = 0.6424991760303418, q_stay_bad = 0.407449978392584, error_good = 0, error_bad = 0.9247929820182951, effect = "corruption" }
+[[links]]
+from = "n3"
+to = "n2"
+delay = "16731us"
+queue = { kind = "cw", limit_pkts = 4, weight = 0.5, drop_non_ect = true }
+reverse_queue = { kind = "red", limit_pkts = 16, min_th_pkts = 6.974723086307839, max_th_pkts = 15.42144764782552, weight = 1, max_p = 0.22714507174297938, ecn = true, gentle = false }
+rate = "245886bps"
+channel = { kind = "gilbert-elliott", p_stay_good = 0.9127128652936671, q_stay_bad = 0.16222493244214728, error_good = 0, error_bad = 0.17498971541340141, effect = "loss" }
+link_retransmission = true
+link_retransmission_max = 6
+link_retransmission_timeout = "6598us"
+[[links]]
+from = "n4"
+to = "n3"
+delay = "105us"
+queue = { kind = "droptail", limit_pkts = 1 }
+rate = "1059129bps"
+channel = { kind = "gilbert-elliott", p_stay_good = 0.6032205788204219, q_stay_bad = 0.32585496046340934, error_good = 0.020979337314622454, error_bad = 0.6476101733106324, effect = "loss" }
+[[flows]]
+kind = "tcp"
+name = "f0"
+src = "n0"
+dst = "n1"
+cc = "vegas"
+recovery = "prr-rack"
+cc_params = { alpha = 3.880232035714418, beta = 5.338044405774857, gamma = 1.4651957031603353, expiry = false }
+direction = "both"
+start = "826916us"
+stop = "836747us"
+sack = true
+timestamps = true
+ecn = true
+mss_bytes = 376
+rwnd_pkts = 6
+delayed_ack = true
+delack_timeout = "93044us"
+min_rto = "200000us"
+max_rto = "200519us"
+partial_ack_timer = "slow-but-steady"
+rtt_sampling = "every-ack"
+recover_ack_heuristic = true
+rtt_sample_duplicate_acks = false
+rto_estimator = "rfc6298"
+rto_undo = "none"
+[[flows]]
+kind = "tcp"
+name = "f1"
+src = "n4"
+dst = "n0"
+cc = "cubic"
+recovery = "fack"
+start = "484011us"
+sack = true
+timestamps = false
+ecn = false
+mss_bytes = 1000
+rwnd_pkts = 87
+dupack_threshold = 4
+delayed_ack = false
+min_rto = "115940us"
+max_rto = "116000us"
+initial_rto = "617003us"
+rtt_sampling = "every-ack"
+fast_retransmit_restarts_rto = true
+fast_retransmit_rto_backoff = false
+recover_ack_heuristic = true
+rtt_sample_duplicate_acks = true
+rto_undo = "none"
+"#;
+    // Links: 0 n0->n1, 1 n1->n0, 2 n1->n2, 3 n2->n1, 4 n3->n2, 5 n2->n3, 6 n4->n3, 7 n3->n4.
+    let seed = airtcp::scenario::parse(toml).unwrap().seed;
+    assert_same("campaign 777 #93423", toml, seed, None, &[3, 7]);
+    let out = airtcp::run_toml(toml, None).unwrap();
+    let f1 = out.summary.flows.iter().find(|f| f.name == "f1").unwrap();
+    // The event-by-event engine's figures (the reference; cut-through used to give 35 / 24).
+    assert_eq!((f1.packets_sent, f1.packets_received), (32, 20));
+}
+
+/// Scenarios built to tie: whole-millisecond delays, rates that serialize 1000-byte packets in
+/// whole fractions of a millisecond, retransmission timers fixed at a whole number of
+/// milliseconds, CBR sources on whole-millisecond periods, TCP both ways over a chain whose inner
+/// hops are cut. Arrivals, timers and application ticks then meet at one nanosecond often, and
+/// which runs first must not depend on whether a hop was cut.
+fn tie_prone(rates: [u32; 3], delays: [u32; 3], limits: [u32; 3], rto_ms: u32, loss: f64, cbr_kbps: u32, starts: [u32; 2]) -> String {
+    let mut s = String::from("duration = \"3s\"\nsample_interval = \"10ms\"\nnodes = [\"S\", \"R1\", \"R2\", \"D\"]\n");
+    for (k, (a, b)) in [("S", "R1"), ("R1", "R2"), ("R2", "D")].into_iter().enumerate() {
+        s += &format!(
+            "[[links]]\nfrom = \"{a}\"\nto = \"{b}\"\nrate = \"{}kbps\"\ndelay = \"{}ms\"\nqueue = {{ kind = \"droptail\", limit_pkts = {} }}\n",
+            rates[k], delays[k], limits[k]
+        );
+        if k == 1 && loss > 0.0 {
+            s += &format!("channel = {{ kind = \"uniform\", loss = {loss} }}\n");
+        }
+    }
+    for (name, src, dst, start) in [("fwd", "S", "D", starts[0]), ("rev", "D", "S", starts[1])] {
+        s += &format!(
+            "[[flows]]\nkind = \"tcp\"\nname = \"{name}\"\nsrc = \"{src}\"\ndst = \"{dst}\"\nstart = \"{start}ms\"\nmss_bytes = 960\ninitial_rto = \"{rto_ms}ms\"\nmin_rto = \"{rto_ms}ms\"\nmax_rto = \"{rto_ms}ms\"\n"
+        );
+    }
+    if cbr_kbps > 0 {
+        s += &format!(
+            "[[flows]]\nkind = \"cbr\"\nname = \"cbr\"\nsrc = \"S\"\ndst = \"D\"\npacket_bytes = 1000\nrate = \"{cbr_kbps}kbps\"\n"
+        );
+    }
+    s
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 48, ..Default::default() })]
+
+    /// Cut-through against the event-by-event engine on scenarios where events tie (see
+    /// [`tie_prone`]): the same output, bit for bit, but for the event count.
+    #[test]
+    fn cut_through_equals_event_by_event_where_events_tie(
+        rates in proptest::array::uniform3(proptest::sample::select(vec![500u32, 1000, 2000, 4000, 8000])),
+        delays in proptest::array::uniform3(1u32..6),
+        limits in proptest::array::uniform3(1u32..12),
+        rto_ms in proptest::sample::select(vec![8u32, 16, 24, 40, 80]),
+        loss in proptest::sample::select(vec![0.0, 0.02, 0.1]),
+        cbr_kbps in proptest::sample::select(vec![0u32, 200, 400, 1000]),
+        starts in proptest::array::uniform2(0u32..20),
+        seed in 1u64..1000,
+    ) {
+        let toml = tie_prone(rates, delays, limits, rto_ms, loss, cbr_kbps, starts);
+        // Links: 0 S->R1, 1 R1->S, 2 R1->R2, 3 R2->R1, 4 R2->D, 5 D->R2.
+        let (with, _, links) = run(&toml, seed, true, None);
+        let (without, _, _) = run(&toml, seed, false, None);
+        proptest::prop_assert_eq!(links, vec![1, 2, 3, 4]);
+        proptest::prop_assert!(with == without, "outputs differ:\n{}", toml);
+    }
+
+    /// The invariant campaign's generator (any seed, any run) as a second source of scenarios:
+    /// `campaign::check` repeats every run event by event and reports a difference as a
+    /// `cut-through` violation.
+    #[test]
+    fn campaign_scenarios_cut_through_equals_event_by_event(seed in proptest::num::u64::ANY, index in 0u64..1_000_000) {
+        let case = airtcp::campaign::case(seed, index);
+        proptest::prop_assert!(case.cut_check);
+        let (violations, _) = airtcp::campaign::check(&case);
+        let cut: Vec<_> = violations.iter().filter(|v| v.kind.name() == "cut-through").map(|v| v.detail.clone()).collect();
+        proptest::prop_assert!(cut.is_empty(), "{:?}\n{}", cut, case.toml);
+    }
+}

@@ -1,7 +1,24 @@
-//! Event queue ordered by (time, insertion sequence).
+//! Event queue ordered by (time, the instant the event was scheduled, a tie-break).
 //!
-//! Ties are broken by insertion order, never by comparing payloads or addresses, so two events at
-//! the same nanosecond always run in the order they were scheduled: the run is bit-reproducible.
+//! Ties never compare addresses or depend on the heap's shape, so the run is bit-reproducible.
+//! Events due at one nanosecond run in the order of the instants at which they were scheduled;
+//! among events scheduled at one instant for one instant, a link's arrival runs first (by link),
+//! and every other event in the order it was pushed.
+//!
+//! Why not a plain insertion counter, as before issue 39: the engine schedules some arrivals
+//! ahead of the clock (cut-through, see `sim`), at a moment the event-by-event engine never
+//! reaches in the same order, and ties broken by insertion order then depended on *when the
+//! engine happened to push* an arrival. A cut-through run ran an ACK's arrival and a
+//! retransmission timer due at the same nanosecond in the other order than the event-by-event
+//! run (campaign seed 777, run 93423). The key here depends only on what both engines know: the
+//! due time, the instant at which the event-by-event engine schedules the event (an arrival
+//! pushed ahead gives the instant its packet reaches the link, [`EventQueue::push_from`]), and
+//! the event. Only arrivals are pushed ahead, so the insertion order still breaks the ties of the
+//! other events: they are pushed by the same events, in the same order, by both engines. Within
+//! the event-by-event engine the order is the one an insertion counter gave (scheduling instants
+//! never decrease), except where an arrival ties with another event scheduled at the same
+//! instant for the same instant.
+//!
 //! The one exception is a reader scheduled with [`EventQueue::push_last`] (the time-series
 //! sample): it runs after everything else at its instant, so that what it reads is the state at
 //! the end of that instant, whatever the order in which the instant's events were scheduled.
@@ -41,12 +58,40 @@ pub enum Event {
     CellTti { cell: u32 },
 }
 
-/// One scheduled event. The key packs (time, insertion sequence) into one integer, time in the
-/// high half, so ordering is a single comparison and ties break by insertion order.
+/// One scheduled event. The key packs (time, scheduling instant) into one integer, time in the
+/// high half, so ordering is a single comparison; `tie` breaks the (rare) ties between events
+/// scheduled at one instant for one instant (see the module doc).
 #[derive(Debug, Clone, Copy)]
 struct Entry {
     key: u128,
+    tie: u64,
     event: Event,
+}
+
+impl PartialEq for Entry {
+    fn eq(&self, o: &Self) -> bool {
+        (self.key, self.tie) == (o.key, o.tie)
+    }
+}
+
+impl PartialOrd for Entry {
+    #[inline]
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some((self.key, self.tie).cmp(&(o.key, o.tie)))
+    }
+}
+
+impl Entry {
+    /// Arrivals first, by link (the one arrival of a link in the heap), then every other event
+    /// in the order it was pushed (`seq`).
+    #[inline]
+    fn new(time: SimTime, pushed_at: SimTime, event: Event, seq: u64) -> Self {
+        let tie = match event {
+            Event::Arrive { link } => link as u64,
+            _ => 1 << 63 | seq,
+        };
+        Entry { key: ((time as u128) << 64) | pushed_at as u128, tie, event }
+    }
 }
 
 impl Entry {
@@ -56,7 +101,7 @@ impl Entry {
     }
 }
 
-/// A min-heap of events keyed by (time, insertion sequence).
+/// A min-heap of events keyed by (time, scheduling instant, tie-break).
 ///
 /// Hand-written rather than `std::collections::BinaryHeap` because the engine's heap is small
 /// (about one entry per link plus one per timer) and hot: `BinaryHeap::push` writes the new entry
@@ -67,7 +112,11 @@ impl Entry {
 #[derive(Debug, Default)]
 pub struct EventQueue {
     heap: Vec<Entry>,
+    /// Insertion counter (ties among events other than arrivals, see `Entry::new`).
     next_seq: u64,
+    /// The time of the event taken last ([`EventQueue::pop`], [`EventQueue::replace_top`]): the
+    /// instant at which events pushed now are scheduled.
+    clock: SimTime,
 }
 
 impl EventQueue {
@@ -76,13 +125,24 @@ impl EventQueue {
         Self::default()
     }
 
-    /// Schedules `event` at `time`; among events at the same time it runs after those already
-    /// scheduled.
+    /// Schedules `event` at `time`, scheduled at the time of the event taken last; among events
+    /// at the same time it runs after those scheduled at earlier instants.
     #[inline]
     pub fn push(&mut self, time: SimTime, event: Event) {
-        let seq = self.next_seq;
+        let e = Entry::new(time, self.clock, event, self.next_seq);
         self.next_seq += 1;
-        self.insert(Entry { key: ((time as u128) << 64) | seq as u128, event });
+        self.insert(e);
+    }
+
+    /// [`EventQueue::push`] of a packet's arrival that the event-by-event engine would schedule
+    /// only at `from` (when the packet reaches the link, offered ahead of the clock by
+    /// cut-through), or now if that is later: the arrival then ties with other events exactly
+    /// as it does event by event.
+    #[inline]
+    pub fn push_from(&mut self, time: SimTime, from: SimTime, event: Event) {
+        let e = Entry::new(time, from.max(self.clock), event, self.next_seq);
+        self.next_seq += 1;
+        self.insert(e);
     }
 
     /// Schedules `event` at `time` after every other event at that instant, including those
@@ -98,7 +158,7 @@ impl EventQueue {
             !self.heap.iter().any(|e| e.key == (((time as u128) << 64) | u64::MAX as u128)),
             "two events pushed last at one instant"
         );
-        self.insert(Entry { key: ((time as u128) << 64) | u64::MAX as u128, event });
+        self.insert(Entry { key: ((time as u128) << 64) | u64::MAX as u128, tie: u64::MAX, event });
     }
 
     /// Adds `e` at the bottom and lets it climb to its place ("hole" sifting: `e` stays in
@@ -116,7 +176,7 @@ impl EventQueue {
         while i > 0 {
             let parent = (i - 1) / 2;
             let p = self.heap[parent];
-            if p.key <= e.key {
+            if p <= e {
                 break;
             }
             self.heap[i] = p;
@@ -131,9 +191,11 @@ impl EventQueue {
         let last = self.heap.pop()?;
         let n = self.heap.len();
         if n == 0 {
+            self.clock = last.time();
             return Some((last.time(), last.event));
         }
         let top = self.heap[0];
+        self.clock = top.time();
         self.sift_from_root(last);
         Some((top.time(), top.event))
     }
@@ -145,15 +207,15 @@ impl EventQueue {
     }
 
     /// Replaces the earliest event by `event` at `time` (not earlier than the one replaced): the
-    /// same as [`EventQueue::pop`] then [`EventQueue::push`], the new event getting the next
-    /// insertion sequence, but one sift instead of two. A link's arrival event is replaced by its
-    /// next packet's arrival this way.
+    /// same as [`EventQueue::pop`] then [`EventQueue::push_from`]`(time, from, event)`, but one
+    /// sift instead of two. A link's arrival event is replaced by its next packet's arrival this
+    /// way (`from`: when that packet reached the link).
     #[inline]
-    pub fn replace_top(&mut self, time: SimTime, event: Event) {
-        let seq = self.next_seq;
+    pub fn replace_top(&mut self, time: SimTime, from: SimTime, event: Event) {
+        self.clock = self.heap.first().expect("replace_top of an empty queue").time();
+        let e = Entry::new(time, from.max(self.clock), event, self.next_seq);
         self.next_seq += 1;
-        let e = Entry { key: ((time as u128) << 64) | seq as u128, event };
-        debug_assert!(self.heap.first().is_some_and(|top| top.key <= e.key), "replace_top earlier than the top");
+        debug_assert!(self.heap.first().is_some_and(|top| *top <= e), "replace_top earlier than the top");
         // Top-down: the replacement is usually a link's next arrival, due soon, so it stops near
         // the root (going to a leaf first, as `pop` does, cost 60% more on a 1 000-flow run).
         let n = self.heap.len();
@@ -163,11 +225,11 @@ impl EventQueue {
             if c >= n {
                 break;
             }
-            if c + 1 < n && self.heap[c + 1].key < self.heap[c].key {
+            if c + 1 < n && self.heap[c + 1] < self.heap[c] {
                 c += 1;
             }
             let child = self.heap[c];
-            if e.key <= child.key {
+            if e <= child {
                 break;
             }
             self.heap[i] = child;
@@ -186,7 +248,7 @@ impl EventQueue {
         let mut i = 0;
         let mut c = 1;
         while c + 1 < n {
-            if self.heap[c + 1].key < self.heap[c].key {
+            if self.heap[c + 1] < self.heap[c] {
                 c += 1;
             }
             self.heap[i] = self.heap[c];
@@ -263,14 +325,51 @@ mod tests {
         );
     }
 
+    /// An event scheduled ahead for an instant `from` ties with the events due at its time as an
+    /// event scheduled at `from` would: after those scheduled earlier, before those scheduled
+    /// later, and first among those scheduled at `from` (arrivals run first) — whenever it was pushed.
+    #[test]
+    fn pushed_from_ties_as_if_scheduled_then() {
+        let mut q = EventQueue::new();
+        q.push(5, Event::WarmupEnd);
+        q.push(7, Event::FlowStart { flow: 9 });
+        // At clock 0: an arrival the event-by-event engine schedules only at 6.
+        q.push_from(20, 6, Event::Arrive { link: 3 });
+        q.push(20, Event::Timer { flow: 0, kind: TimerKind::Rto }); // scheduled at 0
+        assert_eq!(q.pop(), Some((5, Event::WarmupEnd)));
+        q.push(20, Event::AppTick { flow: 1 }); // scheduled at 5
+        assert_eq!(q.pop(), Some((7, Event::FlowStart { flow: 9 })));
+        q.push(20, Event::Timer { flow: 2, kind: TimerKind::Rto }); // scheduled at 7
+        let order: Vec<_> = std::iter::from_fn(|| q.pop()).map(|(_, e)| e).collect();
+        assert_eq!(
+            order,
+            vec![
+                Event::Timer { flow: 0, kind: TimerKind::Rto },
+                Event::AppTick { flow: 1 },
+                Event::Arrive { link: 3 },
+                Event::Timer { flow: 2, kind: TimerKind::Rto },
+            ]
+        );
+        // Scheduled at one instant for one instant: arrivals first by link, then the others in
+        // push order.
+        q.push(30, Event::Timer { flow: 1, kind: TimerKind::Rto });
+        q.push_from(30, 20, Event::Arrive { link: 8 });
+        q.push(30, Event::Arrive { link: 2 });
+        let order: Vec<_> = std::iter::from_fn(|| q.pop()).map(|(_, e)| e).collect();
+        assert_eq!(order, vec![Event::Arrive { link: 2 }, Event::Arrive { link: 8 }, Event::Timer { flow: 1, kind: TimerKind::Rto }]);
+    }
+
     proptest::proptest! {
         /// Against a second implementation: any interleaving of pushes and pops yields events in
-        /// the order of a stable sort by time (insertion order breaking ties).
+        /// the order of a stable sort by time (insertion order breaking ties: events pushed later
+        /// are scheduled at the same or a later instant, with a higher insertion count here).
         #[test]
         fn matches_a_stable_sort(ops in proptest::collection::vec((0u64..50, proptest::bool::weighted(0.6)), 0..400)) {
             let mut q = EventQueue::new();
             let mut reference: Vec<(SimTime, u64)> = Vec::new();
             let mut seq = 0u64;
+            // As in the engine, nothing is scheduled before the event taken last.
+            let mut now = 0;
             for (t, is_push) in ops {
                 if !is_push && t % 3 == 0 && !reference.is_empty() {
                     // replace_top = pop + push of an event no earlier than the popped one.
@@ -278,18 +377,22 @@ mod tests {
                     reference.retain(|x| *x != m);
                     let at = m.0 + t;
                     proptest::prop_assert_eq!(q.peek(), Some((m.0, Event::FlowStart { flow: m.1 as u32 })));
-                    q.replace_top(at, Event::FlowStart { flow: seq as u32 });
+                    q.replace_top(at, 0, Event::FlowStart { flow: seq as u32 });
+                    now = m.0;
                     reference.push((at, seq));
                     seq += 1;
                 } else if is_push {
-                    q.push(t, Event::FlowStart { flow: seq as u32 });
-                    reference.push((t, seq));
+                    q.push(now + t, Event::FlowStart { flow: seq as u32 });
+                    reference.push((now + t, seq));
                     seq += 1;
                 } else {
                     let want = reference.iter().copied().min().map(|m| {
                         reference.retain(|x| *x != m);
                         (m.0, Event::FlowStart { flow: m.1 as u32 })
                     });
+                    if let Some((t, _)) = want {
+                        now = t;
+                    }
                     proptest::prop_assert_eq!(q.pop(), want);
                 }
                 proptest::prop_assert_eq!(q.len(), reference.len());

@@ -70,8 +70,11 @@ pub struct Link {
     /// Instants of overflow drops decided ahead of the simulator's clock and not yet passed by a
     /// sample (see [`Link::offer_at`]), so that counters read at the clock leave them out.
     pub drops_ahead: Ring<u64>,
-    /// Packets on their way to the far end, with their arrival times (non-decreasing).
-    pub in_flight: Ring<(u64, PacketId)>,
+    /// Packets on their way to the far end: their arrival times (non-decreasing), the instants
+    /// they reached the link (offered, ahead of the clock on a cut-through link: when the
+    /// event-by-event engine would schedule their arrival, see `EventQueue::push_from`), and the
+    /// packets.
+    pub in_flight: Ring<(u64, u64, PacketId)>,
     /// The failed attempts of frames the link's ARQ repairs (see `net::arq`), in time order, from
     /// those not over at the latest repair or sample on. Their counts are added when the frame is
     /// admitted, so readers at a time take out those that end after it; the frame's last attempt
@@ -298,7 +301,7 @@ impl Link {
         let serializing = self.pending.iter().filter(|p| p.offered <= end && p.end > end).count();
         // Every arrival up to `end` has been handled, so what is left in flight arrives after it;
         // an entry is pushed at admission, so those still serializing are counted above.
-        let propagating = self.in_flight.iter().filter(|&&(at, _)| at - self.delay_ns <= end).count();
+        let propagating = self.in_flight.iter().filter(|&&(at, _, _)| at - self.delay_ns <= end).count();
         (serializing + propagating) as u64
     }
 

@@ -78,7 +78,17 @@ pub struct Capture {
     end_ns: u64,
     error: Option<String>,
     buf: Vec<u8>,
+    /// Bytes written so far (file headers, records, log lines) and the most that may be.
+    written: u64,
+    max_bytes: u64,
+    /// The capture reached `max_bytes` at this instant: nothing more is written, and the run
+    /// stops with `limits.max_capture_bytes`.
+    full_at: Option<u64>,
 }
+
+/// The bytes of a pcap file's global header and of a record's header.
+const FILE_HEADER_BYTES: u64 = 24;
+const RECORD_HEADER_BYTES: u64 = 16;
 
 /// A file name from a link name: letters, digits, `-`, `_` and `.` kept, `->` written `-to-`,
 /// anything else `_`.
@@ -91,7 +101,8 @@ pub fn file_name(link: &str) -> String {
 impl Capture {
     /// A capture into `dir` (created if missing) of links named `link_names`, of what happens up to
     /// `end_ns`. Fails, with the path, when the folder or the log cannot be created.
-    pub fn create(dir: &Path, link_names: &[String], end_ns: u64) -> Result<Capture, String> {
+    /// At most `max_bytes` are written, all files together ([`Capture::full_at`]).
+    pub fn create(dir: &Path, link_names: &[String], end_ns: u64, max_bytes: u64) -> Result<Capture, String> {
         std::fs::create_dir_all(dir).map_err(|e| format!("pcap: cannot create '{}': {e}", dir.display()))?;
         let log_path = dir.join("events.csv");
         let mut log = BufWriter::new(File::create(&log_path).map_err(|e| format!("pcap: cannot create '{}': {e}", log_path.display()))?);
@@ -99,11 +110,13 @@ impl Capture {
         log.write_all(header.as_bytes()).map_err(|e| format!("pcap: cannot write '{}': {e}", log_path.display()))?;
         // Two links may sanitize to one name: the later ones get the link's index.
         let mut file_names: Vec<String> = Vec::with_capacity(link_names.len());
+        let mut taken = std::collections::HashSet::with_capacity(link_names.len());
         for (i, n) in link_names.iter().enumerate() {
             let mut f = file_name(n);
-            if file_names.contains(&f) {
+            if taken.contains(&f) {
                 f = format!("{}-{i}.pcap", f.trim_end_matches(".pcap"));
             }
+            taken.insert(f.clone());
             file_names.push(f);
         }
         let log_names = link_names
@@ -120,12 +133,39 @@ impl Capture {
             end_ns,
             error: None,
             buf: Vec::with_capacity(128),
+            written: header.len() as u64,
+            max_bytes,
+            full_at: None,
         })
+    }
+
+    /// The simulated instant at which the capture reached its size limit, if it did.
+    pub fn full_at(&self) -> Option<u64> {
+        self.full_at
+    }
+
+    /// Counts `n` more bytes at `t_ns`; false (and nothing may be written) past the limit.
+    fn room(&mut self, n: u64, t_ns: u64) -> bool {
+        if self.full_at.is_some() {
+            return false;
+        }
+        if self.written + n > self.max_bytes {
+            self.full_at = Some(t_ns);
+            return false;
+        }
+        self.written += n;
+        true
     }
 
     /// `p` starts its serialization on link `link` at `t_ns`.
     pub fn packet(&mut self, link: usize, t_ns: u64, p: &Packet) {
         if self.error.is_some() || t_ns > self.end_ns {
+            return;
+        }
+        let id = self.ip_ids[link];
+        encode(p, id, &mut self.buf);
+        let file_header = if self.writers[link].is_none() { FILE_HEADER_BYTES } else { 0 };
+        if !self.room(file_header + RECORD_HEADER_BYTES + self.buf.len() as u64, t_ns) {
             return;
         }
         if self.writers[link].is_none() {
@@ -151,9 +191,7 @@ impl Capture {
                 }
             }
         }
-        let id = self.ip_ids[link];
         self.ip_ids[link] = id.wrapping_add(1);
-        encode(p, id, &mut self.buf);
         let w = self.writers[link].as_mut().expect("opened above");
         let rec = PcapPacket::new(Duration::from_nanos(t_ns), p.size_bytes, &self.buf);
         if let Err(e) = w.write_packet(&rec) {
@@ -188,6 +226,9 @@ impl Capture {
             p.dst,
             p.size_bytes
         );
+        if !self.room(line.len() as u64, t_ns) {
+            return;
+        }
         if let Err(e) = self.log.write_all(line.as_bytes()) {
             self.error = Some(format!("pcap: cannot write '{}': {e}", self.dir.join("events.csv").display()));
         }
@@ -396,7 +437,7 @@ mod tests {
         assert_eq!(file_name("BS->D"), "BS-to-D.pcap");
         assert_eq!(file_name("a/../b c"), "a_.._b_c.pcap");
         let dir = std::env::temp_dir().join(format!("airtcp-pcap-test-{}", std::process::id()));
-        let c = Capture::create(&dir, &["a b".into(), "a_b".into()], 10).unwrap();
+        let c = Capture::create(&dir, &["a b".into(), "a_b".into()], 10, u64::MAX).unwrap();
         assert_eq!(c.file_names, vec!["a_b.pcap".to_string(), "a_b-1.pcap".to_string()]);
         c.finish().unwrap();
         std::fs::remove_dir_all(&dir).unwrap();

@@ -108,6 +108,10 @@ pub struct Limits {
     /// completes depend on the machine (the results of a run that completes do not).
     #[serde(default)]
     pub wall_clock: Option<SimDuration>,
+    /// Bytes the packet capture (`--pcap`) may write, its files together: a 1-Gb/s link writes
+    /// some 4 MB of headers per simulated second, so nothing else bounds a capture's size.
+    #[serde(default = "default_max_capture_bytes")]
+    pub max_capture_bytes: ByteSize,
 }
 
 impl Default for Limits {
@@ -117,8 +121,13 @@ impl Default for Limits {
             max_series_rows: default_max_series_rows(),
             max_memory: default_max_memory(),
             wall_clock: None,
+            max_capture_bytes: default_max_capture_bytes(),
         }
     }
+}
+
+fn default_max_capture_bytes() -> ByteSize {
+    ByteSize(1_000_000_000)
 }
 
 fn default_max_events() -> u64 {

@@ -17,6 +17,8 @@ pub struct Plan<'s> {
     pub links: Vec<LinkPlan>,
     /// Per `flows` entry, in order.
     pub flows: Vec<FlowPlan<'s>>,
+    /// At most how many UEs the HSDPA cells make (for the memory estimate).
+    pub hsdpa_ues: u64,
 }
 
 /// A link entry's models, resolved: capacities (a trace's file already read), the HSDPA cell, and
@@ -76,12 +78,18 @@ impl Plan<'_> {
         names.len() as u64
     }
 
-    /// Delivery opportunities of the trace capacities the plan holds (each direction given one).
+    /// Delivery opportunities of the trace capacities the plan holds, each trace once however
+    /// many link directions replay it (they share its opportunities in memory).
     pub(crate) fn trace_opportunities(&self) -> u64 {
-        let per_period = |c: &Capacity| match c {
-            Capacity::Trace(t) => t.per_period(),
-            _ => 0,
-        };
-        self.links.iter().map(|l| per_period(&l.capacity) + l.reverse_capacity.as_ref().map_or(0, per_period)).sum()
+        let mut seen = std::collections::HashSet::new();
+        let mut n = 0;
+        for c in self.links.iter().flat_map(|l| std::iter::once(&l.capacity).chain(l.reverse_capacity.as_ref())) {
+            if let Capacity::Trace(t) = c {
+                if seen.insert(t.offsets_id()) {
+                    n += t.per_period();
+                }
+            }
+        }
+        n
     }
 }

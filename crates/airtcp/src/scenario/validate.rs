@@ -17,6 +17,20 @@ fn err<T>(field: impl std::fmt::Display, msg: impl std::fmt::Display) -> Result<
     Err(ScenarioError::new(field, msg))
 }
 
+/// The most characters of a user's text (a name, a line of a file) that an error quotes: a
+/// message stays one readable line whatever the input, and a scenario naming a file that is not
+/// a trace (`/etc/shadow`) does not get its content printed (issue 39).
+pub const QUOTE_MAX_CHARS: usize = 40;
+
+/// `s` as an error quotes it: whole when short, else its first [`QUOTE_MAX_CHARS`] characters
+/// and an ellipsis with the length left out.
+pub fn quote(s: &str) -> std::borrow::Cow<'_, str> {
+    match s.char_indices().nth(QUOTE_MAX_CHARS) {
+        None => std::borrow::Cow::Borrowed(s),
+        Some((cut, _)) => std::borrow::Cow::Owned(format!("{}… ({} more bytes)", &s[..cut], s.len() - cut)),
+    }
+}
+
 /// The most nodes a scenario may name. Routing keeps a next hop for every (node, destination)
 /// pair, 4 bytes each: 400 MB at this bound.
 pub(crate) const MAX_NODES: usize = 10_000;
@@ -173,8 +187,39 @@ pub fn resolve_channel(field: &str, c: &ChannelSpec) -> Result<ChannelParams, Sc
                 }
                 _ => return err(field, "give either fd_t or speed_kmh"),
             };
+            // A speed (or f_d T) inside "> 0" can still be too small for floating point: 5e-324 km/h
+            // gives f_d T = 0, whose chain is undefined (NaN probabilities lost half the packets).
+            // The smallest normal f_d T is far below any physical fading (bursts of ~10^300 packets).
+            if fd_t.is_nan() || fd_t < f64::MIN_POSITIVE {
+                let (name, given, least) = match f.speed_kmh {
+                    Some(v) => {
+                        let per_kmh = fd_t / v;
+                        let per_kmh = if per_kmh > 0.0 {
+                            per_kmh
+                        } else {
+                            fading::doppler_fd_t(
+                                1.0,
+                                f.carrier_hz.unwrap_or(fading::THESIS_EFFECTIVE_CARRIER_HZ),
+                                f.packet_time.map_or(fading::THESIS_PACKET_TIME_NS, |t| t.as_nanos()),
+                            )
+                        };
+                        ("speed_kmh", v, f64::MIN_POSITIVE / per_kmh)
+                    }
+                    None => ("fd_t", fd_t, f64::MIN_POSITIVE),
+                };
+                return err(
+                    format!("{field}.{name}"),
+                    format!("{given:e} is out of range: its normalized Doppler bandwidth f_d T = {fd_t:e} is below floating point's smallest normal number (allowed: {name} >= {least:e})"),
+                );
+            }
             // Thesis §2.3.1 [24]: error probability 0 in the good state, 1 in the bad one.
             let (leave_good, leave_bad) = fading::markov_complements(f.error_rate, fd_t);
+            if !(leave_good.is_finite() && leave_bad.is_finite()) {
+                return err(
+                    field,
+                    format!("error_rate = {} with f_d T = {fd_t:e} gives no fading chain (NaN transition probabilities)", f.error_rate),
+                );
+            }
             let transitions = Transitions::PerPacket { p_stay_good: 1.0 - leave_good, q_stay_bad: 1.0 - leave_bad };
             (ModelParams::GilbertElliott { transitions, error_good: 0.0, error_bad: 1.0 }, f.effect)
         }
@@ -235,9 +280,76 @@ pub fn trace_opportunities(field: &str, t: &TraceCapacitySpec, base_dir: Option<
     Ok(ms)
 }
 
+/// The trace files a scenario's links name, each read and parsed once (however many link
+/// directions replay it, they share its opportunities), and the memory they take, counted
+/// against `limits.max_memory` before each file is read: a scenario of a few lines naming a
+/// 229-MB trace on many links used to read and parse it per direction, to 7.5 GB (issue 39).
+pub(crate) struct TraceFiles {
+    /// Per file (as resolved): the trace, its opportunities shared.
+    files: HashMap<std::path::PathBuf, TraceCapacity>,
+    /// Bytes the traces read so far keep (their opportunities, 16 bytes each as the memory
+    /// estimate counts them).
+    kept: u64,
+    /// `limits.max_memory`.
+    limit: u64,
+}
+
+impl TraceFiles {
+    pub(crate) fn new(limit: u64) -> Self {
+        // A limit of 0 is refused with its own error once the scenario is read.
+        TraceFiles { files: HashMap::new(), kept: 0, limit: if limit == 0 { u64::MAX } else { limit } }
+    }
+
+    /// The trace of capacity `t` (from its file, read once, or inline).
+    fn load(&mut self, field: &str, t: &TraceCapacitySpec, base_dir: Option<&std::path::Path>) -> Result<TraceCapacity, ScenarioError> {
+        if t.opportunity_bytes == 0 {
+            return err(format!("{field}.opportunity_bytes"), "must be at least 1 byte");
+        }
+        let Some(f) = (match (&t.file, &t.opportunities_ms) {
+            (Some(f), None) => Some(f),
+            (None, Some(_)) => None,
+            _ => return err(field, "give either file or opportunities_ms"),
+        }) else {
+            let trace = trace_opportunities(field, t, base_dir)?;
+            return Ok(TraceCapacity::new(&trace, t.opportunity_bytes));
+        };
+        let path = match base_dir {
+            Some(d) if std::path::Path::new(f).is_relative() => d.join(f),
+            _ => std::path::PathBuf::from(f),
+        };
+        let key = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
+        if let Some(trace) = self.files.get(&key) {
+            return Ok(trace.with_opportunity_bytes(t.opportunity_bytes));
+        }
+        // Reading takes the text and, per line of at least 2 bytes, 8 bytes of milliseconds and
+        // 8 of nanoseconds: at most 9 bytes per byte of the file, checked before it is read.
+        let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+        let need = self.kept.saturating_add(size.saturating_mul(9));
+        if need > self.limit {
+            return err(
+                "limits.max_memory",
+                format!(
+                    "reading {field}.file ({size} bytes) needs up to {:.0}MB with the traces read before it, above the limit of {:.0}MB (raise limits.max_memory)",
+                    need as f64 / 1e6,
+                    self.limit as f64 / 1e6
+                ),
+            );
+        }
+        let trace = TraceCapacity::new(&trace_opportunities(field, t, base_dir)?, t.opportunity_bytes);
+        self.kept = self.kept.saturating_add(trace.per_period() * 16);
+        self.files.insert(key, trace.clone());
+        Ok(trace)
+    }
+}
+
 /// Checks a capacity table and resolves it into the model it describes (a trace's file is read
-/// here, once).
-fn resolve_capacity(field: &str, c: &CapacitySpec, base_dir: Option<&std::path::Path>) -> Result<Capacity, ScenarioError> {
+/// here, once per file).
+fn resolve_capacity(
+    field: &str,
+    c: &CapacitySpec,
+    base_dir: Option<&std::path::Path>,
+    traces: &mut TraceFiles,
+) -> Result<Capacity, ScenarioError> {
     Ok(match c {
         CapacitySpec::Constant(k) => {
             if k.rate.bps() == 0 {
@@ -303,10 +415,11 @@ fn resolve_capacity(field: &str, c: &CapacitySpec, base_dir: Option<&std::path::
             ))
         }
         CapacitySpec::Trace(t) => {
-            let trace = trace_opportunities(field, t, base_dir)?;
+            let trace = traces.load(field, t, base_dir)?;
+            let period_ms = trace.period_ns() / 1_000_000;
             // Average rate = opportunities · bytes · 8 per period (the last timestamp); under 1 b/s it
             // rounds to 0 and has no serialization time.
-            if (trace.ms().len() as u128) * t.opportunity_bytes as u128 * 8 * 1000 < trace.period_ms() as u128 {
+            if (trace.per_period() as u128) * t.opportunity_bytes as u128 * 8 * 1000 < period_ms as u128 {
                 return err(field, "the trace's average rate is below 1 bit/s (allowed: at least 1 bit/s)");
             }
             if let Some(o) = t.start_offset {
@@ -314,7 +427,7 @@ fn resolve_capacity(field: &str, c: &CapacitySpec, base_dir: Option<&std::path::
                 if t.random_start_offset {
                     return err(f, "give at most one of start_offset and random_start_offset");
                 }
-                let period = trace.period_ms();
+                let period = period_ms;
                 let ns = o.as_nanos();
                 if ns % 1_000_000 != 0 || ns / 1_000_000 >= period {
                     return err(
@@ -328,7 +441,7 @@ fn resolve_capacity(field: &str, c: &CapacitySpec, base_dir: Option<&std::path::
                 }
             }
             // The start offset (fixed or drawn per seed) is applied when the network is built.
-            Capacity::Trace(TraceCapacity::new(&trace, t.opportunity_bytes))
+            Capacity::Trace(trace)
         }
         // The cell serves packets itself; the constant is its nominal (peak) rate for summaries.
         CapacitySpec::Hsdpa(h) => {
@@ -375,6 +488,7 @@ fn check_hsdpa(field: &str, h: &HsdpaSpec) -> Result<(), ScenarioError> {
     real("carrier_hz", h.carrier_hz, 0.0, 1e12, true)?;
     real("site_distance_m", h.site_distance_m, 0.0, 1e6, true)?;
     real("shadowing_std_db", h.shadowing_std_db, 0.0, 30.0, false)?;
+    let mut listed = std::collections::HashSet::with_capacity(h.ues.len());
     for (k, u) in h.ues.iter().enumerate() {
         if let Some(g) = u.geometry_db {
             real(&format!("ues[{k}].geometry_db"), g, -30.0, 40.0, false)?;
@@ -387,8 +501,9 @@ fn check_hsdpa(field: &str, h: &HsdpaSpec) -> Result<(), ScenarioError> {
                 );
             }
         }
-        if h.ues[..k].iter().any(|o| o.flow == u.flow) {
-            return err(format!("{field}.ues[{k}].flow"), format!("flow '{}' is listed twice", u.flow));
+        // A set, not a scan of the earlier entries: 10^5 UEs used to take minutes (issue 39).
+        if !listed.insert(u.flow.as_str()) {
+            return err(format!("{field}.ues[{k}].flow"), format!("flow '{}' is listed twice", quote(&u.flow)));
         }
     }
     Ok(())
@@ -491,16 +606,26 @@ pub fn validate_and_load(s: &Scenario) -> Result<Plan<'_>, ScenarioError> {
             return err(format!("nodes[{i}]"), "a node name must not be empty");
         }
         if ids.insert(n.as_str(), i as u32).is_some() {
-            return err(format!("nodes[{i}]"), format!("duplicate node name '{n}'"));
+            return err(format!("nodes[{i}]"), format!("duplicate node name '{}'", quote(n)));
         }
     }
+    // At most the first few (a scenario may name 10^4 nodes), each quoted short.
+    let known_nodes = || {
+        let mut k = s.nodes.iter().take(KNOWN_NAMES_SHOWN).map(|n| quote(n)).collect::<Vec<_>>().join(", ");
+        if s.nodes.len() > KNOWN_NAMES_SHOWN {
+            k += &format!(", … ({} nodes in all)", s.nodes.len());
+        }
+        k
+    };
     let node = |field: String, name: &str| -> Result<u32, ScenarioError> {
         ids.get(name)
             .copied()
-            .ok_or_else(|| ScenarioError::new(&field, format!("unknown node '{name}' (known nodes: {})", s.nodes.join(", "))))
+            .ok_or_else(|| ScenarioError::new(&field, format!("unknown node '{}' (known nodes: {})", quote(name), known_nodes())))
     };
     let mut one_way = Vec::new();
     let mut seen_links = HashMap::new();
+    let mut cells: Vec<(usize, &HsdpaSpec)> = Vec::new();
+    let mut traces = TraceFiles::new(s.limits.max_memory.0);
     for (i, l) in s.links.iter().enumerate() {
         let f = node(format!("links[{i}].from"), &l.from)?;
         let t = node(format!("links[{i}].to"), &l.to)?;
@@ -514,7 +639,7 @@ pub fn validate_and_load(s: &Scenario) -> Result<Plan<'_>, ScenarioError> {
                 }
                 Capacity::Constant(*r)
             }
-            (None, Some(c)) => resolve_capacity(&format!("links[{i}].capacity"), c, s.base_dir.as_deref())?,
+            (None, Some(c)) => resolve_capacity(&format!("links[{i}].capacity"), c, s.base_dir.as_deref(), &mut traces)?,
             (Some(_), Some(_)) => return err(format!("links[{i}].capacity"), "give either rate or capacity, not both"),
             (None, None) => return err(format!("links[{i}].rate"), "a link needs a rate (or a capacity)"),
         };
@@ -529,15 +654,10 @@ pub fn validate_and_load(s: &Scenario) -> Result<Plan<'_>, ScenarioError> {
             if !matches!(l.channel, ChannelSpec::None) {
                 return err(format!("links[{i}].channel"), "an hsdpa cell models its own radio errors: leave channel unset");
             }
-            let names: Vec<String> = s.flows.iter().enumerate().flat_map(|(k, f)| flow_instances(f, k)).map(|x| x.name).collect();
-            for (k, u) in h.ues.iter().enumerate() {
-                if !names.contains(&u.flow) {
-                    return err(
-                        format!("links[{i}].capacity.ues[{k}].flow"),
-                        format!("unknown flow '{}' (known flows: {})", u.flow, names.join(", ")),
-                    );
-                }
-            }
+            // Its `ues` name flows: checked once the flows' names are known (below), against one
+            // set of them (the names of every flow were built here for every cell, and each UE
+            // searched them: links × flows, then UEs × flows).
+            cells.push((i, h));
             cell = Some(CellParams::from_spec(h));
         }
         let mut reverse_capacity = None;
@@ -551,7 +671,7 @@ pub fn validate_and_load(s: &Scenario) -> Result<Plan<'_>, ScenarioError> {
                     "an hsdpa cell is downlink only (allowed kinds here: constant, schedule, trace)",
                 );
             }
-            reverse_capacity = Some(resolve_capacity(&format!("links[{i}].reverse_capacity"), c, s.base_dir.as_deref())?);
+            reverse_capacity = Some(resolve_capacity(&format!("links[{i}].reverse_capacity"), c, s.base_dir.as_deref(), &mut traces)?);
         }
         check_queue(&format!("links[{i}].queue"), &l.queue)?;
         if let Some(q) = &l.reverse_queue {
@@ -588,11 +708,37 @@ pub fn validate_and_load(s: &Scenario) -> Result<Plan<'_>, ScenarioError> {
         }
     }
     let routes = RoutingTable::build(s.nodes.len(), &one_way);
+    // Before a flow's name is built: the flows' state alone must fit the memory limit, or an
+    // 18-KB file of 10^5-flow groups made names by the hundred million (4 GB) before the limit
+    // refused it. Groups whose count is out of range are refused below, with their field.
+    let flows: u64 = s
+        .flows
+        .iter()
+        .map(|f| match f {
+            FlowSpec::Tcp(t) => (t.count as u64).min(MAX_GROUP_COUNT) * if t.direction == Direction::Both { 2 } else { 1 },
+            _ => 1,
+        })
+        .fold(0, u64::saturating_add);
+    let state = flows.saturating_mul(FLOW_STATE_BYTES);
+    if state > s.limits.max_memory.0 && s.limits.max_memory.0 > 0 {
+        return err(
+            "limits.max_memory",
+            format!(
+                "the run's {flows} flows need about {:.0}MB for their state alone, above the limit of {:.0}MB (raise limits.max_memory)",
+                state as f64 / 1e6,
+                s.limits.max_memory.0 as f64 / 1e6
+            ),
+        );
+    }
     let mut names = HashMap::new();
+    // Per entry: its end nodes, the flows it stands for, and whether they are TCP (both ways).
+    let mut ends: Vec<(u32, u32, u64, bool)> = Vec::with_capacity(s.flows.len());
+    // The first few names in order, for the errors that list the known flows.
+    let mut first_names: Vec<String> = Vec::new();
     for (i, fl) in s.flows.iter().enumerate() {
         // Before the instances are built: a count of 4 294 967 295 used to make that many names.
         if let FlowSpec::Tcp(t) = fl {
-            if !(1..=100_000).contains(&t.count) {
+            if !(1..=MAX_GROUP_COUNT).contains(&(t.count as u64)) {
                 return err(format!("flows[{i}].count"), format!("{} is out of range (allowed: 1 to 100000)", t.count));
             }
             // The group's last start, in exact arithmetic: it must stay in the time range.
@@ -608,9 +754,12 @@ pub fn validate_and_load(s: &Scenario) -> Result<Plan<'_>, ScenarioError> {
             }
         }
         for inst in flow_instances(fl, i) {
+            if first_names.len() < KNOWN_NAMES_SHOWN {
+                first_names.push(inst.name.clone());
+            }
             if let Some(j) = names.insert(inst.name.clone(), i) {
                 let whose = if j == i { String::new() } else { format!(" (also flows[{j}])") };
-                return err(format!("flows[{i}].name"), format!("duplicate flow name '{}'{whose}", inst.name));
+                return err(format!("flows[{i}].name"), format!("duplicate flow name '{}'{whose}", quote(&inst.name)));
             }
         }
         let (src, dst, start, stop) = match fl {
@@ -621,6 +770,11 @@ pub fn validate_and_load(s: &Scenario) -> Result<Plan<'_>, ScenarioError> {
         };
         let a = node(format!("flows[{i}].src"), src)?;
         let b = node(format!("flows[{i}].dst"), dst)?;
+        let instances = match fl {
+            FlowSpec::Tcp(t) => t.count as u64 * if t.direction == Direction::Both { 2 } else { 1 },
+            _ => 1,
+        };
+        ends.push((a, b, instances, matches!(fl, FlowSpec::Tcp(_))));
         if a == b {
             return err(format!("flows[{i}].dst"), "must differ from src");
         }
@@ -787,13 +941,74 @@ pub fn validate_and_load(s: &Scenario) -> Result<Plan<'_>, ScenarioError> {
             }
         }
     }
+    for &(i, h) in &cells {
+        for (k, u) in h.ues.iter().enumerate() {
+            if !names.contains_key(&u.flow) {
+                let mut known = first_names.join(", ");
+                if names.len() > first_names.len() {
+                    known += &format!(", … ({} flows in all)", names.len());
+                }
+                return err(
+                    format!("links[{i}].capacity.ues[{k}].flow"),
+                    format!("unknown flow '{}' (known flows: {known})", quote(&u.flow)),
+                );
+            }
+        }
+    }
     if let Some(e) = &s.energy {
         e.check()?;
     }
-    let plan = Plan { links: link_plans, flows: flow_plans };
+    let ue_count = if cells.is_empty() { 0 } else { hsdpa_ues(&cells, s, &one_way, &routes, &ends) };
+    let plan = Plan { links: link_plans, flows: flow_plans, hsdpa_ues: ue_count };
     check_limits(s, one_way.len() as u64, &plan)?;
     Ok(plan)
 }
+
+/// At most how many UEs the HSDPA cells make: one per cell and flow whose packets cross it (a
+/// TCP flow's either way), counted per path (a flow crossing a cell both ways counts twice).
+/// Each distinct path is walked once, so this costs no more than the routes themselves.
+fn hsdpa_ues(
+    cells: &[(usize, &HsdpaSpec)],
+    s: &Scenario,
+    one_way: &[(u32, u32)],
+    routes: &RoutingTable,
+    ends: &[(u32, u32, u64, bool)],
+) -> u64 {
+    // A cell replaces the transmitter of its link's forward direction.
+    let cell_dirs: std::collections::HashSet<(u32, u32)> = cells
+        .iter()
+        .filter_map(|&(i, _)| {
+            let l = &s.links[i];
+            let id = |n: &str| s.nodes.iter().position(|x| x == n).map(|p| p as u32);
+            Some((id(&l.from)?, id(&l.to)?))
+        })
+        .collect();
+    let mut on_path: HashMap<(u32, u32), u64> = HashMap::new();
+    let mut cells_between = |a: u32, b: u32| -> u64 {
+        *on_path.entry((a, b)).or_insert_with(|| {
+            let (mut node, mut n) = (a, 0);
+            for _ in 0..one_way.len() {
+                let Some(l) = routes.next_hop(node, b) else { break };
+                n += cell_dirs.contains(&one_way[l as usize]) as u64;
+                node = one_way[l as usize].1;
+            }
+            n
+        })
+    };
+    ends.iter()
+        .map(|&(a, b, k, tcp)| k.saturating_mul(cells_between(a, b) + if tcp { cells_between(b, a) } else { 0 }))
+        .fold(0, u64::saturating_add)
+}
+
+/// Bytes of one HSDPA UE's state at rest (its RLC, HARQ processes, fading paths and queue),
+/// rounded up from the structures' sizes (checked by a test of `net::capacity::hsdpa`).
+pub const UE_STATE_BYTES: u64 = 4096;
+
+/// The most flows one TCP entry stands for each way (`count`).
+const MAX_GROUP_COUNT: u64 = 100_000;
+
+/// How many flow names an error that lists the known flows shows (then their number).
+const KNOWN_NAMES_SHOWN: usize = 10;
 
 /// Engine bytes per flow besides its time series: sender, receiver, window policy and their
 /// buffers at rest (2.9 kB measured with 10⁵ Reno flows; rounded up).
@@ -812,6 +1027,8 @@ pub struct MemoryEstimate {
     pub series: u64,
     /// Trace capacities' delivery opportunities (held in milliseconds and nanoseconds).
     pub trace_bytes: u64,
+    /// HSDPA cells' UEs ([`UE_STATE_BYTES`] each, one per cell and flow crossing it).
+    pub hsdpa_bytes: u64,
     /// The sum.
     pub total: u64,
 }
@@ -849,8 +1066,9 @@ pub fn memory_estimate(s: &Scenario, one_way_links: u64, plan: &Plan) -> MemoryE
         .saturating_mul(row_bytes)
         .saturating_add(samples.saturating_mul(one_way_links).saturating_mul(LinkSeries::ROW_BYTES));
     let trace_bytes: u64 = plan.trace_opportunities() * 16;
-    let total = routing.saturating_add(flow_state).saturating_add(series).saturating_add(trace_bytes);
-    MemoryEstimate { routing, flow_state, series, trace_bytes, total }
+    let hsdpa_bytes = plan.hsdpa_ues.saturating_mul(UE_STATE_BYTES);
+    let total = routing.saturating_add(flow_state).saturating_add(series).saturating_add(trace_bytes).saturating_add(hsdpa_bytes);
+    MemoryEstimate { routing, flow_state, series, trace_bytes, hsdpa_bytes, total }
 }
 
 /// Checks the settings of `limits` and the run's size against them, before anything is built: the
@@ -866,6 +1084,9 @@ fn check_limits(s: &Scenario, one_way_links: u64, plan: &Plan) -> Result<(), Sce
     if l.wall_clock.is_some_and(|w| w.as_nanos() == 0) {
         return err("limits.wall_clock", "must be greater than 0s");
     }
+    if l.max_capture_bytes.0 == 0 {
+        return err("limits.max_capture_bytes", "must be greater than 0B");
+    }
     let (flows, samples) = (flow_count(s), sample_count(s));
     let (flow_rows, link_rows) = (samples * flows, samples * one_way_links);
     let rows = flow_rows + link_rows;
@@ -878,18 +1099,19 @@ fn check_limits(s: &Scenario, one_way_links: u64, plan: &Plan) -> Result<(), Sce
             ),
         );
     }
-    let MemoryEstimate { routing, flow_state, series, trace_bytes, total } = memory_estimate(s, one_way_links, plan);
+    let MemoryEstimate { routing, flow_state, series, trace_bytes, hsdpa_bytes, total } = memory_estimate(s, one_way_links, plan);
     if total > l.max_memory.0 {
         let mb = |b: u64| format!("{:.0}MB", b as f64 / 1e6);
         return err(
             "limits.max_memory",
             format!(
-                "the run needs about {} (routing {}, flow state {}, time series {}, traces {}), above the limit of {} (raise limits.max_memory)",
+                "the run needs about {} (routing {}, flow state {}, time series {}, traces {}{}), above the limit of {} (raise limits.max_memory)",
                 mb(total),
                 mb(routing),
                 mb(flow_state),
                 mb(series),
                 mb(trace_bytes),
+                if hsdpa_bytes > 0 { format!(", HSDPA UEs {}", mb(hsdpa_bytes)) } else { String::new() },
                 mb(l.max_memory.0)
             ),
         );

@@ -90,7 +90,7 @@ impl Simulator {
         let one_way = s.links.iter().map(|l| if l.duplex { 2 } else { 1 }).sum();
         let up_front = crate::scenario::validate::memory_estimate(s, one_way, &plan).total;
         let packet_cap = (s.limits.max_memory.0.saturating_sub(up_front) / crate::net::packet::PACKET_BYTES) as usize;
-        let Plan { links: link_plans, flows: flow_plans } = plan;
+        let Plan { links: link_plans, flows: flow_plans, .. } = plan;
         for (l, lp) in s.links.iter().zip(link_plans) {
             let LinkPlan { capacity, reverse_capacity, cell, channel, reverse_channel } = lp;
             if let Some(params) = cell {
@@ -148,7 +148,7 @@ impl Simulator {
         }
         let cells = cell_links
             .into_iter()
-            .map(|(li, params, q)| CellHop { link: li, cell: HsdpaCell::new(params, make_queue(q, 0), seed, &links[li].name, flows.len()) })
+            .map(|(li, params, q)| CellHop { link: li, cell: HsdpaCell::new(params, make_queue(q, 0), seed, &links[li].name) })
             .collect::<Vec<_>>();
         let mut cell_of_link = vec![None; links.len()];
         for (ci, c) in cells.iter().enumerate() {
@@ -197,6 +197,8 @@ impl Simulator {
             cut_feeder,
             max_events: s.limits.max_events,
             max_memory: s.limits.max_memory.0,
+            max_capture_bytes: s.limits.max_capture_bytes.0,
+            slice_until: u64::MAX,
             wall_clock: s.limits.wall_clock.map(|w| std::time::Duration::from_nanos(w.as_nanos())),
             energy: s.energy.clone(),
             host_activity: if s.energy.is_some() { vec![HostActivity::default(); s.nodes.len()] } else { Vec::new() },

@@ -29,10 +29,16 @@ pub(super) fn cut_through_feeders(
     // Per link: None = no feeder seen yet, Some(Some(u)) = only u, Some(None) = several.
     let mut feeder: Vec<Option<Option<u32>>> = vec![None; links.len()];
     let mut origin = vec![false; n_nodes];
+    // Each distinct path once: the flows of a group share theirs (10^5 flows over a long chain
+    // used to walk it 10^5 times).
+    let mut walked = std::collections::HashSet::new();
     for f in flows {
         origin[f.src as usize] = true;
         origin[f.dst as usize] = true;
         let both = matches!(f.kind, FlowKind::Tcp(_));
+        if !walked.insert((f.src, f.dst, both)) {
+            continue;
+        }
         for (a, b) in [(f.src, f.dst), (f.dst, f.src)].into_iter().take(if both { 2 } else { 1 }) {
             let (mut node, mut prev) = (a, None::<u32>);
             // Walk to `b` (where `next_hop` gives None); a route has at most one hop per link.

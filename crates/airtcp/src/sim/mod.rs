@@ -135,6 +135,11 @@ pub struct Simulator {
     host_activity: Vec<HostActivity>,
     /// With `energy`, per link: its transmitter's (packets, bytes, busy ns) at the warm-up's end.
     warm_tx: Vec<(u64, u64, u64)>,
+    /// `limits.max_capture_bytes` of the scenario.
+    max_capture_bytes: u64,
+    /// The event count at which the current slice ends (see [`Simulator::run_until_stopped`]);
+    /// set to 0 to end it after the event at hand (the capture reached its size limit).
+    slice_until: u64,
 }
 
 /// An HSDPA cell and the link whose transmitter it replaces.
@@ -143,8 +148,8 @@ struct CellHop {
     cell: HsdpaCell,
 }
 
-/// About how many events [`Simulator::run_until_stopped`] handles between two reads of its stop
-/// flag (some 10–50 ms of wall time on the development machine).
+/// How many events [`Simulator::run_until_stopped`] handles between two reads of its stop flag
+/// and its limits (some 10–50 ms of wall time on the development machine).
 pub const EVENTS_PER_STOP_CHECK: u64 = 1 << 17;
 
 impl Simulator {
@@ -193,9 +198,19 @@ impl Simulator {
             ));
         }
         let names: Vec<String> = self.links.iter().map(|l| l.name.clone()).collect();
-        self.capture = Some(Box::new(Capture::create(dir, &names, self.end).map_err(|e| ScenarioError::new("pcap", e))?));
+        self.capture =
+            Some(Box::new(Capture::create(dir, &names, self.end, self.max_capture_bytes).map_err(|e| ScenarioError::new("pcap", e))?));
         self.enqueue_special = true;
         Ok(())
+    }
+
+    /// Ends the slice after the event at hand once the capture has reached its size limit, so
+    /// that the run stops there with `limits.max_capture_bytes` (see `check_limits`).
+    #[cold]
+    fn end_slice_if_capture_full(&mut self) {
+        if self.capture.as_ref().is_some_and(|c| c.full_at().is_some()) {
+            self.slice_until = 0;
+        }
     }
 
     /// Current simulated time.
@@ -220,35 +235,27 @@ impl Simulator {
     }
 
     /// [`Simulator::run`] that stops early when `stop` is set (Ctrl-C in the CLI and the Python
-    /// API). The flag and the `limits` are checked between slices of simulated time, each sized
-    /// from the last one's event count to about [`EVENTS_PER_STOP_CHECK`] events, so the loop itself
-    /// carries no per-event check and a set flag ends the run within milliseconds of wall time.
-    /// `Ok(None)` when it stopped; otherwise the results equal an unsliced run's bit for bit
-    /// (slicing changes no event's order: each slice handles every event up to and including its
-    /// end, as a single loop would). The event limit is exact: the run fails exactly when it needs
-    /// more than `limits.max_events` events, wherever the slices fall.
+    /// API). The flag and the `limits` are checked every [`EVENTS_PER_STOP_CHECK`] events (and
+    /// at the end), so the loop itself carries one comparison per event and a set flag ends the
+    /// run within milliseconds of wall time, however the events are spread over simulated time.
+    /// (Slices of simulated time sized from the last one's event count let a quiet stretch — a
+    /// flow starting late — grow a slice to thousands of simulated seconds, whose events then ran
+    /// unchecked for as long as they took; issue 39.) `Ok(None)` when it stopped; otherwise the
+    /// results equal an unsliced run's bit for bit (slicing changes no event's order: a slice
+    /// takes the next events in order, as a single loop would). The event limit is exact: the run
+    /// fails exactly when it needs more than `limits.max_events` events.
     pub fn run_until_stopped(&mut self, stop: &AtomicBool) -> Result<Option<RunOutput>, ScenarioError> {
         let started = std::time::Instant::now();
-        let mut span: SimTime = 1_000_000;
-        let mut from: SimTime = 0;
         loop {
             if stop.load(Ordering::Relaxed) {
                 return Ok(None);
             }
             self.check_limits(started)?;
-            let before = self.events;
-            let limit = from.saturating_add(span).min(self.end);
-            self.advance(limit);
-            if limit >= self.end {
+            // One event past the limit at most, which the check after the slice reports.
+            let until = self.events.saturating_add(EVENTS_PER_STOP_CHECK).min(self.max_events.saturating_add(1));
+            if self.advance_until(self.end, until) {
                 self.check_limits(started)?;
                 break;
-            }
-            from = limit;
-            let n = self.events - before;
-            if n < EVENTS_PER_STOP_CHECK / 2 {
-                span = span.saturating_mul(2);
-            } else if n > EVENTS_PER_STOP_CHECK * 2 {
-                span = (span / 2).max(1);
             }
         }
         self.now = self.end;
@@ -272,6 +279,16 @@ impl Simulator {
                 ),
             ));
         }
+        if let Some(t) = self.capture.as_ref().and_then(|c| c.full_at()) {
+            return Err(ScenarioError::new(
+                "limits.max_capture_bytes",
+                format!(
+                    "the packet capture would write more than {} bytes (it reached them at t = {}s; {at}; raise limits.max_capture_bytes)",
+                    self.max_capture_bytes,
+                    ns_to_s(t)
+                ),
+            ));
+        }
         if self.events > self.max_events {
             return Err(ScenarioError::new(
                 "limits.max_events",
@@ -291,21 +308,32 @@ impl Simulator {
 
     /// Handles every event due at or before `limit`, in order.
     fn advance(&mut self, limit: SimTime) {
+        self.advance_until(limit, u64::MAX);
+    }
+
+    /// Handles the events due at or before `limit`, in order, until the event count reaches
+    /// `until`; returns whether none is left before `limit` (false: stopped by the count, or by
+    /// the packet memory).
+    fn advance_until(&mut self, limit: SimTime, until: u64) -> bool {
+        self.slice_until = until;
         while let Some((t, ev)) = self.queue.peek() {
+            if t > limit {
+                return true;
+            }
             // A run over its packet memory stops at once, not at the slice's end: one slice could
             // start 10⁵ flows of a million-packet window each.
-            if t > limit || self.pkts.over_cap() {
-                break;
+            if self.events >= self.slice_until || self.pkts.over_cap() {
+                return false;
             }
             self.now = t;
             self.events += 1;
             if let Event::Arrive { link } = ev {
                 // The link's next packet in flight takes this event's place in the heap.
                 let l = &mut self.links[link as usize];
-                let (_, pkt) = l.in_flight.pop_front().expect("arrival without a packet in flight");
+                let (_, _, pkt) = l.in_flight.pop_front().expect("arrival without a packet in flight");
                 l.stats.arrived_packets += 1;
                 match l.in_flight.front() {
-                    Some(&(next, _)) => self.queue.replace_top(next, ev),
+                    Some(&(next, from, _)) => self.queue.replace_top(next, from, ev),
                     None => {
                         self.queue.pop();
                     }
@@ -329,6 +357,7 @@ impl Simulator {
                 self.handle(ev);
             }
         }
+        true
     }
 
     fn handle(&mut self, ev: Event) {
@@ -349,7 +378,10 @@ impl Simulator {
                     self.queue.push_last(next, Event::Sample);
                 }
             }
-            Event::CellTti { cell } => self.cell_tti(cell as usize),
+            Event::CellTti { cell } => {
+                self.cell_tti(cell as usize);
+                self.end_slice_if_capture_full();
+            }
             Event::WarmupEnd => {
                 let now = self.now;
                 for (w, l) in self.warm_tx.iter_mut().zip(&self.links) {

@@ -68,10 +68,12 @@ impl Simulator {
                     }
                     // Arrivals on one link are in time order (FIFO, constant delay): only the
                     // earliest is in the event heap, which stays as small as the number of links.
+                    // Scheduled as the event-by-event engine schedules it: when the packet
+                    // reaches the link (`at`), even where that is ahead of the clock.
                     if link.in_flight.is_empty() {
-                        self.queue.push(at_ns, Event::Arrive { link: l as u32 });
+                        self.queue.push_from(at_ns, at, Event::Arrive { link: l as u32 });
                     }
-                    link.in_flight.push_back((at_ns, pkt));
+                    link.in_flight.push_back((at_ns, at, pkt));
                 }
                 // At the offer's instant, which is ahead of the clock on a cut-through link.
                 Offer::Lost { ce } => {
@@ -97,10 +99,12 @@ impl Simulator {
     #[inline(never)]
     pub(super) fn enqueue_special(&mut self, l: usize, pkt: PacketId) {
         if let Some(ci) = self.cell_of_link[l] {
-            return self.cell_enqueue(ci as usize, pkt);
+            self.cell_enqueue(ci as usize, pkt);
+            return self.end_slice_if_capture_full();
         }
         if self.capture.is_some() {
-            self.enqueue::<true>(l, pkt)
+            self.enqueue::<true>(l, pkt);
+            self.end_slice_if_capture_full();
         } else {
             self.enqueue::<false>(l, pkt)
         }
@@ -170,7 +174,7 @@ impl Simulator {
             if link.in_flight.is_empty() {
                 self.queue.push(at, Event::Arrive { link: l as u32 });
             }
-            link.in_flight.push_back((at, pkt));
+            link.in_flight.push_back((at, now, pkt));
         }
         for pkt in out.dropped {
             if let Some(c) = &mut self.capture {

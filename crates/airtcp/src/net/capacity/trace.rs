@@ -19,8 +19,9 @@
 /// A repeating schedule of delivery opportunities and the position of the transmitter in it.
 #[derive(Debug, Clone)]
 pub struct TraceCapacity {
-    /// Opportunity offsets within one period, ns, non-decreasing.
-    offsets_ns: Vec<u64>,
+    /// Opportunity offsets within one period, ns, non-decreasing. Shared by every link direction
+    /// that replays the same trace file (it is read and held once, see `scenario::validate`).
+    offsets_ns: std::sync::Arc<[u64]>,
     period_ns: u64,
     /// Bytes each delivery opportunity carries.
     pub opportunity_bytes: u32,
@@ -62,7 +63,11 @@ pub fn parse_mahimahi(text: &str) -> Result<Opportunities, String> {
         if l.is_empty() {
             continue;
         }
-        let ms: u64 = l.parse().map_err(|_| format!("line {}: '{l}' is not a whole number of milliseconds", i + 1))?;
+        // At most a few dozen characters of the line: the file may be anything (a 50 MB line, a
+        // file that is not a trace and not the user's to print).
+        let ms: u64 = l
+            .parse()
+            .map_err(|_| format!("line {}: '{}' is not a whole number of milliseconds", i + 1, crate::scenario::validate::quote(l)))?;
         // The time range of every scenario duration (`time::MAX_DURATION_NS`), so the period and
         // the opportunity times stay exact in nanoseconds.
         let max_ms = crate::time::MAX_DURATION_NS / 1_000_000;
@@ -86,7 +91,7 @@ pub fn parse_mahimahi(text: &str) -> Result<Opportunities, String> {
 impl TraceCapacity {
     /// The capacity of a trace whose opportunities carry `opportunity_bytes` each.
     pub fn new(trace: &Opportunities, opportunity_bytes: u32) -> Self {
-        let offsets_ns: Vec<u64> = trace.ms.iter().map(|ms| ms * 1_000_000).collect();
+        let offsets_ns: std::sync::Arc<[u64]> = trace.ms.iter().map(|ms| ms * 1_000_000).collect();
         let period_ns = trace.period_ms * 1_000_000;
         TraceCapacity { offsets_ns, period_ns, opportunity_bytes, offset_ns: 0, next_free: 0, left_bytes: opportunity_bytes }
     }
@@ -96,6 +101,17 @@ impl TraceCapacity {
     pub fn with_offset(mut self, offset_ns: u64) -> Self {
         self.offset_ns = offset_ns % self.period_ns;
         self
+    }
+
+    /// The same trace (sharing its opportunities) with `opportunity_bytes` per opportunity, from
+    /// its start.
+    pub fn with_opportunity_bytes(&self, opportunity_bytes: u32) -> Self {
+        TraceCapacity { opportunity_bytes, left_bytes: opportunity_bytes, offset_ns: 0, next_free: 0, ..self.clone() }
+    }
+
+    /// Identifies the opportunities held in memory: equal for traces that share them.
+    pub fn offsets_id(&self) -> usize {
+        self.offsets_ns.as_ptr() as usize
     }
 
     /// Trace time at simulated time 0, ns.

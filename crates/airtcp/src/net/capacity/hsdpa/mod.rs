@@ -141,6 +141,8 @@ pub struct UeStats {
 /// One UE of the cell.
 #[derive(Debug, Clone)]
 pub struct Ue {
+    /// The flow's index in the run.
+    pub flow: usize,
     pub name: String,
     pub rlc: Rlc,
     queue: Queue,
@@ -184,14 +186,21 @@ pub struct Sdu {
     pub ecn: Ecn,
 }
 
-/// The cell: per-UE state indexed by flow.
+/// The cell: the state of the UEs whose flows have sent through it, in flow order. (A slot per
+/// flow of the run, in every cell, used to allocate and scan state for flows that never cross
+/// the cell: 40 cells of 10^5 flows took 5 GB, uncounted by `limits.max_memory`; issue 39.)
 #[derive(Debug)]
 pub struct HsdpaCell {
     pub params: CellParams,
     label: String,
     seed: u64,
     queue_template: Queue,
-    ues: Vec<Option<Ue>>,
+    /// The UEs, by increasing flow index (the order every TTI serves and scans them in).
+    ues: Vec<Ue>,
+    /// Flow index → index in `ues`.
+    slot: std::collections::HashMap<usize, usize>,
+    /// `params.ues` by flow name (each UE's overrides are looked up once, when it is made).
+    overrides: std::collections::HashMap<String, usize>,
     /// TTI index up to which R_ave has been updated.
     r_ave_tti: u64,
     /// Whether a TTI event is scheduled.
@@ -209,13 +218,16 @@ struct Candidate {
 }
 
 impl HsdpaCell {
-    pub fn new(params: CellParams, queue_template: Queue, seed: u64, label: &str, n_flows: usize) -> Self {
+    pub fn new(params: CellParams, queue_template: Queue, seed: u64, label: &str) -> Self {
+        let overrides = params.ues.iter().enumerate().map(|(i, u)| (u.0.clone(), i)).collect();
         HsdpaCell {
             params,
             label: label.to_string(),
             seed,
             queue_template,
-            ues: vec![None; n_flows],
+            ues: Vec::new(),
+            slot: std::collections::HashMap::new(),
+            overrides,
             r_ave_tti: 0,
             ticking: false,
             busy_ttis: 0,
@@ -226,9 +238,12 @@ impl HsdpaCell {
     /// drop, fading and HARQ draws come from streams named after the cell and the flow, so they
     /// do not depend on which UE appeared first or on any other UE.
     pub fn ue(&mut self, flow: usize, name: &str, am: bool) -> &mut Ue {
-        if self.ues[flow].is_none() {
+        if let Some(&i) = self.slot.get(&flow) {
+            return &mut self.ues[i];
+        }
+        {
             let p = &self.params;
-            let over = p.ues.iter().find(|u| u.0 == name);
+            let over = self.overrides.get(name).map(|&i| &p.ues[i]);
             let mut drop_rng = RngStream::new(self.seed, &format!("hsdpa:{}:{name}:drop", self.label));
             let g_db = match over.and_then(|u| u.1) {
                 Some(g) => g,
@@ -247,7 +262,8 @@ impl HsdpaCell {
             };
             let stats =
                 UeStats { geometry_db: g_db, channel_model: model.profile.name.chars().next().unwrap_or('?'), ..UeStats::default() };
-            self.ues[flow] = Some(Ue {
+            let ue = Ue {
+                flow,
                 name: name.to_string(),
                 rlc,
                 queue: self.queue_template.clone(),
@@ -258,9 +274,16 @@ impl HsdpaCell {
                 r_ave_bps: 0.0,
                 last_served_tti: 0,
                 stats,
-            });
+            };
+            // In flow order: the UEs after it move up one.
+            let at = self.ues.partition_point(|u| u.flow < flow);
+            self.ues.insert(at, ue);
+            for u in &self.ues[at + 1..] {
+                *self.slot.get_mut(&u.flow).expect("every UE has a slot") += 1;
+            }
+            self.slot.insert(flow, at);
+            &mut self.ues[at]
         }
-        self.ues[flow].as_mut().unwrap()
     }
 
     /// Offers `sdu` of flow `flow` to its UE's Node-B queue at `now` (the UE is made on the flow's
@@ -284,24 +307,24 @@ impl HsdpaCell {
 
     /// Whether any UE has something to send or in HARQ.
     pub fn busy(&self) -> bool {
-        self.ues.iter().flatten().any(|u| u.busy())
+        self.ues.iter().any(|u| u.busy())
     }
 
     /// SDUs waiting in all Node-B queues.
     pub fn waiting_sdus(&self) -> u32 {
-        self.ues.iter().flatten().map(|u| u.rlc.waiting_sdus()).sum()
+        self.ues.iter().map(|u| u.rlc.waiting_sdus()).sum()
     }
 
     /// Packets the cell holds: SDUs offered and admitted and neither delivered nor dropped yet,
     /// wherever their PDUs are (Node-B queue, RLC retransmission queue, HARQ processes, or
     /// received and waiting for an earlier SDU). For the link's packet conservation.
     pub fn held_sdus(&self) -> u64 {
-        self.ues.iter().flatten().map(|u| u.rlc.held_sdus()).sum()
+        self.ues.iter().map(|u| u.rlc.held_sdus()).sum()
     }
 
     /// The summary of flow `flow`'s UE over a run of `end_ns`, if the flow has one.
     pub fn summary(&self, flow: usize, end_ns: u64) -> Option<crate::output::HsdpaUeSummary> {
-        let u = self.ues.get(flow)?.as_ref()?;
+        let u = &self.ues[*self.slot.get(&flow)?];
         let st = &u.stats;
         Some(crate::output::HsdpaUeSummary {
             geometry_db: st.geometry_db,
@@ -322,11 +345,7 @@ impl HsdpaCell {
 
     /// The UEs' counters, by flow index.
     pub fn ue_stats(&self) -> Vec<(usize, String, UeStats)> {
-        self.ues
-            .iter()
-            .enumerate()
-            .filter_map(|(i, u)| u.as_ref().map(|u| (i, u.name.clone(), UeStats { rlc: u.rlc.stats, ..u.stats })))
-            .collect()
+        self.ues.iter().map(|u| (u.flow, u.name.clone(), UeStats { rlc: u.rlc.stats, ..u.stats })).collect()
     }
 
     /// Runs the TTI that starts at `now` (a multiple of the TTI).
@@ -344,8 +363,7 @@ impl HsdpaCell {
         let mut sent: Vec<(usize, usize)> = Vec::new();
 
         // 1. HARQ retransmissions due, in UE order.
-        for (i, slot) in self.ues.iter_mut().enumerate() {
-            let Some(ue) = slot else { continue };
+        for (i, ue) in self.ues.iter_mut().enumerate() {
             for (j, proc_) in ue.harq.iter().enumerate() {
                 let Some(tb) = proc_ else { continue };
                 if tb.retx_at > now || hs_scch_left == 0 || (tb.codes as i32) > codes_left || tb.power_share > power_left + 1e-12 {
@@ -361,8 +379,7 @@ impl HsdpaCell {
 
         // 2. New blocks by scheduling priority.
         let mut cands = Vec::new();
-        for (i, slot) in self.ues.iter_mut().enumerate() {
-            let Some(ue) = slot else { continue };
+        for (i, ue) in self.ues.iter_mut().enumerate() {
             if sent.iter().any(|s| s.0 == i) {
                 continue;
             }
@@ -388,7 +405,7 @@ impl HsdpaCell {
             if hs_scch_left == 0 || codes_left <= 0 || power_left <= 1e-12 {
                 break;
             }
-            let pdu_bits = self.ues[c.ue].as_ref().unwrap().rlc.pdu_bits();
+            let pdu_bits = self.ues[c.ue].rlc.pdu_bits();
             let th_rep = cqi::threshold_db(c.cqi);
             // Rows this UE can use now: no better than its CQI, within the codes and power left,
             // carrying at least one PDU.
@@ -410,7 +427,7 @@ impl HsdpaCell {
         let needed: f64 = new_blocks.iter().map(|b| b.3).sum();
         let scale = if needed > 0.0 { (needed + power_left.max(0.0)) / needed } else { 1.0 };
         for &(i, j, row, need_p) in &new_blocks {
-            let ue = self.ues[i].as_mut().unwrap();
+            let ue = &mut self.ues[i];
             let max_pdus = cqi::entry(row).tbs_bits / ue.rlc.pdu_bits();
             let mut pdus: Vec<PduRef> = Vec::new();
             ue.rlc.take(now, max_pdus, &mut pdus, &mut out.dropped);
@@ -432,7 +449,7 @@ impl HsdpaCell {
 
         // 3. Transmit and decode at this instant's SINR.
         for &(i, j) in &sent {
-            let ue = self.ues[i].as_mut().unwrap();
+            let ue = &mut self.ues[i];
             let sinr = ue.sinr_db(t_s, p.hsdsch_power_fraction);
             let tb = ue.harq[j].as_mut().unwrap();
             let first = tb.tx == 0;
@@ -467,16 +484,28 @@ impl HsdpaCell {
             self.busy_ttis += 1;
         }
         // In-order delivery at the end of the TTI (UE order, so deterministic).
-        for ue in self.ues.iter_mut().flatten() {
+        for ue in self.ues.iter_mut() {
             ue.rlc.deliver_in_order(&mut out.delivered);
         }
         // 4. PF averages: every UE, every TTI (idle TTIs since the last update decay them).
         let gap = k - self.r_ave_tti;
         for (i, ue) in self.ues.iter_mut().enumerate() {
-            if let Some(ue) = ue {
-                ue.r_ave_bps = scheduler::update_average(ue.r_ave_bps, p.pf_tc_tti, gap.max(1), served_bits[i] as f64 / tti_s);
-            }
+            ue.r_ave_bps = scheduler::update_average(ue.r_ave_bps, p.pf_tc_tti, gap.max(1), served_bits[i] as f64 / tti_s);
         }
         self.r_ave_tti = k;
+    }
+}
+
+#[cfg(test)]
+mod state_size {
+    /// `scenario::validate::UE_STATE_BYTES` bounds a UE's state at rest with the most HARQ
+    /// processes (16) and the most fading paths a channel model has (6).
+    #[test]
+    fn ue_state_fits_its_estimate() {
+        let ue = std::mem::size_of::<super::Ue>();
+        let harq = 16 * std::mem::size_of::<Option<super::TransportBlock>>();
+        let paths = 6 * std::mem::size_of::<(f64, super::fading::RayleighPath)>();
+        let total = (ue + harq + paths) as u64;
+        assert!(total <= crate::scenario::validate::UE_STATE_BYTES, "{total} bytes");
     }
 }
