@@ -416,3 +416,16 @@ fn a_wall_clock_limit_stops_the_run() {
     let e = airtcp::run_toml(&text, None).unwrap_err().to_string();
     assert!(e.starts_with("limits.wall_clock: the run took longer than 0.000000001s of wall-clock time (stopped at t = 0s of 100s"), "{e}");
 }
+
+/// A capture folder that cannot be made is one line naming `pcap` once (it read "pcap: pcap: ...").
+#[test]
+fn capture_folder_error_names_pcap_once() {
+    let file = std::env::temp_dir().join(format!("airtcp-pcap-not-a-folder-{}", std::process::id()));
+    std::fs::write(&file, b"x").unwrap();
+    let text =
+        "name = \"p\"\nduration = \"1s\"\nnodes = [\"a\", \"b\"]\n[[links]]\nfrom = \"a\"\nto = \"b\"\nrate = \"1Mbps\"\ndelay = \"1ms\"\n";
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let e = airtcp::run_toml_capturing(text, None, None, Some(&file.join("pcap")), &stop).unwrap_err().to_string();
+    std::fs::remove_file(&file).unwrap();
+    assert!(e.starts_with("pcap: cannot create '") && !e.contains("pcap: pcap"), "{e}");
+}

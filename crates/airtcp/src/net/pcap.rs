@@ -103,11 +103,11 @@ impl Capture {
     /// `end_ns`. Fails, with the path, when the folder or the log cannot be created.
     /// At most `max_bytes` are written, all files together ([`Capture::full_at`]).
     pub fn create(dir: &Path, link_names: &[String], end_ns: u64, max_bytes: u64) -> Result<Capture, String> {
-        std::fs::create_dir_all(dir).map_err(|e| format!("pcap: cannot create '{}': {e}", dir.display()))?;
+        std::fs::create_dir_all(dir).map_err(|e| format!("cannot create '{}': {e}", dir.display()))?;
         let log_path = dir.join("events.csv");
-        let mut log = BufWriter::new(File::create(&log_path).map_err(|e| format!("pcap: cannot create '{}': {e}", log_path.display()))?);
+        let mut log = BufWriter::new(File::create(&log_path).map_err(|e| format!("cannot create '{}': {e}", log_path.display()))?);
         let header = "time_s,link,fate,flow,kind,src,dst,seq,ack,payload_bytes,size_bytes\n";
-        log.write_all(header.as_bytes()).map_err(|e| format!("pcap: cannot write '{}': {e}", log_path.display()))?;
+        log.write_all(header.as_bytes()).map_err(|e| format!("cannot write '{}': {e}", log_path.display()))?;
         // Two links may sanitize to one name: the later ones get the link's index.
         let mut file_names: Vec<String> = Vec::with_capacity(link_names.len());
         let mut taken = std::collections::HashSet::with_capacity(link_names.len());
@@ -186,7 +186,7 @@ impl Capture {
             {
                 Ok(w) => self.writers[link] = Some(w),
                 Err(e) => {
-                    self.error = Some(format!("pcap: cannot write '{}': {e}", path.display()));
+                    self.error = Some(format!("cannot write '{}': {e}", path.display()));
                     return;
                 }
             }
@@ -195,7 +195,7 @@ impl Capture {
         let w = self.writers[link].as_mut().expect("opened above");
         let rec = PcapPacket::new(Duration::from_nanos(t_ns), p.size_bytes, &self.buf);
         if let Err(e) = w.write_packet(&rec) {
-            self.error = Some(format!("pcap: cannot write '{}': {e}", self.dir.join(&self.file_names[link]).display()));
+            self.error = Some(format!("cannot write '{}': {e}", self.dir.join(&self.file_names[link]).display()));
         }
     }
 
@@ -230,7 +230,7 @@ impl Capture {
             return;
         }
         if let Err(e) = self.log.write_all(line.as_bytes()) {
-            self.error = Some(format!("pcap: cannot write '{}': {e}", self.dir.join("events.csv").display()));
+            self.error = Some(format!("cannot write '{}': {e}", self.dir.join("events.csv").display()));
         }
     }
 
@@ -241,12 +241,10 @@ impl Capture {
         }
         for (i, w) in self.writers.into_iter().enumerate() {
             if let Some(w) = w {
-                w.into_writer()
-                    .flush()
-                    .map_err(|e| format!("pcap: cannot write '{}': {e}", self.dir.join(&self.file_names[i]).display()))?;
+                w.into_writer().flush().map_err(|e| format!("cannot write '{}': {e}", self.dir.join(&self.file_names[i]).display()))?;
             }
         }
-        self.log.flush().map_err(|e| format!("pcap: cannot write '{}': {e}", self.dir.join("events.csv").display()))
+        self.log.flush().map_err(|e| format!("cannot write '{}': {e}", self.dir.join("events.csv").display()))
     }
 }
 
