@@ -187,6 +187,10 @@ def plot_demo(
     ax_b.set_ylabel("goodput (Mb/s)")
     ax_b.set_title("goodput after warm-up")
     ax_b.grid(True, axis="y", alpha=0.3)
+    # Names such as "westwood" and "jersey" side by side ran together ("westwoodjersey").
+    ax_b.tick_params(axis="x", labelrotation=35)
+    for t in ax_b.get_xticklabels():
+        t.set_horizontalalignment("right")
     first = None
     for i, (label, r, c) in enumerate(zip(labels, results, colors)):
         ax = fig.add_subplot(grid[i, 1], sharex=first, sharey=first)
