@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import html
 import json
@@ -9,11 +10,13 @@ import os
 import signal
 import threading
 import re
+import tempfile
 import warnings
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, cast
 
 from . import _core
+from ._signals import sigint_held
 from .presets import PresetWarning, notice, text_with_presets
 from .scenario import ScenarioLike, resolve
 from .summary import Summary
@@ -129,20 +132,39 @@ class RunResult:
     def write(self, out_dir: str | os.PathLike, provenance: dict[str, Any] | None = None) -> dict[str, str]:
         """Writes summary.json, flow_series.parquet and link_series.parquet; returns their paths.
         ``provenance`` (how the run was made: see ``airtcp.outputs``), if given, is recorded in
-        summary.json under the key "provenance", after the engine's fields."""
+        summary.json under the key "provenance", after the engine's fields.
+
+        The three files appear together or not at all: each is written under a temporary name in
+        ``out_dir`` and the three are renamed into place only when all are complete (with Ctrl-C
+        held back for those renames), so an error or Ctrl-C while writing leaves the folder as it
+        was. The folder's other entries are left alone."""
         os.makedirs(out_dir, exist_ok=True)
         paths = {
             "summary": os.path.join(out_dir, "summary.json"),
             "flow_series": os.path.join(out_dir, "flow_series.parquet"),
             "link_series": os.path.join(out_dir, "link_series.parquet"),
         }
-        with open(paths["summary"], "w", encoding="utf-8") as f:
-            if provenance is None:
-                f.write(self.to_json())
-            else:
-                f.write(json.dumps({**self.summary, "provenance": provenance}, indent=2) + "\n")
-        self.flow_series.write_parquet(paths["flow_series"])
-        self.link_series.write_parquet(paths["link_series"])
+        temps: dict[str, str] = {}
+        try:
+            for key, path in paths.items():
+                fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.airtcp-tmp-", dir=out_dir)
+                os.close(fd)
+                temps[key] = tmp
+            with open(temps["summary"], "w", encoding="utf-8") as f:
+                if provenance is None:
+                    f.write(self.to_json())
+                else:
+                    f.write(json.dumps({**self.summary, "provenance": provenance}, indent=2) + "\n")
+            self.flow_series.write_parquet(temps["flow_series"])
+            self.link_series.write_parquet(temps["link_series"])
+            with sigint_held():
+                for key, path in paths.items():
+                    os.chmod(temps[key], 0o644)  # mkstemp's 0600 would stay on the renamed file
+                    os.replace(temps.pop(key), path)
+        finally:
+            for tmp in temps.values():
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
         return paths
 
     def _repr_html_(self) -> str:

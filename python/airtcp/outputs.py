@@ -28,14 +28,14 @@ import json
 import os
 import shlex
 import shutil
-import signal
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Optional
+
+from ._signals import sigint_held
 
 __all__ = [
     "OutputError",
@@ -54,7 +54,8 @@ PROVENANCE_KEY = "provenance"
 #: For the tests only: ``<point>[,<point>...]``; at each named point of writing an output the
 #: command prints ``airtcp-pause <point>`` on stderr and sleeps up to 30 s, so that a test can
 #: send SIGINT exactly there. Points: ``staged`` (nothing written yet), ``writing`` (part of the
-#: files written), ``complete`` (all written, not yet moved into place).
+#: files written), ``complete`` (all written, not yet moved into place); and ``import`` (the
+#: `airtcp` command, just before it loads its libraries: a mark without a sleep, see ``_launch``).
 TEST_PAUSE_ENV = "AIRTCP_TEST_PAUSE"
 
 
@@ -205,24 +206,6 @@ def write_json(path: Path, doc: Any) -> None:
     with open(path, "w", encoding="utf-8") as f:
         json.dump(doc, f, indent=2)
         f.write("\n")
-
-
-@contextlib.contextmanager
-def sigint_held() -> Iterator[None]:
-    """Holds Ctrl-C back for a short critical section and raises KeyboardInterrupt after it when
-    one came (main thread only; elsewhere nothing to hold). Re-installing Python's handler also
-    undoes any handler a native library installed behind Python's back (polars does on import)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    got: list[int] = []
-    old = signal.signal(signal.SIGINT, lambda signum, frame: got.append(signum))
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, old if old is not None else signal.default_int_handler)
-        if got:
-            raise KeyboardInterrupt
 
 
 @contextlib.contextmanager

@@ -8,7 +8,8 @@
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{channel, RecvTimeoutError};
-use std::time::Duration;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use pyo3::create_exception;
 use pyo3::exceptions::{PyKeyboardInterrupt, PyValueError};
@@ -72,45 +73,67 @@ fn output_to_dict(py: Python<'_>, out: airtcp::RunOutput) -> PyResult<Py<PyDict>
 /// How often the waiting thread looks for a pending Python signal (Ctrl-C).
 const SIGNAL_POLL: Duration = Duration::from_millis(50);
 
-/// Runs `work` on a scoped thread while the calling thread waits for it without the GIL. Python
+/// How long the caller still waits for the work after a Ctrl-C set its stop flag. A run reads
+/// the flag between slices of at most a few milliseconds of wall time and so ends well inside
+/// it; parsing, validating and building a large scenario do not read it (they are linear in the
+/// input, but a few megabytes of it take seconds), and are left to finish on their own.
+const STOP_GRACE: Duration = Duration::from_millis(300);
+
+/// Runs `work` on a worker thread while the calling thread waits for it without the GIL. Python
 /// runs its signal handlers only on the main thread and only when asked, so while it waits the
 /// caller asks every [`SIGNAL_POLL`]: a pending Ctrl-C (the handler raises `KeyboardInterrupt`)
-/// sets the stop flag that the engine reads between slices of a run, and that error is raised
-/// once `work` has returned. Off the main thread `check_signals` finds nothing, and the work
-/// simply runs to its end. A panic in `work` is resumed here, so it surfaces as before.
-fn interruptible<T: Send>(py: Python<'_>, work: impl FnOnce(&AtomicBool) -> T + Send) -> PyResult<T> {
-    let stop = AtomicBool::new(false);
+/// sets the stop flag that the engine reads before and during a run, and that error is raised
+/// once `work` has returned or [`STOP_GRACE`] has passed, whichever comes first. Work still
+/// going after the grace is left behind (detached): it owns its inputs, stops at the engine's
+/// next look at the flag (before anything is run or written, see `airtcp::run_toml_capturing`),
+/// and its result is dropped; a process that exits on the interrupt (the `airtcp` command)
+/// takes it along. So Ctrl-C takes effect within a second at any moment, even while a large
+/// scenario is validated. Off the main thread `check_signals` finds nothing, and the work simply
+/// runs to its end. A panic in `work` is resumed here, so it surfaces as before.
+fn interruptible<T: Send + 'static>(py: Python<'_>, work: impl FnOnce(&AtomicBool) -> T + Send + 'static) -> PyResult<T> {
+    let stop = Arc::new(AtomicBool::new(false));
     let mut pending: Option<PyErr> = None;
-    let done = py.allow_threads(|| {
-        std::thread::scope(|scope| {
-            let (tx, rx) = channel();
-            let stop = &stop;
-            scope.spawn(move || {
-                let _ = tx.send(std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(stop))));
-            });
-            loop {
-                match rx.recv_timeout(SIGNAL_POLL) {
-                    Ok(r) => return r,
-                    Err(RecvTimeoutError::Timeout) => {
-                        if pending.is_none() {
-                            if let Err(e) = Python::with_gil(|py| py.check_signals()) {
-                                pending = Some(e);
-                                stop.store(true, Ordering::Relaxed);
-                            }
-                        }
+    let done: Result<Option<std::thread::Result<T>>, String> = py.allow_threads(|| {
+        let (tx, rx) = channel();
+        let flag = Arc::clone(&stop);
+        std::thread::Builder::new()
+            .name("airtcp-run".into())
+            .spawn(move || {
+                let _ = tx.send(std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(&flag))));
+            })
+            .map_err(|e| format!("cannot start the engine's thread: {e}"))?;
+        let mut deadline: Option<Instant> = None;
+        loop {
+            let wait = match deadline {
+                Some(d) => d.saturating_duration_since(Instant::now()),
+                None => SIGNAL_POLL,
+            };
+            match rx.recv_timeout(wait) {
+                Ok(r) => return Ok(Some(r)),
+                Err(RecvTimeoutError::Timeout) => {
+                    if deadline.is_some() {
+                        return Ok(None); // interrupted; the worker is left to stop on its own
                     }
-                    Err(RecvTimeoutError::Disconnected) => unreachable!("the worker sends before it ends"),
+                    if let Err(e) = Python::with_gil(|py| py.check_signals()) {
+                        pending = Some(e);
+                        stop.store(true, Ordering::Relaxed);
+                        deadline = Some(Instant::now() + STOP_GRACE);
+                    }
                 }
+                Err(RecvTimeoutError::Disconnected) => unreachable!("the worker sends before it ends"),
             }
-        })
+        }
     });
     let out = match done {
-        Ok(v) => v,
-        Err(payload) => std::panic::resume_unwind(payload),
+        Ok(Some(Ok(v))) => Some(v),
+        Ok(Some(Err(payload))) => std::panic::resume_unwind(payload),
+        Ok(None) => None,
+        Err(e) => return Err(pyo3::exceptions::PyRuntimeError::new_err(e)),
     };
-    match pending {
-        Some(e) => Err(e),
-        None => Ok(out),
+    match (pending, out) {
+        (Some(e), _) => Err(e),
+        (None, Some(v)) => Ok(v),
+        (None, None) => unreachable!("the wait ends early only after a signal"),
     }
 }
 
@@ -130,9 +153,10 @@ fn run(
     base_dir: Option<PathBuf>,
     pcap_dir: Option<PathBuf>,
 ) -> PyResult<Py<PyDict>> {
-    let out = interruptible(py, |stop| airtcp::run_toml_capturing(&scenario_text, seed, base_dir.as_deref(), pcap_dir.as_deref(), stop))?
-        .map_err(scenario_err)?
-        .ok_or_else(interrupted)?;
+    let out =
+        interruptible(py, move |stop| airtcp::run_toml_capturing(&scenario_text, seed, base_dir.as_deref(), pcap_dir.as_deref(), stop))?
+            .map_err(scenario_err)?
+            .ok_or_else(interrupted)?;
     output_to_dict(py, out)
 }
 
@@ -141,7 +165,7 @@ fn run(
 #[pyfunction]
 #[pyo3(signature = (jobs, jobs_n=0))]
 fn run_many(py: Python<'_>, jobs: Vec<(String, Option<u64>, Option<PathBuf>)>, jobs_n: usize) -> PyResult<Vec<Py<PyDict>>> {
-    let results = interruptible(py, |stop| airtcp::run_many_until_stopped(&jobs, jobs_n, stop))?;
+    let results = interruptible(py, move |stop| airtcp::run_many_until_stopped(&jobs, jobs_n, stop))?;
     let mut outs = Vec::with_capacity(results.len());
     for (i, r) in results.into_iter().enumerate() {
         match r {
@@ -157,7 +181,7 @@ fn run_many(py: Python<'_>, jobs: Vec<(String, Option<u64>, Option<PathBuf>)>, j
 #[pyfunction]
 #[pyo3(signature = (scenario_text, base_dir=None))]
 fn validate(py: Python<'_>, scenario_text: String, base_dir: Option<PathBuf>) -> PyResult<()> {
-    py.allow_threads(|| airtcp::validate_toml_in(&scenario_text, base_dir.as_deref())).map_err(scenario_err)
+    interruptible(py, move |_| airtcp::validate_toml_in(&scenario_text, base_dir.as_deref()))?.map_err(scenario_err)
 }
 
 /// What each window policy and each loss recovery needs from its flow's options, read from the

@@ -83,6 +83,11 @@ pub fn run_toml_capturing(
 ) -> Result<Option<RunOutput>, ScenarioError> {
     let scenario = parse_in(text, base_dir)?;
     let mut sim = sim::Simulator::build(&scenario, seed.unwrap_or(scenario.seed))?;
+    // Parsing and building do not read `stop`; a Ctrl-C during them ends the run here, before
+    // the capture creates its files.
+    if stop.load(std::sync::atomic::Ordering::Relaxed) {
+        return Ok(None);
+    }
     if let Some(dir) = pcap_dir {
         sim.enable_pcap(dir)?;
     }
