@@ -57,7 +57,7 @@ impl LossVerdicts {
 /// (cut-through, see `Simulator::enqueue`), and does not depend on the order of the events of one
 /// instant. Before, the cause was noted when the drop was decided and looked up by segment alone:
 /// a timeout while the segment still waited upstream of a cut-through link that would drop it
-/// found the drop already there (found by the invariant campaign, `airtcp::campaign`).
+/// found the drop already there (found by the invariant campaign, the `airtcp-testkit` crate).
 fn take_drop_cause(m: &mut HashMap<u64, Vec<(SimTime, DropCause)>>, seq: u64, now: SimTime) -> Option<DropCause> {
     let drops = m.get_mut(&seq)?;
     // The last noted among the latest instants: the order in which one instant's drops happened.

@@ -154,16 +154,19 @@ pub const EVENTS_PER_STOP_CHECK: u64 = 1 << 17;
 
 impl Simulator {
     /// Records every in-order delivery (start, end) per flow, for conservation tests.
+    #[cfg(feature = "testing")]
     pub fn enable_audit(&mut self) {
         self.audit = Some(vec![Vec::new(); self.flows.len()]);
     }
 
     /// The recorded deliveries (see [`Simulator::enable_audit`]).
+    #[cfg(feature = "testing")]
     pub fn audit(&self) -> Option<&Vec<Vec<(u64, u64)>>> {
         self.audit.as_ref()
     }
 
     /// Bytes the application of TCP flow `i` offered and the sender's snd_max/snd_una (for tests).
+    #[cfg(feature = "testing")]
     pub fn tcp_state(&self, i: usize) -> Option<(u64, u64, u64)> {
         match &self.flows[i].kind {
             FlowKind::Tcp(t) => Some((t.sender.view().seq.app_limit, t.sender.view().seq.snd_max, t.sender.view().seq.snd_una)),
@@ -173,11 +176,13 @@ impl Simulator {
 
     /// Runs every hop through arrival events, as if no link qualified for cut-through (see
     /// `Simulator::enqueue`): the event-by-event reference that cut-through is tested against.
+    #[cfg(feature = "testing")]
     pub fn disable_cut_through(&mut self) {
         self.cut_feeder.fill(None);
     }
 
     /// The links (by index, in the summary's order) that take their packets ahead of the clock.
+    #[cfg(feature = "testing")]
     pub fn cut_through_links(&self) -> Vec<usize> {
         self.cut_feeder.iter().enumerate().filter_map(|(i, f)| f.map(|_| i)).collect()
     }
@@ -227,7 +232,7 @@ impl Simulator {
 
     /// The whole run as one slice, without the stop flag or the event and wall-clock limits: the
     /// reference that tests compare the sliced loop with (`tests/interrupt.rs`).
-    #[doc(hidden)]
+    #[cfg(feature = "testing")]
     pub fn run_in_one_slice(&mut self) -> RunOutput {
         self.advance(self.end);
         self.now = self.end;
@@ -307,6 +312,7 @@ impl Simulator {
     }
 
     /// Handles every event due at or before `limit`, in order.
+    #[cfg(feature = "testing")]
     fn advance(&mut self, limit: SimTime) {
         self.advance_until(limit, u64::MAX);
     }
