@@ -97,40 +97,6 @@ pub struct Case {
     pub cut_check: bool,
 }
 
-/// A random stream with the draws the generator needs.
-pub(crate) struct Gen(RngStream);
-
-impl Gen {
-    pub(crate) fn unit(&mut self) -> f64 {
-        self.0.uniform()
-    }
-    pub(crate) fn chance(&mut self, p: f64) -> bool {
-        self.0.bernoulli(p)
-    }
-    /// Uniform integer in [lo, hi] (`lo` when hi < lo, as for a range scaled by a short run).
-    pub(crate) fn int(&mut self, lo: u64, hi: u64) -> u64 {
-        let hi = hi.max(lo);
-        lo + ((self.unit() * (hi - lo + 1) as f64) as u64).min(hi - lo)
-    }
-    pub(crate) fn range(&mut self, lo: f64, hi: f64) -> f64 {
-        lo + self.unit() * (hi - lo)
-    }
-    /// Log-uniform in [lo, hi] (lo > 0): small and large magnitudes alike.
-    pub(crate) fn log(&mut self, lo: f64, hi: f64) -> f64 {
-        (lo.ln() + self.unit() * (hi.ln() - lo.ln())).exp()
-    }
-    pub(crate) fn log_int(&mut self, lo: u64, hi: u64) -> u64 {
-        let hi = hi.max(lo);
-        (self.log(lo as f64, hi as f64 + 1.0).floor() as u64).clamp(lo, hi)
-    }
-    pub(crate) fn pick<T: Copy>(&mut self, xs: &[T]) -> T {
-        xs[self.int(0, xs.len() as u64 - 1) as usize]
-    }
-    pub(crate) fn boolean(&mut self) -> bool {
-        self.chance(0.5)
-    }
-}
-
 /// Generates run `index` of the campaign seeded `campaign_seed`.
 pub fn case(campaign_seed: u64, index: u64) -> Case {
     let mut g = Gen(RngStream::new(campaign_seed, &format!("campaign:{index}")));

@@ -1,7 +1,41 @@
 //! The generator's parts: a channel, queue, capacity, link and flow table each, drawn from a run's
 //! random stream.
 
-use crate::generate::*;
+use airtcp::engine::RngStream;
+
+/// A random stream with the draws the generator needs.
+pub(crate) struct Gen(pub(crate) RngStream);
+
+impl Gen {
+    pub(crate) fn unit(&mut self) -> f64 {
+        self.0.uniform()
+    }
+    pub(crate) fn chance(&mut self, p: f64) -> bool {
+        self.0.bernoulli(p)
+    }
+    /// Uniform integer in [lo, hi] (`lo` when hi < lo, as for a range scaled by a short run).
+    pub(crate) fn int(&mut self, lo: u64, hi: u64) -> u64 {
+        let hi = hi.max(lo);
+        lo + ((self.unit() * (hi - lo + 1) as f64) as u64).min(hi - lo)
+    }
+    pub(crate) fn range(&mut self, lo: f64, hi: f64) -> f64 {
+        lo + self.unit() * (hi - lo)
+    }
+    /// Log-uniform in [lo, hi] (lo > 0): small and large magnitudes alike.
+    pub(crate) fn log(&mut self, lo: f64, hi: f64) -> f64 {
+        (lo.ln() + self.unit() * (hi.ln() - lo.ln())).exp()
+    }
+    pub(crate) fn log_int(&mut self, lo: u64, hi: u64) -> u64 {
+        let hi = hi.max(lo);
+        (self.log(lo as f64, hi as f64 + 1.0).floor() as u64).clamp(lo, hi)
+    }
+    pub(crate) fn pick<T: Copy>(&mut self, xs: &[T]) -> T {
+        xs[self.int(0, xs.len() as u64 - 1) as usize]
+    }
+    pub(crate) fn boolean(&mut self) -> bool {
+        self.chance(0.5)
+    }
+}
 
 /// A duration in whole microseconds, as scenario text.
 pub(crate) fn us(x: u64) -> String {
@@ -17,7 +51,7 @@ pub(crate) fn error_rate(g: &mut Gen, max: f64) -> f64 {
     }
 }
 
-/// A channel table of `kind` (index into [`CHANNELS`]) and its tag.
+/// A channel table of `kind` (index into `CHANNELS`) and its tag.
 pub(crate) fn channel(g: &mut Gen, kind: usize, corruption: bool, max: f64) -> String {
     let effect = if corruption { "corruption" } else { "loss" };
     let ge_errors = |g: &mut Gen| {
@@ -59,7 +93,7 @@ pub(crate) fn channel(g: &mut Gen, kind: usize, corruption: bool, max: f64) -> S
     }
 }
 
-/// A queue table of `kind` (index into [`QUEUES`]), its tag and its limit in packets.
+/// A queue table of `kind` (index into `QUEUES`), its tag and its limit in packets.
 pub(crate) fn queue(g: &mut Gen, kind: usize) -> (String, &'static str, u64) {
     let limit = g.log_int(1, 100);
     let (table, tag) = match kind {
@@ -103,7 +137,7 @@ pub(crate) fn rate_bps(g: &mut Gen) -> u64 {
 }
 
 /// The capacity lines of a direction (`key` is `capacity` or `reverse_capacity`), for kind
-/// `kind` (index into [`CAPACITIES`], not HSDPA).
+/// `kind` (index into `CAPACITIES`, not HSDPA).
 pub(crate) fn capacity(g: &mut Gen, key: &str, kind: usize) -> String {
     let rate = rate_bps(g);
     match kind {

@@ -335,6 +335,7 @@ pub(crate) mod tests {
             newest_sent_at: None,
             in_flight_before_bytes: 0,
             snd_nxt: 0,
+            rate: None,
             header: header(TcpHeader::default()),
         }
     }
