@@ -132,6 +132,26 @@ pub struct Packet {
     pub tcp: TcpHeader,
 }
 
+/// Bytes on the wire of a UDP datagram carrying `payload` bytes: the IP and UDP headers and the
+/// payload (the one place the UDP/IP arithmetic lives; [`Packet::payload_bytes`] undoes it).
+#[inline]
+pub(crate) const fn udp_packet_bytes(payload: u32) -> u32 {
+    IP_HEADER_BYTES + UDP_HEADER_BYTES + payload
+}
+
+impl Packet {
+    /// Payload bytes: a TCP segment's length, none for a pure ACK, a UDP datagram's size less its
+    /// IP and UDP headers. What a channel's per-byte error model and a capture's length count.
+    #[inline]
+    pub fn payload_bytes(&self) -> u32 {
+        match self.kind {
+            PacketKind::TcpData => self.tcp.len,
+            PacketKind::TcpAck => 0,
+            PacketKind::Udp => self.size_bytes - IP_HEADER_BYTES - UDP_HEADER_BYTES,
+        }
+    }
+}
+
 /// Slab of packets with a free list.
 #[derive(Debug)]
 pub struct PacketArena {

@@ -28,7 +28,7 @@
 //! microseconds modulo 2³². TCP and UDP checksums are 0: they cover the payload, which is not
 //! captured (Wireshark does not check them by default).
 
-use super::packet::{caiad_option_bytes, sack_option_bytes, Ecn, Packet, PacketKind, IP_HEADER_BYTES, TCP_HEADER_BYTES, UDP_HEADER_BYTES};
+use super::packet::{caiad_option_bytes, sack_option_bytes, Ecn, Packet, PacketKind, IP_HEADER_BYTES, TCP_HEADER_BYTES};
 use pcap_file::pcap::{PcapHeader, PcapPacket, PcapWriter};
 use pcap_file::{DataLink, Endianness, TsResolution};
 use std::fs::File;
@@ -205,11 +205,12 @@ impl Capture {
         if self.error.is_some() || t_ns > self.end_ns {
             return;
         }
-        let (kind, payload) = match p.kind {
-            PacketKind::TcpData => ("tcp-data", p.tcp.len),
-            PacketKind::TcpAck => ("tcp-ack", 0),
-            PacketKind::Udp => ("udp", p.size_bytes - IP_HEADER_BYTES - UDP_HEADER_BYTES),
+        let kind = match p.kind {
+            PacketKind::TcpData => "tcp-data",
+            PacketKind::TcpAck => "tcp-ack",
+            PacketKind::Udp => "udp",
         };
+        let payload = p.payload_bytes();
         let (seq, ack) = match p.kind {
             PacketKind::Udp => (String::new(), String::new()),
             _ => (p.tcp.seq.to_string(), p.tcp.ack.to_string()),

@@ -411,3 +411,20 @@ impl Simulator {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `SenderConfig::default()` is what a scenario's TCP flow gets when it sets nothing: the
+    /// builder's resolution of the `[[flows]]` defaults and the sender's own `Default` agree.
+    #[test]
+    fn sender_defaults_are_the_scenario_defaults() {
+        let text = "duration = \"1s\"\nnodes = [\"a\", \"b\"]\n[[links]]\nfrom = \"a\"\nto = \"b\"\nrate = \"1Mbps\"\ndelay = \"1ms\"\n\
+                    [[flows]]\nkind = \"tcp\"\nname = \"f\"\nsrc = \"a\"\ndst = \"b\"\ncc = \"reno\"\nrecovery = \"newreno\"\n";
+        let sim = Simulator::build(&crate::scenario::parse(text).unwrap(), 1).unwrap();
+        let FlowKind::Tcp(t) = &sim.flows[0].kind else { panic!("a TCP flow") };
+        let built = format!("{:?}", t.sender.view().cfg);
+        assert_eq!(built, format!("{:?}", crate::tcp::SenderConfig::default()));
+    }
+}
