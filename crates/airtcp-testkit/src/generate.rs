@@ -248,8 +248,6 @@ pub fn case(campaign_seed: u64, index: u64) -> Case {
     Case { index, seed, toml: s, tags, combo: d.combo, constant_links, queue_limits, sample_at_end, cut_check: true }
 }
 
-/// What a violation broke (see the module docs for each).
-
 #[cfg(test)]
 mod tests {
     use super::*;

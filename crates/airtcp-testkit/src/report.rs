@@ -13,7 +13,7 @@ pub struct Report {
     pub runs: u64,
     /// Every violation, by run index.
     pub violations: Vec<Violation>,
-    /// Per coverage category (see [`Case::tags`]): the runs that exercised it.
+    /// Per coverage category (see [`Case::tags`](crate::Case::tags)): the runs that exercised it.
     pub coverage: BTreeMap<String, u64>,
     /// Per combination (see [`combinations`]): the runs that took it.
     pub combos: Vec<u64>,

@@ -60,7 +60,7 @@ use crate::time::{SimDuration, SimTime, NS_PER_S};
 /// CAIAD's parameters (`[flows.cc_params]` with `cc = "caiad"`).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct CaiadParams {
+pub(crate) struct CaiadParams {
     /// Tustin filter time constant τ of eq. 3 ("a typical value of τ is 0.5 s").
     #[serde(default = "default_tau")]
     pub tau: SimDuration,
@@ -91,7 +91,7 @@ impl CaiadParams {
 
 /// The CAIAD window policy.
 #[derive(Debug, Clone)]
-pub struct Caiad {
+pub(crate) struct Caiad {
     tau_ns: u64,
     reno: Reno,
     acked: AckedCount,

@@ -31,7 +31,7 @@ pub struct Window {
 
 impl Window {
     /// Slow start while cwnd < ssthresh (RFC 5681 §3.1).
-    pub fn in_slow_start(&self) -> bool {
+    pub(crate) fn in_slow_start(&self) -> bool {
         self.cwnd < self.ssthresh
     }
 }
@@ -387,7 +387,7 @@ pub struct Needs {
 /// Builds one instance of a window policy whose parameters were checked: the scenario is resolved
 /// once (names and parameters checked, see `scenario::validate`) and every flow of an entry gets
 /// its own instance from the same constructor, so building a checked scenario cannot fail.
-pub type Constructor = std::sync::Arc<dyn Fn() -> Box<dyn CongestionControl> + Send + Sync>;
+pub(crate) type Constructor = std::sync::Arc<dyn Fn() -> Box<dyn CongestionControl> + Send + Sync>;
 
 /// One entry of the window-policy registry: the name scenario files use, and the function that
 /// checks a `cc_params` table (errors read "field: message") and returns the constructor.

@@ -9,7 +9,7 @@ use crate::time::SimTime;
 
 /// Why the network dropped a data segment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DropCause {
+pub(crate) enum DropCause {
     /// A queue overflowed or its AQM dropped it: congestion.
     Queue,
     /// The channel lost it: a link error.
@@ -18,7 +18,7 @@ pub enum DropCause {
 
 /// One flow's noted drops and its scored verdicts.
 #[derive(Debug, Default)]
-pub struct LossVerdicts {
+pub(crate) struct LossVerdicts {
     /// Why and when each data segment (by first byte) was dropped, until a verdict on it is scored.
     drops: HashMap<u64, Vec<(SimTime, DropCause)>>,
     /// The verdicts scored so far.
@@ -28,7 +28,7 @@ pub struct LossVerdicts {
 impl LossVerdicts {
     /// The network dropped the data segment starting at `seq` at instant `at` (ahead of the clock
     /// on a cut-through link).
-    pub fn note_drop(&mut self, seq: u64, cause: DropCause, at: SimTime) {
+    pub(crate) fn note_drop(&mut self, seq: u64, cause: DropCause, at: SimTime) {
         self.drops.entry(seq).or_default().push((at, cause));
     }
 

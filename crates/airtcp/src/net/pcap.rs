@@ -67,7 +67,7 @@ impl Fate {
 
 /// The capture of one run: a writer per link direction (opened on its first packet), the log,
 /// and the first I/O error (after which nothing more is written, and the run reports it).
-pub struct Capture {
+pub(crate) struct Capture {
     dir: PathBuf,
     /// Link names as the log writes them (CSV-quoted where needed).
     log_names: Vec<String>,
@@ -140,7 +140,7 @@ impl Capture {
     }
 
     /// The simulated instant at which the capture reached its size limit, if it did.
-    pub fn full_at(&self) -> Option<u64> {
+    pub(crate) fn full_at(&self) -> Option<u64> {
         self.full_at
     }
 
@@ -270,7 +270,7 @@ fn checksum(bytes: &[u8]) -> u16 {
 }
 
 /// Writes the headers of `p` (IPv4, then TCP with its options or UDP) into `out`.
-pub fn encode(p: &Packet, ip_id: u16, out: &mut Vec<u8>) {
+pub(crate) fn encode(p: &Packet, ip_id: u16, out: &mut Vec<u8>) {
     out.clear();
     let proto = if p.kind == PacketKind::Udp { 17 } else { 6 };
     let ecn = match p.ecn {

@@ -192,7 +192,7 @@ impl Simulator {
     /// and corruptions. An I/O error fails the run with one line naming the file.
     /// A flow with `option_sizes = "ns2"` is refused: its packets' sizes count option bytes that
     /// no real header can carry (10 bytes of timestamps, SACK blocks without kind and length).
-    pub fn enable_pcap(&mut self, dir: &std::path::Path) -> Result<(), ScenarioError> {
+    pub(crate) fn enable_pcap(&mut self, dir: &std::path::Path) -> Result<(), ScenarioError> {
         if let Some(f) = self.flows.iter().find(|f| matches!(&f.kind, FlowKind::Tcp(t) if t.ns2_option_sizes)) {
             return Err(ScenarioError::new(
                 "pcap",

@@ -193,7 +193,7 @@ impl Simulator {
 #[cold]
 #[inline(never)]
 fn capture_offer(c: &mut Capture, l: usize, link: &crate::net::link::Link, offered_at: SimTime, offer: Offer, p: &Packet) {
-    let start = || link.pending.get(link.pending.len() - 1).map_or(offered_at, |t| t.start);
+    let start = || link.last_serialization_start().unwrap_or(offered_at);
     match offer {
         Offer::Arrives { corrupted, ce, .. } => {
             let t = start();

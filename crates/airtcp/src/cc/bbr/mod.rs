@@ -93,7 +93,7 @@ pub(crate) const MIN_PIPE_CWND_PKTS: u64 = 4;
 /// BBR's parameters (`[flows.cc_params]` with `cc = "bbr"`).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct BbrParams {
+pub(crate) struct BbrParams {
     /// Startup's pacing and cwnd gain (draft-00 §4.3.2: 2/ln 2 = 2.885); Drain paces at its inverse.
     #[serde(default = "default_high_gain")]
     pub high_gain: f64,
@@ -164,7 +164,7 @@ impl BbrParams {
 
 /// BBR's operating state (draft-00 §4.3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
+pub(crate) enum Mode {
     Startup,
     Drain,
     ProbeBw,
@@ -173,7 +173,7 @@ pub enum Mode {
 
 /// BBR v1 window and pacing policy.
 #[derive(Debug, Clone)]
-pub struct Bbr {
+pub(crate) struct Bbr {
     p: BbrParams,
     mss: u64,
     /// InitialCwnd, bytes (the flow's initial window).

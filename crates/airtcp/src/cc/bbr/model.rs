@@ -40,13 +40,13 @@ impl MaxFilter {
 
 impl Bbr {
     /// BtlBw, bytes/s.
-    pub fn btlbw(&self) -> u64 {
+    pub(crate) fn btlbw(&self) -> u64 {
         self.btlbw_filter.get(self.round_count, self.p.bw_window_rounds as u64)
     }
 
     /// draft-00 §4.2.2 `BBRSetSendQuantum`: min(pacing_rate·1 ms, 64 KB), at least 1 segment below
     /// 1.2 Mbit/s and 2 above (tcp_bbr.c `bbr_tso_segs_goal`, `bbr_min_tso_rate`).
-    pub fn send_quantum(&self) -> u64 {
+    pub(crate) fn send_quantum(&self) -> u64 {
         let floor = if self.pacing_rate < 1_200_000 / 8 { self.mss } else { 2 * self.mss };
         (self.pacing_rate / 1000).min(65_536).max(floor)
     }

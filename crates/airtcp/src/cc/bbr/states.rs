@@ -14,7 +14,7 @@ fn splitmix64(x: u64) -> u64 {
 
 impl Bbr {
     /// draft-00 §4.3.4.3 `BBRIsNextCyclePhase`; tcp_bbr.c `bbr_is_next_cycle_phase`.
-    pub fn is_next_cycle_phase(&self, now: SimTime, prior_inflight: u64, losses: bool) -> bool {
+    pub(crate) fn is_next_cycle_phase(&self, now: SimTime, prior_inflight: u64, losses: bool) -> bool {
         let full_length = now.saturating_sub(self.cycle_stamp) > self.rtprop_ns;
         if self.pacing_gain > 1.0 {
             // Persist at 1.25 until a phase is over and either inflight reached 1.25·BDP or a loss

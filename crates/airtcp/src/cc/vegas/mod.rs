@@ -175,7 +175,7 @@ impl VegasParams {
 
 /// What Vegas decides at the end of an epoch (returned for tests and traces).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Decision {
+pub(crate) enum Decision {
     /// No RTT known yet: nothing decided.
     NoMeasurement,
     /// Slow start goes on (the next epoch grows or holds).
@@ -285,14 +285,14 @@ impl Vegas {
 
     /// diff = (Expected − Actual)·BaseRTT in segments, Expected = cwnd/BaseRTT, Actual = cwnd/RTT
     /// (thesis §2.2.6).
-    pub fn diff_segments(cwnd: u64, mss: u64, base_rtt_ns: u64, rtt_ns: u64) -> f64 {
+    pub(crate) fn diff_segments(cwnd: u64, mss: u64, base_rtt_ns: u64, rtt_ns: u64) -> f64 {
         let expected = cwnd as f64 / base_rtt_ns as f64;
         let actual = cwnd as f64 / rtt_ns as f64;
         (expected - actual) * base_rtt_ns as f64 / mss as f64
     }
 
     /// The once-per-RTT decision at the end of an epoch whose RTT was `rtt_ns`.
-    pub fn decide(&mut self, w: &mut Window, rtt_ns: u64) -> Decision {
+    pub(crate) fn decide(&mut self, w: &mut Window, rtt_ns: u64) -> Decision {
         if self.base_rtt_ns == 0 || rtt_ns == 0 {
             return Decision::NoMeasurement;
         }

@@ -13,7 +13,7 @@ pub struct Ns2Epoch {
     /// the segment starting there (`tcph->seqno() >= v_begseq_`). 0 at the start, so the first
     /// ACK ends the first epoch.
     pub beg_nxt: u64,
-    /// `v_begtime_`: when the epoch began (None for the first, see [`Vegas::on_ack`]).
+    /// `v_begtime_`: when the epoch began (None for the first, see Vegas's `on_ack`).
     pub beg_time: Option<SimTime>,
     /// `v_sumRTT_` (ns) and `v_cntRTT_`: the fine samples taken since the previous epoch ended.
     pub sum_rtt: f64,

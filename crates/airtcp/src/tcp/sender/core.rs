@@ -141,7 +141,7 @@ impl SenderCore {
     /// duplicate ACKs that go-back-N resends of held data provoke start no second reduction.
     /// A window policy whose guard is [`RecoverGuard::TimeoutOnly`] (ns-2.35 Vegas) is held back
     /// only by a `recover` that a timeout set.
-    pub fn recover_guard_passes(&self) -> bool {
+    pub(crate) fn recover_guard_passes(&self) -> bool {
         match self.rec.recover {
             None => true,
             Some(r) => {
@@ -179,7 +179,7 @@ impl SenderCore {
     }
 
     /// The oldest unacknowledged segment (there must be one).
-    pub fn head(&self) -> Head {
+    pub(crate) fn head(&self) -> Head {
         let m = self.board.get(0);
         Head { sent_at: m.sent_at, retransmitted: m.retransmitted }
     }
@@ -243,7 +243,7 @@ impl SenderCore {
     }
 
     /// Records the start of a recovery episode.
-    pub fn begin_recovery(&mut self, reaction: Reaction) {
+    pub(crate) fn begin_recovery(&mut self, reaction: Reaction) {
         self.rec.in_recovery = true;
         self.rec.recover = Some(self.seq.snd_max);
         self.rec.recover_by_timeout = false;
@@ -349,7 +349,7 @@ impl SenderCore {
     }
 
     /// Sends the next new segment at snd_max.
-    pub fn send_new(&mut self, now: SimTime) {
+    pub(crate) fn send_new(&mut self, now: SimTime) {
         let seq = self.seq.snd_max;
         self.emit(now, seq, false);
         self.seq.snd_nxt = self.seq.snd_max;
@@ -372,7 +372,7 @@ impl SenderCore {
 
     /// Sends from snd_nxt while the window min(cwnd, rwnd) allows: new data, or after a timeout
     /// the go-back-N retransmissions (skipping SACKed segments).
-    pub fn send_window_limited(&mut self, now: SimTime) {
+    pub(crate) fn send_window_limited(&mut self, now: SimTime) {
         let win = self.w.cwnd.min(self.cfg.rwnd_bytes);
         loop {
             while self.seq.snd_nxt < self.seq.snd_max && self.board.get(self.seg_index(self.seq.snd_nxt)).sacked {

@@ -69,20 +69,20 @@ impl Sender {
     /// Takes the segments emitted since the last call as a whole buffer; give the emptied buffer
     /// back with [`Sender::recycle_segments`], so that steady state allocates nothing.
     #[inline]
-    pub fn take_segments(&mut self) -> Vec<OutSegment> {
+    pub(crate) fn take_segments(&mut self) -> Vec<OutSegment> {
         std::mem::take(&mut self.core.out)
     }
 
     /// Returns a buffer from [`Sender::take_segments`] (emptied) for the next segments.
     #[inline]
-    pub fn recycle_segments(&mut self, mut buf: Vec<OutSegment>) {
+    pub(crate) fn recycle_segments(&mut self, mut buf: Vec<OutSegment>) {
         buf.clear();
         self.core.out = buf;
     }
 
     /// The measurement window starts (the end of the warm-up): the RTT percentiles count the
     /// samples from here on.
-    pub fn start_measurement(&mut self) {
+    pub(crate) fn start_measurement(&mut self) {
         self.core.stats.rtt_hist.clear();
     }
 
