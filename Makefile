@@ -135,7 +135,7 @@ lint-python: $(VENV)/.installed
 # The unit and integration tests, then the doc tests: the examples are not built again here
 # (clippy --all-targets in lint-rust already compiles them), which saves linking four more
 # optimized binaries.
-RUST_TEST_PKGS := -p airtcp -p airtcp-kernel-diff -p airtcp-testbed -p airtcp-fuzz
+RUST_TEST_PKGS := -p airtcp -p airtcp-kernel-diff -p airtcp-testbed -p airtcp-fuzz -p airtcp-testkit
 test-rust:
 	@echo "== Rust tests (test profile: optimized, with overflow checks and debug assertions)"
 	$(CARGO) test $(RUST_TEST_PKGS) --lib --bins --tests
@@ -248,10 +248,10 @@ distclean: clean
 
 ## campaign: the invariant campaign (issue 25 part 8): CAMPAIGN_RUNS random small scenarios from
 ## CAMPAIGN_SEED, each run and checked (byte stream, per-link packet conservation, no negative or NaN
-## figure, cut-through equivalence; see crates/airtcp/src/campaign.rs), in the test profile so that
+## figure, cut-through equivalence; see crates/airtcp-testkit), in the test profile so that
 ## overflows and debug assertions count; prints the figure and the coverage (BENCHMARKS.md)
 CAMPAIGN_RUNS ?= 100000
 CAMPAIGN_SEED ?= 1
 CAMPAIGN_JOBS ?= 1
 campaign:
-	$(CARGO) run --profile test -p airtcp --example campaign -- --runs $(CAMPAIGN_RUNS) --seed $(CAMPAIGN_SEED) --jobs $(CAMPAIGN_JOBS)
+	$(CARGO) run --profile test -p airtcp-testkit --bin campaign -- --runs $(CAMPAIGN_RUNS) --seed $(CAMPAIGN_SEED) --jobs $(CAMPAIGN_JOBS)

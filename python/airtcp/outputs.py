@@ -24,7 +24,9 @@ decide the results), the overrides, the seed, the effective scenario and the ent
 from __future__ import annotations
 
 import contextlib
+import csv
 import json
+import math
 import os
 import shlex
 import shutil
@@ -246,3 +248,24 @@ def _commit(tmp: Path, out: Path, main: str, names: tuple[str, ...], invocation:
                 os.rename(tmp / n, dest)
     finally:
         shutil.rmtree(trash, ignore_errors=True)
+
+
+def csv_cell(v: Any) -> str:
+    """One CSV cell: floats in full precision (``repr``, so a reader gets exactly our numbers); a
+    value that does not apply (``None``, NaN) is an empty cell, which CSV readers (polars, pandas,
+    spreadsheets) take as missing."""
+    if v is None:
+        return ""
+    if isinstance(v, float):
+        return "" if math.isnan(v) else repr(v)
+    return str(v)
+
+
+def write_csv(path: Path, rows: list[dict[str, Any]], header: list[str]) -> None:
+    """The CSV files airtcp writes (the sweep's and ``reproduce``'s): a header row, then one row per
+    dict in ``header``'s order, each cell by ``csv_cell``."""
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(header)
+        for r in rows:
+            w.writerow([csv_cell(r[h]) for h in header])

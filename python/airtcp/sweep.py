@@ -19,7 +19,6 @@ flow over the first axis), ``scatter.csv`` (the scatter's points) and ``run.json
 from __future__ import annotations
 
 import copy
-import csv
 import itertools
 import json
 import math
@@ -293,10 +292,12 @@ def _run_sweep(
     runs.write_parquet(tmp / "runs.parquet")
     agg = _aggregate(plan, runs, metrics)
     names = [a.path for a in plan.axes]
-    _write_csv(tmp / "aggregated.csv", agg, names + ["flow", "metric", "n", "mean", "sd", "ci95", "ci_low", "ci_high"])
+    outputs.write_csv(
+        tmp / "aggregated.csv", agg, names + ["flow", "metric", "n", "mean", "sd", "ci95", "ci_low", "ci_high"]
+    )
     scatter = scatter_points(plan, runs, metrics)
     if scatter:
-        _write_csv(tmp / "scatter.csv", scatter, list(scatter[0]))
+        outputs.write_csv(tmp / "scatter.csv", scatter, list(scatter[0]))
     meta = {
         "scenario": scenario_name,
         "grid": {a.path: list(a.labels) for a in plan.axes},
@@ -452,20 +453,3 @@ def scatter_points(plan: SweepPlan, runs: pl.DataFrame, metrics: tuple[str, ...]
             }
         )
     return out
-
-
-def _cell(v: Any) -> str:
-    if v is None:
-        return ""
-    if isinstance(v, float):
-        return "" if math.isnan(v) else repr(v)
-    return str(v)
-
-
-def _write_csv(path: Path, rows: list[dict[str, Any]], header: list[str]) -> None:
-    """Floats in full precision (``repr``); a value that does not apply (NaN, None) is empty."""
-    with open(path, "w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f)
-        w.writerow(header)
-        for r in rows:
-            w.writerow([_cell(r[h]) for h in header])

@@ -174,12 +174,13 @@ def test_end_to_end_from_a_fresh_cache(tmp_path):
     # every mean and CI of the aggregated table is in the report's results table, on its point's row
     for row in agg:
         line = next(x for x in report.splitlines() if x.startswith(f"| {row['loss']} | {row['scheme']} |"))
-        assert fmt_pm(float(row["mean"]), float(row["ci95"])) in line, (row, line)
+        # an empty cell is "no value" (NaN; outputs.csv_cell)
+        assert fmt_pm(float(row["mean"] or "nan"), float(row["ci95"] or "nan")) in line, (row, line)
     # the claims rows show exactly what claims.csv (computed from the aggregated table) holds
     with open(d / "claims.csv", newline="") as f:
         claims = {c["claim"]: c for c in csv.DictReader(f)}
     assert set(claims) == {"tiny-gain", "tiny-value"}
-    means = {(r["loss"], r["scheme"], r["metric"]): float(r["mean"]) for r in agg}
+    means = {(r["loss"], r["scheme"], r["metric"]): float(r["mean"] or "nan") for r in agg}
     assert float(claims["tiny-value"]["ours"]) == means[("0.001", "reno", "goodput_kbps")]
     gain = means[("0.03", "westwood", "goodput_kbps")] / means[("0.03", "reno", "goodput_kbps")] - 1
     assert float(claims["tiny-gain"]["ours"]) == pytest.approx(gain, rel=1e-12)
@@ -565,7 +566,7 @@ def test_aggregated_csv_is_recomputed_by_hand_from_runs_parquet(tmp_path):
         xs = [x for x in xs if math.isfinite(x)]  # Reno has no bandwidth estimate: n = 0, all NaN
         assert int(row["n"]) == len(xs)
         if not xs:
-            assert row["mean"] == row["ci_low"] == "nan"
+            assert row["mean"] == row["ci_low"] == ""  # no value: an empty cell (outputs.csv_cell)
             continue
         assert len(xs) == 3
         m, sd = statistics.fmean(xs), statistics.stdev(xs)
@@ -601,7 +602,12 @@ def test_bar_figures_use_categorical_positions_and_overlay_the_papers_values(tmp
     exp = rp.load_experiment(root / "tiny" / "tiny.sweep.toml")
     with open(o.out_dir / "aggregated.csv", newline="") as f:
         agg = [
-            dict(r, mean=float(r["mean"]), ci_low=float(r["ci_low"]), ci_high=float(r["ci_high"]))
+            dict(
+                r,
+                mean=float(r["mean"] or "nan"),
+                ci_low=float(r["ci_low"] or "nan"),
+                ci_high=float(r["ci_high"] or "nan"),
+            )
             for r in csv.DictReader(f)
         ]
     fig = figure(exp, o.plan.axes, agg, [], "test", rp.all_claims(root))

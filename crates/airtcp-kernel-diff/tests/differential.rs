@@ -103,6 +103,7 @@ fn ack_info(now_us: u64, header: &TcpHeader, bytes: u64, srtt_us: u64, min_rtt_u
         newest_sent_at: None,
         in_flight_before_bytes: 0,
         snd_nxt: 0,
+        rate: None,
         header,
     }
 }

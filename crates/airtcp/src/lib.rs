@@ -22,7 +22,6 @@ macro_rules! registry_names {
 }
 
 pub mod app;
-pub mod campaign;
 pub mod cc;
 pub mod channel;
 pub mod engine;

@@ -352,7 +352,7 @@ impl PartialEq for FlowSeries {
 impl FlowSeries {
     /// Bytes of one row in the engine: five `f64` and five `u64` columns and the `u32` flow index
     /// (the memory estimate of `limits.max_memory` uses it).
-    pub const ROW_BYTES: u64 = 10 * 8 + 4;
+    pub(crate) const ROW_BYTES: u64 = 10 * 8 + 4;
 
     /// The name of the flow of row `i`.
     pub fn flow_name(&self, i: usize) -> &str {
@@ -365,7 +365,7 @@ impl FlowSeries {
     }
 
     /// Reserves room for `rows` more rows in every column.
-    pub fn reserve(&mut self, rows: usize) {
+    pub(crate) fn reserve(&mut self, rows: usize) {
         self.time_s.reserve_exact(rows);
         self.flow.reserve_exact(rows);
         self.cwnd_bytes.reserve_exact(rows);
@@ -381,7 +381,7 @@ impl FlowSeries {
 
     /// Row `row`'s value of the estimate `name` (a column is made the first time a policy
     /// declares the name; the rows before it are NaN).
-    pub fn push_estimate(&mut self, row: usize, name: &'static str, value: f64) {
+    pub(crate) fn push_estimate(&mut self, row: usize, name: &'static str, value: f64) {
         let i = match self.estimates.iter().position(|c| c.name == name) {
             Some(i) => i,
             None => {
@@ -396,7 +396,7 @@ impl FlowSeries {
 
     /// Brings every estimate column to the length of the others (NaN for the rows of flows
     /// without that estimate), after a sample's rows.
-    pub fn pad_estimates(&mut self) {
+    pub(crate) fn pad_estimates(&mut self) {
         let rows = self.time_s.len();
         for c in &mut self.estimates {
             c.values.resize(rows, f64::NAN);
@@ -412,10 +412,10 @@ impl FlowSeries {
 impl LinkSeries {
     /// Bytes of one row in the engine: two `f64`, two `u64`, the `u32` queue length and the `u32`
     /// link index.
-    pub const ROW_BYTES: u64 = 4 * 8 + 2 * 4;
+    pub(crate) const ROW_BYTES: u64 = 4 * 8 + 2 * 4;
 
     /// Reserves room for `rows` more rows in every column.
-    pub fn reserve(&mut self, rows: usize) {
+    pub(crate) fn reserve(&mut self, rows: usize) {
         self.time_s.reserve_exact(rows);
         self.link.reserve_exact(rows);
         self.queue_pkts.reserve_exact(rows);

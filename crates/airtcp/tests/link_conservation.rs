@@ -3,7 +3,7 @@
 //! "held" is read from the link's state at the end (`LinkSummary::held_packets`); and the link
 //! counters read at a time (the summary at the end, the series' samples) count a packet sent or
 //! lost once its serialization has ended, link-level retransmissions included. The random
-//! campaign (`airtcp::campaign`, tests/campaign.rs) checks the same on 10³ scenarios; these are
+//! campaign (the `airtcp-testkit` crate) checks the same on 10³ scenarios; these are
 //! the cases worked by hand.
 
 use airtcp::{LinkSummary, RunOutput};

@@ -9,7 +9,6 @@ run, when it has ``[[checks]]``), ``figure.png``/``figure.svg``,
 
 from __future__ import annotations
 
-import csv
 import json
 import math
 import os
@@ -117,7 +116,7 @@ def _write_outputs(
     raw = _raw_table(p, keys, payloads)
     raw.write_parquet(out_dir / "runs.parquet")
     agg_rows = _aggregate(p, raw)
-    _write_csv(
+    outputs.write_csv(
         out_dir / "aggregated.csv",
         agg_rows,
         [a.name for a in p.axes] + ["metric", "n", "mean", "sd", "ci95", "ci_low", "ci_high"],
@@ -129,7 +128,7 @@ def _write_outputs(
     _write_claims(out_dir / "claims.csv", results)
     checks = [evaluate_check(c, raw) for c in exp.checks]
     if checks:
-        _write_csv(out_dir / "checks.csv", checks, list(checks[0]))
+        outputs.write_csv(out_dir / "checks.csv", checks, list(checks[0]))
     meta = {
         "id": exp.id,
         "quick": quick,
@@ -234,21 +233,6 @@ def _aggregate(p: Plan, raw: pl.DataFrame) -> list[dict[str, Any]]:
     return rows
 
 
-def _write_csv(path: Path, rows: list[dict[str, Any]], header: list[str]) -> None:
-    """CSV with floats in full precision (``repr``), so a reader gets exactly our numbers."""
-    with open(path, "w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f)
-        w.writerow(header)
-        for r in rows:
-            w.writerow([_cell(r[h]) for h in header])
-
-
-def _cell(v: Any) -> str:
-    if isinstance(v, float):
-        return "nan" if math.isnan(v) else repr(v)
-    return str(v)
-
-
 def _write_claims(path: Path, results: tuple[ClaimResult, ...]) -> None:
     header = [
         "claim",
@@ -283,4 +267,4 @@ def _write_claims(path: Path, results: tuple[ClaimResult, ...]) -> None:
         }
         for r in results
     ]
-    _write_csv(path, rows, header)
+    outputs.write_csv(path, rows, header)

@@ -30,7 +30,7 @@
 //!   Tustin filter Westwood applies per ACK (Jersey eq. 2), but at most 2τ: beyond it the
 //!   filter's weight of the old estimate, (2τ − t_k)/(2τ + t_k), turns negative, and after a long
 //!   period (an idle spell, a backed-off timeout) the estimate swung below zero — a negative
-//!   bandwidth (found by the invariant campaign, `airtcp::campaign`). At t_k = 2τ the old estimate
+//!   bandwidth (found by the invariant campaign, the `airtcp-testkit` crate). At t_k = 2τ the old estimate
 //!   is forgotten (BWE_k is the mean of the last two samples), which is what a low-pass filter of
 //!   time constant τ has all but done after 2τ; Westwood's filter never meets the case, since it
 //!   feeds a zero sample every τ/m of silence.
@@ -60,7 +60,7 @@ use crate::time::{SimDuration, SimTime, NS_PER_S};
 /// CAIAD's parameters (`[flows.cc_params]` with `cc = "caiad"`).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct CaiadParams {
+pub(crate) struct CaiadParams {
     /// Tustin filter time constant τ of eq. 3 ("a typical value of τ is 0.5 s").
     #[serde(default = "default_tau")]
     pub tau: SimDuration,
@@ -91,7 +91,7 @@ impl CaiadParams {
 
 /// The CAIAD window policy.
 #[derive(Debug, Clone)]
-pub struct Caiad {
+pub(crate) struct Caiad {
     tau_ns: u64,
     reno: Reno,
     acked: AckedCount,

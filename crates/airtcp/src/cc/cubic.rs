@@ -69,7 +69,7 @@ use crate::time::{SimTime, NS_PER_S};
 /// CUBIC's parameters (`[flows.cc_params]` with `cc = "cubic"`).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct CubicParams {
+pub(crate) struct CubicParams {
     /// C, segments per second cubed (RFC 9438 §4.1.1: 0.4).
     #[serde(default = "default_c")]
     pub c_pkts_per_s3: f64,
@@ -131,7 +131,7 @@ pub(crate) fn alpha_cubic(beta: f64) -> f64 {
 
 /// One congestion-avoidance stage (RFC 9438 §4.1.2's variables fixed at its start).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Epoch {
+pub(crate) struct Epoch {
     /// t_epoch, ns (moved later while the sender is not cwnd-limited).
     pub t_epoch: SimTime,
     /// cwnd_epoch, segments.
@@ -146,7 +146,7 @@ pub struct Epoch {
 
 /// CUBIC window policy.
 #[derive(Debug, Clone)]
-pub struct Cubic {
+pub(crate) struct Cubic {
     c: f64,
     beta: f64,
     fast_convergence: bool,

@@ -61,7 +61,7 @@ impl TustinEstimator {
     }
 
     /// The UCLA ns-2 module's filter ([`crate::cc::westwood::WestwoodFilter::UclaNs2`]).
-    pub fn ucla_ns2() -> Self {
+    pub(crate) fn ucla_ns2() -> Self {
         TustinEstimator { fixed: true, ..TustinEstimator::new(1, 3) }
     }
 
@@ -79,7 +79,7 @@ impl TustinEstimator {
     }
 
     /// Feeds the zero samples due every τ/m of silence up to `now` (none for the UCLA filter).
-    pub fn advance_to(&mut self, now: SimTime) {
+    pub(crate) fn advance_to(&mut self, now: SimTime) {
         if self.fixed {
             return;
         }
@@ -106,7 +106,7 @@ impl TustinEstimator {
     }
 
     /// An ACK at `now` reporting `bytes` delivered.
-    pub fn on_sample(&mut self, now: SimTime, bytes: u64) {
+    pub(crate) fn on_sample(&mut self, now: SimTime, bytes: u64) {
         self.advance_to(now);
         match self.last_time {
             None => self.last_time = Some(now),

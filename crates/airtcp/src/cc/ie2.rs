@@ -41,7 +41,7 @@ use super::{AckInfo, CongestionControl, LossSignal, Needs, Reaction, Window};
 
 /// The envelope's window policy: cwnd pinned to the receiver window.
 #[derive(Debug, Clone, Default)]
-pub struct Ie2Envelope {
+pub(crate) struct Ie2Envelope {
     rwnd_bytes: u64,
 }
 

@@ -31,7 +31,7 @@ pub struct Window {
 
 impl Window {
     /// Slow start while cwnd < ssthresh (RFC 5681 §3.1).
-    pub fn in_slow_start(&self) -> bool {
+    pub(crate) fn in_slow_start(&self) -> bool {
         self.cwnd < self.ssthresh
     }
 }
@@ -79,8 +79,34 @@ pub struct AckInfo<'a> {
     /// after a timeout's go-back-N. ns-2.35's Vegas agent counts its once-per-RTT "actual" and
     /// "expected" from it (`t_seqno_` in `VegasTcpAgent::recv`, tcp/tcp-vegas.cc).
     pub snd_nxt: u64,
+    /// The delivery-rate sample of this ACK (Linux `struct rate_sample`, computed by the sender as
+    /// `tcp_rate.c` does, see `tcp::rate`), for policies whose
+    /// [`CongestionControl::reads_rate_sample`] is true; else `None`.
+    pub rate: Option<&'a RateSample>,
     /// The ACK segment's header, read through the methods below.
     pub header: &'a TcpHeader,
+}
+
+/// One ACK's delivery-rate sample (draft-cheng-iccrg-delivery-rate-estimation §3.3; Linux
+/// `struct rate_sample`), computed by the sender so that a policy that models the path keeps no
+/// scoreboard of its own.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RateSample {
+    /// Bytes newly delivered by this ACK (cumulatively or by SACK).
+    pub newly_delivered: u64,
+    /// P.delivered of the most recently sent segment this ACK delivered (None: it delivered none).
+    pub prior_delivered: Option<u64>,
+    /// Delivery rate in bytes/s, when the sample is valid.
+    pub rate: Option<u64>,
+    /// The most recently sent segment this ACK delivered left while the connection was marked
+    /// application-limited.
+    pub app_limited: bool,
+    /// now − the send time of that segment, unless it was ever retransmitted (Karn), ns.
+    pub rtt_ns: Option<u64>,
+    /// C.delivered after this ACK: bytes delivered since the flow started.
+    pub delivered: u64,
+    /// Bytes SACKed above the cumulative ACK after this ACK.
+    pub sacked_bytes: u64,
 }
 
 impl AckInfo<'_> {
@@ -277,6 +303,17 @@ pub trait CongestionControl: Send {
     /// delivery-rate samples, draft-cheng-iccrg-delivery-rate-estimation §3.2 "upon
     /// transmitting a packet").
     fn on_send(&mut self, _send: &SendInfo) {}
+    /// Whether this policy reads [`AckInfo::rate`] (asked once, at the start): only then does the
+    /// sender keep the per-segment delivery-rate state (`tcp::rate`).
+    fn reads_rate_sample(&self) -> bool {
+        false
+    }
+    /// After an ACK: the delivered count up to which the connection is application-limited, if
+    /// the policy marked it during this ACK (tcp_bbr.c writes `tp->app_limited` in ProbeRTT);
+    /// the sender hands it to its rate sampler. Asked only of policies that read rate samples.
+    fn take_app_limited(&mut self) -> Option<u64> {
+        None
+    }
     /// Whether this policy reads [`AckInfo::in_flight_before_bytes`] (asked once, at the start;
     /// the count walks the scoreboard, so the other policies do not pay for it).
     fn reads_in_flight(&self) -> bool {
@@ -350,7 +387,7 @@ pub struct Needs {
 /// Builds one instance of a window policy whose parameters were checked: the scenario is resolved
 /// once (names and parameters checked, see `scenario::validate`) and every flow of an entry gets
 /// its own instance from the same constructor, so building a checked scenario cannot fail.
-pub type Constructor = std::sync::Arc<dyn Fn() -> Box<dyn CongestionControl> + Send + Sync>;
+pub(crate) type Constructor = std::sync::Arc<dyn Fn() -> Box<dyn CongestionControl> + Send + Sync>;
 
 /// One entry of the window-policy registry: the name scenario files use, and the function that
 /// checks a `cc_params` table (errors read "field: message") and returns the constructor.

@@ -184,7 +184,7 @@ impl PrairieEstimator {
     }
 
     /// diffRTT = currRTT − minRTT (thesis §5.3.1), at least 0.
-    pub fn diff_rtt_ns(&self) -> u64 {
+    pub(crate) fn diff_rtt_ns(&self) -> u64 {
         self.curr_rtt_ns.saturating_sub(self.min_rtt_ns)
     }
 
@@ -239,7 +239,7 @@ impl PrairieEstimator {
 
     /// Thesis eq. (5.6): the fair-share sample for `d_bytes` acknowledged `dt_ns` after the
     /// previous ACK, with the last closed period's `stats`; bytes per second.
-    pub fn sample_bytes_per_s(&self, d_bytes: u64, dt_ns: u64, mss: u64, stats: &PeriodStats) -> f64 {
+    pub(crate) fn sample_bytes_per_s(&self, d_bytes: u64, dt_ns: u64, mss: u64, stats: &PeriodStats) -> f64 {
         // Thesis eq. (5.6): c = (d_{k+1} − d_k)/seg_size.
         let c = d_bytes as f64 / mss as f64;
         let acwnd = stats.acwnd.max(1) as f64;

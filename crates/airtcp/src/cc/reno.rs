@@ -9,7 +9,7 @@ use super::{AckInfo, CongestionControl, LossKind, LossSignal, Reaction, Window};
 pub struct Reno;
 
 /// RFC 5681 eq. (4): ssthresh = max(FlightSize / 2, 2*SMSS).
-pub fn halve(flight_bytes: u64, mss: u64) -> u64 {
+pub(crate) fn halve(flight_bytes: u64, mss: u64) -> u64 {
     (flight_bytes / 2).max(2 * mss)
 }
 
@@ -109,7 +109,7 @@ impl LinuxNs2Growth {
     }
 
     /// A loss signal (recovery start or timeout): the count starts again.
-    pub fn reset(&mut self) {
+    pub(crate) fn reset(&mut self) {
         self.bytes_acked = 0;
     }
 }

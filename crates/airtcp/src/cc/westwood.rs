@@ -163,7 +163,7 @@ impl Westwood {
 
 impl<E: BandwidthEstimator> Westwood<E> {
     /// The Westwood rules around estimator `bwe`, reported under scheme name `name`.
-    pub fn with_estimator(name: &'static str, bwe: E) -> Self {
+    pub(crate) fn with_estimator(name: &'static str, bwe: E) -> Self {
         Westwood {
             bwe,
             reno: Reno,
@@ -335,6 +335,7 @@ pub(crate) mod tests {
             newest_sent_at: None,
             in_flight_before_bytes: 0,
             snd_nxt: 0,
+            rate: None,
             header: header(TcpHeader::default()),
         }
     }

@@ -239,7 +239,7 @@ impl PerRttEstimator {
 }
 
 /// TCP Westwood+: Westwood's rules around the per-RTT estimator.
-pub type WestwoodPlus = Westwood<PerRttEstimator>;
+pub(crate) type WestwoodPlus = Westwood<PerRttEstimator>;
 
 /// Builds Westwood+ with its (checked) parameters.
 pub fn new(p: &WestwoodPlusParams) -> WestwoodPlus {

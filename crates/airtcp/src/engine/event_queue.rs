@@ -211,7 +211,7 @@ impl EventQueue {
     /// sift instead of two. A link's arrival event is replaced by its next packet's arrival this
     /// way (`from`: when that packet reached the link).
     #[inline]
-    pub fn replace_top(&mut self, time: SimTime, from: SimTime, event: Event) {
+    pub(crate) fn replace_top(&mut self, time: SimTime, from: SimTime, event: Event) {
         self.clock = self.heap.first().expect("replace_top of an empty queue").time();
         let e = Entry::new(time, from.max(self.clock), event, self.next_seq);
         self.next_seq += 1;
@@ -262,9 +262,9 @@ impl EventQueue {
         self.sift_up(i, e);
     }
 
-    /// Time of the earliest event, if any.
-    #[inline]
-    pub fn peek_time(&self) -> Option<SimTime> {
+    /// Time of the earliest event, if any (the tests' view of the heap; the loop pops).
+    #[cfg(test)]
+    pub(crate) fn peek_time(&self) -> Option<SimTime> {
         self.heap.first().map(Entry::time)
     }
 

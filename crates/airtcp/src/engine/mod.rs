@@ -5,4 +5,4 @@ pub mod event_queue;
 pub mod rng;
 
 pub use event_queue::{Event, EventQueue, TimerKind};
-pub use rng::{stream_seed, RngStream};
+pub use rng::RngStream;

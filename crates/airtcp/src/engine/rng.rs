@@ -25,7 +25,7 @@ fn splitmix64(mut z: u64) -> u64 {
 }
 
 /// The seed of the stream named `label` in a run seeded with `seed`.
-pub fn stream_seed(seed: u64, label: &str) -> u64 {
+pub(crate) fn stream_seed(seed: u64, label: &str) -> u64 {
     splitmix64(splitmix64(seed) ^ fnv1a(label))
 }
 
@@ -51,7 +51,7 @@ impl RngStream {
     }
 
     /// Exponential draw with the given mean.
-    pub fn exponential(&mut self, mean: f64) -> f64 {
+    pub(crate) fn exponential(&mut self, mean: f64) -> f64 {
         -mean * (1.0 - self.uniform()).ln()
     }
 }

@@ -18,7 +18,7 @@ pub(crate) const SIGNIFICANT_DIGITS: u8 = 2;
 
 /// Bytes a flow's histogram may take when it covers delays up to `max_delay_ns` (the memory
 /// estimate's bound; the histogram grows only as far as the largest delay recorded).
-pub fn histogram_bytes(max_delay_ns: u64) -> u64 {
+pub(crate) fn histogram_bytes(max_delay_ns: u64) -> u64 {
     let max_us = (max_delay_ns / 1000).max(2);
     Histogram::<u32>::new_with_bounds(1, max_us, SIGNIFICANT_DIGITS).map(|h| h.distinct_values() as u64 * 4 + 128).unwrap_or(0)
 }
@@ -78,7 +78,7 @@ impl DelayHistogram {
     /// delay d such that a fraction q of the samples are ≤ d (the "nearest rank" definition),
     /// reported as the middle of its histogram bucket, clamped to the exact smallest and largest
     /// delay recorded.
-    pub fn quantile_s(&self, q: f64) -> Option<f64> {
+    pub(crate) fn quantile_s(&self, q: f64) -> Option<f64> {
         let h = self.h.as_ref().filter(|h| !h.is_empty())?;
         let us = h.median_equivalent(h.value_at_quantile(q));
         let ns = us.saturating_mul(1000).clamp(self.min_ns, self.max_ns);
@@ -104,7 +104,7 @@ pub struct Jitter {
 impl Jitter {
     /// A packet sent at `sent_ns` arrived at `arrived_ns`.
     #[inline]
-    pub fn on_packet(&mut self, sent_ns: u64, arrived_ns: u64) {
+    pub(crate) fn on_packet(&mut self, sent_ns: u64, arrived_ns: u64) {
         let transit = arrived_ns as i128 - sent_ns as i128;
         if let Some(last) = self.last_transit_ns {
             // RFC 3550 §6.4.1: "J(i) = J(i-1) + (|D(i-1,i)| - J(i-1))/16".
@@ -124,7 +124,7 @@ impl Jitter {
 
 /// A UDP flow's delays at its sink: one-way delays and jitter.
 #[derive(Debug, Clone, Default)]
-pub struct OneWayDelays {
+pub(crate) struct OneWayDelays {
     /// One-way delays of the datagrams received in the measurement window.
     pub owd: DelayHistogram,
     /// Interarrival jitter over every datagram received.
@@ -134,7 +134,7 @@ pub struct OneWayDelays {
 impl OneWayDelays {
     /// A datagram sent at `sent_ns` arrived at `arrived_ns`.
     #[inline]
-    pub fn on_packet(&mut self, sent_ns: u64, arrived_ns: u64) {
+    pub(crate) fn on_packet(&mut self, sent_ns: u64, arrived_ns: u64) {
         self.owd.record(arrived_ns - sent_ns);
         self.jitter.on_packet(sent_ns, arrived_ns);
     }

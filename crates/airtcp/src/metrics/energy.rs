@@ -80,7 +80,7 @@ impl EnergySpec {
 
 /// What a host's interface did in the measurement window.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct HostActivity {
+pub(crate) struct HostActivity {
     /// Packets that arrived at the host (corrupted ones included).
     pub rx_packets: u64,
     /// Their bytes, headers included.
@@ -118,7 +118,7 @@ pub struct HostEnergy {
 
 /// A host's summary line from its activity over a window of `window_ns`; `constant_rate` says
 /// whether every link of the host has a constant rate (else the energy is not defined).
-pub fn host_energy(
+pub(crate) fn host_energy(
     spec: &EnergySpec,
     node: &str,
     a: &HostActivity,

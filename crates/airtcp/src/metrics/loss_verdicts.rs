@@ -9,7 +9,7 @@ use crate::time::SimTime;
 
 /// Why the network dropped a data segment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DropCause {
+pub(crate) enum DropCause {
     /// A queue overflowed or its AQM dropped it: congestion.
     Queue,
     /// The channel lost it: a link error.
@@ -18,7 +18,7 @@ pub enum DropCause {
 
 /// One flow's noted drops and its scored verdicts.
 #[derive(Debug, Default)]
-pub struct LossVerdicts {
+pub(crate) struct LossVerdicts {
     /// Why and when each data segment (by first byte) was dropped, until a verdict on it is scored.
     drops: HashMap<u64, Vec<(SimTime, DropCause)>>,
     /// The verdicts scored so far.
@@ -28,7 +28,7 @@ pub struct LossVerdicts {
 impl LossVerdicts {
     /// The network dropped the data segment starting at `seq` at instant `at` (ahead of the clock
     /// on a cut-through link).
-    pub fn note_drop(&mut self, seq: u64, cause: DropCause, at: SimTime) {
+    pub(crate) fn note_drop(&mut self, seq: u64, cause: DropCause, at: SimTime) {
         self.drops.entry(seq).or_default().push((at, cause));
     }
 
@@ -57,7 +57,7 @@ impl LossVerdicts {
 /// (cut-through, see `Simulator::enqueue`), and does not depend on the order of the events of one
 /// instant. Before, the cause was noted when the drop was decided and looked up by segment alone:
 /// a timeout while the segment still waited upstream of a cut-through link that would drop it
-/// found the drop already there (found by the invariant campaign, `airtcp::campaign`).
+/// found the drop already there (found by the invariant campaign, the `airtcp-testkit` crate).
 fn take_drop_cause(m: &mut HashMap<u64, Vec<(SimTime, DropCause)>>, seq: u64, now: SimTime) -> Option<DropCause> {
     let drops = m.get_mut(&seq)?;
     // The last noted among the latest instants: the order in which one instant's drops happened.

@@ -9,7 +9,7 @@ pub mod loss_verdicts;
 
 /// Jain's fairness index F = (Σx)² / (n·Σx²); 1 for equal shares, 1/n when one takes all.
 /// `None` for an empty set; 1 when every value is zero (nobody is favoured).
-pub fn jain_fairness(xs: &[f64]) -> Option<f64> {
+pub(crate) fn jain_fairness(xs: &[f64]) -> Option<f64> {
     if xs.is_empty() {
         return None;
     }

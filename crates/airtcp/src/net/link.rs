@@ -125,6 +125,14 @@ pub struct PendingTx {
 }
 
 impl Link {
+    /// When the serialization of the packet the link admitted last starts (None when nothing is
+    /// on its transmitter): what a packet capture stamps an admitted packet with, as tcpdump at
+    /// the transmitter would. The link publishes it so that readers need not walk its ring.
+    #[inline]
+    pub(crate) fn last_serialization_start(&self) -> Option<crate::time::SimTime> {
+        self.pending.len().checked_sub(1).and_then(|i| self.pending.get(i)).map(|t| t.start)
+    }
+
     /// Forgets packets whose serialization finished by `now`, the simulator's clock.
     #[inline]
     pub fn purge(&mut self, now: u64) {

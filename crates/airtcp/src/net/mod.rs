@@ -13,4 +13,4 @@ pub use packet::{Ecn, Packet, PacketArena, PacketId, PacketKind, SackBlock, TcpH
 pub use routing::RoutingTable;
 
 /// Index of a node in the scenario's node list.
-pub type NodeId = u32;
+pub(crate) type NodeId = u32;

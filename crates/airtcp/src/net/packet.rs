@@ -6,11 +6,11 @@
 use super::NodeId;
 
 /// Bytes of an IPv4 header without options.
-pub const IP_HEADER_BYTES: u32 = 20;
+pub(crate) const IP_HEADER_BYTES: u32 = 20;
 /// Bytes of a TCP header without options.
-pub const TCP_HEADER_BYTES: u32 = 20;
+pub(crate) const TCP_HEADER_BYTES: u32 = 20;
 /// Bytes of a UDP header.
-pub const UDP_HEADER_BYTES: u32 = 8;
+pub(crate) const UDP_HEADER_BYTES: u32 = 8;
 /// RFC 7323 timestamps option: kind, length, TSval, TSecr = 10 bytes, padded to 12 with two NOPs.
 pub const TS_OPTION_BYTES: u32 = 12;
 /// Most SACK blocks that fit in 40 option bytes: 4 without timestamps, 3 with (RFC 2018 §3).
@@ -20,7 +20,7 @@ pub const MAX_TCP_OPTION_BYTES: u32 = 40;
 /// TCP HACK's header-checksum option on every data segment of a corruption-aware flow (CAIAD
 /// §3.1: "an additional header checksum is carried by every data segment"): kind, length 4,
 /// a 16-bit checksum of the TCP header and pseudo-IP header.
-pub const HACK_HEADER_CHECKSUM_OPTION_BYTES: u32 = 4;
+pub(crate) const HACK_HEADER_CHECKSUM_OPTION_BYTES: u32 = 4;
 /// CAIAD Fig. 1(a): the corruption option, "Kind | Length=6 | 32-bit corrupted segment's sequence number".
 pub(crate) const CORRUPTION_OPTION_LEN: u32 = 6;
 /// CAIAD Fig. 1(b): the No-Congestion option, "Kind | Length = 3 | No-Congestion flag".
@@ -132,6 +132,26 @@ pub struct Packet {
     pub tcp: TcpHeader,
 }
 
+/// Bytes on the wire of a UDP datagram carrying `payload` bytes: the IP and UDP headers and the
+/// payload (the one place the UDP/IP arithmetic lives; [`Packet::payload_bytes`] undoes it).
+#[inline]
+pub(crate) const fn udp_packet_bytes(payload: u32) -> u32 {
+    IP_HEADER_BYTES + UDP_HEADER_BYTES + payload
+}
+
+impl Packet {
+    /// Payload bytes: a TCP segment's length, none for a pure ACK, a UDP datagram's size less its
+    /// IP and UDP headers. What a channel's per-byte error model and a capture's length count.
+    #[inline]
+    pub(crate) fn payload_bytes(&self) -> u32 {
+        match self.kind {
+            PacketKind::TcpData => self.tcp.len,
+            PacketKind::TcpAck => 0,
+            PacketKind::Udp => self.size_bytes - IP_HEADER_BYTES - UDP_HEADER_BYTES,
+        }
+    }
+}
+
 /// Slab of packets with a free list.
 #[derive(Debug)]
 pub struct PacketArena {
@@ -147,7 +167,7 @@ pub struct PacketArena {
 
 /// Bytes a live packet costs: its slot and one 16-byte entry in a link's queue or flight ring
 /// (the memory limit converts to a packet count with it).
-pub const PACKET_BYTES: u64 = std::mem::size_of::<Packet>() as u64 + 16;
+pub(crate) const PACKET_BYTES: u64 = std::mem::size_of::<Packet>() as u64 + 16;
 
 impl Default for PacketArena {
     fn default() -> Self {
@@ -163,7 +183,7 @@ impl PacketArena {
     /// An arena that reports [`PacketArena::over_cap`] once it holds more than `cap` slots (it
     /// keeps working: the caller stops the run at the next event boundary). The cap also keeps
     /// slot ids inside `PacketId`.
-    pub fn with_cap(cap: usize) -> Self {
+    pub(crate) fn with_cap(cap: usize) -> Self {
         PacketArena { cap: cap.min(PacketId::MAX as usize), ..Self::default() }
     }
 
@@ -188,7 +208,7 @@ impl PacketArena {
 
     /// Stores `p` and returns its id, reusing a freed slot when there is one.
     #[inline]
-    pub fn alloc(&mut self, p: Packet) -> PacketId {
+    pub(crate) fn alloc(&mut self, p: Packet) -> PacketId {
         self.live += 1;
         if let Some(id) = self.free.pop() {
             self.slots[id as usize] = p;
@@ -206,7 +226,7 @@ impl PacketArena {
     /// slot still holds its previous packet): the hot path writes headers straight into the slot
     /// instead of building a packet on the stack and copying it in.
     #[inline]
-    pub fn alloc_with(&mut self, init: impl FnOnce(&mut Packet)) -> PacketId {
+    pub(crate) fn alloc_with(&mut self, init: impl FnOnce(&mut Packet)) -> PacketId {
         self.live += 1;
         let id = match self.free.pop() {
             Some(id) => id,
@@ -244,7 +264,7 @@ impl PacketArena {
     }
 
     #[inline]
-    pub fn get_mut(&mut self, id: PacketId) -> &mut Packet {
+    pub(crate) fn get_mut(&mut self, id: PacketId) -> &mut Packet {
         &mut self.slots[id as usize]
     }
 

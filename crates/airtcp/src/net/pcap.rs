@@ -28,7 +28,7 @@
 //! microseconds modulo 2³². TCP and UDP checksums are 0: they cover the payload, which is not
 //! captured (Wireshark does not check them by default).
 
-use super::packet::{caiad_option_bytes, sack_option_bytes, Ecn, Packet, PacketKind, IP_HEADER_BYTES, TCP_HEADER_BYTES, UDP_HEADER_BYTES};
+use super::packet::{caiad_option_bytes, sack_option_bytes, Ecn, Packet, PacketKind, IP_HEADER_BYTES, TCP_HEADER_BYTES};
 use pcap_file::pcap::{PcapHeader, PcapPacket, PcapWriter};
 use pcap_file::{DataLink, Endianness, TsResolution};
 use std::fs::File;
@@ -67,7 +67,7 @@ impl Fate {
 
 /// The capture of one run: a writer per link direction (opened on its first packet), the log,
 /// and the first I/O error (after which nothing more is written, and the run reports it).
-pub struct Capture {
+pub(crate) struct Capture {
     dir: PathBuf,
     /// Link names as the log writes them (CSV-quoted where needed).
     log_names: Vec<String>,
@@ -140,7 +140,7 @@ impl Capture {
     }
 
     /// The simulated instant at which the capture reached its size limit, if it did.
-    pub fn full_at(&self) -> Option<u64> {
+    pub(crate) fn full_at(&self) -> Option<u64> {
         self.full_at
     }
 
@@ -205,11 +205,12 @@ impl Capture {
         if self.error.is_some() || t_ns > self.end_ns {
             return;
         }
-        let (kind, payload) = match p.kind {
-            PacketKind::TcpData => ("tcp-data", p.tcp.len),
-            PacketKind::TcpAck => ("tcp-ack", 0),
-            PacketKind::Udp => ("udp", p.size_bytes - IP_HEADER_BYTES - UDP_HEADER_BYTES),
+        let kind = match p.kind {
+            PacketKind::TcpData => "tcp-data",
+            PacketKind::TcpAck => "tcp-ack",
+            PacketKind::Udp => "udp",
         };
+        let payload = p.payload_bytes();
         let (seq, ack) = match p.kind {
             PacketKind::Udp => (String::new(), String::new()),
             _ => (p.tcp.seq.to_string(), p.tcp.ack.to_string()),
@@ -269,7 +270,7 @@ fn checksum(bytes: &[u8]) -> u16 {
 }
 
 /// Writes the headers of `p` (IPv4, then TCP with its options or UDP) into `out`.
-pub fn encode(p: &Packet, ip_id: u16, out: &mut Vec<u8>) {
+pub(crate) fn encode(p: &Packet, ip_id: u16, out: &mut Vec<u8>) {
     out.clear();
     let proto = if p.kind == PacketKind::Udp { 17 } else { 6 };
     let ecn = match p.ecn {

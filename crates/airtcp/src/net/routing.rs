@@ -52,7 +52,7 @@ impl RoutingTable {
 
     /// The link to take from `node` towards `dst`; `None` when `dst` is unreachable or `node == dst`.
     #[inline]
-    pub fn next_hop(&self, node: NodeId, dst: NodeId) -> Option<u32> {
+    pub(crate) fn next_hop(&self, node: NodeId, dst: NodeId) -> Option<u32> {
         let l = self.next[node as usize * self.n + dst as usize];
         (l != NO_ROUTE).then_some(l)
     }

@@ -154,16 +154,19 @@ pub const EVENTS_PER_STOP_CHECK: u64 = 1 << 17;
 
 impl Simulator {
     /// Records every in-order delivery (start, end) per flow, for conservation tests.
+    #[cfg(feature = "testing")]
     pub fn enable_audit(&mut self) {
         self.audit = Some(vec![Vec::new(); self.flows.len()]);
     }
 
     /// The recorded deliveries (see [`Simulator::enable_audit`]).
+    #[cfg(feature = "testing")]
     pub fn audit(&self) -> Option<&Vec<Vec<(u64, u64)>>> {
         self.audit.as_ref()
     }
 
     /// Bytes the application of TCP flow `i` offered and the sender's snd_max/snd_una (for tests).
+    #[cfg(feature = "testing")]
     pub fn tcp_state(&self, i: usize) -> Option<(u64, u64, u64)> {
         match &self.flows[i].kind {
             FlowKind::Tcp(t) => Some((t.sender.view().seq.app_limit, t.sender.view().seq.snd_max, t.sender.view().seq.snd_una)),
@@ -173,11 +176,13 @@ impl Simulator {
 
     /// Runs every hop through arrival events, as if no link qualified for cut-through (see
     /// `Simulator::enqueue`): the event-by-event reference that cut-through is tested against.
+    #[cfg(feature = "testing")]
     pub fn disable_cut_through(&mut self) {
         self.cut_feeder.fill(None);
     }
 
     /// The links (by index, in the summary's order) that take their packets ahead of the clock.
+    #[cfg(feature = "testing")]
     pub fn cut_through_links(&self) -> Vec<usize> {
         self.cut_feeder.iter().enumerate().filter_map(|(i, f)| f.map(|_| i)).collect()
     }
@@ -187,7 +192,7 @@ impl Simulator {
     /// and corruptions. An I/O error fails the run with one line naming the file.
     /// A flow with `option_sizes = "ns2"` is refused: its packets' sizes count option bytes that
     /// no real header can carry (10 bytes of timestamps, SACK blocks without kind and length).
-    pub fn enable_pcap(&mut self, dir: &std::path::Path) -> Result<(), ScenarioError> {
+    pub(crate) fn enable_pcap(&mut self, dir: &std::path::Path) -> Result<(), ScenarioError> {
         if let Some(f) = self.flows.iter().find(|f| matches!(&f.kind, FlowKind::Tcp(t) if t.ns2_option_sizes)) {
             return Err(ScenarioError::new(
                 "pcap",
@@ -227,7 +232,7 @@ impl Simulator {
 
     /// The whole run as one slice, without the stop flag or the event and wall-clock limits: the
     /// reference that tests compare the sliced loop with (`tests/interrupt.rs`).
-    #[doc(hidden)]
+    #[cfg(feature = "testing")]
     pub fn run_in_one_slice(&mut self) -> RunOutput {
         self.advance(self.end);
         self.now = self.end;
@@ -307,6 +312,7 @@ impl Simulator {
     }
 
     /// Handles every event due at or before `limit`, in order.
+    #[cfg(feature = "testing")]
     fn advance(&mut self, limit: SimTime) {
         self.advance_until(limit, u64::MAX);
     }
@@ -403,5 +409,22 @@ impl Simulator {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `SenderConfig::default()` is what a scenario's TCP flow gets when it sets nothing: the
+    /// builder's resolution of the `[[flows]]` defaults and the sender's own `Default` agree.
+    #[test]
+    fn sender_defaults_are_the_scenario_defaults() {
+        let text = "duration = \"1s\"\nnodes = [\"a\", \"b\"]\n[[links]]\nfrom = \"a\"\nto = \"b\"\nrate = \"1Mbps\"\ndelay = \"1ms\"\n\
+                    [[flows]]\nkind = \"tcp\"\nname = \"f\"\nsrc = \"a\"\ndst = \"b\"\ncc = \"reno\"\nrecovery = \"newreno\"\n";
+        let sim = Simulator::build(&crate::scenario::parse(text).unwrap(), 1).unwrap();
+        let FlowKind::Tcp(t) = &sim.flows[0].kind else { panic!("a TCP flow") };
+        let built = format!("{:?}", t.sender.view().cfg);
+        assert_eq!(built, format!("{:?}", crate::tcp::SenderConfig::default()));
     }
 }

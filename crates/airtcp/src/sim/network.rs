@@ -6,7 +6,6 @@ use crate::engine::Event;
 use crate::metrics::loss_verdicts::DropCause;
 use crate::net::capacity::hsdpa::TtiOutput;
 use crate::net::link::Offer;
-use crate::net::packet::{IP_HEADER_BYTES, UDP_HEADER_BYTES};
 use crate::net::pcap::{Capture, Fate};
 use crate::net::queue::Admission;
 use crate::net::{Ecn, Packet, PacketId, PacketKind};
@@ -42,11 +41,7 @@ impl Simulator {
         loop {
             let link = &mut self.links[l];
             let p = self.pkts.get_mut(pkt);
-            let payload = match p.kind {
-                PacketKind::TcpData => p.tcp.len,
-                PacketKind::TcpAck => 0,
-                PacketKind::Udp => p.size_bytes - IP_HEADER_BYTES - UDP_HEADER_BYTES,
-            };
+            let payload = p.payload_bytes();
             match link.offer_at(self.now, at, p.size_bytes, payload, p.ecn, p.kind == PacketKind::TcpData) {
                 Offer::Arrives { at_ns, ce, corrupted } => {
                     if let (true, Some(c)) = (CAPTURE, &mut self.capture) {
@@ -120,7 +115,7 @@ impl Simulator {
         let am = matches!(self.flows[f].kind, FlowKind::Tcp(_));
         // HSDPA paper Table 4: ROHC compresses UDP/IP to 3 bytes; TCP/IP goes uncompressed.
         let air = match p.kind {
-            PacketKind::Udp => p.size_bytes - IP_HEADER_BYTES - UDP_HEADER_BYTES + hop.cell.params.rohc_header_bytes,
+            PacketKind::Udp => p.payload_bytes() + hop.cell.params.rohc_header_bytes,
             _ => p.size_bytes,
         };
         let sdu = crate::net::capacity::hsdpa::Sdu { pkt, air_bytes: air, ecn: p.ecn };
@@ -198,7 +193,7 @@ impl Simulator {
 #[cold]
 #[inline(never)]
 fn capture_offer(c: &mut Capture, l: usize, link: &crate::net::link::Link, offered_at: SimTime, offer: Offer, p: &Packet) {
-    let start = || link.pending.get(link.pending.len() - 1).map_or(offered_at, |t| t.start);
+    let start = || link.last_serialization_start().unwrap_or(offered_at);
     match offer {
         Offer::Arrives { corrupted, ce, .. } => {
             let t = start();

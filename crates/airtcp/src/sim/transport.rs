@@ -6,8 +6,8 @@ use super::{FlowKind, Simulator};
 use crate::engine::{Event, TimerKind};
 use crate::metrics::loss_verdicts::DropCause;
 use crate::net::packet::{
-    caiad_option_bytes, ns2_sack_option_bytes, sack_option_bytes, HACK_HEADER_CHECKSUM_OPTION_BYTES, IP_HEADER_BYTES, NS2_TS_OPTION_BYTES,
-    TCP_HEADER_BYTES, TS_OPTION_BYTES, UDP_HEADER_BYTES,
+    caiad_option_bytes, ns2_sack_option_bytes, sack_option_bytes, udp_packet_bytes, HACK_HEADER_CHECKSUM_OPTION_BYTES, IP_HEADER_BYTES,
+    NS2_TS_OPTION_BYTES, TCP_HEADER_BYTES, TS_OPTION_BYTES,
 };
 use crate::net::{Ecn, Packet, PacketId, PacketKind, TcpHeader};
 use crate::tcp::AckDecision;
@@ -65,7 +65,7 @@ impl Simulator {
                     // The datagram's send time travels in `tcp.ts_val` (see `app_tick`).
                     u.delays.on_packet(p.tcp.ts_val, now);
                     u.packets_received += 1;
-                    u.bytes_received += (p.size_bytes - IP_HEADER_BYTES - UDP_HEADER_BYTES) as u64;
+                    u.bytes_received += p.payload_bytes() as u64;
                 }
                 _ => {}
             }
@@ -229,7 +229,7 @@ impl Simulator {
                 dst,
                 flow: f as u32,
                 kind: PacketKind::Udp,
-                size_bytes: IP_HEADER_BYTES + UDP_HEADER_BYTES + payload,
+                size_bytes: udp_packet_bytes(payload),
                 ecn: Ecn::NotEct,
                 corrupted: false,
                 // A UDP datagram has no TCP header: `ts_val` carries its send time to the sink, for

@@ -190,7 +190,7 @@ impl Receiver {
     }
 
     /// ACKs sent so far by the CAIAD options they carried.
-    pub fn caiad_option_counts(&self) -> CaiadOptionCounts {
+    pub(crate) fn caiad_option_counts(&self) -> CaiadOptionCounts {
         self.caiad.counts
     }
 

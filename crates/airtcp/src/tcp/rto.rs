@@ -56,7 +56,7 @@ impl RttEstimator {
     }
 
     /// An estimator following `formula` (`granularity` is RFC 6298's G; Linux's has none).
-    pub fn with_formula(formula: RtoFormula, initial_rto: u64, min_rto: u64, max_rto: u64, granularity: u64) -> Self {
+    pub(crate) fn with_formula(formula: RtoFormula, initial_rto: u64, min_rto: u64, max_rto: u64, granularity: u64) -> Self {
         RttEstimator {
             formula,
             linux: LinuxVar::default(),
@@ -159,7 +159,7 @@ impl RttEstimator {
     /// Feeds a measurement that does not end the back-off: ns-2.35's TCP-Linux takes one from
     /// every duplicate ACK's timestamp echo (`rtt_update`) but clears `t_backoff_` only when its
     /// timed segment is acknowledged.
-    pub fn sample_keeping_backoff(&mut self, r: u64, snd_una: u64, snd_nxt: u64) {
+    pub(crate) fn sample_keeping_backoff(&mut self, r: u64, snd_una: u64, snd_nxt: u64) {
         let backoff = self.backoff;
         self.sample(r, snd_una, snd_nxt);
         self.backoff = backoff;
@@ -188,7 +188,7 @@ impl RttEstimator {
     }
 
     /// RTO without back-off.
-    pub fn base_rto(&self) -> u64 {
+    pub(crate) fn base_rto(&self) -> u64 {
         self.base_rto
     }
 
@@ -196,11 +196,13 @@ impl RttEstimator {
         self.srtt
     }
 
-    pub fn rttvar(&self) -> u64 {
+    #[cfg(test)]
+    pub(crate) fn rttvar(&self) -> u64 {
         self.rttvar
     }
 
-    pub fn backoff(&self) -> u32 {
+    #[cfg(test)]
+    pub(crate) fn backoff(&self) -> u32 {
         self.backoff
     }
 }

@@ -55,13 +55,13 @@ impl Scoreboard {
     }
 
     #[inline]
-    pub fn get_mut(&mut self, i: usize) -> &mut SegMeta {
+    pub(crate) fn get_mut(&mut self, i: usize) -> &mut SegMeta {
         self.ensure(i);
         &mut self.segs[i]
     }
 
     /// Marks segments [first, last) as SACKed.
-    pub fn mark_sacked(&mut self, first: usize, last: usize) {
+    pub(crate) fn mark_sacked(&mut self, first: usize, last: usize) {
         for i in first..last.min(self.segs.len()) {
             self.segs[i].sacked = true;
         }
@@ -69,7 +69,7 @@ impl Scoreboard {
 
     /// Forgets every SACK: no segment SACKed, `high_sacked` 0. For a recovery that, like ns-2.35
     /// TCP-Linux's `ScoreBoard1::ClearScoreBoard`, rebuilds its view from the next ACK's blocks.
-    pub fn clear_sacked(&mut self) {
+    pub(crate) fn clear_sacked(&mut self) {
         self.segs.iter_mut().for_each(|m| m.sacked = false);
         self.high_sacked = 0;
     }

@@ -73,7 +73,7 @@ fn default_update() -> AbeUpdate {
 }
 
 /// Checks the scaling factor k of Fig. 6 (shared by the Jersey family).
-pub fn check_k(k: f64) -> Result<(), String> {
+pub(crate) fn check_k(k: f64) -> Result<(), String> {
     if !(k.is_finite() && k > 0.0 && k <= 100.0) {
         return Err(format!("k: {k} is out of range (allowed: 0 < k <= 100)"));
     }
@@ -89,13 +89,13 @@ impl JerseyParams {
 /// Largest ownd, bytes: the engine's window without bound (`max_cwnd_bytes` when a scenario sets
 /// none), far above any window a run reaches and low enough that window arithmetic on it
 /// (ssthresh + DupThresh·MSS) cannot overflow.
-pub const OWND_MAX_BYTES: u64 = u64::MAX / 4;
+pub(crate) const OWND_MAX_BYTES: u64 = u64::MAX / 4;
 
 /// Eq. (6) in bytes: ownd = RTT·R/seg_size segments, rounded down, at least 2 segments, at most
 /// [`OWND_MAX_BYTES`]. (An estimate from a burst of ACKs over a tiny interval — `k = 1e-9`, or
 /// timestamps a nanosecond apart — reaches 10^300 B/s: segments × MSS overflowed; fuzzing
 /// finding, issue 25 part 6.)
-pub fn ownd_bytes(rate: f64, rtt_ns: u64, mss: u64) -> u64 {
+pub(crate) fn ownd_bytes(rate: f64, rtt_ns: u64, mss: u64) -> u64 {
     // 1e-9 segment of slack: a quotient that is whole in exact arithmetic but computes as
     // 9.999999999… must not lose a segment to rounding. (The cast saturates: +∞ → u64::MAX,
     // NaN → 0.)
@@ -120,7 +120,7 @@ pub fn grow(w: &mut Window, ack: &AckInfo) {
 
 /// What the whole Jersey family needs: CW marks through ECN, echoed per segment, and ECT on
 /// retransmissions so that a CW router does not drop them as non-ECT packets.
-pub fn jersey_family_needs() -> Needs {
+pub(crate) fn jersey_family_needs() -> Needs {
     Needs {
         ecn: true,
         timestamps: false,
@@ -134,7 +134,7 @@ pub fn jersey_family_needs() -> Needs {
 }
 
 /// The family's verdict on a loss: congestion exactly when it carried the congestion warning.
-pub fn cw_verdict(s: &LossSignal) -> Option<bool> {
+pub(crate) fn cw_verdict(s: &LossSignal) -> Option<bool> {
     match s.kind {
         LossKind::DupAcks | LossKind::Timeout => Some(s.marked),
         LossKind::Ecn => None,
@@ -182,7 +182,7 @@ pub fn on_timeout(w: &mut Window, s: &LossSignal, ownd: Option<u64>, no_cw_cwnd:
 
 /// Fig. 7 after ABE (lines 4–10): during fast recovery nothing (the recovery strategy owns
 /// cwnd); a marked ACK gets rate control; then slow start or congestion avoidance.
-pub fn on_ack_window(w: &mut Window, ack: &AckInfo, ownd: Option<u64>) {
+pub(crate) fn on_ack_window(w: &mut Window, ack: &AckInfo, ownd: Option<u64>) {
     if ack.recovering {
         return;
     }
@@ -196,7 +196,7 @@ pub fn on_ack_window(w: &mut Window, ack: &AckInfo, ownd: Option<u64>) {
 /// and fast recovery. Unmarked (lines 16–19): a link error, explicit retransmit keeps cwnd — and
 /// with NJ+'s BERR (§3.3) ssthresh = ownd, cwnd += 1 MSS. Before any RTT sample there is no ownd:
 /// a marked loss halves as Reno.
-pub fn on_dupacks(w: &mut Window, s: &LossSignal, ownd: Option<u64>, berr: bool) -> Reaction {
+pub(crate) fn on_dupacks(w: &mut Window, s: &LossSignal, ownd: Option<u64>, berr: bool) -> Reaction {
     match (ownd, s.marked) {
         (Some(ownd), true) => rate_control(w, ownd),
         (None, true) => {
@@ -213,7 +213,7 @@ pub fn on_dupacks(w: &mut Window, s: &LossSignal, ownd: Option<u64>, berr: bool)
 }
 
 /// ECN-Echo handled once per window by the sender: answered by rate control.
-pub fn on_ecn(w: &mut Window, ownd: Option<u64>) -> Reaction {
+pub(crate) fn on_ecn(w: &mut Window, ownd: Option<u64>) -> Reaction {
     if let Some(ownd) = ownd {
         rate_control(w, ownd);
     }
@@ -270,7 +270,7 @@ pub(crate) mod tests {
 
     pub const MS: u64 = 1_000_000;
 
-    pub fn ack_at(now: u64, acked: u64, srtt: u64, ece: bool) -> AckInfo<'static> {
+    pub(crate) fn ack_at(now: u64, acked: u64, srtt: u64, ece: bool) -> AckInfo<'static> {
         let header = crate::cc::westwood::tests::header(crate::net::TcpHeader { ece, ..Default::default() });
         AckInfo { header, ..crate::cc::westwood::tests::ack_at(now, acked, srtt) }
     }

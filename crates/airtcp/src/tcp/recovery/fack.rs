@@ -37,7 +37,7 @@ use crate::time::SimTime;
 
 /// FACK recovery.
 #[derive(Debug, Default)]
-pub struct Fack;
+pub(crate) struct Fack;
 
 /// snd.fack: one past the forward-most byte the receiver holds.
 pub(crate) fn snd_fack(s: &SenderCore) -> u64 {

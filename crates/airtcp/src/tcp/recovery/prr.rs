@@ -61,7 +61,7 @@ use crate::time::SimTime;
 /// RFC 6675 recovery paced by Proportional Rate Reduction (RFC 9937); with `rack_rtx`, lost
 /// retransmissions found by RACK's rule (`prr-rack`).
 #[derive(Debug, Default)]
-pub struct Prr {
+pub(crate) struct Prr {
     /// Find lost retransmissions by RFC 8985's time order (`prr-rack`).
     rack_rtx: bool,
     /// (RACK.xmit_ts, RACK.end_seq): the latest-sent segment known delivered in this recovery.
@@ -91,7 +91,7 @@ struct View {
 
 impl Prr {
     /// `prr-rack`: PRR with RACK's detection of lost retransmissions.
-    pub fn with_rack() -> Self {
+    pub(crate) fn with_rack() -> Self {
         Self { rack_rtx: true, ..Self::default() }
     }
 

@@ -12,7 +12,7 @@ use crate::tcp::sender::SenderCore;
 use crate::time::SimTime;
 
 #[derive(Debug, Default)]
-pub struct Tahoe;
+pub(crate) struct Tahoe;
 
 impl LossRecovery for Tahoe {
     fn name(&self) -> &'static str {

@@ -71,6 +71,45 @@ pub struct SenderConfig {
     pub rto_undo: RtoUndoPolicy,
 }
 
+/// A flow's settings when its scenario sets none of them (the `[[flows]]` defaults of
+/// docs/scenario.md): MSS 1000 B, receiver window 1000 segments (also the initial ssthresh, RFC
+/// 5681 §3.1 "arbitrarily high"), initial window 1 segment, DupThresh 3, RTO 1 s initially and
+/// within [200 ms, 60 s] on a 1 ms clock (RFC 6298, ns-2.35's `minrto_`), limited transmit on
+/// (RFC 3042), no SACK, timestamps or ECN, and every ns-2/Linux variant option off. Tests and fuzz targets start from it and change
+/// what they exercise, so that a new setting is given its default in one place.
+impl Default for SenderConfig {
+    fn default() -> Self {
+        const MS: u64 = 1_000_000;
+        SenderConfig {
+            mss: 1000,
+            rwnd_bytes: 1_000_000,
+            max_cwnd_bytes: u64::MAX / 4,
+            initial_cwnd_bytes: 1000,
+            initial_ssthresh_bytes: 1_000_000,
+            dupthresh: 3,
+            sack: false,
+            timestamps: false,
+            ecn: false,
+            initial_rto_ns: 1000 * MS,
+            min_rto_ns: 200 * MS,
+            max_rto_ns: 60_000 * MS,
+            granularity_ns: MS,
+            rto_reset_every_partial_ack: false,
+            timeout_ssthresh_from_window: false,
+            limited_transmit: true,
+            ect_on_retransmissions: false,
+            rtt_sampling: RttSampling::TimedSegment,
+            fast_retransmit_restarts_rto: true,
+            fast_retransmit_rto_backoff: false,
+            recover_ack_heuristic: false,
+            rto_restart_every_ack: false,
+            rtt_sample_duplicate_acks: false,
+            rto_formula: RtoFormula::Rfc6298,
+            rto_undo: RtoUndoPolicy::None,
+        }
+    }
+}
+
 /// What the sender does when a retransmission timeout proves spurious (the flow option
 /// `rto_undo`). A cellular link's outage holds packets in its queue for seconds: the timer
 /// expires, yet the originals arrive once the link is back.

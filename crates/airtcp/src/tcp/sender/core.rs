@@ -2,8 +2,9 @@
 //! primitives.
 
 use super::config::{OutSegment, RttSampling, SenderConfig, SenderStats};
-use crate::cc::{AckInfo, CongestionControl, Head, LossSignal, Reaction, RecoverGuard, SendInfo, Window};
+use crate::cc::{AckInfo, CongestionControl, Head, LossSignal, RateSample, Reaction, RecoverGuard, SendInfo, Window};
 use crate::net::TcpHeader;
+use crate::tcp::rate::RateSampler;
 use crate::tcp::rto::RttEstimator;
 use crate::tcp::scoreboard::Scoreboard;
 use crate::time::SimTime;
@@ -109,6 +110,9 @@ pub struct SenderCore {
     pub pacing_deadline: Option<SimTime>,
     /// A send loop stopped for pacing since the last [`Sender::after_send`].
     pub(super) pace_blocked: bool,
+    /// The delivery-rate sampler, for a window policy that reads rate samples
+    /// ([`CongestionControl::reads_rate_sample`]); `None` for the others.
+    pub(super) rate: Option<Box<RateSampler>>,
 }
 
 impl SenderCore {
@@ -137,7 +141,7 @@ impl SenderCore {
     /// duplicate ACKs that go-back-N resends of held data provoke start no second reduction.
     /// A window policy whose guard is [`RecoverGuard::TimeoutOnly`] (ns-2.35 Vegas) is held back
     /// only by a `recover` that a timeout set.
-    pub fn recover_guard_passes(&self) -> bool {
+    pub(crate) fn recover_guard_passes(&self) -> bool {
         match self.rec.recover {
             None => true,
             Some(r) => {
@@ -175,7 +179,7 @@ impl SenderCore {
     }
 
     /// The oldest unacknowledged segment (there must be one).
-    pub fn head(&self) -> Head {
+    pub(crate) fn head(&self) -> Head {
         let m = self.board.get(0);
         Head { sent_at: m.sent_at, retransmitted: m.retransmitted }
     }
@@ -207,7 +211,26 @@ impl SenderCore {
             newest_sent_at,
             in_flight_before_bytes: 0,
             snd_nxt: self.seq.snd_nxt,
+            rate: None,
             header: h,
+        }
+    }
+
+    /// The delivery-rate sample of ACK `h` (advancing the sampler), when the policy reads them.
+    /// Taken right before the policy hears of the ACK, after what the ACK made the sender resend.
+    #[inline]
+    pub(super) fn rate_sample(&mut self, now: SimTime, h: &TcpHeader) -> Option<RateSample> {
+        let min_rtt = self.rtt.min_rtt.unwrap_or(0);
+        self.rate.as_deref_mut().map(|r| r.on_ack(now, h, min_rtt))
+    }
+
+    /// After the policy has heard of an ACK: hands the sampler its application-limited mark.
+    #[inline]
+    pub(super) fn after_rate_sample(&mut self) {
+        if let Some(r) = self.rate.as_deref_mut() {
+            if let Some(mark) = self.cc.take_app_limited() {
+                r.set_app_limited(mark);
+            }
         }
     }
 
@@ -220,7 +243,7 @@ impl SenderCore {
     }
 
     /// Records the start of a recovery episode.
-    pub fn begin_recovery(&mut self, reaction: Reaction) {
+    pub(crate) fn begin_recovery(&mut self, reaction: Reaction) {
         self.rec.in_recovery = true;
         self.rec.recover = Some(self.seq.snd_max);
         self.rec.recover_by_timeout = false;
@@ -263,6 +286,12 @@ impl SenderCore {
         debug_assert!(len > 0 && seq < self.seq.app_limit.max(self.seq.snd_max));
         if self.paced {
             self.pace(now, seq, len, retransmission);
+        }
+        if self.rate.is_some() {
+            let flight = self.flight();
+            if let Some(r) = self.rate.as_deref_mut() {
+                r.on_send(now, seq, len, retransmission, flight);
+            }
         }
         let i = self.seg_index(seq);
         let m = self.board.get_mut(i);
@@ -320,7 +349,7 @@ impl SenderCore {
     }
 
     /// Sends the next new segment at snd_max.
-    pub fn send_new(&mut self, now: SimTime) {
+    pub(crate) fn send_new(&mut self, now: SimTime) {
         let seq = self.seq.snd_max;
         self.emit(now, seq, false);
         self.seq.snd_nxt = self.seq.snd_max;
@@ -343,7 +372,7 @@ impl SenderCore {
 
     /// Sends from snd_nxt while the window min(cwnd, rwnd) allows: new data, or after a timeout
     /// the go-back-N retransmissions (skipping SACKed segments).
-    pub fn send_window_limited(&mut self, now: SimTime) {
+    pub(crate) fn send_window_limited(&mut self, now: SimTime) {
         let win = self.w.cwnd.min(self.cfg.rwnd_bytes);
         loop {
             while self.seq.snd_nxt < self.seq.snd_max && self.board.get(self.seg_index(self.seq.snd_nxt)).sacked {

@@ -21,6 +21,7 @@ pub use self::core::{EcnState, RecoveryState, RtoUndo, SenderCore, SeqSpace};
 
 use crate::cc::{CongestionControl, DupAckCount, LossKind, LossSignal, Reaction, Window};
 use crate::net::TcpHeader;
+use crate::tcp::rate::RateSampler;
 use crate::tcp::recovery::LossRecovery;
 use crate::tcp::rto::RttEstimator;
 use crate::tcp::scoreboard::Scoreboard;
@@ -40,7 +41,8 @@ pub struct Sender {
     /// `cc.reads_in_flight()`, asked once: only then is the recovery's in-flight count taken
     /// before each ACK ([`crate::cc::AckInfo::in_flight_before_bytes`]).
     cc_reads_in_flight: bool,
-    /// `marks_losses || cc_reads_send_times || cc_reads_in_flight || core.paced`: which of the
+    /// `marks_losses || cc_reads_send_times || cc_reads_in_flight || core.paced`, or a rate
+    /// sampler (`core.rate`, for a policy that reads rate samples): which of the
     /// two copies of the ACK path runs (see [`Sender::on_ack`]).
     hooks: bool,
 }
@@ -67,20 +69,20 @@ impl Sender {
     /// Takes the segments emitted since the last call as a whole buffer; give the emptied buffer
     /// back with [`Sender::recycle_segments`], so that steady state allocates nothing.
     #[inline]
-    pub fn take_segments(&mut self) -> Vec<OutSegment> {
+    pub(crate) fn take_segments(&mut self) -> Vec<OutSegment> {
         std::mem::take(&mut self.core.out)
     }
 
     /// Returns a buffer from [`Sender::take_segments`] (emptied) for the next segments.
     #[inline]
-    pub fn recycle_segments(&mut self, mut buf: Vec<OutSegment>) {
+    pub(crate) fn recycle_segments(&mut self, mut buf: Vec<OutSegment>) {
         buf.clear();
         self.core.out = buf;
     }
 
     /// The measurement window starts (the end of the warm-up): the RTT percentiles count the
     /// samples from here on.
-    pub fn start_measurement(&mut self) {
+    pub(crate) fn start_measurement(&mut self) {
         self.core.stats.rtt_hist.clear();
     }
 
@@ -92,7 +94,9 @@ impl Sender {
         let cc_reads_send_times = cc.reads_send_times();
         let paced = cc.pacing_rate().is_some();
         let cc_reads_in_flight = cc.reads_in_flight();
+        let rate = cc.reads_rate_sample().then(|| Box::new(RateSampler::new(cfg.mss as u64)));
         let marks_losses = recovery.marks_losses();
+        let hooks = marks_losses || cc_reads_send_times || cc_reads_in_flight || paced || rate.is_some();
         let mut s = Sender {
             core: SenderCore {
                 cfg,
@@ -126,11 +130,12 @@ impl Sender {
                 next_send_at: 0,
                 pacing_deadline: None,
                 pace_blocked: false,
+                rate,
             },
             marks_losses,
             cc_reads_send_times,
             cc_reads_in_flight,
-            hooks: marks_losses || cc_reads_send_times || cc_reads_in_flight || paced,
+            hooks,
             recovery,
         };
         // `max_cwnd_bytes` bounds the first window too: an initial window (or one a policy sets in
@@ -322,9 +327,14 @@ impl Sender {
                 s.ecn.cwr_pending = true;
                 s.stats.ecn_reductions += 1;
             }
+            let rs = if HOOKS { s.rate_sample(now, h) } else { None };
             let mut info = s.ack_info(now, h, acked, sample, was_in_recovery || ecn_reduce, was_in_recovery, 0, newest);
             info.in_flight_before_bytes = in_flight_before;
+            info.rate = rs.as_ref();
             s.cc.on_ack(&mut s.w, &info);
+            if HOOKS {
+                s.after_rate_sample();
+            }
             // RFC 6298 (5.2)/(5.3): stop the timer when all is acknowledged, else restart it.
             if s.seq.snd_una == s.seq.snd_max {
                 s.rto_deadline = None;
@@ -346,8 +356,10 @@ impl Sender {
         } else if !inside && h.ack == self.core.seq.snd_una && self.core.seq.snd_max > self.core.seq.snd_una {
             // A duplicate ACK (RFC 5681 §2: same ACK number, outstanding data).
             let s = &mut self.core;
+            let rs = if HOOKS { s.rate_sample(now, h) } else { None };
             let mut info = s.ack_info(now, h, 0, None, true, s.rec.in_recovery, s.rec.dupacks + 1, None);
             info.in_flight_before_bytes = in_flight_before;
+            info.rate = rs.as_ref();
             let count = s.cc.classify_dup_ack(&info);
             match count {
                 DupAckCount::Count => s.rec.dupacks += 1,
@@ -355,6 +367,9 @@ impl Sender {
                 DupAckCount::Reset => s.rec.dupacks = 0,
             }
             s.cc.on_dup_ack(&mut s.w, &info);
+            if HOOKS {
+                s.after_rate_sample();
+            }
             if s.cfg.rtt_sample_duplicate_acks && s.cfg.timestamps && h.has_ts && h.ts_ecr <= now {
                 let r = now - h.ts_ecr;
                 s.rtt.sample_keeping_backoff(r, s.seq.snd_una, s.seq.snd_max);

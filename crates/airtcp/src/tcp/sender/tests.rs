@@ -5,34 +5,10 @@ use crate::net::SackBlock;
 
 const MS: u64 = 1_000_000;
 
+/// The scenario defaults with `sack` and an initial window of `iw` segments, without limited
+/// transmit (the hand-worked traces send nothing on the first two duplicate ACKs).
 pub(crate) fn cfg(sack: bool, iw: u64) -> SenderConfig {
-    SenderConfig {
-        mss: 1000,
-        rwnd_bytes: 1_000_000,
-        max_cwnd_bytes: u64::MAX / 4,
-        initial_cwnd_bytes: iw * 1000,
-        initial_ssthresh_bytes: 1_000_000,
-        dupthresh: 3,
-        sack,
-        timestamps: false,
-        ecn: false,
-        initial_rto_ns: 1000 * MS,
-        min_rto_ns: 200 * MS,
-        max_rto_ns: 60_000 * MS,
-        granularity_ns: MS,
-        rto_reset_every_partial_ack: false,
-        timeout_ssthresh_from_window: false,
-        limited_transmit: false,
-        ect_on_retransmissions: false,
-        rtt_sampling: RttSampling::TimedSegment,
-        fast_retransmit_restarts_rto: true,
-        fast_retransmit_rto_backoff: false,
-        recover_ack_heuristic: false,
-        rto_restart_every_ack: false,
-        rtt_sample_duplicate_acks: false,
-        rto_formula: crate::tcp::rto::RtoFormula::Rfc6298,
-        rto_undo: RtoUndoPolicy::None,
-    }
+    SenderConfig { sack, initial_cwnd_bytes: iw * 1000, limited_transmit: false, ..SenderConfig::default() }
 }
 
 pub(crate) fn sender(recovery: &str, sack: bool, iw: u64) -> Sender {

@@ -1,5 +1,5 @@
 //! The invariant campaign (issue 25 part 8) as a benchmark-style command: generates `--runs`
-//! random small scenarios from `--seed`, runs and checks each (see `airtcp::campaign`), and prints
+//! random small scenarios from `--seed`, runs and checks each (see the `airtcp-testkit` crate), and prints
 //! one line with the figure — runs, violations by kind, wall time, runs per second — then the
 //! coverage per category and every violation with the scenario that reproduces it.
 //!
@@ -7,15 +7,15 @@
 //! overflows and debug assertions count as violations (panics):
 //!
 //! ```sh
-//! cargo run --profile test -p airtcp --example campaign -- --runs 100000 --seed 1 --jobs 1
-//! cargo run --profile test -p airtcp --example campaign -- --seed 1 --only 4711   # one run, its scenario
+//! cargo run --profile test -p airtcp-testkit --bin campaign -- --runs 100000 --seed 1 --jobs 1
+//! cargo run --profile test -p airtcp-testkit --bin campaign -- --seed 1 --only 4711   # one run, its scenario
 //! ```
 //!
 //! Exit status 1 when a violation was found, 2 on bad arguments.
 
 use std::time::Instant;
 
-use airtcp::campaign;
+use airtcp_testkit as campaign;
 
 /// The command line.
 struct Args {

@@ -1,10 +1,10 @@
-//! The CI slice of the invariant campaign (issue 25 part 8, `airtcp::campaign`): the first 10³
+//! The CI slice of the invariant campaign (issue 25 part 8, `airtcp_testkit`): the first 10³
 //! runs of campaign seed 1 (`CAMPAIGN_SLICE` overrides the count) must show no violation. In the
 //! test profile (overflow checks and debug assertions on) it takes about 10 s on one core (every
 //! run is repeated event by event, since issue 39); the full 10⁵-run campaign is `make campaign`
 //! (BENCHMARKS.md).
 
-use airtcp::campaign;
+use airtcp_testkit as campaign;
 
 #[test]
 fn campaign_slice_has_no_violations() {
