@@ -6,6 +6,8 @@
 >>> r.flows.select("name", "goodput_bps")                     # doctest: +SKIP
 """
 
+from typing import TYPE_CHECKING
+
 from .api import (
     FLOW_SCHEMA,
     LINK_SCHEMA,
@@ -21,22 +23,23 @@ from .api import (
 from . import presets, scenario
 from .summary import Summary
 from .scenario import OverrideError, ScenarioFileError, apply_overrides
+from ._version import __version__
+
+if TYPE_CHECKING:  # for type checkers; at run time loaded on first use (below)
+    from .sweep import SweepError, SweepOutcome, sweep_grid
+
+#: Loaded on first use (``airtcp.sweep_grid``): the sweep machinery imports the reproduce package,
+#: and a plain ``import airtcp`` should not pay for it.
+_LAZY = {"sweep_grid", "SweepOutcome", "SweepError"}
 
 
-def _package_version() -> str:
-    """The installed distribution's version (its metadata: Cargo's workspace version, via maturin);
-    the extension's own when the package runs from a source tree without metadata."""
-    from importlib.metadata import PackageNotFoundError, version
+def __getattr__(name: str) -> object:
+    if name in _LAZY:
+        from . import sweep as _sweep
 
-    try:
-        return version("airtcp")
-    except PackageNotFoundError:
-        from . import _core
+        return getattr(_sweep, name)
+    raise AttributeError(f"module 'airtcp' has no attribute {name!r}")
 
-        return _core.__version__
-
-
-__version__ = _package_version()
 
 __all__ = [
     "FLOW_SCHEMA",
@@ -54,6 +57,9 @@ __all__ = [
     "presets",
     "scenario",
     "Summary",
+    "SweepError",
+    "SweepOutcome",
+    "sweep_grid",
     "validate",
     "__version__",
 ]

@@ -111,7 +111,7 @@ BackendOption = Annotated[
 
 def _print_version(value: bool) -> None:
     if value:
-        from . import __version__
+        from ._version import __version__
 
         print(f"airtcp {__version__}")
         raise typer.Exit()

@@ -244,56 +244,114 @@ def sweep_figure(
     return _sweep_lines(plan, agg, title)
 
 
+#: Twenty-two colours no two alike: matplotlib's tab10, black and dark gold (so the engine's twelve
+#: window policies all get a strong colour), then tab20's light partners of tab10.
+PALETTE = (
+    "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
+    "#000000", "#b8860b", "#aec7e8", "#ffbb78", "#98df8a", "#ff9896", "#c5b0d5", "#c49c94", "#f7b6d2", "#c7c7c7", "#dbdb8d", "#9edae5",
+)  # fmt: skip
+#: Ten markers; with the palette, each of the first 100 styles is a pair no other one has.
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "*")
+
+
+def style(i: int) -> tuple[str, str]:
+    """(colour, marker) of the ``i``-th series: 20 distinct colours, and a marker that changes
+    whenever the colour comes round again, so two series never look alike (``C{i % 10}`` repeated
+    colours past ten schemes, issue 40 item 8)."""
+    return PALETTE[i % len(PALETTE)], MARKERS[(i + i // len(PALETTE)) % len(MARKERS)]
+
+
+def scheme_styles(labels: Sequence[str]) -> dict[str, tuple[str, str]]:
+    """A style per scheme label that is the same in every figure: the engine's window policies in
+    its order first (``reno`` is always blue circles), then any other label in order of appearance.
+    A label with ``;`` fields (``reno;recovery=sack``) is its own series, after the plain names."""
+    try:
+        from .presets import requirements
+
+        known = list(requirements()["cc"])
+    except Exception:  # noqa: BLE001 - a figure without the engine's list still gets distinct styles
+        known = []
+    order = known + [x for x in labels if x not in known]
+    return {x: style(order.index(x)) for x in labels}
+
+
 def _pantheon(points: list[dict[str, Any]], title: str) -> Figure:
     """Throughput (up) against delay (right = less delay, the axis inverted as in Pantheon's
-    figures): per scheme its mean over seeds with the 95% interval both ways, and each seed as a
-    faint dot; one panel per combination of the other grid axes."""
+    figures): per scheme its mean over seeds with the 95% interval both ways (``MIN_CI_SEEDS`` or
+    more seeds; with fewer, the seeds' own points and their mean, no t(1) interval), and each seed
+    as a faint dot; one panel per combination of the other grid axes, all on the same axes. Each
+    scheme has its own colour and marker, named in one titled legend beside the panels (text next
+    to the points collided and was clipped at the edges)."""
+    from .reproduce.metrics import MIN_CI_SEEDS
+
     panels = list(dict.fromkeys(p["panel"] for p in points))
     shown = panels[:SWEEP_MAX_PANELS]
     cols = min(len(shown), 3)
     rows = math.ceil(len(shown) / cols)
-    fig = Figure(figsize=(5.2 * cols, 4.2 * rows + 0.6), layout="constrained")
-    axes = fig.subplots(rows, cols, squeeze=False)
+    fig = Figure(figsize=(4.6 * cols + 2.2, 4.0 * rows + 0.8), layout="constrained")
+    axes = fig.subplots(rows, cols, squeeze=False, sharex=True, sharey=True)
     schemes = list(dict.fromkeys(p["scheme"] for p in points))
+    styles = scheme_styles(schemes)
     delay = points[0]["delay_metric"]
     xlabel = (
-        "RTT, 95th percentile (ms)" if delay == "rtt_p95_s" else "mean RTT (ms) [this build reports no RTT percentiles]"
+        "RTT, 95th percentile (ms)"
+        if delay == "rtt_p95_s"
+        else "mean RTT (ms)\n[this build reports no RTT percentiles]"
     )
+    n = max(p["n"] for p in points)
+    handles: dict[str, Any] = {}
     for k, ax in enumerate(ax for row in axes for ax in row):
         if k >= len(shown):
             ax.set_visible(False)
             continue
         for p in (p for p in points if p["panel"] == shown[k]):
-            c = f"C{schemes.index(p['scheme']) % 10}"
+            c, mk = styles[p["scheme"]]
             xs = [float(v) * 1e3 for v in p["delay_per_seed_s"].split()]
             ys = [float(v) / 1e6 for v in p["goodput_per_seed_bps"].split()]
-            ax.plot(xs, ys, ls="none", marker=".", ms=4, alpha=0.35, color=c)
+            few = p["n"] < MIN_CI_SEEDS
+            ax.plot(xs, ys, ls="none", marker=mk, ms=5 if few else 4, alpha=0.6 if few else 0.3, color=c, mfc="none")
             x, y = p["delay_mean_s"] * 1e3, p["goodput_mean_bps"] / 1e6
             eb = ax.errorbar(
                 [x],
                 [y],
-                xerr=_asym(p["delay_mean_s"], p["delay_ci_low_s"], p["delay_ci_high_s"], 1e3),
-                yerr=_asym(p["goodput_mean_bps"], p["goodput_ci_low_bps"], p["goodput_ci_high_bps"], 1e-6),
-                fmt="o",
-                ms=6,
+                xerr=None if few else _asym(p["delay_mean_s"], p["delay_ci_low_s"], p["delay_ci_high_s"], 1e3),
+                yerr=None
+                if few
+                else _asym(p["goodput_mean_bps"], p["goodput_ci_low_bps"], p["goodput_ci_high_bps"], 1e-6),
+                fmt=mk,
+                ms=7,
+                mec="black",
+                mew=0.5,
                 capsize=3,
                 color=c,
                 label=p["scheme"],
             )
             eb[0].set_gid(f"scheme:{p['scheme']}")
-            ax.annotate(p["scheme"], (x, y), textcoords="offset points", xytext=(6, 6), fontsize="small", color=c)
+            handles.setdefault(p["scheme"], eb[0])
         if not ax.xaxis_inverted():
             ax.invert_xaxis()
-        ax.set_xlabel(xlabel)
-        ax.set_ylabel("goodput (Mb/s)")
         ax.grid(True, alpha=0.3)
         if shown[k]:
             ax.set_title(shown[k], fontsize="small")
-    n = points[0]["n"]
-    extra = f"; first {len(shown)} of {len(panels)} panels" if len(panels) > len(shown) else ""
-    fig.suptitle(
-        f"{title}\nmean ± 95% CI over {n} seeds (dots: seeds); better is up and right{extra}", fontsize="medium"
+    for ax in axes[-1]:
+        ax.set_xlabel(xlabel)
+    for row in axes:
+        row[0].set_ylabel("goodput (Mb/s)")
+    fig.legend(
+        [handles[s] for s in schemes if s in handles],
+        [s for s in schemes if s in handles],
+        loc="outside right upper",
+        title="scheme",
+        fontsize="small",
+        title_fontsize="small",
     )
+    extra = f"; first {len(shown)} of {len(panels)} panels" if len(panels) > len(shown) else ""
+    how = (
+        f"mean ± 95% CI over n = {n} seeds (hollow: each seed)"
+        if n >= MIN_CI_SEEDS
+        else f"n = {n} seed{'s' if n != 1 else ''}: hollow = each seed, filled = mean\n(too few seeds for an interval)"
+    )
+    fig.suptitle(f"{title}\n{how}\nbetter is up and right{extra}", fontsize="medium")
     return fig
 
 
