@@ -59,6 +59,45 @@ def _samples_per_second(g: pl.DataFrame) -> int:
     return max(1, int(round(1.0 / dt))) if dt and dt > 0 else 1
 
 
+def bottleneck_bps(summary: Mapping[str, Any]) -> Optional[float]:
+    """The capacity line drawn on goodput axes: when every flow goes one way between the same two
+    nodes, the lowest ``rate_bps`` on the fewest-hops path of links between them (``from`` →
+    ``to``); None otherwise (flows on other paths or both ways could together exceed it), when
+    there is no such path, or when a link on it has no fixed rate (trace or cellular links)."""
+    ends = {(f.get("src"), f.get("dst")) for f in summary.get("flows", [])}
+    if len(ends) != 1:
+        return None
+    src, dst = next(iter(ends))
+    links = summary.get("links", [])
+    seen: dict[Any, Any] = {src: None}
+    frontier = [src]
+    while frontier and dst not in seen:
+        nxt = []
+        for node in frontier:
+            for lk in links:
+                if lk.get("from") == node and lk.get("to") not in seen:
+                    seen[lk["to"]] = lk
+                    nxt.append(lk["to"])
+        frontier = nxt
+    if dst not in seen or src == dst:
+        return None
+    rates, node = [], dst
+    while node != src:
+        lk = seen[node]
+        rate = lk.get("rate_bps")
+        if not isinstance(rate, (int, float)) or isinstance(rate, bool) or rate <= 0:
+            return None
+        rates.append(float(rate))
+        node = lk["from"]
+    return min(rates)
+
+
+def mark_warmup(ax: Any, warmup_s: float, label: bool = False) -> None:
+    """Shades [0, warm-up): the summary's goodput leaves that time out."""
+    if warmup_s > 0:
+        ax.axvspan(0, warmup_s, color="0.85", alpha=0.5, lw=0, zorder=0, label="warm-up" if label else None)
+
+
 #: Flows drawn one by one in `plot_run`; beyond them the plot shows the first ones and the total
 #: goodput of all. A line and a legend entry per flow made 10 001 flows take over 300 s to draw,
 #: and no reader can tell 10 001 lines apart.
@@ -113,6 +152,21 @@ def run_figure(result: RunResult, mss_bytes: Mapping[str, int] | None = None) ->
         else:  # samples a second or more apart: the raw series is the only one
             line.set(label=name, lw=1.2, alpha=1.0)
 
+    warm = float(result.summary.get("warmup_s") or 0.0)
+    for ax in (ax_c, ax_g, ax_r, ax_q):
+        mark_warmup(ax, warm)
+    cap = bottleneck_bps(result.summary)
+    extra_handles = []
+    if cap is not None:
+        extra_handles.append(
+            ax_g.axhline(
+                cap / 1e6, color="0.3", ls="--", lw=1.0, label=f"capacity {cap / 1e6:g} Mb/s (slowest link of the path)"
+            )
+        )
+    if warm > 0:
+        from matplotlib.patches import Patch
+
+        extra_handles.append(Patch(color="0.85", alpha=0.5, label=f"warm-up {warm:g} s (not in goodput)"))
     ax_c.set_ylabel("cwnd (segments)")
     ax_g.set_ylabel("goodput (Mb/s)\nthin: per sample, bold: 1 s mean", fontsize="small")
     ax_r.set_ylabel("smoothed RTT (ms)")
@@ -127,12 +181,14 @@ def run_figure(result: RunResult, mss_bytes: Mapping[str, int] | None = None) ->
             color="black",
             label=f"total, all {len(names)} flows",
         )
-        ax_g.legend(handles=[tl], loc="upper right", fontsize="small")
+        extra_handles.insert(0, tl)
         title += f" — first {len(shown)} of {len(names)} flows"
     ax_c.set_title(title)
     if handles:
         more = f"flows (first {len(handles)} of {len(shown)} drawn)" if len(shown) > len(handles) else "flows"
         ax_c.legend(handles=handles, loc="upper right", fontsize="small", title=more, title_fontsize="small")
+    if extra_handles:
+        ax_g.legend(handles=extra_handles, loc="upper right", fontsize="small", title="marks", title_fontsize="small")
     _queue_panel(ax_q, result.link_series)
     for ax in (ax_c, ax_g, ax_r, ax_q):
         ax.grid(True, alpha=0.3)
@@ -177,20 +233,48 @@ def plot_demo(
 ) -> None:
     """Side by side: goodput per variant (bars) and, per variant, the first flow's cwnd trace."""
     n = max(1, len(results))
-    fig = Figure(figsize=(12, 1.2 + 1.5 * n), layout="constrained")
+    fig = Figure(figsize=(12, 2.0 + 1.5 * n), layout="constrained")
     grid = fig.add_gridspec(n, 2, width_ratios=[1, 2.2])
-    ax_b = fig.add_subplot(grid[:, 0])
-    goodputs = [sum(f["goodput_bps"] for f in r.summary["flows"] if f["kind"] == "tcp") / 1e6 for r in results]
-    colors = [f"C{i}" for i in range(len(labels))]
+    ax_b = fig.add_subplot(grid[: (n + 1) // 2, 0])
+    ax_x = fig.add_subplot(grid[(n + 1) // 2 :, 0], sharex=ax_b)
+    tcp = [[f for f in r.summary["flows"] if f["kind"] == "tcp"] for r in results]
+    goodputs = [sum(f["goodput_bps"] for f in fl) / 1e6 for fl in tcp]
+    styles = scheme_styles(list(labels))
+    colors = [styles[x][0] for x in labels]
     bars = ax_b.bar(list(labels), goodputs, color=colors)
     ax_b.bar_label(bars, fmt="%.3f", fontsize="small")
     ax_b.set_ylabel("goodput (Mb/s)")
     ax_b.set_title("goodput after warm-up")
     ax_b.grid(True, axis="y", alpha=0.3)
+    cap = bottleneck_bps(results[0].summary) if results else None
+    if cap is not None:
+        ax_b.axhline(cap / 1e6, color="0.3", ls="--", lw=1.0)
+        ax_b.text(
+            0.01, cap / 1e6, f"capacity {cap / 1e6:g} Mb/s", transform=ax_b.get_yaxis_transform(),
+            va="bottom", fontsize="small", color="0.3",
+        )  # fmt: skip
+        ax_b.set_ylim(0, max([cap / 1e6] + goodputs) * 1.15)
+    ax_b.tick_params(labelbottom=False)
+    # Retransmissions split into those the receiver needed and those it already held.
+    rtx = [sum(f["retransmissions"] for f in fl) for fl in tcp]
+    red = [sum(f.get("redundant_segments", 0) or 0 for f in fl) for fl in tcp]
+    have = all("redundant_segments" in f for fl in tcp for f in fl)
+    needed = [a - b for a, b in zip(rtx, red)] if have else rtx
+    ax_x.bar(list(labels), needed, color=colors, label="needed" if have else "retransmissions")
+    if have:
+        ax_x.bar(list(labels), red, bottom=needed, color="white", edgecolor=colors, hatch="///", label="redundant")
+    for i, (a, b) in enumerate(zip(rtx, red)):
+        ax_x.text(i, a, f"{a}" + (f"\n({b} red.)" if have and b else ""), ha="center", va="bottom", fontsize="x-small")
+    ax_x.set_ylabel("retransmitted segments")
+    ax_x.set_title("retransmissions: needed / redundant (receiver already held them)", fontsize="small")
+    ax_x.set_ylim(0, max(rtx + [1]) * 1.3)
+    ax_x.grid(True, axis="y", alpha=0.3)
+    ax_x.legend(fontsize="small", loc="upper left")
     # Names such as "westwood" and "jersey" side by side ran together ("westwoodjersey").
-    ax_b.tick_params(axis="x", labelrotation=35)
-    for t in ax_b.get_xticklabels():
+    ax_x.tick_params(axis="x", labelrotation=35)
+    for t in ax_x.get_xticklabels():
         t.set_horizontalalignment("right")
+    warm = float(results[0].summary.get("warmup_s") or 0.0) if results else 0.0
     first = None
     for i, (label, r, c) in enumerate(zip(labels, results, colors)):
         ax = fig.add_subplot(grid[i, 1], sharex=first, sharey=first)
@@ -200,6 +284,7 @@ def plot_demo(
         if names:
             f = fs.filter(pl.col("flow") == names[0])
             ax.plot(f["time_s"].to_list(), (f["cwnd_bytes"].cast(pl.Float64) / mss_bytes).to_list(), lw=0.7, color=c)
+        mark_warmup(ax, warm)
         ax.text(
             0.995,
             0.92,
@@ -213,7 +298,7 @@ def plot_demo(
         ax.set_ylabel("cwnd (seg)")
         ax.grid(True, alpha=0.3)
         if i == 0:
-            ax.set_title("congestion window")
+            ax.set_title("congestion window" + (f" (grey: warm-up, {warm:g} s)" if warm > 0 else ""))
         if i < n - 1:
             ax.tick_params(labelbottom=False)
         else:

@@ -61,6 +61,7 @@ __all__ = [
 FLOW_METRICS = (
     "goodput_bps",
     "retransmissions",
+    "redundant_segments",
     "timeouts",
     "fast_retransmits",
     "mean_rtt_s",
@@ -74,7 +75,7 @@ FLOW_METRICS = (
     "jitter_s",
 )
 _RTT = {"mean_rtt_s", "min_rtt_s", "rtt_p50_s", "rtt_p95_s", "rtt_p99_s"}
-_TCP_ONLY = _RTT | {"retransmissions", "timeouts", "fast_retransmits"}
+_TCP_ONLY = _RTT | {"retransmissions", "redundant_segments", "timeouts", "fast_retransmits"}
 _UDP_ONLY = {"owd_p50_s", "owd_p95_s", "owd_p99_s", "jitter_s"}
 MAX_SEEDS = 1000
 _CC = re.compile(r"^flows\.(\d+)\.cc$")

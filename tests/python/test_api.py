@@ -148,7 +148,14 @@ def test_a_plot_of_many_flows_draws_the_first_ones_and_their_total():
     assert cwnd_labels == ["a"] + [f"b.{k}" for k in range(PLOT_LEGEND_FLOWS - 1)]
     assert ax_c.get_legend().get_title().get_text() == f"flows (first {PLOT_LEGEND_FLOWS} of {PLOT_MAX_FLOWS} drawn)"
     assert [ln.get_label() for ln in ax_c.get_lines()] == ["a"] + [f"b.{k}" for k in range(PLOT_MAX_FLOWS - 1)]
-    assert [t.get_text() for t in ax_g.get_legend().get_texts()] == ["total, all 41 flows"]
+    from airtcp.plots import bottleneck_bps
+
+    marks = [t.get_text() for t in ax_g.get_legend().get_texts()]
+    cap = bottleneck_bps(result.summary)
+    want_marks = ["total, all 41 flows"]
+    want_marks += [f"capacity {cap / 1e6:g} Mb/s (slowest link of the path)"] if cap is not None else []
+    want_marks += [f"warm-up {result.summary['warmup_s']:g} s (not in goodput)"] if result.summary["warmup_s"] else []
+    assert marks == want_marks
     assert "first 20 of 41 flows" in ax_c.get_title()
     # The total is the sum over every flow, not only the ones drawn.
     total_line = ax_g.get_lines()[-1]
