@@ -116,7 +116,12 @@ def figure(
     n = len(groups) * len(panel_labels)
     cols = min(n, 2 if n > 1 else 1)
     rows = math.ceil(n / cols)
-    fig, grid = plt.subplots(rows, cols, figsize=(6.4 * cols, 4.2 * rows), squeeze=False)
+    # panels of one metric share the y axis (a reader compares their heights); the legend, the same
+    # in every panel, is drawn once beside them with its title (it covered points inside a panel)
+    share = len(groups) == 1 and n > 1 and f.kind != "timeseries"
+    fig, grid = plt.subplots(
+        rows, cols, figsize=(6.4 * cols + 1.8, 4.2 * rows), squeeze=False, layout="constrained", sharey=share
+    )
     cells = [ax for row in grid for ax in row]
     for extra in cells[n:]:
         extra.set_visible(False)
@@ -133,17 +138,71 @@ def figure(
                 if f.kind == "timeseries":
                     _plot_series(ax, f, axes, series_runs, pl)
                 else:
-                    _plot_agg(ax, exp, axes, agg_rows, y, pl, names, overlay=f.overlay, claims=claims or [])
+                    _plot_agg(ax, exp, axes, agg_rows, y, pl, names, overlay=f.overlay, claims=claims or [], runs=runs)
             ax.grid(True, alpha=0.3)
-            if f.x_scale == "log" and f.kind != "bar":  # bars: categories, evenly spaced
+            if f.x_scale == "log" and f.kind != "bar" and not _one_x(f, axes):  # bars: categories, evenly spaced
                 ax.set_xscale("log")
             if f.y_scale == "log":
                 ax.set_yscale("log")
-            if ax.get_legend_handles_labels()[0]:
-                ax.legend(fontsize=7)
-    fig.suptitle(f"{exp.id}  ({subtitle})", fontsize=8, y=0.995)
-    fig.tight_layout()
+            if share:
+                ax.tick_params(labelleft=True)
+    drawn = cells[:n]
+    legends = [ax.get_legend_handles_labels() for ax in drawn]
+    legend_title = _legend_title(f, axes)
+    series = [[x for x in lab if x != PAPER_LABEL] for _, lab in legends]
+    if series and series[0] and all(x == series[0] for x in series):
+        handles, labels = legends[0]
+        # the paper's stars may be in some panels only: collect every label once
+        for h, lab in legends:
+            for hh, ll in zip(h, lab):
+                if ll not in labels:
+                    handles, labels = handles + [hh], labels + [ll]
+        fig.legend(handles, labels, loc="outside right upper", fontsize=7, title=legend_title, title_fontsize=7)
+    else:
+        for ax, (h, _) in zip(drawn, legends):
+            if h:
+                ax.legend(
+                    fontsize=7, title=legend_title, title_fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0),
+                    borderaxespad=0,
+                )  # fmt: skip
+    fig.suptitle(f"{exp.id}  ({subtitle}; {_interval_note(agg_rows)})", fontsize=8)
     return fig
+
+
+#: The legend entry of the paper's values (black stars).
+PAPER_LABEL = "paper's value"
+
+
+def _one_x(f: Any, axes: tuple[Axis, ...]) -> bool:
+    """The figure's x axis has one point: drawn as a category, the series side by side."""
+    x_axis = next((a for a in axes if a.name == f.x), None)
+    return x_axis is not None and len(x_axis.labels()) == 1
+
+
+def _legend_title(f: Any, axes: tuple[Axis, ...]) -> Optional[str]:
+    """The legend's title: the axes its entries vary (``series`` first), as the spec labels them."""
+    if f.kind == "timeseries":
+        return None
+    names = [a for a in axes if a.name not in (f.x, f.panels) and len(a.points) > 1]
+    names.sort(key=lambda a: 0 if a.name == f.series else 1)
+    parts = (["metric"] if f.overlay else []) + [a.label for a in names]
+    return ", ".join(parts) or None
+
+
+def _interval_note(rows: list[dict[str, Any]]) -> str:
+    """What the bars are, with n: the 95% Student interval over n seeds, or (below
+    ``MIN_CI_SEEDS``) the seeds' own values."""
+    from .metrics import MIN_CI_SEEDS
+
+    ns = sorted({int(r["n"]) for r in rows if r.get("n") not in (None, "", 0, "0")})
+    if not ns:
+        return "no values"
+    n = f"n = {ns[0]}" if len(ns) == 1 else f"n = {ns[0]}-{ns[-1]}"
+    if ns[-1] < MIN_CI_SEEDS:
+        return f"{n} seeds: mean, hollow = each seed, no interval"
+    return f"mean ± 95% CI, {n} seeds" + (
+        f" (hollow: each seed where n < {MIN_CI_SEEDS})" if ns[0] < MIN_CI_SEEDS else ""
+    )
 
 
 def _scatter(exp: Experiment, axes: tuple[Axis, ...], rows: list[dict[str, Any]], runs: Any, subtitle: str) -> Any:
@@ -237,6 +296,7 @@ def _plot_agg(
     names: list[str],
     overlay: bool = False,
     claims: Optional[list[Claim]] = None,
+    runs: Any = None,
 ) -> None:
     f = exp.figure
     x_axis = next(a for a in axes if a.name == f.x)
@@ -249,19 +309,25 @@ def _plot_agg(
         keys = [k + (lab,) for k in keys for lab in a.labels()]
     xs_all: list[float]
     ticks: Optional[list[str]]
-    if f.kind == "bar":  # categories: evenly spaced, whatever numeric x the points carry
+    one = len(x_axis.labels()) == 1  # a one-point grid: a category, the series side by side
+    if f.kind == "bar" or one:  # categories: evenly spaced, whatever numeric x the points carry
         xs_all, ticks = list(range(len(x_axis.labels()))), x_axis.labels()
     else:
         xs_all, ticks = _xy(x_axis, x_axis.labels())
     width = 0.8 / max(1, len(keys))
     paper_x: list[float] = []
     paper_y: list[float] = []
+    from ..plots import style
+    from .metrics import MIN_CI_SEEDS
+
     for j, key in enumerate(keys):
         want = dict(zip([a.name for a in others], key))
         if panel is not None:
             want[f.panels] = panel  # type: ignore[index]
         xs, ms, got = [], [], []
-        shift = (j - (len(keys) - 1) / 2) * width if f.kind == "bar" else 0.0
+        seed_x: list[float] = []
+        seed_y: list[float] = []
+        shift = (j - (len(keys) - 1) / 2) * width if f.kind == "bar" or one else 0.0
         for xi, lab in zip(xs_all, x_axis.labels()):
             want[x_axis.name] = lab
             row = next((r for r in rows if r["metric"] == y and all(r[k] == v for k, v in want.items())), None)
@@ -270,21 +336,52 @@ def _plot_agg(
             xs.append(xi)
             ms.append(row["mean"])
             got.append(row)
+            if runs is not None and 0 < int(row["n"] or 0) < MIN_CI_SEEDS and y in runs.columns:
+                block = runs
+                for k, lv in want.items():
+                    if k in block.columns:
+                        block = block.filter(block[k] == lv)
+                vals = [float(x) for x in block[y].to_list() if x is not None and math.isfinite(x)]
+                seed_x += [xi + shift] * len(vals)
+                seed_y += vals
             for v in _paper_points(claims or [], y, want):
                 paper_x.append(xi + shift)
                 paper_y.append(v)
         label = ", ".join(([metric.label] if overlay else []) + list(key)) or metric.label
+        c, mk = style(j)
+        # Below MIN_CI_SEEDS seeds no Student interval (t(1) = 12.7 spans the axis): the seeds'
+        # own values are drawn instead, hollow, beside the mean (issue 40 item 6).
+        few = bool(got) and all(int(r["n"] or 0) < MIN_CI_SEEDS for r in got)
+        err = None if few else _err(got)
         if f.kind == "bar":
-            ax.bar([x + shift for x in xs], ms, width, yerr=_err(got), capsize=2, label=label)
+            ax.bar([x + shift for x in xs], ms, width, yerr=err, capsize=2, label=label, color=c)
         else:
-            ax.errorbar(xs, ms, yerr=_err(got), marker="o", ms=3, capsize=2, label=label)
+            # a one-point grid is a point, not a line to nowhere
+            eb = ax.errorbar(
+                [x + shift for x in xs], ms, yerr=err, marker=mk, ms=4 if len(xs) > 1 else 7, capsize=2, label=label,
+                color=c, ls="-" if len(xs) > 1 else "none",
+            )  # fmt: skip
+            eb[0].set_gid(f"series:{label}")
+        if seed_x:
+            ax.plot(seed_x, seed_y, ls="none", marker=mk, ms=4, mfc="none", color="0.25" if f.kind == "bar" else c)
     if paper_x:
         ax.plot(
-            paper_x, paper_y, ls="none", marker="*", ms=8, color="black", mec="white", mew=0.5, label="paper", zorder=5
+            paper_x,
+            paper_y,
+            ls="none",
+            marker="*",
+            ms=9,
+            color="black",
+            mec="white",
+            mew=0.5,
+            label=PAPER_LABEL,
+            zorder=5,
         )
     if ticks is not None:
         ax.set_xticks(xs_all)
         ax.set_xticklabels(ticks, fontsize=7)
+    if one:
+        ax.set_xlim(-0.5, 0.5)
     ax.set_xlabel(f.x_label or x_axis.label)
     ax.set_ylabel(f.y_label or (metric.label + (f" ({metric.unit})" if metric.unit else "")))
     del names
