@@ -413,7 +413,10 @@ def reproduce(
     ] = None,
     all_: Annotated[bool, typer.Option("--all", help="Run every experiment whose parts exist.")] = False,
     list_: Annotated[
-        bool, typer.Option("--list", help="List the experiments, the parts each needs and whether they exist.")
+        bool, typer.Option("--list", help="List the experiments: one line each (id, runs, status, title).")
+    ] = False,
+    long: Annotated[
+        bool, typer.Option("--long", help="With --list: also the source and the parts each needs, wrapped.")
     ] = False,
     quick: Annotated[
         bool, typer.Option("--quick", help="Fewer seeds, shorter runs, fewer grid points (as each spec says).")
@@ -474,6 +477,7 @@ def reproduce(
             update_reproduction,
             reproduction,
             force,
+            long,
         )
     except (UsageError, SpecError) as e:
         raise CliError(str(e)) from None

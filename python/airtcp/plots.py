@@ -143,7 +143,9 @@ def run_figure(result: RunResult, mss_bytes: Mapping[str, int] | None = None) ->
         if f["srtt_s"].null_count() < f.height:  # 0 before the first RTT sample: no value, not a 0 ms RTT
             rtt = [v * 1e3 if v else math.nan for v in f["srtt_s"].to_list()]
             ax_r.plot(t, rtt, lw=0.9, color=c, label=name)
-        g = gp_by_flow[name]
+        g = gp_by_flow.get(name)
+        if g is None:  # no sample after t = 0 (a run shorter than its sample_interval): no goodput to draw
+            continue
         (line,) = ax_g.plot(g["time_s"].to_list(), g["goodput_mbps"].to_list(), lw=0.6, alpha=0.45, color=c)
         window = _samples_per_second(g)
         if window > 1:

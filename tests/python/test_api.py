@@ -209,3 +209,13 @@ def test_flow_series_carries_every_declared_estimate():
     reno = fs.filter(pl.col("flow") == "reno")
     assert caiad["alpha"].null_count() == 0 and caiad["alpha"].is_between(0.0, 1.0).all()
     assert reno["alpha"].null_count() == reno.height
+
+
+def test_a_run_shorter_than_its_sample_interval_still_plots():
+    """A flow whose only sample is at t = 0 has no goodput interval: plot.png drew a KeyError
+    ('internal error') for `airtcp run experiments/prairie/scenario3.toml --set duration=5s`."""
+    from airtcp.plots import run_figure
+
+    result = airtcp.run(good("duration=2s", "sample_interval=10s", "warmup=0s"))
+    fig = run_figure(result)
+    assert fig.axes[1].get_ylabel().startswith("goodput")

@@ -299,11 +299,39 @@ CATALOGUE_ENTRIES = [(p["id"], e) for p in CATALOGUE_PAPERS for e in p["entries"
 CATALOGUE = [i for _, e in CATALOGUE_ENTRIES for i in e["experiments"]]
 
 
+def test_the_compact_list_fits_80_columns_one_line_per_experiment():
+    """Issue 40 item 7: ``--list`` at 80 columns is one line per experiment (it was 562 lines), no
+    line wider than the terminal, each with the runs --list --long gives."""
+    env = dict(os.environ, COLUMNS="80")
+    env.pop("AIRTCP_DEBUG", None)
+
+    def listing(*extra: str) -> str:
+        cmd = [sys.executable, "-m", "airtcp", "reproduce", "--list", *extra]
+        r = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
+        assert r.returncode == 0, r.stderr
+        return r.stdout
+
+    lines = listing().splitlines()
+    assert all(len(line) <= 80 for line in lines), max(lines, key=len)
+    exps = rp.discover(REPO / "experiments")
+    rows = {line.split()[0]: line.split()[1] for line in lines[2:-1]}
+    assert list(rows) == [e.id for e in exps] and len(lines) == len(exps) + 3
+    wide = dict(os.environ, COLUMNS="400")
+    r = subprocess.run(
+        [sys.executable, "-m", "airtcp", "reproduce", "--list", "--long"],
+        cwd=REPO, env=wide, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    for e in exps:
+        (row,) = [x for x in r.stdout.splitlines() if x.startswith(f"│ {e.id} ")]
+        full, quick = [c.strip() for c in row.split("│")[3].split("/")]
+        assert rows[e.id] == f"{full}/{quick}", e.id
+
+
 def test_list_shows_every_catalogue_entry_with_its_parts(tmp_path):
     env = dict(os.environ, COLUMNS="300")
     env.pop("AIRTCP_DEBUG", None)
     r = subprocess.run(
-        [sys.executable, "-m", "airtcp", "reproduce", "--list"],
+        [sys.executable, "-m", "airtcp", "reproduce", "--list", "--long"],
         cwd=REPO,
         env=env,
         capture_output=True,
