@@ -44,8 +44,6 @@ def sweep_command(
         raise sw.SweepError(str(e)) from None
     if not 1 <= seeds <= sw.MAX_SEEDS:
         raise sw.SweepError(f"--seeds {seeds}: must be an integer from 1 to {sw.MAX_SEEDS}")
-    if backend not in ("local", "ray"):
-        raise sw.SweepError(f"--backend {backend!r}: must be one of local, ray")
     text, doc = read_with_overrides(scenario, sets)
     axes = [sw.parse_grid(g) for g in grid]
     plan = sw.plan_sweep(doc, str(scenario.resolve().parent), axes, seeds)

@@ -219,3 +219,16 @@ def test_a_run_shorter_than_its_sample_interval_still_plots():
     result = airtcp.run(good("duration=2s", "sample_interval=10s", "warmup=0s"))
     fig = run_figure(result)
     assert fig.axes[1].get_ylabel().startswith("goodput")
+
+
+def test_the_reproduce_metric_jain_is_the_api_one():
+    """One Jain's index (issue 40): the spec metric ``agg = "jain"`` calls airtcp.jain_fairness,
+    and gives NaN (no value) where a spec needs one and has none."""
+    import math
+
+    from airtcp.reproduce.metrics import jain
+
+    for xs in ([3.0, 1.0], [1e-300, 2e-300, 0.0], [1e300, 1e300], [0.0, 0.0, 0.0]):
+        assert jain(xs) == airtcp.jain_fairness(xs)
+    assert jain([3.0, 1.0]) == pytest.approx(16 / 20)
+    assert math.isnan(jain([])) and math.isnan(jain([1.0, math.nan]))

@@ -120,8 +120,6 @@ def reproduce_command(
         raise UsageError(str(bad)) from None
     if seeds is not None and not 1 <= seeds <= 1000:
         raise UsageError(f"--seeds {seeds}: must be an integer from 1 to 1000")
-    if backend not in ("local", "ray"):
-        raise UsageError(f"--backend {backend!r}: must be one of local, ray")
     if not list_:
         try:
             outputs.check_path(out, own=False)

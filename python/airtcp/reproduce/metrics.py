@@ -13,6 +13,7 @@ import math
 import statistics
 from typing import Any, Optional
 
+from ..api import jain_fairness
 from .capacity import trace_capacity_bps
 from .spec import Metric, SpecError, matches
 
@@ -42,11 +43,12 @@ def _get(entry: dict[str, Any], path: str, metric: Metric) -> float:
 
 
 def jain(xs: list[float]) -> float:
-    """Jain's index (Σx)²/(n·Σx²); all-zero allocations are equal (1)."""
-    if not xs:
+    """Jain's index (Σx)²/(n·Σx²) of a metric's rows: the API's ``airtcp.jain_fairness`` (one
+    implementation for both), NaN where a spec metric needs a value and there is none (no rows,
+    or a NaN among them)."""
+    if not xs or any(math.isnan(x) for x in xs):
         return math.nan
-    sq = sum(x * x for x in xs)
-    return 1.0 if sq == 0 else sum(xs) ** 2 / (len(xs) * sq)
+    return jain_fairness(xs)
 
 
 def _combine(values: list[float], denoms: Optional[list[float]], agg: str) -> float:
