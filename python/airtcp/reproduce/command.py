@@ -19,7 +19,7 @@ from ..progress import eta_bar
 
 from .backend import Cache, cache_key, make_backend
 from .claims import check_claims
-from .plan import availability, estimate_seconds, plan
+from .plan import availability, estimate_total, plan
 from .report import update_reproduction as update_reproduction_table
 from .report import write_index
 from .runner import run_experiment
@@ -165,11 +165,12 @@ def reproduce_command(
         total_runs = sum(len(p.tasks) for p in plans.values())
         cache = Cache(out / ".cache")
         to_do = [t for p in plans.values() for t in p.tasks if cache.get(cache_key(t), t) is None]
-        est = sum(estimate_seconds(p, threads) for p in plans.values()) * (len(to_do) / max(1, total_runs))
+        est = estimate_total(list(plans.values()), threads, len(to_do) / max(1, total_runs))
         console.print(
             f"{len(todo)} experiment{'s' if len(todo) != 1 else ''}, {total_runs} runs "
             f"({total_runs - len(to_do)} cached), {'quick' if quick else 'full'} mode, {threads} parallel on "
-            f"{backend}: expected about {_minutes(est)} (rough estimate from link rates × durations)"
+            f"{backend}: expected about {_minutes(est)} on an idle machine (rough: start-up, tables and figures, "
+            "link rates × durations)"
         )
         started = time.monotonic()
         outcomes = []
