@@ -328,7 +328,7 @@ def sweep_figure(
     else goodput per flow over the first axis (categories), mean and 95% interval over seeds."""
     if scatter:
         return _pantheon(scatter, title)
-    return _sweep_lines(plan, agg, title)
+    return _sweep_lines(plan, agg, title, runs)
 
 
 #: Twenty-two colours no two alike: matplotlib's tab10, black and dark gold (so the engine's twelve
@@ -442,7 +442,13 @@ def _pantheon(points: list[dict[str, Any]], title: str) -> Figure:
     return fig
 
 
-def _sweep_lines(plan: Any, agg: list[dict[str, Any]], title: str) -> Figure:
+def _sweep_lines(plan: Any, agg: list[dict[str, Any]], title: str, runs: Any = None) -> Figure:
+    """Goodput per flow over the first axis (its values as categories): per line (a flow and a
+    combination of the other axes) the mean and 95% interval over seeds, or with fewer than
+    ``MIN_CI_SEEDS`` seeds each seed's value (hollow) and no interval; a one-value axis is drawn as
+    points, not lines; each line its own colour and marker; the legend titled with what it varies."""
+    from .reproduce.metrics import MIN_CI_SEEDS
+
     first = plan.axes[0]
     others = plan.axes[1:]
     rows = [r for r in agg if r["metric"] == "goodput_bps"]
@@ -455,7 +461,9 @@ def _sweep_lines(plan: Any, agg: list[dict[str, Any]], title: str) -> Figure:
     fig = Figure(figsize=(8, 5), layout="constrained")
     ax = fig.subplots()
     xs = list(range(len(first.labels)))
-    for flow, other in shown:
+    n = max((r["n"] for r in rows), default=0)
+    few = n < MIN_CI_SEEDS
+    for j, (flow, other) in enumerate(shown):
         pts = [
             (xs[first.labels.index(r[first.path])], r)
             for r in rows
@@ -463,24 +471,46 @@ def _sweep_lines(plan: Any, agg: list[dict[str, Any]], title: str) -> Figure:
         ]
         if not pts:
             continue
+        c, mk = style(j)
         below = [(r["mean"] - r["ci_low"]) / 1e6 if math.isfinite(r["ci_low"]) else 0.0 for _, r in pts]
         above = [(r["ci_high"] - r["mean"]) / 1e6 if math.isfinite(r["ci_high"]) else 0.0 for _, r in pts]
         label = ", ".join([flow] + [f"{a.path}={v}" for a, v in zip(others, other)])
-        ax.errorbar(
+        eb = ax.errorbar(
             [x for x, _ in pts],
             [r["mean"] / 1e6 for _, r in pts],
-            yerr=[below, above],
-            marker="o",
-            ms=3,
+            yerr=None if few else [below, above],
+            marker=mk,
+            ms=5 if len(pts) > 1 else 7,
             capsize=2,
+            color=c,
+            ls="-" if len(pts) > 1 else "none",
             label=label,
         )
+        eb[0].set_gid(f"line:{label}")
+        if few and runs is not None:
+            block = runs.filter(runs["flow"] == flow)
+            for a, v in zip(others, other):
+                block = block.filter(block[a.path] == v)
+            sx = [xs[first.labels.index(lab)] for lab in block[first.path].to_list()]
+            sy = [v / 1e6 if v is not None else math.nan for v in block["goodput_bps"].to_list()]
+            ax.plot(sx, sy, ls="none", marker=mk, ms=4, mfc="none", color=c)
     ax.set_xticks(xs)
     ax.set_xticklabels(list(first.labels))
+    if len(xs) == 1:
+        ax.set_xlim(-0.5, 0.5)
     ax.set_xlabel(first.path)
     ax.set_ylabel("goodput (Mb/s)")
     ax.grid(True, alpha=0.3)
-    ax.legend(fontsize="small", title=f"first {len(shown)} of {len(keys)}" if len(keys) > len(shown) else None)
-    n = max((r["n"] for r in rows), default=0)
-    ax.set_title(f"{title}\nmean ± 95% CI over {n} seeds", fontsize="medium")
+    legend_title = "flow" + "".join(f", {a.path}" for a in others)
+    if len(keys) > len(shown):
+        legend_title += f" (first {len(shown)} of {len(keys)})"
+    ax.legend(
+        fontsize="small", title=legend_title, title_fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0)
+    )
+    how = (
+        f"mean ± 95% CI over n = {n} seeds"
+        if not few
+        else f"n = {n} seed{'s' if n != 1 else ''}: filled = mean, hollow = each seed (too few for an interval)"
+    )
+    ax.set_title(f"{title}\n{how}", fontsize="medium")
     return fig

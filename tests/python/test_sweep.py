@@ -281,3 +281,21 @@ def test_scheme_styles_never_repeat_and_stay_the_same_across_figures():
     a = scheme_styles(["cubic", "reno"])
     b = scheme_styles(["reno", "x;y=1", "cubic"])
     assert a["reno"] == b["reno"] and a["cubic"] == b["cubic"] and b["x;y=1"] not in (a["reno"], a["cubic"])
+
+
+def test_the_goodput_figure_draws_one_point_grids_as_points_and_two_seeds_as_their_values(tmp_path):
+    """Issue 40 item 6 for a grid without ``cc``: one x value is a point (no line), and with two
+    seeds each seed's goodput is drawn (hollow) with no t(1) error bar; the mean is aggregated.csv's."""
+    plan = _plan(grid=["links.1.channel.loss=0.01"], seeds=2, duration="2s")
+    o = sw.run_sweep(plan, tmp_path / "s", LocalBackend(2))
+    fig = sweep_figure(plan, o.aggregated, o.scatter, o.runs, o.metrics, "t")
+    ax = fig.axes[0]
+    assert "n = 2 seeds" in ax.get_title() and not ax.collections  # no error bars
+    for flow in ("a", "b"):
+        (mean,) = [ln for ln in ax.lines if ln.get_gid() == f"line:{flow}"]
+        assert mean.get_linestyle() == "None"
+        (row,) = [r for r in o.aggregated if r["flow"] == flow and r["metric"] == "goodput_bps"]
+        assert mean.get_ydata()[0] == pytest.approx(row["mean"] / 1e6, rel=1e-12)
+        (seeds,) = [ln for ln in ax.lines if ln.get_gid() is None and ln.get_color() == mean.get_color()]
+        want = o.runs.filter(pl.col("flow") == flow)["goodput_bps"].to_list()
+        assert list(seeds.get_ydata()) == pytest.approx([v / 1e6 for v in want], rel=1e-12)
