@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     )
     from .scenario import OverrideError, ScenarioFileError, apply_overrides
     from .summary import Summary
+    from .sweep import SweepError, SweepOutcome, sweep_grid
 
     __version__: str
 
@@ -49,30 +50,19 @@ _LAZY: dict[str, str | None] = {
     "ScenarioFileError": ".scenario",
     "apply_overrides": ".scenario",
     "Summary": ".summary",
+    "SweepError": ".sweep",
+    "SweepOutcome": ".sweep",
+    "sweep_grid": ".sweep",
+    "__version__": "._version",
     "presets": None,
     "scenario": None,
 }
 
 
-def _package_version() -> str:
-    """The installed distribution's version (its metadata: Cargo's workspace version, via maturin);
-    the extension's own when the package runs from a source tree without metadata."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("airtcp")
-    except PackageNotFoundError:
-        from . import _core
-
-        return _core.__version__
-
-
 def __getattr__(name: str) -> Any:
-    if name == "__version__":
-        value: Any = _package_version()
-    elif name in _LAZY:
+    if name in _LAZY:
         where = _LAZY[name]
-        value = importlib.import_module(f".{name}" if where is None else where, __name__)
+        value: Any = importlib.import_module(f".{name}" if where is None else where, __name__)
         if where is not None:
             value = getattr(value, name)
     else:
@@ -101,6 +91,9 @@ __all__ = [
     "presets",
     "scenario",
     "Summary",
+    "SweepError",
+    "SweepOutcome",
+    "sweep_grid",
     "validate",
     "__version__",
 ]

@@ -5,7 +5,16 @@ import os
 from collections.abc import Sequence
 from typing import Any, TypedDict, type_check_only
 
-__all__ = ["ScenarioError", "flow_requirements", "run", "run_many", "validate", "__version__"]
+__all__ = [
+    "ScenarioError",
+    "flow_requirements",
+    "parse_duration_ns",
+    "parse_mahimahi",
+    "run",
+    "run_many",
+    "validate",
+    "__version__",
+]
 
 __version__: str
 
@@ -38,6 +47,12 @@ class FlowRequirements(TypedDict):
 
     cc: dict[str, dict[str, bool]]
     recovery: dict[str, dict[str, bool]]
+
+def parse_duration_ns(text: str) -> int:
+    """A scenario duration ("20s", "1.5ms") in nanoseconds, by the engine's parser; ValueError."""
+
+def parse_mahimahi(text: str) -> list[int]:
+    """A mahimahi trace's delivery opportunities, ms, by the engine's parser; ValueError naming the line."""
 
 def flow_requirements() -> FlowRequirements:
     """What each window policy and loss recovery needs from its flow (ecn, timestamps, sack), read

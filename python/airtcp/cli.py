@@ -13,6 +13,7 @@ import enum
 import functools
 import os
 import sys
+import types
 from pathlib import Path
 from collections.abc import Mapping
 from typing import Annotated, Any, Callable, Optional
@@ -33,12 +34,15 @@ from .scenario import (
 
 
 def _click_exceptions() -> Any:
-    """The click exception module Typer uses (recent Typer vendors click as ``typer._click``)."""
-    try:
-        from typer._click import exceptions
-    except ImportError:  # older Typer on top of click
-        from click import exceptions  # type: ignore[no-redef]
-    return exceptions
+    """Typer's click exception classes, reached from a public Typer name: ``typer.BadParameter`` is
+    click's (``BadParameter`` → ``UsageError`` → ``ClickException``), whether Typer vendors click
+    (as the private ``typer._click``, since 0.2x) or depends on it (older Typer), so airtcp imports
+    neither the private module nor a click that recent Typer does not install."""
+    mro = typer.BadParameter.__mro__
+    return types.SimpleNamespace(
+        ClickException=next(c for c in mro if c.__name__ == "ClickException"),
+        UsageError=next(c for c in mro if c.__name__ == "UsageError"),
+    )
 
 
 class _App(typer.Typer):
@@ -48,20 +52,19 @@ class _App(typer.Typer):
         if "standalone_mode" in kwargs:
             return super().__call__(*args, **kwargs)
         ex = _click_exceptions()
-        no_args = getattr(ex, "NoArgsIsHelpError", ())
         try:
             rv = super().__call__(*args, standalone_mode=False, **kwargs)
-        except no_args as e:  # `airtcp` alone: show the help
-            sys.stdout.write(e.format_message() + "\n")
-            sys.exit(0)
         except ex.ClickException as e:
+            if type(e).__name__ == "NoArgsIsHelpError":  # `airtcp` alone (click >= 8.2): show the help
+                sys.stdout.write(e.format_message() + "\n")
+                sys.exit(0)
             hint = ""
             ctx = getattr(e, "ctx", None)
             if isinstance(e, ex.UsageError) and ctx is not None:
                 hint = f" (see: {ctx.command_path} --help)"
             sys.stderr.write(f"error: {_one_line(e.format_message())}{hint}\n")
             sys.exit(e.exit_code)
-        except (typer.Abort, getattr(ex, "Abort", typer.Abort)):
+        except typer.Abort:
             sys.stderr.write("error: aborted\n")
             sys.exit(1)
         except KeyboardInterrupt:  # Ctrl-C outside a command (while the options are read)
@@ -111,7 +114,7 @@ BackendOption = Annotated[
 
 def _print_version(value: bool) -> None:
     if value:
-        from . import __version__
+        from ._version import __version__
 
         print(f"airtcp {__version__}")
         raise typer.Exit()
@@ -413,7 +416,10 @@ def reproduce(
     ] = None,
     all_: Annotated[bool, typer.Option("--all", help="Run every experiment whose parts exist.")] = False,
     list_: Annotated[
-        bool, typer.Option("--list", help="List the experiments, the parts each needs and whether they exist.")
+        bool, typer.Option("--list", help="List the experiments: one line each (id, runs, status, title).")
+    ] = False,
+    long: Annotated[
+        bool, typer.Option("--long", help="With --list: also the source and the parts each needs, wrapped.")
     ] = False,
     quick: Annotated[
         bool, typer.Option("--quick", help="Fewer seeds, shorter runs, fewer grid points (as each spec says).")
@@ -474,6 +480,7 @@ def reproduce(
             update_reproduction,
             reproduction,
             force,
+            long,
         )
     except (UsageError, SpecError) as e:
         raise CliError(str(e)) from None

@@ -165,7 +165,7 @@ def provenance(
     **extra: Any,
 ) -> dict[str, Any]:
     """What an output folder records of how it was made (module docstring)."""
-    from . import __version__
+    from ._version import __version__
     from .reproduce.backend import engine_id
 
     prov: dict[str, Any] = {

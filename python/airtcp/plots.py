@@ -59,6 +59,45 @@ def _samples_per_second(g: pl.DataFrame) -> int:
     return max(1, int(round(1.0 / dt))) if dt and dt > 0 else 1
 
 
+def bottleneck_bps(summary: Mapping[str, Any]) -> Optional[float]:
+    """The capacity line drawn on goodput axes: when every flow goes one way between the same two
+    nodes, the lowest ``rate_bps`` on the fewest-hops path of links between them (``from`` →
+    ``to``); None otherwise (flows on other paths or both ways could together exceed it), when
+    there is no such path, or when a link on it has no fixed rate (trace or cellular links)."""
+    ends = {(f.get("src"), f.get("dst")) for f in summary.get("flows", [])}
+    if len(ends) != 1:
+        return None
+    src, dst = next(iter(ends))
+    links = summary.get("links", [])
+    seen: dict[Any, Any] = {src: None}
+    frontier = [src]
+    while frontier and dst not in seen:
+        nxt = []
+        for node in frontier:
+            for lk in links:
+                if lk.get("from") == node and lk.get("to") not in seen:
+                    seen[lk["to"]] = lk
+                    nxt.append(lk["to"])
+        frontier = nxt
+    if dst not in seen or src == dst:
+        return None
+    rates, node = [], dst
+    while node != src:
+        lk = seen[node]
+        rate = lk.get("rate_bps")
+        if not isinstance(rate, (int, float)) or isinstance(rate, bool) or rate <= 0:
+            return None
+        rates.append(float(rate))
+        node = lk["from"]
+    return min(rates)
+
+
+def mark_warmup(ax: Any, warmup_s: float, label: bool = False) -> None:
+    """Shades [0, warm-up): the summary's goodput leaves that time out."""
+    if warmup_s > 0:
+        ax.axvspan(0, warmup_s, color="0.85", alpha=0.5, lw=0, zorder=0, label="warm-up" if label else None)
+
+
 #: Flows drawn one by one in `plot_run`; beyond them the plot shows the first ones and the total
 #: goodput of all. A line and a legend entry per flow made 10 001 flows take over 300 s to draw,
 #: and no reader can tell 10 001 lines apart.
@@ -104,7 +143,9 @@ def run_figure(result: RunResult, mss_bytes: Mapping[str, int] | None = None) ->
         if f["srtt_s"].null_count() < f.height:  # 0 before the first RTT sample: no value, not a 0 ms RTT
             rtt = [v * 1e3 if v else math.nan for v in f["srtt_s"].to_list()]
             ax_r.plot(t, rtt, lw=0.9, color=c, label=name)
-        g = gp_by_flow[name]
+        g = gp_by_flow.get(name)
+        if g is None:  # no sample after t = 0 (a run shorter than its sample_interval): no goodput to draw
+            continue
         (line,) = ax_g.plot(g["time_s"].to_list(), g["goodput_mbps"].to_list(), lw=0.6, alpha=0.45, color=c)
         window = _samples_per_second(g)
         if window > 1:
@@ -113,6 +154,21 @@ def run_figure(result: RunResult, mss_bytes: Mapping[str, int] | None = None) ->
         else:  # samples a second or more apart: the raw series is the only one
             line.set(label=name, lw=1.2, alpha=1.0)
 
+    warm = float(result.summary.get("warmup_s") or 0.0)
+    for ax in (ax_c, ax_g, ax_r, ax_q):
+        mark_warmup(ax, warm)
+    cap = bottleneck_bps(result.summary)
+    extra_handles = []
+    if cap is not None:
+        extra_handles.append(
+            ax_g.axhline(
+                cap / 1e6, color="0.3", ls="--", lw=1.0, label=f"capacity {cap / 1e6:g} Mb/s (slowest link of the path)"
+            )
+        )
+    if warm > 0:
+        from matplotlib.patches import Patch
+
+        extra_handles.append(Patch(color="0.85", alpha=0.5, label=f"warm-up {warm:g} s (not in goodput)"))
     ax_c.set_ylabel("cwnd (segments)")
     ax_g.set_ylabel("goodput (Mb/s)\nthin: per sample, bold: 1 s mean", fontsize="small")
     ax_r.set_ylabel("smoothed RTT (ms)")
@@ -127,12 +183,14 @@ def run_figure(result: RunResult, mss_bytes: Mapping[str, int] | None = None) ->
             color="black",
             label=f"total, all {len(names)} flows",
         )
-        ax_g.legend(handles=[tl], loc="upper right", fontsize="small")
+        extra_handles.insert(0, tl)
         title += f" — first {len(shown)} of {len(names)} flows"
     ax_c.set_title(title)
     if handles:
         more = f"flows (first {len(handles)} of {len(shown)} drawn)" if len(shown) > len(handles) else "flows"
         ax_c.legend(handles=handles, loc="upper right", fontsize="small", title=more, title_fontsize="small")
+    if extra_handles:
+        ax_g.legend(handles=extra_handles, loc="upper right", fontsize="small", title="marks", title_fontsize="small")
     _queue_panel(ax_q, result.link_series)
     for ax in (ax_c, ax_g, ax_r, ax_q):
         ax.grid(True, alpha=0.3)
@@ -177,20 +235,48 @@ def plot_demo(
 ) -> None:
     """Side by side: goodput per variant (bars) and, per variant, the first flow's cwnd trace."""
     n = max(1, len(results))
-    fig = Figure(figsize=(12, 1.2 + 1.5 * n), layout="constrained")
+    fig = Figure(figsize=(12, 2.0 + 1.5 * n), layout="constrained")
     grid = fig.add_gridspec(n, 2, width_ratios=[1, 2.2])
-    ax_b = fig.add_subplot(grid[:, 0])
-    goodputs = [sum(f["goodput_bps"] for f in r.summary["flows"] if f["kind"] == "tcp") / 1e6 for r in results]
-    colors = [f"C{i}" for i in range(len(labels))]
+    ax_b = fig.add_subplot(grid[: (n + 1) // 2, 0])
+    ax_x = fig.add_subplot(grid[(n + 1) // 2 :, 0], sharex=ax_b)
+    tcp = [[f for f in r.summary["flows"] if f["kind"] == "tcp"] for r in results]
+    goodputs = [sum(f["goodput_bps"] for f in fl) / 1e6 for fl in tcp]
+    styles = scheme_styles(list(labels))
+    colors = [styles[x][0] for x in labels]
     bars = ax_b.bar(list(labels), goodputs, color=colors)
     ax_b.bar_label(bars, fmt="%.3f", fontsize="small")
     ax_b.set_ylabel("goodput (Mb/s)")
     ax_b.set_title("goodput after warm-up")
     ax_b.grid(True, axis="y", alpha=0.3)
+    cap = bottleneck_bps(results[0].summary) if results else None
+    if cap is not None:
+        ax_b.axhline(cap / 1e6, color="0.3", ls="--", lw=1.0)
+        ax_b.text(
+            0.01, cap / 1e6, f"capacity {cap / 1e6:g} Mb/s", transform=ax_b.get_yaxis_transform(),
+            va="bottom", fontsize="small", color="0.3",
+        )  # fmt: skip
+        ax_b.set_ylim(0, max([cap / 1e6] + goodputs) * 1.15)
+    ax_b.tick_params(labelbottom=False)
+    # Retransmissions split into those the receiver needed and those it already held.
+    rtx = [sum(f["retransmissions"] for f in fl) for fl in tcp]
+    red = [sum(f.get("redundant_segments", 0) or 0 for f in fl) for fl in tcp]
+    have = all("redundant_segments" in f for fl in tcp for f in fl)
+    needed = [a - b for a, b in zip(rtx, red)] if have else rtx
+    ax_x.bar(list(labels), needed, color=colors, label="needed" if have else "retransmissions")
+    if have:
+        ax_x.bar(list(labels), red, bottom=needed, color="white", edgecolor=colors, hatch="///", label="redundant")
+    for i, (a, b) in enumerate(zip(rtx, red)):
+        ax_x.text(i, a, f"{a}" + (f"\n({b} red.)" if have and b else ""), ha="center", va="bottom", fontsize="x-small")
+    ax_x.set_ylabel("retransmitted segments")
+    ax_x.set_title("retransmissions: needed / redundant (receiver already held them)", fontsize="small")
+    ax_x.set_ylim(0, max(rtx + [1]) * 1.3)
+    ax_x.grid(True, axis="y", alpha=0.3)
+    ax_x.legend(fontsize="small", loc="upper left")
     # Names such as "westwood" and "jersey" side by side ran together ("westwoodjersey").
-    ax_b.tick_params(axis="x", labelrotation=35)
-    for t in ax_b.get_xticklabels():
+    ax_x.tick_params(axis="x", labelrotation=35)
+    for t in ax_x.get_xticklabels():
         t.set_horizontalalignment("right")
+    warm = float(results[0].summary.get("warmup_s") or 0.0) if results else 0.0
     first = None
     for i, (label, r, c) in enumerate(zip(labels, results, colors)):
         ax = fig.add_subplot(grid[i, 1], sharex=first, sharey=first)
@@ -200,6 +286,7 @@ def plot_demo(
         if names:
             f = fs.filter(pl.col("flow") == names[0])
             ax.plot(f["time_s"].to_list(), (f["cwnd_bytes"].cast(pl.Float64) / mss_bytes).to_list(), lw=0.7, color=c)
+        mark_warmup(ax, warm)
         ax.text(
             0.995,
             0.92,
@@ -213,7 +300,7 @@ def plot_demo(
         ax.set_ylabel("cwnd (seg)")
         ax.grid(True, alpha=0.3)
         if i == 0:
-            ax.set_title("congestion window")
+            ax.set_title("congestion window" + (f" (grey: warm-up, {warm:g} s)" if warm > 0 else ""))
         if i < n - 1:
             ax.tick_params(labelbottom=False)
         else:
@@ -241,63 +328,127 @@ def sweep_figure(
     else goodput per flow over the first axis (categories), mean and 95% interval over seeds."""
     if scatter:
         return _pantheon(scatter, title)
-    return _sweep_lines(plan, agg, title)
+    return _sweep_lines(plan, agg, title, runs)
+
+
+#: Twenty-two colours no two alike: matplotlib's tab10, black and dark gold (so the engine's twelve
+#: window policies all get a strong colour), then tab20's light partners of tab10.
+PALETTE = (
+    "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
+    "#000000", "#b8860b", "#aec7e8", "#ffbb78", "#98df8a", "#ff9896", "#c5b0d5", "#c49c94", "#f7b6d2", "#c7c7c7", "#dbdb8d", "#9edae5",
+)  # fmt: skip
+#: Ten markers; with the palette, each of the first 100 styles is a pair no other one has.
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "*")
+
+
+def style(i: int) -> tuple[str, str]:
+    """(colour, marker) of the ``i``-th series: 20 distinct colours, and a marker that changes
+    whenever the colour comes round again, so two series never look alike (``C{i % 10}`` repeated
+    colours past ten schemes, issue 40 item 8)."""
+    return PALETTE[i % len(PALETTE)], MARKERS[(i + i // len(PALETTE)) % len(MARKERS)]
+
+
+def scheme_styles(labels: Sequence[str]) -> dict[str, tuple[str, str]]:
+    """A style per scheme label that is the same in every figure: the engine's window policies in
+    its order first (``reno`` is always blue circles), then any other label in order of appearance.
+    A label with ``;`` fields (``reno;recovery=sack``) is its own series, after the plain names."""
+    try:
+        from .presets import requirements
+
+        known = list(requirements()["cc"])
+    except Exception:  # noqa: BLE001 - a figure without the engine's list still gets distinct styles
+        known = []
+    order = known + [x for x in labels if x not in known]
+    return {x: style(order.index(x)) for x in labels}
 
 
 def _pantheon(points: list[dict[str, Any]], title: str) -> Figure:
     """Throughput (up) against delay (right = less delay, the axis inverted as in Pantheon's
-    figures): per scheme its mean over seeds with the 95% interval both ways, and each seed as a
-    faint dot; one panel per combination of the other grid axes."""
+    figures): per scheme its mean over seeds with the 95% interval both ways (``MIN_CI_SEEDS`` or
+    more seeds; with fewer, the seeds' own points and their mean, no t(1) interval), and each seed
+    as a faint dot; one panel per combination of the other grid axes, all on the same axes. Each
+    scheme has its own colour and marker, named in one titled legend beside the panels (text next
+    to the points collided and was clipped at the edges)."""
+    from .reproduce.metrics import MIN_CI_SEEDS
+
     panels = list(dict.fromkeys(p["panel"] for p in points))
     shown = panels[:SWEEP_MAX_PANELS]
     cols = min(len(shown), 3)
     rows = math.ceil(len(shown) / cols)
-    fig = Figure(figsize=(5.2 * cols, 4.2 * rows + 0.6), layout="constrained")
-    axes = fig.subplots(rows, cols, squeeze=False)
+    fig = Figure(figsize=(4.6 * cols + 2.2, 4.0 * rows + 0.8), layout="constrained")
+    axes = fig.subplots(rows, cols, squeeze=False, sharex=True, sharey=True)
     schemes = list(dict.fromkeys(p["scheme"] for p in points))
+    styles = scheme_styles(schemes)
     delay = points[0]["delay_metric"]
     xlabel = (
-        "RTT, 95th percentile (ms)" if delay == "rtt_p95_s" else "mean RTT (ms) [this build reports no RTT percentiles]"
+        "RTT, 95th percentile (ms)"
+        if delay == "rtt_p95_s"
+        else "mean RTT (ms)\n[this build reports no RTT percentiles]"
     )
+    n = max(p["n"] for p in points)
+    handles: dict[str, Any] = {}
     for k, ax in enumerate(ax for row in axes for ax in row):
         if k >= len(shown):
             ax.set_visible(False)
             continue
         for p in (p for p in points if p["panel"] == shown[k]):
-            c = f"C{schemes.index(p['scheme']) % 10}"
+            c, mk = styles[p["scheme"]]
             xs = [float(v) * 1e3 for v in p["delay_per_seed_s"].split()]
             ys = [float(v) / 1e6 for v in p["goodput_per_seed_bps"].split()]
-            ax.plot(xs, ys, ls="none", marker=".", ms=4, alpha=0.35, color=c)
+            few = p["n"] < MIN_CI_SEEDS
+            ax.plot(xs, ys, ls="none", marker=mk, ms=5 if few else 4, alpha=0.6 if few else 0.3, color=c, mfc="none")
             x, y = p["delay_mean_s"] * 1e3, p["goodput_mean_bps"] / 1e6
             eb = ax.errorbar(
                 [x],
                 [y],
-                xerr=_asym(p["delay_mean_s"], p["delay_ci_low_s"], p["delay_ci_high_s"], 1e3),
-                yerr=_asym(p["goodput_mean_bps"], p["goodput_ci_low_bps"], p["goodput_ci_high_bps"], 1e-6),
-                fmt="o",
-                ms=6,
+                xerr=None if few else _asym(p["delay_mean_s"], p["delay_ci_low_s"], p["delay_ci_high_s"], 1e3),
+                yerr=None
+                if few
+                else _asym(p["goodput_mean_bps"], p["goodput_ci_low_bps"], p["goodput_ci_high_bps"], 1e-6),
+                fmt=mk,
+                ms=7,
+                mec="black",
+                mew=0.5,
                 capsize=3,
                 color=c,
                 label=p["scheme"],
             )
             eb[0].set_gid(f"scheme:{p['scheme']}")
-            ax.annotate(p["scheme"], (x, y), textcoords="offset points", xytext=(6, 6), fontsize="small", color=c)
+            handles.setdefault(p["scheme"], eb[0])
         if not ax.xaxis_inverted():
             ax.invert_xaxis()
-        ax.set_xlabel(xlabel)
-        ax.set_ylabel("goodput (Mb/s)")
         ax.grid(True, alpha=0.3)
         if shown[k]:
             ax.set_title(shown[k], fontsize="small")
-    n = points[0]["n"]
-    extra = f"; first {len(shown)} of {len(panels)} panels" if len(panels) > len(shown) else ""
-    fig.suptitle(
-        f"{title}\nmean ± 95% CI over {n} seeds (dots: seeds); better is up and right{extra}", fontsize="medium"
+    for ax in axes[-1]:
+        ax.set_xlabel(xlabel)
+    for row in axes:
+        row[0].set_ylabel("goodput (Mb/s)")
+    fig.legend(
+        [handles[s] for s in schemes if s in handles],
+        [s for s in schemes if s in handles],
+        loc="outside right upper",
+        title="scheme",
+        fontsize="small",
+        title_fontsize="small",
     )
+    extra = f"; first {len(shown)} of {len(panels)} panels" if len(panels) > len(shown) else ""
+    how = (
+        f"mean ± 95% CI over n = {n} seeds (hollow: each seed)"
+        if n >= MIN_CI_SEEDS
+        else f"n = {n} seed{'s' if n != 1 else ''}: hollow = each seed, filled = mean\n(too few seeds for an interval)"
+    )
+    fig.suptitle(f"{title}\n{how}\nbetter is up and right{extra}", fontsize="medium")
     return fig
 
 
-def _sweep_lines(plan: Any, agg: list[dict[str, Any]], title: str) -> Figure:
+def _sweep_lines(plan: Any, agg: list[dict[str, Any]], title: str, runs: Any = None) -> Figure:
+    """Goodput per flow over the first axis (its values as categories): per line (a flow and a
+    combination of the other axes) the mean and 95% interval over seeds, or with fewer than
+    ``MIN_CI_SEEDS`` seeds each seed's value (hollow) and no interval; a one-value axis is drawn as
+    points, not lines; each line its own colour and marker; the legend titled with what it varies."""
+    from .reproduce.metrics import MIN_CI_SEEDS
+
     first = plan.axes[0]
     others = plan.axes[1:]
     rows = [r for r in agg if r["metric"] == "goodput_bps"]
@@ -310,7 +461,9 @@ def _sweep_lines(plan: Any, agg: list[dict[str, Any]], title: str) -> Figure:
     fig = Figure(figsize=(8, 5), layout="constrained")
     ax = fig.subplots()
     xs = list(range(len(first.labels)))
-    for flow, other in shown:
+    n = max((r["n"] for r in rows), default=0)
+    few = n < MIN_CI_SEEDS
+    for j, (flow, other) in enumerate(shown):
         pts = [
             (xs[first.labels.index(r[first.path])], r)
             for r in rows
@@ -318,24 +471,46 @@ def _sweep_lines(plan: Any, agg: list[dict[str, Any]], title: str) -> Figure:
         ]
         if not pts:
             continue
+        c, mk = style(j)
         below = [(r["mean"] - r["ci_low"]) / 1e6 if math.isfinite(r["ci_low"]) else 0.0 for _, r in pts]
         above = [(r["ci_high"] - r["mean"]) / 1e6 if math.isfinite(r["ci_high"]) else 0.0 for _, r in pts]
         label = ", ".join([flow] + [f"{a.path}={v}" for a, v in zip(others, other)])
-        ax.errorbar(
+        eb = ax.errorbar(
             [x for x, _ in pts],
             [r["mean"] / 1e6 for _, r in pts],
-            yerr=[below, above],
-            marker="o",
-            ms=3,
+            yerr=None if few else [below, above],
+            marker=mk,
+            ms=5 if len(pts) > 1 else 7,
             capsize=2,
+            color=c,
+            ls="-" if len(pts) > 1 else "none",
             label=label,
         )
+        eb[0].set_gid(f"line:{label}")
+        if few and runs is not None:
+            block = runs.filter(runs["flow"] == flow)
+            for a, v in zip(others, other):
+                block = block.filter(block[a.path] == v)
+            sx = [xs[first.labels.index(lab)] for lab in block[first.path].to_list()]
+            sy = [v / 1e6 if v is not None else math.nan for v in block["goodput_bps"].to_list()]
+            ax.plot(sx, sy, ls="none", marker=mk, ms=4, mfc="none", color=c)
     ax.set_xticks(xs)
     ax.set_xticklabels(list(first.labels))
+    if len(xs) == 1:
+        ax.set_xlim(-0.5, 0.5)
     ax.set_xlabel(first.path)
     ax.set_ylabel("goodput (Mb/s)")
     ax.grid(True, alpha=0.3)
-    ax.legend(fontsize="small", title=f"first {len(shown)} of {len(keys)}" if len(keys) > len(shown) else None)
-    n = max((r["n"] for r in rows), default=0)
-    ax.set_title(f"{title}\nmean ± 95% CI over {n} seeds", fontsize="medium")
+    legend_title = "flow" + "".join(f", {a.path}" for a in others)
+    if len(keys) > len(shown):
+        legend_title += f" (first {len(shown)} of {len(keys)})"
+    ax.legend(
+        fontsize="small", title=legend_title, title_fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0)
+    )
+    how = (
+        f"mean ± 95% CI over n = {n} seeds"
+        if not few
+        else f"n = {n} seed{'s' if n != 1 else ''}: filled = mean, hollow = each seed (too few for an interval)"
+    )
+    ax.set_title(f"{title}\n{how}", fontsize="medium")
     return fig

@@ -290,17 +290,13 @@ def apply_overrides(doc: dict[str, Any], sets: list[str] | tuple[str, ...]) -> d
     return out
 
 
-_DURATION = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*(s|ms|us|ns)\s*$")
-_DURATION_SCALE = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}
-
-
 def parse_duration_s(text: str) -> float:
-    """Parses a scenario duration string ("20s", "100ms") into seconds (for display and checks;
-    the engine parses durations exactly itself)."""
-    m = _DURATION.match(str(text))
-    if not m:
-        raise ValueError(f"duration '{text}' is not a number followed by one of s, ms, us, ns")
-    return float(m.group(1)) * _DURATION_SCALE[m.group(2)]
+    """Parses a scenario duration string ("20s", "100ms") into seconds by the engine's own parser
+    (``_core.parse_duration_ns``: the units, range and messages a run applies; a second parser in
+    Python could accept what the engine refuses). Raises ValueError."""
+    from . import _core
+
+    return _core.parse_duration_ns(str(text)) / 1e9
 
 
 def _looks_like_text(s: str) -> bool:

@@ -111,6 +111,8 @@ class FlowSummary(_FlowRequired, total=False):
     null for the others)."""
 
     spurious_timeouts: int
+    #: TCP only: data segments that reached the receiver when it already held them.
+    redundant_segments: int
     hsdpa: HsdpaUeSummary
 
 

@@ -26,6 +26,7 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from collections.abc import Mapping, Sequence
 from typing import Any, Optional
 
 import polars as pl
@@ -35,7 +36,7 @@ from .reproduce.backend import Backend, Cache, LocalBackend, Progress, engine_id
 from .reproduce.metrics import ci_bounds, mean_ci
 from .presets import complete
 from .reproduce.plan import RunTask, flow_entry_sizes, input_digest
-from .scenario import OverrideError, dumps, parse_value, set_path
+from .scenario import OverrideError, ScenarioLike, dumps, parse_value, set_path
 
 __all__ = [
     "GridAxis",
@@ -44,6 +45,10 @@ __all__ = [
     "parse_grid",
     "plan_sweep",
     "run_sweep",
+    "sweep_grid",
+    "grid_specs",
+    "SweepOutcome",
+    "summary_frame",
     "FLOW_METRICS",
     "scatter_points",
     "MAX_SEEDS",
@@ -55,6 +60,7 @@ __all__ = [
 FLOW_METRICS = (
     "goodput_bps",
     "retransmissions",
+    "redundant_segments",
     "timeouts",
     "fast_retransmits",
     "mean_rtt_s",
@@ -68,7 +74,7 @@ FLOW_METRICS = (
     "jitter_s",
 )
 _RTT = {"mean_rtt_s", "min_rtt_s", "rtt_p50_s", "rtt_p95_s", "rtt_p99_s"}
-_TCP_ONLY = _RTT | {"retransmissions", "timeouts", "fast_retransmits"}
+_TCP_ONLY = _RTT | {"retransmissions", "redundant_segments", "timeouts", "fast_retransmits"}
 _UDP_ONLY = {"owd_p50_s", "owd_p95_s", "owd_p99_s", "jitter_s"}
 MAX_SEEDS = 1000
 _CC = re.compile(r"^flows\.(\d+)\.cc$")
@@ -117,6 +123,22 @@ def _split_values(text: str, sep: str = ",") -> list[str]:
     return [v.strip() for v in out]
 
 
+def _parse_label(spec: str, lab: str) -> tuple[Any, tuple[tuple[str, Any], ...]]:
+    """One grid value's text → (value, further fields after ``;``); read like ``--set`` values."""
+    head, *more = _split_values(lab, ";")
+    fields = []
+    for m in more:
+        key, eq, raw_value = m.partition("=")
+        if not eq or not key.strip() or any(not p for p in key.strip().split(".")):
+            raise SweepError(
+                f"--grid '{spec}': '{m}' in value '{lab}': expected KEY=VALUE after ';', e.g. flows.0.cc=jersey;ecn=true"
+            )
+        fields.append((key.strip(), parse_value(raw_value.strip())))
+    if not head:
+        raise SweepError(f"--grid '{spec}': value '{lab}' has nothing before ';'")
+    return parse_value(head), tuple(fields)
+
+
 def parse_grid(spec: str) -> GridAxis:
     """``PATH=V1,V2,...`` → a grid axis; values are read like ``--set`` values (TOML, else text)."""
     if "=" not in spec:
@@ -133,19 +155,9 @@ def parse_grid(spec: str) -> GridAxis:
     values: list[Any] = []
     extras: list[tuple[tuple[str, Any], ...]] = []
     for lab in labels:
-        head, *more = _split_values(lab, ";")
-        fields = []
-        for m in more:
-            key, eq, raw_value = m.partition("=")
-            if not eq or not key.strip() or any(not p for p in key.strip().split(".")):
-                raise SweepError(
-                    f"--grid '{spec}': '{m}' in value '{lab}': expected KEY=VALUE after ';', e.g. flows.0.cc=jersey;ecn=true"
-                )
-            fields.append((key.strip(), parse_value(raw_value.strip())))
-        if not head:
-            raise SweepError(f"--grid '{spec}': value '{lab}' has nothing before ';'")
-        values.append(parse_value(head))
-        extras.append(tuple(fields))
+        value, fields = _parse_label(spec, lab)
+        values.append(value)
+        extras.append(fields)
     return GridAxis(path, tuple(labels), tuple(values), tuple(extras))
 
 
@@ -230,6 +242,11 @@ def _flow_value(flow: dict[str, Any], field: str) -> Optional[float]:
 
 @dataclass(frozen=True)
 class SweepOutcome:
+    """A finished sweep: what ``sweep_grid`` (and ``airtcp sweep``) wrote, in memory. ``runs`` is
+    runs.parquet, ``aggregated`` the rows of aggregated.csv (``table`` as a DataFrame),
+    ``scatter`` those of scatter.csv; ``figure()`` draws figure.png again. In a notebook it shows
+    as its headline, the table of goodput and delay per point and the figure (``_repr_html_``)."""
+
     plan: SweepPlan
     total: int
     executed: int
@@ -238,6 +255,188 @@ class SweepOutcome:
     aggregated: list[dict[str, Any]]
     metrics: tuple[str, ...]
     scatter: list[dict[str, Any]]
+    scenario_name: str = "sweep"
+
+    @property
+    def table(self) -> pl.DataFrame:
+        """aggregated.csv as a DataFrame: per grid point, flow and metric, n, mean, sd, ci95 and
+        the interval's bounds (null where a metric does not apply)."""
+        names = [a.path for a in self.plan.axes]
+        cols = names + ["flow", "metric", "n", "mean", "sd", "ci95", "ci_low", "ci_high"]
+        rows = [
+            {c: (None if isinstance(r[c], float) and math.isnan(r[c]) else r[c]) for c in cols} for r in self.aggregated
+        ]
+        schema = {
+            **{c: pl.String for c in names + ["flow", "metric"]},
+            "n": pl.Int64,
+            **{c: pl.Float64 for c in ("mean", "sd", "ci95", "ci_low", "ci_high")},
+        }
+        return pl.DataFrame(rows, schema=schema, orient="row") if rows else pl.DataFrame(schema=schema)
+
+    def figure(self) -> Any:
+        """figure.png's figure (a matplotlib ``Figure``), drawn again from these numbers."""
+        from .plots import sweep_figure
+
+        title = f"{self.scenario_name}: {len(self.plan.points)} points × {len(self.plan.seeds)} seeds"
+        return sweep_figure(self.plan, self.aggregated, self.scatter, self.runs, self.metrics, title)
+
+    def _repr_html_(self) -> str:
+        """Jupyter's view: the headline, goodput and delay per point and flow (mean, 95% interval
+        and n; the seeds' values when n < 3, see ``reproduce.metrics.describe``) and figure.png."""
+        import base64
+        import html
+
+        p = self.plan
+        head = (
+            f"<p><b>{html.escape(self.scenario_name)}</b>: {len(p.points)} grid points × {len(p.seeds)} seeds "
+            f"= {self.total} runs ({self.executed} executed, {self.total - self.executed} from the cache); "
+            f"outputs in <code>{html.escape(str(self.out_dir))}</code></p>"
+        )
+        png = self.out_dir / "figure.png"
+        img = ""
+        if png.is_file():
+            data = base64.b64encode(png.read_bytes()).decode("ascii")
+            img = f'<img alt="figure.png" style="max-width:100%" src="data:image/png;base64,{data}"/>'
+        return head + summary_frame(self)._repr_html_() + img
+
+
+def summary_frame(outcome: SweepOutcome) -> pl.DataFrame:
+    """Per grid point and flow: goodput (Mb/s) and the delay the figure uses (ms), each as
+    ``mean [low, high] n=N`` text (``describe``); the table ``airtcp sweep`` prints."""
+    from .reproduce.metrics import describe
+
+    delay = "rtt_p95_s" if "rtt_p95_s" in outcome.metrics else "mean_rtt_s"
+    names = [a.path for a in outcome.plan.axes]
+    by = {(tuple(r[n] for n in names), r["flow"], r["metric"]): r for r in outcome.aggregated}
+    xs = _per_seed(outcome)
+    cols: dict[str, list[str]] = {n: [] for n in names}
+    cols["flow"], cols["goodput Mb/s"], cols[f"{'RTT p95' if delay == 'rtt_p95_s' else 'mean RTT'} ms"] = [], [], []
+    for (point, flow, metric), r in by.items():
+        if metric != "goodput_bps":
+            continue
+        for n, v in zip(names, point):
+            cols[n].append(v)
+        cols["flow"].append(flow)
+        cols["goodput Mb/s"].append(describe(r, 1e-6, xs.get((point, flow, metric), [])))
+        d = by.get((point, flow, delay))
+        key = list(cols)[-1]
+        cols[key].append(describe(d, 1e3, xs.get((point, flow, delay), [])) if d else "-")
+    return pl.DataFrame(cols, schema={c: pl.String for c in cols})
+
+
+def _per_seed(outcome: SweepOutcome) -> dict[tuple[tuple[str, ...], str, str], list[float]]:
+    """Per (point labels, flow, metric): the seeds' values, in seed order (None left out)."""
+    names = [a.path for a in outcome.plan.axes]
+    out: dict[tuple[tuple[str, ...], str, str], list[float]] = {}
+    metrics: list[str] = [m for m in ("goodput_bps", "rtt_p95_s", "mean_rtt_s") if m in outcome.metrics]
+    for row in outcome.runs.select(names + ["flow"] + metrics).iter_rows(named=True):
+        point = tuple(row[n] for n in names)
+        for m in metrics:
+            if row[m] is not None:
+                out.setdefault((point, row["flow"], m), []).append(row[m])
+    return out
+
+
+def _toml_inline(v: Any) -> str:
+    """A Python grid value as the TOML text ``--grid`` would take (its label)."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float)):
+        return repr(v)
+    if isinstance(v, str):
+        return v if _BARE.match(v) else json.dumps(v)
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_toml_inline(x) for x in v) + "]"
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{k} = {_toml_inline(x)}" for k, x in v.items()) + "}"
+    raise SweepError(
+        f"grid value {v!r}: a {type(v).__name__} is not a scenario value (give text, a number, a list or a dict)"
+    )
+
+
+_BARE = re.compile(r"^[A-Za-z0-9_.+\-]+$")
+
+
+def grid_specs(grid: Mapping[str, Any] | Sequence[str] | str) -> list[str]:
+    """``sweep_grid``'s ``grid`` as ``--grid`` texts: a mapping ``{"flows.0.cc": ["reno", "cubic"],
+    "links.1.channel.loss": [0, 0.01]}`` (a text value is read as on the command line, ``;`` and
+    all: ``"jersey;ecn=true"``; a whole axis may be one text ``"reno,cubic"``), or the texts
+    themselves (``["flows.0.cc=reno,cubic"]``)."""
+    if isinstance(grid, str):
+        return [grid]
+    if isinstance(grid, Mapping):
+        specs = []
+        for path, values in grid.items():
+            if isinstance(values, str):
+                specs.append(f"{path}={values}")
+            elif isinstance(values, Sequence) and values:
+                specs.append(f"{path}=" + ",".join(_toml_inline(v) if not isinstance(v, str) else v for v in values))
+            else:
+                raise SweepError(f"grid {path!r}: give a list of values, e.g. {{{path!r}: [...]}}")
+        return specs
+    return [str(g) for g in grid]
+
+
+def sweep_grid(
+    scenario: ScenarioLike | None = None,
+    grid: Mapping[str, Any] | Sequence[str] | str = (),
+    *,
+    text: Optional[str] = None,
+    seeds: int = 5,
+    out: str | os.PathLike | None = None,
+    jobs: Optional[int] = None,
+    backend: str = "local",
+    ray_address: Optional[str] = None,
+    overrides: Sequence[str] = (),
+    force: bool = False,
+    progress: Optional[Progress] = None,
+) -> SweepOutcome:
+    """``airtcp sweep`` from Python: runs ``scenario`` (a path, a dict, or ``text=``) over the
+    product of ``grid`` (see ``grid_specs``) times seeds 1..``seeds``, through the cache in
+    ``<out>/.cache`` (the same command again runs only what is missing), and writes the sweep's
+    outputs into ``out`` (default ``results/sweep-<scenario name>``); returns the SweepOutcome.
+    ``overrides`` are ``--set`` texts applied to the scenario first. A grid point's scheme gets
+    the options it needs (presets) with one PresetWarning. Raises SweepError (a bad grid value,
+    naming it and the engine's field), ScenarioError, ValueError (``jobs``)."""
+    import warnings
+
+    from .presets import PresetWarning, notice
+    from .reproduce.backend import make_backend
+    from .scenario import apply_overrides, loads, resolve, safe_name
+
+    body, folder = resolve(scenario, text)
+    doc = loads(body)
+    if overrides:
+        doc = apply_overrides(doc, list(overrides))
+        body = dumps(doc)
+    specs = grid_specs(grid)
+    plan = plan_sweep(doc, folder or os.getcwd(), [parse_grid(g) for g in specs], seeds)
+    if plan.notes:
+        warnings.warn(notice(list(plan.notes)), PresetWarning, stacklevel=2)
+    name = str(
+        doc.get("name")
+        or (Path(os.fspath(scenario)).stem if isinstance(scenario, (str, os.PathLike)) and folder else "sweep")
+    )
+    out_dir = Path(out) if out is not None else Path("results") / f"sweep-{safe_name(name)}"
+    threads = api.resolve_jobs(jobs, len(plan.tasks), "jobs")
+    be = make_backend(backend, threads, ray_address)
+    where = (
+        os.path.abspath(os.fspath(scenario))
+        if folder and scenario is not None and not isinstance(scenario, dict)
+        else name
+    )
+    invocation = {"command": "sweep", "scenario": where, "grid": specs, "seeds": seeds, "set": list(overrides)}
+    return run_sweep(
+        plan,
+        out_dir,
+        be,
+        progress=progress,
+        scenario_name=name,
+        invocation=invocation,
+        force=force,
+        scenario_text=body,
+        overrides=list(overrides) or None,
+    )
 
 
 def run_sweep(
@@ -317,7 +516,7 @@ def _run_sweep(
     from .plots import _save
 
     _save(fig, tmp / "figure.png")
-    return SweepOutcome(plan, total, executed, out, runs, agg, metrics, scatter)
+    return SweepOutcome(plan, total, executed, out, runs, agg, metrics, scatter, scenario_name)
 
 
 def _runs_table(
@@ -359,30 +558,33 @@ def _aggregate(plan: SweepPlan, runs: pl.DataFrame, metrics: tuple[str, ...]) ->
     """Per grid point, flow (summary order) and metric: n (seeds with a value), mean, sd, the 95%
     Student-t half-width and the interval's bounds (the lower one clipped at 0: every metric here
     is nonnegative). Metrics that do not apply to a flow have n = 0 and empty values."""
+    # One polars group_by in place of a filter per point and flow: maintain_order keeps the groups
+    # in order of first appearance (grid order, then the summary's flow order) and each group's
+    # values in seed order; the interval is mean_ci's (Student t, as `airtcp reproduce` computes it).
+    names = [a.path for a in plan.axes]
     rows: list[dict[str, Any]] = []
-    for point in plan.points:
-        block = runs
-        for a in plan.axes:
-            block = block.filter(pl.col(a.path) == point[a.path])
-        for flow in block["flow"].unique(maintain_order=True).to_list():
-            fb = block.filter(pl.col("flow") == flow)
-            for m in metrics:
-                xs = [x for x in fb[m].to_list() if x is not None]
-                n, mean, sd, ci = mean_ci(xs)
-                lo, hi = ci_bounds(xs, mean, ci)
-                rows.append(
-                    {
-                        **point,
-                        "flow": flow,
-                        "metric": m,
-                        "n": n,
-                        "mean": mean,
-                        "sd": sd,
-                        "ci95": ci,
-                        "ci_low": lo,
-                        "ci_high": hi,
-                    }
-                )
+    if runs.height == 0:
+        return rows
+    grouped = runs.group_by(names + ["flow"], maintain_order=True).agg([pl.col(m).drop_nulls() for m in metrics])
+    for g in grouped.iter_rows(named=True):
+        point = {n: g[n] for n in names}
+        for m in metrics:
+            xs = list(g[m])
+            n, mean, sd, ci = mean_ci(xs)
+            lo, hi = ci_bounds(xs, mean, ci)
+            rows.append(
+                {
+                    **point,
+                    "flow": g["flow"],
+                    "metric": m,
+                    "n": n,
+                    "mean": mean,
+                    "sd": sd,
+                    "ci95": ci,
+                    "ci_low": lo,
+                    "ci_high": hi,
+                }
+            )
     return rows
 
 

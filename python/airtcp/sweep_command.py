@@ -4,11 +4,10 @@ and turns the errors into one line (a ``SweepError`` is an ``OverrideError``: ex
 
 from __future__ import annotations
 
-import math
 import sys
 import time
 from pathlib import Path
-from typing import Any, Optional
+from typing import Optional
 
 from rich.console import Console
 from rich.table import Table
@@ -19,6 +18,7 @@ from . import sweep as sw
 from .presets import notice
 from .progress import eta_bar
 from .reproduce.backend import make_backend
+from .reproduce.metrics import MIN_CI_SEEDS
 from .scenario import read_with_overrides, safe_name
 
 __all__ = ["sweep_command"]
@@ -44,8 +44,6 @@ def sweep_command(
         raise sw.SweepError(str(e)) from None
     if not 1 <= seeds <= sw.MAX_SEEDS:
         raise sw.SweepError(f"--seeds {seeds}: must be an integer from 1 to {sw.MAX_SEEDS}")
-    if backend not in ("local", "ray"):
-        raise sw.SweepError(f"--backend {backend!r}: must be one of local, ray")
     text, doc = read_with_overrides(scenario, sets)
     axes = [sw.parse_grid(g) for g in grid]
     plan = sw.plan_sweep(doc, str(scenario.resolve().parent), axes, seeds)
@@ -84,24 +82,15 @@ def sweep_command(
             scenario_text=text,
             overrides=sets,
         )
-    t = Table(title=Text(f"{name}: mean [95% CI] over {len(plan.seeds)} seeds"), title_justify="left")
-    for a in plan.axes:
-        t.add_column(a.path)
-    t.add_column("flow")
-    t.add_column("goodput Mb/s", justify="right")
-    delay = "rtt_p95_s" if "rtt_p95_s" in outcome.metrics else "mean_rtt_s"
-    t.add_column(f"{'RTT p95' if delay == 'rtt_p95_s' else 'mean RTT'} ms", justify="right")
-    rows = {(tuple(r[a.path] for a in plan.axes), r["flow"], r["metric"]): r for r in outcome.aggregated}
-    shown = 0
-    for (point, flow, metric), r in rows.items():
-        if metric != "goodput_bps":
-            continue
-        shown += 1
-        if shown > 40:
-            continue
-        d = rows.get((point, flow, delay))
-        cells = [_interval(r, 1e-6), _interval(d, 1e3) if d else "-"]
-        t.add_row(*(Text(x) for x in (*point, flow)), *cells)
+    frame = sw.summary_frame(outcome)
+    n = len(plan.seeds)
+    how = "mean [95% CI] n=seeds" if n >= MIN_CI_SEEDS else "mean (each seed's value: too few seeds for an interval)"
+    t = Table(title=Text(f"{name}: {how}"), title_justify="left")
+    for i, c in enumerate(frame.columns):
+        t.add_column(c, justify="right" if i >= len(plan.axes) + 1 else "left", overflow="fold")
+    shown = frame.height
+    for row in frame.head(40).iter_rows():
+        t.add_row(*(Text(x) for x in row))
     console.print(t)
     if shown > 40:
         console.print(f"(first 40 of {shown} rows: all in {out_dir}/aggregated.csv)")
@@ -110,11 +99,3 @@ def sweep_command(
         f"{time.monotonic() - started:.1f} s; wrote {out_dir}/runs.parquet, aggregated.csv, figure.png"
         + (", scatter.csv" if outcome.scatter else "")
     )
-
-
-def _interval(row: dict[str, Any], scale: float) -> str:
-    """``mean [low, high]`` of an aggregated row (the 95% interval, clipped at 0), scaled."""
-    m, lo, hi = row["mean"], row["ci_low"], row["ci_high"]
-    if not math.isfinite(m):
-        return "-"
-    return f"{m * scale:.3f}" + (f" [{lo * scale:.3f}, {hi * scale:.3f}]" if math.isfinite(lo) else "")

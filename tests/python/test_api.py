@@ -148,7 +148,14 @@ def test_a_plot_of_many_flows_draws_the_first_ones_and_their_total():
     assert cwnd_labels == ["a"] + [f"b.{k}" for k in range(PLOT_LEGEND_FLOWS - 1)]
     assert ax_c.get_legend().get_title().get_text() == f"flows (first {PLOT_LEGEND_FLOWS} of {PLOT_MAX_FLOWS} drawn)"
     assert [ln.get_label() for ln in ax_c.get_lines()] == ["a"] + [f"b.{k}" for k in range(PLOT_MAX_FLOWS - 1)]
-    assert [t.get_text() for t in ax_g.get_legend().get_texts()] == ["total, all 41 flows"]
+    from airtcp.plots import bottleneck_bps
+
+    marks = [t.get_text() for t in ax_g.get_legend().get_texts()]
+    cap = bottleneck_bps(result.summary)
+    want_marks = ["total, all 41 flows"]
+    want_marks += [f"capacity {cap / 1e6:g} Mb/s (slowest link of the path)"] if cap is not None else []
+    want_marks += [f"warm-up {result.summary['warmup_s']:g} s (not in goodput)"] if result.summary["warmup_s"] else []
+    assert marks == want_marks
     assert "first 20 of 41 flows" in ax_c.get_title()
     # The total is the sum over every flow, not only the ones drawn.
     total_line = ax_g.get_lines()[-1]
@@ -202,3 +209,26 @@ def test_flow_series_carries_every_declared_estimate():
     reno = fs.filter(pl.col("flow") == "reno")
     assert caiad["alpha"].null_count() == 0 and caiad["alpha"].is_between(0.0, 1.0).all()
     assert reno["alpha"].null_count() == reno.height
+
+
+def test_a_run_shorter_than_its_sample_interval_still_plots():
+    """A flow whose only sample is at t = 0 has no goodput interval: plot.png drew a KeyError
+    ('internal error') for `airtcp run experiments/prairie/scenario3.toml --set duration=5s`."""
+    from airtcp.plots import run_figure
+
+    result = airtcp.run(good("duration=2s", "sample_interval=10s", "warmup=0s"))
+    fig = run_figure(result)
+    assert fig.axes[1].get_ylabel().startswith("goodput")
+
+
+def test_the_reproduce_metric_jain_is_the_api_one():
+    """One Jain's index (issue 40): the spec metric ``agg = "jain"`` calls airtcp.jain_fairness,
+    and gives NaN (no value) where a spec needs one and has none."""
+    import math
+
+    from airtcp.reproduce.metrics import jain
+
+    for xs in ([3.0, 1.0], [1e-300, 2e-300, 0.0], [1e300, 1e300], [0.0, 0.0, 0.0]):
+        assert jain(xs) == airtcp.jain_fairness(xs)
+    assert jain([3.0, 1.0]) == pytest.approx(16 / 20)
+    assert math.isnan(jain([])) and math.isnan(jain([1.0, math.nan]))

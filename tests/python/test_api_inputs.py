@@ -90,7 +90,7 @@ def test_the_typed_summary_matches_the_engines(path):
 def test_the_typed_summary_is_exported():
     assert airtcp.Summary is st.Summary
     assert "from" in st.LinkSummary.__required_keys__  # a Python keyword, still declared
-    assert st.FlowSummary.__optional_keys__ == frozenset({"spurious_timeouts", "hsdpa"})
+    assert st.FlowSummary.__optional_keys__ == frozenset({"spurious_timeouts", "redundant_segments", "hsdpa"})
 
 
 def test_repr_html_shows_the_flows():

@@ -169,6 +169,13 @@ def test_demo_runs_six_variants(tmp_path):
     ]
     assert all(v["summary"]["links"][2]["queue"] == "cw" for v in report["variants"])
     assert all(v["summary"]["end_time_s"] == 5.0 for v in report["variants"])
+    # the table says what every variant shares (the summaries above check it is true) and counts
+    # the redundant retransmissions as the summaries do
+    assert "Reno fast recovery (recovery = reno), a CW queue on the lossy" in " ".join(r.stdout.split())
+    for v in report["variants"]:
+        assert (v["recovery"], v["queue"]) == ("reno", "cw")
+        assert v["redundant_segments"] == sum(f["redundant_segments"] for f in v["summary"]["flows"])
+        assert 0 <= v["redundant_segments"] <= v["retransmissions"]
     assert report["seed"] == 2
     assert (out / "demo.png").read_bytes()[:4] == b"\x89PNG"
 

@@ -300,11 +300,39 @@ CATALOGUE_ENTRIES = [(p["id"], e) for p in CATALOGUE_PAPERS for e in p["entries"
 CATALOGUE = [i for _, e in CATALOGUE_ENTRIES for i in e["experiments"]]
 
 
+def test_the_compact_list_fits_80_columns_one_line_per_experiment():
+    """Issue 40 item 7: ``--list`` at 80 columns is one line per experiment (it was 562 lines), no
+    line wider than the terminal, each with the runs --list --long gives."""
+    env = dict(os.environ, COLUMNS="80")
+    env.pop("AIRTCP_DEBUG", None)
+
+    def listing(*extra: str) -> str:
+        cmd = [sys.executable, "-m", "airtcp", "reproduce", "--list", *extra]
+        r = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
+        assert r.returncode == 0, r.stderr
+        return r.stdout
+
+    lines = listing().splitlines()
+    assert all(len(line) <= 80 for line in lines), max(lines, key=len)
+    exps = rp.discover(REPO / "experiments")
+    rows = {line.split()[0]: line.split()[1] for line in lines[2:-1]}
+    assert list(rows) == [e.id for e in exps] and len(lines) == len(exps) + 3
+    wide = dict(os.environ, COLUMNS="400")
+    r = subprocess.run(
+        [sys.executable, "-m", "airtcp", "reproduce", "--list", "--long"],
+        cwd=REPO, env=wide, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    for e in exps:
+        (row,) = [x for x in r.stdout.splitlines() if x.startswith(f"│ {e.id} ")]
+        full, quick = [c.strip() for c in row.split("│")[3].split("/")]
+        assert rows[e.id] == f"{full}/{quick}", e.id
+
+
 def test_list_shows_every_catalogue_entry_with_its_parts(tmp_path):
     env = dict(os.environ, COLUMNS="300")
     env.pop("AIRTCP_DEBUG", None)
     r = subprocess.run(
-        [sys.executable, "-m", "airtcp", "reproduce", "--list"],
+        [sys.executable, "-m", "airtcp", "reproduce", "--list", "--long"],
         cwd=REPO,
         env=env,
         capture_output=True,
@@ -594,7 +622,7 @@ def test_ci_bounds_clip_at_zero_only_for_nonnegative_metrics():
 def test_bar_figures_use_categorical_positions_and_overlay_the_papers_values(tmp_path):
     """caiad-fig15 drew bars at x = 0, 1, 5, 10 (overlapping groups, empty gaps); bars now sit at
     0, 1, 2, ... whatever numeric x the points have, and a claim of kind value is a star on its bar."""
-    from airtcp.reproduce.report import figure
+    from airtcp.reproduce.report import PAPER_LABEL, figure
 
     spec = SPEC.replace('kind = "line"', 'kind = "bar"')
     root = make_root(tmp_path, spec=spec)
@@ -621,9 +649,47 @@ def test_bar_figures_use_categorical_positions_and_overlay_the_papers_values(tmp
         [means[("0.001", "reno")], means[("0.001", "westwood")], means[("0.03", "reno")], means[("0.03", "westwood")]]
     )
     assert [t.get_text() for t in ax.get_xticklabels()] == ["0.001", "0.03"]
-    (paper,) = [ln for ln in ax.lines if ln.get_label() == "paper"]
+    (paper,) = [ln for ln in ax.lines if ln.get_label() == PAPER_LABEL]
     # tiny-value: 1000 kb/s at loss 0.001, reno (tiny-gain is a gain, not a value: not drawn)
     assert paper.get_xydata().tolist() == [[-0.2, 1000.0]]
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
+
+
+def test_figures_show_seeds_below_three_and_one_point_grids_as_points(tmp_path):
+    """Issue 40 item 6: with 2 seeds no t(1) interval (12.7 standard errors wide) but the seeds'
+    own values, hollow, at the mean's x; a grid with one x value is a category with the series side
+    by side, drawn as points (no line); the legend is titled with the axis it varies; the figure
+    says n."""
+    from airtcp.reproduce.report import figure
+
+    spec = SPEC.replace("values = [0.001, 0.03]", "values = [0.03]")
+    root = make_root(tmp_path, spec=spec)
+    exp = rp.load_experiment(root / "tiny" / "tiny.sweep.toml")
+    o = rp.run_experiment(exp, tmp_path / "r", [], seeds=2, backend=rp.LocalBackend(2), repo=root.parent)
+    runs = pl.read_parquet(o.out_dir / "runs.parquet")
+    with open(o.out_dir / "aggregated.csv", newline="") as f:
+        agg = [
+            dict(r, n=int(r["n"]), mean=float(r["mean"]), ci_low=float(r["ci_low"]), ci_high=float(r["ci_high"]))
+            for r in csv.DictReader(f)
+        ]
+    fig = figure(exp, o.plan.axes, agg, [], "test", [], runs)
+    ax = fig.axes[0]
+    assert "n = 2 seeds: mean, hollow = each seed, no interval" in fig._suptitle.get_text()
+    assert [t.get_text() for t in fig.legends[0].get_texts()][:2] == ["reno", "westwood"]
+    assert fig.legends[0].get_title().get_text() == "scheme"
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["0.03"]
+    assert ax.get_xscale() == "linear"  # a category, not a log axis with one value
+    means = [ln for s in ("reno", "westwood") for ln in ax.lines if ln.get_gid() == f"series:{s}"]
+    assert [ln.get_linestyle() for ln in means] == ["None", "None"]  # points, no line
+    assert not ax.collections  # no error bars
+    for ln, scheme, x in zip(means, ("reno", "westwood"), (-0.2, 0.2)):
+        ((mx, my),) = ln.get_xydata().tolist()
+        seeds = runs.filter(pl.col("scheme") == scheme)["goodput_kbps"].to_list()
+        assert (mx, my) == (pytest.approx(x), pytest.approx(sum(seeds) / 2))
+        (hollow,) = [h for h in ax.lines if h.get_gid() is None and h.get_color() == ln.get_color()]
+        assert sorted(hollow.get_ydata()) == sorted(seeds) and list(hollow.get_xdata()) == pytest.approx([x, x])
     import matplotlib.pyplot as plt
 
     plt.close(fig)

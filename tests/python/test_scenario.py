@@ -203,3 +203,34 @@ def test_parse_duration_s():
     for bad in ["20", "-1s", "1h", "s", ""]:
         with pytest.raises(ValueError):
             parse_duration_s(bad)
+
+
+@pytest.mark.parametrize("text", ["20s", " 20s ", ".5s", "5.s", "1e3s", "20 s", "0.0000000001s", "1h", "20", "-1s"])
+def test_parse_duration_s_accepts_exactly_what_a_run_accepts(text):
+    """One duration parser (issue 40): parse_duration_s is the engine's, so it accepts a text iff a
+    scenario with that duration validates, whatever the text."""
+    import airtcp
+
+    doc = loads(GOOD.read_text())
+    doc["duration"], doc["warmup"] = text, "0s"
+    try:
+        airtcp.validate(doc, base_dir=GOOD.parent)
+        engine_ok = True
+    except airtcp.ScenarioError as e:
+        engine_ok = "duration" not in str(e)
+    try:
+        parse_duration_s(text)
+        python_ok = True
+    except ValueError:
+        python_ok = False
+    assert python_ok == engine_ok
+
+
+def test_parse_trace_is_the_engines_mahimahi_parser():
+    from airtcp.reproduce.capacity import parse_trace
+
+    assert parse_trace("1\n2\n\n2\n30\n") == (1, 2, 2, 30)
+    with pytest.raises(ValueError, match="line 2: 'x' is not a whole number of milliseconds"):
+        parse_trace("1\nx\n")
+    with pytest.raises(ValueError, match="line 3"):
+        parse_trace("5\n6\n4\n")  # not non-decreasing: the engine refuses it, as a run would

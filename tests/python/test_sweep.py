@@ -16,6 +16,7 @@ from scipy.stats import t as student
 
 from conftest import GOOD, REPO, run_cli
 
+import airtcp
 from airtcp import sweep as sw
 from airtcp.plots import sweep_figure
 from airtcp.reproduce.backend import LocalBackend
@@ -229,3 +230,72 @@ def test_ray_backend_without_ray_is_one_line(tmp_path):
         r.returncode == 2
         and r.stderr.strip() == "error: --backend ray: the 'ray' package is not installed (pip install 'ray[default]')"
     )
+
+
+def test_sweep_grid_from_python_matches_the_cli_and_resumes_from_its_cache(tmp_path):
+    """``airtcp.sweep_grid`` (issue 40 item 9): a dict grid (Python values) gives the same runs as
+    the CLI's ``--grid`` texts (same cache keys, same numbers), the same call again runs nothing,
+    and its notebook view names n and shows the figure."""
+    grid = {"flows.0.cc": ["reno", "cubic"], "links.1.channel.loss": [0.005, 0.03]}
+    assert sw.grid_specs(grid) == GRID
+    o = airtcp.sweep_grid(GOOD, grid, seeds=2, overrides=["duration=4s"], out=tmp_path / "py", jobs=2)
+    r = run_cli(
+        *["sweep", str(GOOD), "--set", "duration=4s", "--seeds", "2", "--jobs", "2", "--out", str(tmp_path / "cli")],
+        *[a for g in GRID for a in ("--grid", g)],
+    )
+    assert r.returncode == 0, r.stderr
+    cli = pl.read_parquet(tmp_path / "cli" / "runs.parquet")
+    assert o.runs.equals(cli)
+    assert (tmp_path / "py" / "aggregated.csv").read_bytes() == (tmp_path / "cli" / "aggregated.csv").read_bytes()
+    assert o.executed == o.total == 8
+    again = airtcp.sweep_grid(GOOD, grid, seeds=2, overrides=["duration=4s"], out=tmp_path / "py", jobs=2)
+    assert again.executed == 0 and again.runs.equals(o.runs)
+    # the table as a DataFrame is aggregated.csv
+    t = o.table
+    assert t.height == len(o.aggregated) and set(t["metric"]) >= {"goodput_bps"}
+    html = o._repr_html_()
+    assert "8 runs (8 executed, 0 from the cache)" in html and "data:image/png;base64," in html
+    # two seeds: the seeds' values, not a t(1) interval
+    assert "(seeds " in html and "[" not in sw.summary_frame(o)["goodput Mb/s"][0]
+    # a bad Python value is one line naming it
+    with pytest.raises(sw.SweepError, match="not a scenario value"):
+        sw.grid_specs({"flows.0.cc": [object()]})
+
+
+def test_describe_shows_seeds_below_three_and_the_interval_with_n_from_three():
+    from airtcp.reproduce.metrics import describe
+
+    assert describe({"n": 2, "mean": 1.5, "ci_low": 0.0, "ci_high": 7.8}, 1.0, [1.0, 2.0]) == "1.5 (seeds 1, 2)"
+    assert describe({"n": 1, "mean": 2.0, "ci_low": math.nan, "ci_high": math.nan}, 1e3, [2.0]) == "2000 (1 seed)"
+    assert describe({"n": 3, "mean": 2.0, "ci_low": 1.0, "ci_high": 3.0}, 1.0, [1.0, 2.0, 3.0]) == "2 [1, 3] n=3"
+    assert describe({"n": 0, "mean": math.nan, "ci_low": math.nan, "ci_high": math.nan}, 1.0, []) == "-"
+
+
+def test_scheme_styles_never_repeat_and_stay_the_same_across_figures():
+    from airtcp.plots import PALETTE, scheme_styles, style
+
+    assert len(set(PALETTE)) == len(PALETTE)
+    styles = [style(i) for i in range(100)]
+    assert len(set(styles)) == 100  # colour and marker pairs: no two series alike
+    assert len({c for c, _ in styles[:22]}) == 22  # the first 22 differ by colour alone
+    a = scheme_styles(["cubic", "reno"])
+    b = scheme_styles(["reno", "x;y=1", "cubic"])
+    assert a["reno"] == b["reno"] and a["cubic"] == b["cubic"] and b["x;y=1"] not in (a["reno"], a["cubic"])
+
+
+def test_the_goodput_figure_draws_one_point_grids_as_points_and_two_seeds_as_their_values(tmp_path):
+    """Issue 40 item 6 for a grid without ``cc``: one x value is a point (no line), and with two
+    seeds each seed's goodput is drawn (hollow) with no t(1) error bar; the mean is aggregated.csv's."""
+    plan = _plan(grid=["links.1.channel.loss=0.01"], seeds=2, duration="2s")
+    o = sw.run_sweep(plan, tmp_path / "s", LocalBackend(2))
+    fig = sweep_figure(plan, o.aggregated, o.scatter, o.runs, o.metrics, "t")
+    ax = fig.axes[0]
+    assert "n = 2 seeds" in ax.get_title() and not ax.collections  # no error bars
+    for flow in ("a", "b"):
+        (mean,) = [ln for ln in ax.lines if ln.get_gid() == f"line:{flow}"]
+        assert mean.get_linestyle() == "None"
+        (row,) = [r for r in o.aggregated if r["flow"] == flow and r["metric"] == "goodput_bps"]
+        assert mean.get_ydata()[0] == pytest.approx(row["mean"] / 1e6, rel=1e-12)
+        (seeds,) = [ln for ln in ax.lines if ln.get_gid() is None and ln.get_color() == mean.get_color()]
+        want = o.runs.filter(pl.col("flow") == flow)["goodput_bps"].to_list()
+        assert list(seeds.get_ydata()) == pytest.approx([v / 1e6 for v in want], rel=1e-12)

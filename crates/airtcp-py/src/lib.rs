@@ -190,6 +190,21 @@ fn validate(py: Python<'_>, scenario_text: String, base_dir: Option<PathBuf>) ->
 /// bool}}}`. The Python presets (`airtcp.presets`) add these options to a flow that leaves them
 /// out, so that a sweep over schemes needs no per-scheme options; the engine stays the one place
 /// that says what a scheme needs (validation rejects a flow without them).
+/// A scenario duration ("20s", "1.5ms") in nanoseconds, parsed by the engine's own parser, so
+/// the Python side checks `--duration` and spec times exactly as a run reads them (one parser, not
+/// two); ValueError with the engine's message.
+#[pyfunction]
+fn parse_duration_ns(text: &str) -> PyResult<u64> {
+    text.parse::<airtcp::time::SimDuration>().map(|d| d.as_nanos()).map_err(PyValueError::new_err)
+}
+
+/// A mahimahi trace's delivery opportunities in milliseconds, parsed by the engine's own parser
+/// (the checks and one-line errors of a run); ValueError naming the line.
+#[pyfunction]
+fn parse_mahimahi(text: &str) -> PyResult<Vec<u64>> {
+    airtcp::net::capacity::trace::parse_mahimahi(text).map(|o| o.ms().to_vec()).map_err(PyValueError::new_err)
+}
+
 #[pyfunction]
 fn flow_requirements(py: Python<'_>) -> PyResult<Py<PyDict>> {
     let cc = PyDict::new(py);
@@ -222,6 +237,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_many, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(flow_requirements, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_duration_ns, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_mahimahi, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

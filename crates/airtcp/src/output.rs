@@ -71,6 +71,11 @@ pub struct FlowSummary {
     pub packets_received: u64,
     /// Data segments sent more than once.
     pub retransmissions: u64,
+    /// TCP: data segments that reached the receiver when it already held them (delivered or
+    /// buffered): retransmissions it did not need, e.g. go-back-N after a timeout resending what
+    /// arrived. Absent for UDP flows, so their summaries are unchanged.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub redundant_segments: Option<u64>,
     /// Retransmission timer expirations.
     pub timeouts: u64,
     /// Of `timeouts`, those found spurious and undone: present only for a flow with

@@ -23,7 +23,8 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from pathlib import Path
 from typing import Any, Optional, Protocol
 
-from .. import __version__, _core, api
+from .. import _core, api
+from .._version import __version__
 from ..scenario import loads
 from .plan import RunTask, flow_count
 from .spec import matches

@@ -26,8 +26,11 @@ __all__ = ["trace_capacity_bps", "opportunities_in", "parse_trace"]
 
 
 def parse_trace(text: str) -> tuple[int, ...]:
-    """The opportunities of a mahimahi trace, ms (blank lines ignored; the engine checks the rest)."""
-    return tuple(int(line) for line in text.split() if line.strip())
+    """The opportunities of a mahimahi trace, ms, by the engine's own parser
+    (``_core.parse_mahimahi``: the checks a run applies; ValueError naming the line)."""
+    from .. import _core
+
+    return tuple(_core.parse_mahimahi(text))
 
 
 @functools.lru_cache(maxsize=16)

@@ -19,7 +19,7 @@ from ..progress import eta_bar
 
 from .backend import Cache, cache_key, make_backend
 from .claims import check_claims
-from .plan import availability, estimate_seconds, plan
+from .plan import availability, estimate_total, plan
 from .report import update_reproduction as update_reproduction_table
 from .report import write_index
 from .runner import run_experiment
@@ -32,6 +32,51 @@ __all__ = ["UsageError", "reproduce_command"]
 
 class UsageError(Exception):
     """A bad combination or value of the command's options (one line, exit status 2)."""
+
+
+def _list(console: Console, root: Path, exps: list[Experiment], long: bool) -> None:
+    """``--list``: one line per experiment (id, runs, status, title cut to the terminal), so the
+    list fits 80 columns (it wrapped to 562 lines); ``--long`` adds the source and every part each
+    needs, wrapped."""
+    t = Table(title=f"experiments in {root}", title_justify="left")
+    for col in ("id", "paper / what", "runs (full / quick)", "needs", "status"):
+        t.add_column(col, overflow="fold")
+    rows: list[tuple[str, str, str, str]] = []
+    for e in exps:
+        av = availability(e)
+        full = len(plan(e).tasks) if av.runnable else _grid_size(e, False) * e.seeds
+        fast = len(plan(e, quick=True).tasks) if av.runnable else _grid_size(e, True) * e.quick_seeds
+        if long:
+            needs = ", ".join(f"{s.part} ({'present' if s.present else 'missing'})" for s in av.parts) or "-"
+            status = "ready" if av.runnable else f"skipped: needs {', '.join(av.missing)} (missing)"
+            if av.runnable and av.dropped:
+                status += "; leaves out " + ", ".join(f"{a}={p} (needs {', '.join(n)})" for a, p, n in av.dropped)
+            t.add_row(e.id, f"{e.source}: {e.title}", f"{full} / {fast}", needs, status)
+        else:
+            status = "ready" if av.runnable else "needs " + ", ".join(m.split(" ", 1)[0] for m in av.missing)
+            if av.runnable and av.dropped:
+                status += f" ({len(av.dropped)} pts out)"
+            rows.append((e.id, f"{full}/{fast}", status, e.title))
+    if long:
+        console.print(t)
+        return
+    # One line each at any width: the first three columns keep their width, the title takes what
+    # is left of the terminal and is cut with "…" (a rich table shrank or dropped the numbers).
+    head = ("id", "runs", "status", "what")
+    widths = [max([len(head[i])] + [len(r[i]) for r in rows]) for i in range(3)]
+    room = max(10, console.width - sum(widths) - 3 * 2)
+
+    def line(cells: tuple[str, ...]) -> str:
+        what = cells[3] if len(cells[3]) <= room else cells[3][: room - 1] + "…"
+        return "  ".join([cells[0].ljust(widths[0]), cells[1].rjust(widths[1]), cells[2].ljust(widths[2]), what])
+
+    console.print(f"{len(exps)} experiments in {root}", markup=False, highlight=False, overflow="fold")
+    console.print(line(head), markup=False, highlight=False, style="bold")
+    for r in rows:
+        console.print(line(r), markup=False, highlight=False, no_wrap=True, overflow="crop")
+    console.print(
+        "runs: full/--quick; source and needs of each: airtcp reproduce --list --long", markup=False, highlight=False
+    )
 
 
 def reproduce_command(
@@ -49,6 +94,7 @@ def reproduce_command(
     update_reproduction: bool,
     reproduction: Optional[Path],
     force: bool = False,
+    long: bool = False,
 ) -> None:
     """``airtcp reproduce`` (its options, as cli.py parses them): --list, one experiment, --all,
     --update-reproduction. Raises UsageError, SpecError or RuntimeError (an unusable backend), each
@@ -74,8 +120,6 @@ def reproduce_command(
         raise UsageError(str(bad)) from None
     if seeds is not None and not 1 <= seeds <= 1000:
         raise UsageError(f"--seeds {seeds}: must be an integer from 1 to 1000")
-    if backend not in ("local", "ray"):
-        raise UsageError(f"--backend {backend!r}: must be one of local, ray")
     if not list_:
         try:
             outputs.check_path(out, own=False)
@@ -87,19 +131,7 @@ def reproduce_command(
     whys = all_why(root, claims)
 
     if list_:
-        t = Table(title=f"experiments in {root}", title_justify="left")
-        for col in ("id", "paper / what", "runs (full / quick)", "needs", "status"):
-            t.add_column(col, overflow="fold")
-        for e in exps:
-            av = availability(e)
-            needs = ", ".join(f"{s.part} ({'present' if s.present else 'missing'})" for s in av.parts) or "-"
-            full = len(plan(e).tasks) if av.runnable else _grid_size(e, False) * e.seeds
-            fast = len(plan(e, quick=True).tasks) if av.runnable else _grid_size(e, True) * e.quick_seeds
-            status = "ready" if av.runnable else f"skipped: needs {', '.join(av.missing)} (missing)"
-            if av.runnable and av.dropped:
-                status += "; leaves out " + ", ".join(f"{a}={p} (needs {', '.join(n)})" for a, p, n in av.dropped)
-            t.add_row(e.id, f"{e.source}: {e.title}", f"{full} / {fast}", needs, status)
-        console.print(t)
+        _list(console, root, exps, long)
         return
 
     mk = lambda: make_backend(backend, threads, ray_address)  # noqa: E731
@@ -133,11 +165,12 @@ def reproduce_command(
         total_runs = sum(len(p.tasks) for p in plans.values())
         cache = Cache(out / ".cache")
         to_do = [t for p in plans.values() for t in p.tasks if cache.get(cache_key(t), t) is None]
-        est = sum(estimate_seconds(p, threads) for p in plans.values()) * (len(to_do) / max(1, total_runs))
+        est = estimate_total(list(plans.values()), threads, len(to_do) / max(1, total_runs))
         console.print(
             f"{len(todo)} experiment{'s' if len(todo) != 1 else ''}, {total_runs} runs "
             f"({total_runs - len(to_do)} cached), {'quick' if quick else 'full'} mode, {threads} parallel on "
-            f"{backend}: expected about {_minutes(est)} (rough estimate from link rates × durations)"
+            f"{backend}: expected about {_minutes(est)} on an idle machine (rough: start-up, tables and figures, "
+            "link rates × durations)"
         )
         started = time.monotonic()
         outcomes = []
@@ -156,12 +189,23 @@ def reproduce_command(
                     force=force,
                 )
                 outcomes.append(outcome)
-        t = Table(title=f"reproduce ({'quick' if quick else 'full'})", title_justify="left")
-        for col in ("id", "runs", "executed", "s", "claims reproduced / same direction / inconclusive / not", "report"):
-            t.add_column(col)
+        # headers short enough for 80 columns: the claims' four counts are named in the caption
+        t = Table(
+            title=f"reproduce ({'quick' if quick else 'full'})",
+            title_justify="left",
+            caption="claims: reproduced / same direction / inconclusive / not reproduced",
+            caption_justify="left",
+        )
+        t.add_column("id", no_wrap=True)
+        for col in ("runs", "ran", "s"):
+            t.add_column(col, justify="right", no_wrap=True)
+        t.add_column("claims", no_wrap=True)
+        t.add_column("report", overflow="fold")
         for o in outcomes:
             st = [r.status for r in o.claims]
-            counts = f"{st.count(REPRODUCED)} / {st.count(SAME_DIRECTION)} / {st.count(INCONCLUSIVE)} / {st.count(NOT_REPRODUCED)}"
+            counts = (
+                f"{st.count(REPRODUCED)}/{st.count(SAME_DIRECTION)}/{st.count(INCONCLUSIVE)}/{st.count(NOT_REPRODUCED)}"
+            )
             if st.count(NOT_RUN):
                 counts += f" ({st.count(NOT_RUN)} not run)"
             t.add_row(

@@ -13,10 +13,11 @@ import math
 import statistics
 from typing import Any, Optional
 
+from ..api import jain_fairness
 from .capacity import trace_capacity_bps
 from .spec import Metric, SpecError, matches
 
-__all__ = ["evaluate", "jain", "mean_ci", "ci_bounds"]
+__all__ = ["evaluate", "jain", "mean_ci", "ci_bounds", "describe", "MIN_CI_SEEDS"]
 
 
 def _get(entry: dict[str, Any], path: str, metric: Metric) -> float:
@@ -42,11 +43,12 @@ def _get(entry: dict[str, Any], path: str, metric: Metric) -> float:
 
 
 def jain(xs: list[float]) -> float:
-    """Jain's index (Σx)²/(n·Σx²); all-zero allocations are equal (1)."""
-    if not xs:
+    """Jain's index (Σx)²/(n·Σx²) of a metric's rows: the API's ``airtcp.jain_fairness`` (one
+    implementation for both), NaN where a spec metric needs a value and there is none (no rows,
+    or a NaN among them)."""
+    if not xs or any(math.isnan(x) for x in xs):
         return math.nan
-    sq = sum(x * x for x in xs)
-    return 1.0 if sq == 0 else sum(xs) ** 2 / (len(xs) * sq)
+    return jain_fairness(xs)
 
 
 def _combine(values: list[float], denoms: Optional[list[float]], agg: str) -> float:
@@ -203,3 +205,28 @@ def ci_bounds(xs: list[float], mean: float, ci: float) -> tuple[float, float]:
     if all(x >= 0 for x in xs if x is not None and math.isfinite(x)):
         lo = max(0.0, lo)
     return lo, hi
+
+
+#: Fewest values for which a Student interval is shown. With two seeds t(1) = 12.7 makes the
+#: interval 12.7 standard errors wide either way: it spans the whole axis and says nothing a
+#: reader can use (issue 40 item 6), so tables and figures show the seeds' own values instead.
+MIN_CI_SEEDS = 3
+
+
+def describe(row: Optional[dict[str, Any]], scale: float, values: list[float]) -> str:
+    """An aggregated row (n, mean, ci_low, ci_high) as text, scaled: ``mean [low, high] n=N`` with
+    ``MIN_CI_SEEDS`` or more values, else the mean and each seed's value (``values``, in seed
+    order): ``mean (seeds a, b)`` or ``a (1 seed)``; ``-`` when nothing applies."""
+    if row is None or not row["n"] or not math.isfinite(row["mean"]):
+        return "-"
+    m, n = row["mean"] * scale, row["n"]
+    if n >= MIN_CI_SEEDS and math.isfinite(row["ci_low"]):
+        return f"{_num(m)} [{_num(row['ci_low'] * scale)}, {_num(row['ci_high'] * scale)}] n={n}"
+    if n == 1:
+        return f"{_num(m)} (1 seed)"
+    return f"{_num(m)} (seeds " + ", ".join(_num(v * scale) for v in values) + ")"
+
+
+def _num(v: float) -> str:
+    """Four significant digits, never in exponent form below 10^6 (``1.242``, ``357.4``, ``12345``)."""
+    return f"{v:.0f}" if abs(v) >= 1000 else f"{v:.4g}"

@@ -21,7 +21,16 @@ from .. import api
 from ..scenario import OverrideError, dumps, loads, parse_duration_s, read_text, set_path
 from .spec import Axis, Experiment, SpecError, traces_dir
 
-__all__ = ["PartStatus", "Availability", "RunTask", "Plan", "availability", "plan", "estimate_seconds"]
+__all__ = [
+    "PartStatus",
+    "Availability",
+    "RunTask",
+    "Plan",
+    "availability",
+    "plan",
+    "estimate_seconds",
+    "estimate_total",
+]
 
 
 @dataclass(frozen=True)
@@ -332,6 +341,19 @@ def scenario_text(path: Path) -> str:
 # the bottleneck can carry during the run times the number of links it may cross.
 SECONDS_PER_RUN = 0.01
 SECONDS_PER_PACKET_HOP = 6.5e-8
+# Measured on the same machine with `/usr/bin/time` (CPU seconds, issue 40 item 6: "expected about
+# 0 s" took 11.6 s): a command pays about 2.5 s once for its imports (polars, scipy's t, matplotlib)
+# and about 1.5 s per experiment for its tables, figure and report, whatever its runs; a quick
+# experiment whose runs take under a second (jersey-fig11, caiad-fig3, njplus-fig8) spent 4.0-6.0 s.
+SECONDS_STARTUP = 2.5
+SECONDS_PER_EXPERIMENT = 1.5
+
+
+def estimate_total(plans: list[Plan], jobs: int, fraction_to_run: float = 1.0) -> float:
+    """The whole command's wall-time estimate: the start-up, each experiment's tables and figure
+    (one core), and the runs still to do (``fraction_to_run`` of all) on ``jobs`` cores."""
+    runs = sum(estimate_seconds(p, jobs) for p in plans) * fraction_to_run
+    return SECONDS_STARTUP + SECONDS_PER_EXPERIMENT * len(plans) + runs
 
 
 def estimate_seconds(p: Plan, jobs: int) -> float:

@@ -7,7 +7,6 @@ it) and formatted by ``fmt``, so the report and the CSV files always agree.
 from __future__ import annotations
 
 import csv
-import html
 import json
 import math
 import os
@@ -116,7 +115,12 @@ def figure(
     n = len(groups) * len(panel_labels)
     cols = min(n, 2 if n > 1 else 1)
     rows = math.ceil(n / cols)
-    fig, grid = plt.subplots(rows, cols, figsize=(6.4 * cols, 4.2 * rows), squeeze=False)
+    # panels of one metric share the y axis (a reader compares their heights); the legend, the same
+    # in every panel, is drawn once beside them with its title (it covered points inside a panel)
+    share = len(groups) == 1 and n > 1 and f.kind != "timeseries"
+    fig, grid = plt.subplots(
+        rows, cols, figsize=(6.4 * cols + 1.8, 4.2 * rows), squeeze=False, layout="constrained", sharey=share
+    )
     cells = [ax for row in grid for ax in row]
     for extra in cells[n:]:
         extra.set_visible(False)
@@ -133,17 +137,71 @@ def figure(
                 if f.kind == "timeseries":
                     _plot_series(ax, f, axes, series_runs, pl)
                 else:
-                    _plot_agg(ax, exp, axes, agg_rows, y, pl, names, overlay=f.overlay, claims=claims or [])
+                    _plot_agg(ax, exp, axes, agg_rows, y, pl, names, overlay=f.overlay, claims=claims or [], runs=runs)
             ax.grid(True, alpha=0.3)
-            if f.x_scale == "log" and f.kind != "bar":  # bars: categories, evenly spaced
+            if f.x_scale == "log" and f.kind != "bar" and not _one_x(f, axes):  # bars: categories, evenly spaced
                 ax.set_xscale("log")
             if f.y_scale == "log":
                 ax.set_yscale("log")
-            if ax.get_legend_handles_labels()[0]:
-                ax.legend(fontsize=7)
-    fig.suptitle(f"{exp.id}  ({subtitle})", fontsize=8, y=0.995)
-    fig.tight_layout()
+            if share:
+                ax.tick_params(labelleft=True)
+    drawn = cells[:n]
+    legends = [ax.get_legend_handles_labels() for ax in drawn]
+    legend_title = _legend_title(f, axes)
+    series = [[x for x in lab if x != PAPER_LABEL] for _, lab in legends]
+    if series and series[0] and all(x == series[0] for x in series):
+        handles, labels = legends[0]
+        # the paper's stars may be in some panels only: collect every label once
+        for h, lab in legends:
+            for hh, ll in zip(h, lab):
+                if ll not in labels:
+                    handles, labels = handles + [hh], labels + [ll]
+        fig.legend(handles, labels, loc="outside right upper", fontsize=7, title=legend_title, title_fontsize=7)
+    else:
+        for ax, (h, _) in zip(drawn, legends):
+            if h:
+                ax.legend(
+                    fontsize=7, title=legend_title, title_fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0),
+                    borderaxespad=0,
+                )  # fmt: skip
+    fig.suptitle(f"{exp.id}  ({subtitle}; {_interval_note(agg_rows)})", fontsize=8)
     return fig
+
+
+#: The legend entry of the paper's values (black stars).
+PAPER_LABEL = "paper's value"
+
+
+def _one_x(f: Any, axes: tuple[Axis, ...]) -> bool:
+    """The figure's x axis has one point: drawn as a category, the series side by side."""
+    x_axis = next((a for a in axes if a.name == f.x), None)
+    return x_axis is not None and len(x_axis.labels()) == 1
+
+
+def _legend_title(f: Any, axes: tuple[Axis, ...]) -> Optional[str]:
+    """The legend's title: the axes its entries vary (``series`` first), as the spec labels them."""
+    if f.kind == "timeseries":
+        return None
+    names = [a for a in axes if a.name not in (f.x, f.panels) and len(a.points) > 1]
+    names.sort(key=lambda a: 0 if a.name == f.series else 1)
+    parts = (["metric"] if f.overlay else []) + [a.label for a in names]
+    return ", ".join(parts) or None
+
+
+def _interval_note(rows: list[dict[str, Any]]) -> str:
+    """What the bars are, with n: the 95% Student interval over n seeds, or (below
+    ``MIN_CI_SEEDS``) the seeds' own values."""
+    from .metrics import MIN_CI_SEEDS
+
+    ns = sorted({int(r["n"]) for r in rows if r.get("n") not in (None, "", 0, "0")})
+    if not ns:
+        return "no values"
+    n = f"n = {ns[0]}" if len(ns) == 1 else f"n = {ns[0]}-{ns[-1]}"
+    if ns[-1] < MIN_CI_SEEDS:
+        return f"{n} seeds: mean, hollow = each seed, no interval"
+    return f"mean ± 95% CI, {n} seeds" + (
+        f" (hollow: each seed where n < {MIN_CI_SEEDS})" if ns[0] < MIN_CI_SEEDS else ""
+    )
 
 
 def _scatter(exp: Experiment, axes: tuple[Axis, ...], rows: list[dict[str, Any]], runs: Any, subtitle: str) -> Any:
@@ -237,6 +295,7 @@ def _plot_agg(
     names: list[str],
     overlay: bool = False,
     claims: Optional[list[Claim]] = None,
+    runs: Any = None,
 ) -> None:
     f = exp.figure
     x_axis = next(a for a in axes if a.name == f.x)
@@ -249,19 +308,25 @@ def _plot_agg(
         keys = [k + (lab,) for k in keys for lab in a.labels()]
     xs_all: list[float]
     ticks: Optional[list[str]]
-    if f.kind == "bar":  # categories: evenly spaced, whatever numeric x the points carry
+    one = len(x_axis.labels()) == 1  # a one-point grid: a category, the series side by side
+    if f.kind == "bar" or one:  # categories: evenly spaced, whatever numeric x the points carry
         xs_all, ticks = list(range(len(x_axis.labels()))), x_axis.labels()
     else:
         xs_all, ticks = _xy(x_axis, x_axis.labels())
     width = 0.8 / max(1, len(keys))
     paper_x: list[float] = []
     paper_y: list[float] = []
+    from ..plots import style
+    from .metrics import MIN_CI_SEEDS
+
     for j, key in enumerate(keys):
         want = dict(zip([a.name for a in others], key))
         if panel is not None:
             want[f.panels] = panel  # type: ignore[index]
         xs, ms, got = [], [], []
-        shift = (j - (len(keys) - 1) / 2) * width if f.kind == "bar" else 0.0
+        seed_x: list[float] = []
+        seed_y: list[float] = []
+        shift = (j - (len(keys) - 1) / 2) * width if f.kind == "bar" or one else 0.0
         for xi, lab in zip(xs_all, x_axis.labels()):
             want[x_axis.name] = lab
             row = next((r for r in rows if r["metric"] == y and all(r[k] == v for k, v in want.items())), None)
@@ -270,21 +335,52 @@ def _plot_agg(
             xs.append(xi)
             ms.append(row["mean"])
             got.append(row)
+            if runs is not None and 0 < int(row["n"] or 0) < MIN_CI_SEEDS and y in runs.columns:
+                block = runs
+                for k, lv in want.items():
+                    if k in block.columns:
+                        block = block.filter(block[k] == lv)
+                vals = [float(x) for x in block[y].to_list() if x is not None and math.isfinite(x)]
+                seed_x += [xi + shift] * len(vals)
+                seed_y += vals
             for v in _paper_points(claims or [], y, want):
                 paper_x.append(xi + shift)
                 paper_y.append(v)
         label = ", ".join(([metric.label] if overlay else []) + list(key)) or metric.label
+        c, mk = style(j)
+        # Below MIN_CI_SEEDS seeds no Student interval (t(1) = 12.7 spans the axis): the seeds'
+        # own values are drawn instead, hollow, beside the mean (issue 40 item 6).
+        few = bool(got) and all(int(r["n"] or 0) < MIN_CI_SEEDS for r in got)
+        err = None if few else _err(got)
         if f.kind == "bar":
-            ax.bar([x + shift for x in xs], ms, width, yerr=_err(got), capsize=2, label=label)
+            ax.bar([x + shift for x in xs], ms, width, yerr=err, capsize=2, label=label, color=c)
         else:
-            ax.errorbar(xs, ms, yerr=_err(got), marker="o", ms=3, capsize=2, label=label)
+            # a one-point grid is a point, not a line to nowhere
+            eb = ax.errorbar(
+                [x + shift for x in xs], ms, yerr=err, marker=mk, ms=4 if len(xs) > 1 else 7, capsize=2, label=label,
+                color=c, ls="-" if len(xs) > 1 else "none",
+            )  # fmt: skip
+            eb[0].set_gid(f"series:{label}")
+        if seed_x:
+            ax.plot(seed_x, seed_y, ls="none", marker=mk, ms=4, mfc="none", color="0.25" if f.kind == "bar" else c)
     if paper_x:
         ax.plot(
-            paper_x, paper_y, ls="none", marker="*", ms=8, color="black", mec="white", mew=0.5, label="paper", zorder=5
+            paper_x,
+            paper_y,
+            ls="none",
+            marker="*",
+            ms=9,
+            color="black",
+            mec="white",
+            mew=0.5,
+            label=PAPER_LABEL,
+            zorder=5,
         )
     if ticks is not None:
         ax.set_xticks(xs_all)
         ax.set_xticklabels(ticks, fontsize=7)
+    if one:
+        ax.set_xlim(-0.5, 0.5)
     ax.set_xlabel(f.x_label or x_axis.label)
     ax.set_ylabel(f.y_label or (metric.label + (f" ({metric.unit})" if metric.unit else "")))
     del names
@@ -445,68 +541,103 @@ _STATUS_CLASS = {
 }
 
 
+#: index.html (jinja2, every value HTML-escaped by autoescape; the links are quoted in Python).
+_INDEX_TEMPLATE = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<title>airtcp reproduce: results</title>
+<style>{{ css | safe }}</style></head><body>
+<h1>airtcp reproduce: every experiment{{ title }}</h1>
+<p>{{ n_experiments }} experiments; claims{{ mode }}: {{ summary or "none evaluated" }}. Each figure links to its SVG; \
+each section to its report.md and tables. Generated by <code>airtcp reproduce --all</code>.</p>
+<ul>
+{% for s in sections %}<li><a href="#{{ s.anchor }}">{{ s.id }}</a>: {{ s.title }}{{ s.quick_tag }}\
+{% if not s.ran %} — not run ({{ s.why }}){% endif %}</li>
+{% endfor %}</ul>
+{% for s in sections %}<section id="{{ s.anchor }}"><h2>{{ s.id }}: {{ s.title }}{{ s.quick_tag }}</h2>
+<p>{{ s.source }}</p>
+{% if not s.ran %}<p class="notrun">Not run: {{ s.why }}.</p></section>
+{% else %}<p>{{ s.mode_line }}; {{ s.runs }} runs. <a href="{{ s.links.report }}">report.md</a> \
+· <a href="{{ s.links.aggregated }}">aggregated.csv</a> · <a href="{{ s.links.claims }}">claims.csv</a></p>
+{% if s.figure %}<a href="{{ s.links.svg }}"><img src="{{ s.links.png }}" alt="{{ s.id }} figure"></a>
+{% endif %}{% if not s.claims %}<p>The paper states no number for this experiment; the figure is the result.</p>
+{% else %}<table><tr><th>claim</th><th>figure/table</th><th>condition</th><th>paper</th>\
+<th>ours (mean ± 95% CI)</th><th>ours/paper</th><th>status</th></tr>
+{% for c in s.claims %}<tr class="{{ c.css }}"><td>{{ c.id }}</td><td>{{ c.figure }}</td><td>{{ c.condition }}</td>\
+<td>{{ c.paper }}</td><td>{{ c.ours }}</td><td>{{ c.ratio }}</td><td>{{ c.status }}</td></tr>
+{% endfor %}</table>
+{% endif %}</section>
+{% endif %}{% endfor %}</body></html>
+"""
+
+
 def write_index(results_dir: Path, experiments: list[Experiment], claims: list[Claim], skipped: dict[str, str]) -> Path:
     """``<results>/index.html``: one static page with every experiment's figure, the paper's claims
     beside ours (from ``<id>/claims.csv``) and a link to its ``report.md``; experiments without
-    results say why. Every link is relative to ``results_dir`` and every text is HTML-escaped."""
-    e = html.escape
+    results say why. Every link is relative to ``results_dir``; the page is a jinja2 template whose
+    autoescape escapes every text (names come from the user's spec files)."""
+    import jinja2
+
     by_exp: dict[str, list[Claim]] = {}
     for c in claims:
         by_exp.setdefault(c.experiment, []).append(c)
-    body: list[str] = []
-    toc: list[str] = []
+    sections: list[dict[str, Any]] = []
     totals: dict[str, int] = {}
     quick_ids: list[str] = []
     for exp in experiments:
         d = results_dir / exp.id
-        anchor = "exp-" + quote(exp.id, safe="")
         ran = (d / "run.json").is_file()
-        status = "" if ran else f" — not run ({e(skipped.get(exp.id, 'no results yet'))})"
         meta = json.loads((d / "run.json").read_text(encoding="utf-8")) if ran else {}
         if meta.get("quick"):
             quick_ids.append(exp.id)
-        quick_tag = " (quick)" if meta.get("quick") else ""
-        toc.append(f'<li><a href="#{anchor}">{e(exp.id)}</a>: {e(exp.title)}{quick_tag}{status}</li>')
-        body.append(f'<section id="{anchor}"><h2>{e(exp.id)}: {e(exp.title)}{quick_tag}</h2>')
-        body.append(f"<p>{e(exp.source)}</p>")
+        sec: dict[str, Any] = {
+            "id": exp.id,
+            "anchor": "exp-" + quote(exp.id, safe=""),
+            "title": exp.title,
+            "source": exp.source,
+            "quick_tag": " (quick)" if meta.get("quick") else "",
+            "ran": ran,
+            "why": skipped.get(exp.id, "no results yet"),
+        }
+        sections.append(sec)
         if not ran:
-            body.append(f'<p class="notrun">Not run: {e(skipped.get(exp.id, "no results yet"))}.</p></section>')
             continue
 
         def rel(name: str, exp_id: str = exp.id) -> str:
             return quote(f"{exp_id}/{name}")
 
-        body.append(
-            f'<p>{e(_mode_line(meta))}; {meta["runs"]} runs. <a href="{rel("report.md")}">report.md</a>'
-            f' · <a href="{rel("aggregated.csv")}">aggregated.csv</a> · <a href="{rel("claims.csv")}">claims.csv</a></p>'
-        )
-        if (d / "figure.png").is_file():
-            body.append(f'<a href="{rel("figure.svg")}"><img src="{rel("figure.png")}" alt="{e(exp.id)} figure"></a>')
+        sec["mode_line"] = _mode_line(meta)
+        sec["runs"] = meta["runs"]
+        sec["figure"] = (d / "figure.png").is_file()
+        sec["links"] = {
+            "report": rel("report.md"),
+            "aggregated": rel("aggregated.csv"),
+            "claims": rel("claims.csv"),
+            "svg": rel("figure.svg"),
+            "png": rel("figure.png"),
+        }
         got: dict[str, dict[str, str]] = {}
         if (d / "claims.csv").is_file():
             with open(d / "claims.csv", newline="", encoding="utf-8") as fh:
                 got = {r["claim"]: r for r in csv.DictReader(fh)}
-        mine = by_exp.get(exp.id, [])
-        if not mine:
-            body.append("<p>The paper states no number for this experiment; the figure is the result.</p>")
-        else:
-            body.append(
-                "<table><tr><th>claim</th><th>figure/table</th><th>condition</th><th>paper</th>"
-                "<th>ours (mean ± 95% CI)</th><th>ours/paper</th><th>status</th></tr>"
+        rows = []
+        for c in by_exp.get(exp.id, []):
+            r = got.get(c.id)
+            st = r["status"] if r else NOT_RUN
+            totals[st] = totals.get(st, 0) + 1
+            rows.append(
+                {
+                    "css": _STATUS_CLASS.get(st, ""),
+                    "id": c.id,
+                    "figure": c.figure,
+                    "condition": c.condition,
+                    "paper": f"{paper_text(c)} {c.units}".strip(),
+                    "ours": (r["ours_text"] + (f" ({r['detail']})" if r["detail"] else "")) if r else "—",
+                    "ratio": r["ratio_text"] if r else "—",
+                    "status": st,
+                }
             )
-            for c in mine:
-                r = got.get(c.id)
-                st = r["status"] if r else NOT_RUN
-                totals[st] = totals.get(st, 0) + 1
-                ours = (r["ours_text"] + (f" ({r['detail']})" if r["detail"] else "")) if r else "—"
-                body.append(
-                    f'<tr class="{_STATUS_CLASS.get(st, "")}"><td>{e(c.id)}</td><td>{e(c.figure)}</td>'
-                    f"<td>{e(c.condition)}</td><td>{e(f'{paper_text(c)} {c.units}'.strip())}</td><td>{e(ours)}</td>"
-                    f"<td>{e(r['ratio_text'] if r else '—')}</td><td>{e(st)}</td></tr>"
-                )
-            body.append("</table>")
-        body.append("</section>")
-    summary = ", ".join(f"{n} {e(st)}" for st, n in sorted(totals.items(), key=lambda kv: -kv[1]))
+        sec["claims"] = rows
+    summary = ", ".join(f"{n} {st}" for st, n in sorted(totals.items(), key=lambda kv: -kv[1]))
     n_ran = sum(1 for x in experiments if (results_dir / x.id / "run.json").is_file())
     # Quick results (fewer seeds, shorter runs) say so in the headline, not only per section.
     if quick_ids and len(quick_ids) == n_ran:
@@ -521,22 +652,14 @@ def write_index(results_dir: Path, experiments: list[Experiment], claims: list[C
         )
     else:
         mode, title = "", ""
-    page = "\n".join(
-        [
-            "<!DOCTYPE html>",
-            '<html lang="en"><head><meta charset="utf-8">',
-            "<title>airtcp reproduce: results</title>",
-            f"<style>{_CSS}</style></head><body>",
-            f"<h1>airtcp reproduce: every experiment{title}</h1>",
-            f"<p>{len(experiments)} experiments; claims{e(mode)}: {summary or 'none evaluated'}. Each figure links to its SVG; "
-            "each section to its report.md and tables. Generated by <code>airtcp reproduce --all</code>.</p>",
-            "<ul>",
-            *toc,
-            "</ul>",
-            *body,
-            "</body></html>",
-            "",
-        ]
+    env = jinja2.Environment(autoescape=True, keep_trailing_newline=True)
+    page = env.from_string(_INDEX_TEMPLATE).render(
+        css=_CSS,
+        title=title,
+        n_experiments=len(experiments),
+        mode=mode,
+        summary=summary,
+        sections=sections,
     )
     path = results_dir / "index.html"
     write_text_atomic(path, page)

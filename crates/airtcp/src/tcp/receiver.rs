@@ -101,6 +101,10 @@ pub struct Receiver {
     pub segments_received: u64,
     /// Bytes received that were already delivered or buffered.
     pub duplicate_bytes: u64,
+    /// Data segments received whole that were already delivered or buffered (intact or
+    /// corrupted): the sender's retransmissions that were not needed (the summary's
+    /// `redundant_segments`). Go-back-N after a timeout resends what the receiver holds.
+    pub duplicate_segments: u64,
     caiad: CaiadCycle,
 }
 
@@ -119,6 +123,7 @@ impl Receiver {
             delivered_bytes: 0,
             segments_received: 0,
             duplicate_bytes: 0,
+            duplicate_segments: 0,
             caiad: CaiadCycle::default(),
         }
     }
@@ -178,6 +183,7 @@ impl Receiver {
         let (start, end) = (h.seq, h.seq + h.len as u64);
         if self.holds(start, end) {
             self.duplicate_bytes += h.len as u64;
+            self.duplicate_segments += 1;
             return AckDecision::Now;
         }
         self.caiad_classify(start, end);
@@ -230,6 +236,7 @@ impl Receiver {
         let mut out_of_order = false;
         if end <= self.rcv_nxt {
             self.duplicate_bytes += h.len as u64;
+            self.duplicate_segments += 1;
             out_of_order = true; // a duplicate: ACK at once so the sender learns rcv_nxt
         } else if start <= self.rcv_nxt {
             self.rcv_nxt = end;
@@ -277,6 +284,7 @@ impl Receiver {
         while j < self.ooo.len() && self.ooo[j].0 <= e {
             if self.ooo[j].0 <= start && self.ooo[j].1 >= end {
                 self.duplicate_bytes += end - start;
+                self.duplicate_segments += 1;
             }
             s = s.min(self.ooo[j].0);
             e = e.max(self.ooo[j].1);
@@ -450,6 +458,10 @@ mod tests {
         r.on_data(0, &seg(200), false);
         assert_eq!(r.delivered_bytes, 100);
         assert_eq!(r.duplicate_bytes, 200);
+        // one below rcv_nxt, one inside the buffered range; a new segment counts nothing
+        assert_eq!(r.duplicate_segments, 2);
+        r.on_data(0, &seg(300), false);
+        assert_eq!(r.duplicate_segments, 2);
     }
 
     // ---- CAIAD §3.1, Fig. 2: segments of 100 B, segment k = bytes [100k, 100k + 100) ----
