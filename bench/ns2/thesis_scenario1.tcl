@@ -8,7 +8,9 @@ set seed [lindex $argv 2]
 set variant [lindex $argv 3]
 set ackloss [expr {[llength $argv] > 4 ? [lindex $argv 4] : 0}]
 global defaultRNG
-$defaultRNG seed $seed
+# Independent replications: substream SEED of one seeded generator (seeds.tcl says why `seed N` is not).
+source [file join [file dirname [info script]] seeds.tcl]
+seed_rng $defaultRNG 12345 $seed
 set ns [new Simulator]
 set S [$ns node]
 set BS [$ns node]

@@ -196,6 +196,7 @@ impl Trial {
             fast_retransmit_restarts_rto: !bit(6),
             fast_retransmit_rto_backoff: bit(7),
             recover_ack_heuristic: bit(8),
+            recover_guard_timeout_only: false,
             rto_restart_every_ack: bit(9),
             rtt_sample_duplicate_acks: bit(10),
             rto_undo: if bit(13) { airtcp::tcp::sender::RtoUndoPolicy::Eifel } else { airtcp::tcp::sender::RtoUndoPolicy::None },

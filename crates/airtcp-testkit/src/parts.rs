@@ -328,7 +328,7 @@ pub(crate) fn tcp_flow(
     if g.chance(0.3) {
         s += &format!("clock_granularity = {}\n", us(g.log_int(1, 100_000)));
     }
-    let options: [(&str, [&str; 2]); 10] = [
+    let options: [(&str, [&str; 2]); 12] = [
         ("partial_ack_timer", ["\"impatient\"", "\"slow-but-steady\""]),
         ("limited_transmit", ["true", "false"]),
         ("rtt_sampling", ["\"timed-segment\"", "\"every-ack\""]),
@@ -339,6 +339,8 @@ pub(crate) fn tcp_flow(
         ("rtt_sample_duplicate_acks", ["false", "true"]),
         ("rto_estimator", ["\"rfc6298\"", "\"linux\""]),
         ("rto_undo", ["\"none\"", "\"eifel\""]),
+        ("timeout_ssthresh", ["\"flight\"", "\"ns2\""]),
+        ("recover_guard", ["\"every-loss\"", "\"timeout-only\""]),
     ];
     for (key, [default, other]) in options {
         // The non-default value a third of the time, the default written out or left implicit.

@@ -628,6 +628,18 @@ pub enum RtoRestartSpec {
     EveryAck,
 }
 
+/// Which losses arm a TCP sender's `recover` guard (see
+/// [`crate::tcp::sender::SenderConfig::recover_guard_timeout_only`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RecoverGuardSpec {
+    /// Every fast retransmit and every timeout (RFC 6675 §5, RFC 6582 §3.2).
+    #[default]
+    EveryLoss,
+    /// Timeouts only: a fast recovery that ends clears it (ns-2.35 `Agent/TCP/Sack1`).
+    TimeoutOnly,
+}
+
 /// How many bytes a TCP flow's options take on the wire (`option_sizes`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -852,6 +864,10 @@ pub struct TcpFlowSpec {
     /// `bugfix_ack_`, off by default there as here).
     #[serde(default)]
     pub recover_ack_heuristic: bool,
+    /// Which losses arm the `recover` guard: "every-loss" (RFC 6675 §5 / RFC 6582; the default)
+    /// or "timeout-only" (ns-2.35's Sack1, which clears `recover_` when a fast recovery ends).
+    #[serde(default)]
+    pub recover_guard: RecoverGuardSpec,
     /// Which ACKs restart the retransmission timer: "new-ack" (RFC 6298 (5.3), ACKs of new data;
     /// the default) or "every-ack" (duplicate ACKs too: ns-2.35's TCP-Linux).
     #[serde(default)]

@@ -19,8 +19,8 @@ use crate::output::{FlowSeries, LinkSeries};
 use crate::scenario::plan::{FlowPlan, LinkPlan, Plan};
 use crate::scenario::validate::flow_instances;
 use crate::scenario::{
-    AqmRulesSpec, CapacitySpec, CwSpec, DropTailSpec, LinkSpec, OptionSizesSpec, PartialAckTimerSpec, QueueSpec, RedSpec, RtoRestartSpec,
-    Scenario, ScenarioError, TimeoutSsthreshSpec,
+    AqmRulesSpec, CapacitySpec, CwSpec, DropTailSpec, LinkSpec, OptionSizesSpec, PartialAckTimerSpec, QueueSpec, RecoverGuardSpec, RedSpec,
+    RtoRestartSpec, Scenario, ScenarioError, TimeoutSsthreshSpec,
 };
 use crate::tcp::{Receiver, ReceiverConfig, Sender, SenderConfig};
 use crate::time::{DataRate, SimTime};
@@ -255,6 +255,7 @@ impl Simulator {
                     fast_retransmit_restarts_rto: t.fast_retransmit_restarts_rto,
                     fast_retransmit_rto_backoff: t.fast_retransmit_rto_backoff,
                     recover_ack_heuristic: t.recover_ack_heuristic,
+                    recover_guard_timeout_only: t.recover_guard == RecoverGuardSpec::TimeoutOnly,
                     rto_restart_every_ack: t.rto_restart == RtoRestartSpec::EveryAck,
                     rtt_sample_duplicate_acks: t.rtt_sample_duplicate_acks,
                     rto_formula: t.rto_estimator,

@@ -51,6 +51,16 @@ pub struct SenderConfig {
     /// 4·SMSS. ns-2.35's `bugfix_ack_` (off by default there, as here); without it a fast
     /// retransmit needs the cumulative ACK to pass `recover` (ns-2's `bugfix_`, Linux's CA_Loss).
     pub recover_ack_heuristic: bool,
+    /// Arm the `recover` guard only at a timeout: after a fast recovery has ended, duplicate ACKs
+    /// start the next fast retransmit even when the cumulative ACK has not passed `recover`.
+    /// ns-2.35's `Agent/TCP/Sack1` clears `recover_` when its fast recovery ends (sack1.cc
+    /// `Sack1TcpAgent::recv`: `if (tcph->seqno() >= recover_) { recover_ = 0; fastrecov_ = FALSE;`)
+    /// and sets it only in `dupack_action` and `timeout`, so its `highest_ack_ > recover_` test
+    /// holds back a fast retransmit only after a timeout. RFC 6675 §5 applies the guard after every
+    /// loss event ("the cumulative acknowledgment point is beyond the last value of
+    /// RecoveryPoint"), which is the default (`false`). It decides when the first segment sent
+    /// after a recovery's RecoveryPoint is lost: with the guard it waits for the timer.
+    pub recover_guard_timeout_only: bool,
     /// Restart the retransmission timer on every ACK that is new or duplicate while data is
     /// outstanding, not only on ACKs of new data (RFC 6298 (5.3)). ns-2.35's TCP-Linux
     /// (`LinuxTcpAgent::time_processing`, its `renew_timer`: `set_rtx_timer()` whenever
@@ -102,6 +112,7 @@ impl Default for SenderConfig {
             fast_retransmit_restarts_rto: true,
             fast_retransmit_rto_backoff: false,
             recover_ack_heuristic: false,
+            recover_guard_timeout_only: false,
             rto_restart_every_ack: false,
             rtt_sample_duplicate_acks: false,
             rto_formula: RtoFormula::Rfc6298,

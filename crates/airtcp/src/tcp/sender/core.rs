@@ -140,13 +140,15 @@ impl SenderCore {
     /// ACK was at most 4·SMSS). `recover` is set at every fast retransmit and timeout, so the
     /// duplicate ACKs that go-back-N resends of held data provoke start no second reduction.
     /// A window policy whose guard is [`RecoverGuard::TimeoutOnly`] (ns-2.35 Vegas) is held back
-    /// only by a `recover` that a timeout set.
+    /// only by a `recover` that a timeout set, and so is a flow with `recover_guard_timeout_only`
+    /// (ns-2.35 Sack1).
     pub(crate) fn recover_guard_passes(&self) -> bool {
         match self.rec.recover {
             None => true,
             Some(r) => {
                 self.seq.snd_una > r
-                    || (!self.rec.recover_by_timeout && self.cc.recover_guard() == RecoverGuard::TimeoutOnly)
+                    || (!self.rec.recover_by_timeout
+                        && (self.cc.recover_guard() == RecoverGuard::TimeoutOnly || self.cfg.recover_guard_timeout_only))
                     || (self.cfg.recover_ack_heuristic
                         && self.w.cwnd > self.w.mss
                         && self.seq.snd_una - self.rec.prev_highest_ack <= 4 * self.w.mss)

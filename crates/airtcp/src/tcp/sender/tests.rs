@@ -464,3 +464,46 @@ fn timeout_ssthresh_flight_or_ns2_window_by_hand() {
         assert_eq!(s.core.w.ssthresh, 2000, "ns2 = {ns2}");
     }
 }
+
+/// `recover_guard_timeout_only` (ns-2.35 Sack1 clears `recover_` when its fast recovery ends),
+/// worked by hand: segments 0..7 out, 0 lost. Three duplicates SACKing 1..3 start recovery
+/// (recover = 8000, cwnd = ssthresh = 4000); four more SACK 4..7, so pipe falls to the one
+/// retransmission and 8000, 9000 and 10000 go out. ACK 8000 reaches recover and ends recovery
+/// (cwnd 4000, three segments in flight: 11000 goes out). Segment 8000, the first sent after the
+/// RecoveryPoint, is lost: three duplicates of 8000 SACK 9000..12000. RFC 6675's guard needs the
+/// cumulative ACK beyond recover (8000 > 8000 fails): no fast retransmit, the timer must expire.
+/// Sack1's: recover was cleared at the end of the recovery, so 8000 is resent at once.
+#[test]
+fn sack1_recover_guard_clears_at_recovery_end_by_hand() {
+    let sack_ack = |n: u64, hi: u64| {
+        let mut h = ack(n);
+        h.n_sack = 1;
+        h.sack[0] = SackBlock { start: n + 1000, end: hi };
+        h
+    };
+    for timeout_only in [false, true] {
+        let mut c = cfg(true, 8);
+        c.recover_guard_timeout_only = timeout_only;
+        let mut s = Sender::new(c, crate::cc::build("reno", None).unwrap(), crate::tcp::recovery::by_name("sack").unwrap());
+        s.offer(0, u64::MAX);
+        assert_eq!(sent(&mut s).len(), 8);
+        for k in 0..7u64 {
+            s.on_ack((k + 1) * MS, &sack_ack(0, 2000 + k * 1000));
+        }
+        assert_eq!(s.core.rec.recover, Some(8000));
+        assert_eq!((s.core.w.ssthresh, s.core.stats.fast_retransmits), (4000, 1));
+        assert_eq!(sent(&mut s), vec![(0, true), (8000, false), (9000, false), (10_000, false)]);
+        s.on_ack(20 * MS, &ack(8000));
+        assert!(!s.core.rec.in_recovery);
+        assert_eq!(sent(&mut s), vec![(11_000, false)]);
+        for k in 0..3u64 {
+            s.on_ack((21 + k) * MS, &sack_ack(8000, 10_000 + k * 1000));
+        }
+        let resent: Vec<_> = sent(&mut s).into_iter().filter(|x| x.1).collect();
+        if timeout_only {
+            assert_eq!((s.core.stats.fast_retransmits, resent), (2, vec![(8000, true)]));
+        } else {
+            assert_eq!((s.core.stats.fast_retransmits, resent), (1, vec![]));
+        }
+    }
+}
