@@ -377,3 +377,6 @@ impl CongestionControl for Bbr {
         &self.estimates
     }
 }
+
+#[cfg(test)]
+mod tests;

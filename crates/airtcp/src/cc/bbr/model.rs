@@ -12,7 +12,7 @@ use crate::time::{SimTime, NS_PER_S};
 #[derive(Debug, Clone, Default)]
 pub struct MaxFilter {
     /// (round, the largest sample taken in it), oldest first.
-    rounds: VecDeque<(u64, u64)>,
+    pub(super) rounds: VecDeque<(u64, u64)>,
 }
 
 impl MaxFilter {
@@ -53,12 +53,14 @@ impl Bbr {
 
     /// draft-00 §4.2.3.2 `BBRInflight(gain)`: gain·BtlBw·RTprop + 3·send_quantum, bytes;
     /// InitialCwnd before the first RTT sample (tcp_bbr.c `bbr_bdp`, `bbr_target_cwnd`).
+    /// Saturates at `u64::MAX` bytes: a runaway rate sample times a long RTprop (a fuzzing
+    /// finding: a 10^19-byte target plus the quantum overflowed) means "no window limit".
     pub fn inflight(&self, gain: f64) -> u64 {
         if self.rtprop_ns == u64::MAX {
             return self.init_cwnd;
         }
         let bdp = self.btlbw() as u128 * self.rtprop_ns as u128 / NS_PER_S as u128;
-        (gain * bdp as f64) as u64 + 3 * self.send_quantum()
+        ((gain * bdp as f64) as u64).saturating_add(3 * self.send_quantum())
     }
 
     pub(super) fn min_pipe_cwnd(&self) -> u64 {

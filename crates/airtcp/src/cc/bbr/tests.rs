@@ -317,8 +317,8 @@ fn recovery_conserves_packets_then_restores() {
     b.cwnd = 60_000;
     deliver(&mut b, &mut w, &mut r, true, ack(100 * MS, 0, 0, 10_000, &[(1000, 4000)]));
     let before = b.cwnd;
-    let r = b.on_congestion(&mut w, &LossSignal { now: 100 * MS, kind: LossKind::DupAcks, marked: false, flight_bytes: 10_000 });
-    assert_eq!((r, b.cwnd, w.cwnd, b.prior_cwnd), (Reaction::KeepWindow, 7000, 7000, before));
+    let reaction = b.on_congestion(&mut w, &LossSignal { now: 100 * MS, kind: LossKind::DupAcks, marked: false, flight_bytes: 10_000 });
+    assert_eq!((reaction, b.cwnd, w.cwnd, b.prior_cwnd), (Reaction::KeepWindow, 7000, 7000, before));
     assert!(b.packet_conservation);
     deliver(&mut b, &mut w, &mut r, true, ack(101 * MS, 0, 0, 10_000, &[(1000, 5000)]));
     assert_eq!(b.cwnd, 7000);
@@ -389,15 +389,9 @@ fn sender_paces_bbr_only() {
 fn params_are_checked() {
     let e = |p: BbrParams| p.check().unwrap_err();
     assert_eq!(e(BbrParams { high_gain: 1.0, ..BbrParams::default() }), "high_gain: 1 is out of range (allowed: 1 < high_gain <= 100)");
-    assert_eq!(
-        e(BbrParams { cwnd_gain: 0.5, ..BbrParams::default() }),
-        "cwnd_gain: 0.5 is out of range (allowed: 1 <= cwnd_gain <= 100)"
-    );
+    assert_eq!(e(BbrParams { cwnd_gain: 0.5, ..BbrParams::default() }), "cwnd_gain: 0.5 is out of range (allowed: 1 <= cwnd_gain <= 100)");
     assert!(e(BbrParams { cwnd_gain: f64::NAN, ..BbrParams::default() }).starts_with("cwnd_gain:"));
-    assert_eq!(
-        e(BbrParams { bw_window_rounds: 0, ..BbrParams::default() }),
-        "bw_window_rounds: 0 is out of range (allowed: 1 to 1000)"
-    );
+    assert_eq!(e(BbrParams { bw_window_rounds: 0, ..BbrParams::default() }), "bw_window_rounds: 0 is out of range (allowed: 1 to 1000)");
     assert_eq!(
         e(BbrParams { rtprop_window: SimDuration::from_nanos(1000), ..BbrParams::default() }),
         "rtprop_window: 0.001ms is out of range (allowed: 1ms to 3600s)"
@@ -408,4 +402,24 @@ fn params_are_checked() {
     assert!(crate::cc::build("bbr", Some(&t)).is_ok());
     let t = toml::from_str::<toml::Table>("gain = 3.0").unwrap();
     assert!(crate::cc::build("bbr", Some(&t)).is_err());
+}
+
+/// A fuzzing finding (`fuzz/regressions/sender/bbr-inflight-target-overflow`): BtlBw near 2^64
+/// bytes/s over a 10-s RTprop makes gain·BDP saturate the `as u64` conversion, and adding 3
+/// send quanta then overflowed. The target saturates at u64::MAX (no window limit); with a
+/// sane model it is the hand-worked gain·BDP + 3·quantum: 1.25 MB/s · 100 ms · 2 = 250 000 B,
+/// plus 3 send quanta: pacing 1.25 MB/s (10 Mb/s, above 1.2 Mb/s) gives max(1 ms of it = 1250 B,
+/// the 2-segment floor 2000 B) = 2000 B, so 250 000 + 6000 = 256 000 B.
+#[test]
+fn inflight_target_saturates_instead_of_overflowing() {
+    let (mut b, _) = started(10);
+    b.rtprop_ns = 10 * S;
+    b.btlbw_filter.update(b.round_count, u64::MAX / 2, 10);
+    b.pacing_rate = u64::MAX / 2;
+    assert_eq!(b.inflight(2.0), u64::MAX);
+    let (mut b, _) = started(10);
+    b.rtprop_ns = 100 * MS;
+    b.btlbw_filter.update(b.round_count, 1_250_000, 10);
+    b.pacing_rate = 1_250_000;
+    assert_eq!(b.inflight(2.0), 256_000);
 }
