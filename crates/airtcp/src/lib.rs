@@ -31,6 +31,7 @@ pub mod net;
 pub mod output;
 pub mod scenario;
 pub mod sim;
+mod spec;
 pub mod tcp;
 pub mod time;
 

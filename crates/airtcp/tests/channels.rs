@@ -388,7 +388,7 @@ fn fading_channel_reproduces_the_thesis_burst_lengths_analytically_and_simulated
             // The channel a scenario builds from `speed_kmh`, over 10^6 packets.
             let table = format!("kind = \"fading\"\nerror_rate = {pe}\nspeed_kmh = {v}");
             let spec: airtcp::scenario::ChannelSpec = toml::from_str(&table).unwrap();
-            let params = airtcp::scenario::validate::resolve_channel("channel", &spec).unwrap();
+            let params = spec.resolve("channel").unwrap();
             let mut c = Channel::new(&params, 1, &format!("fading {pe} {v}"));
             let (mut lost, mut bursts_seen, mut prev) = (0u64, 0u64, false);
             for i in 0..1_000_000u64 {

@@ -77,6 +77,95 @@
 
 use std::f64::consts::{SQRT_2, TAU};
 
+use super::{ChannelKind, ChannelParams, Effect, ModelParams, Transitions};
+use crate::spec::{err, positive, ScenarioError};
+use crate::time::SimDuration;
+
+/// `kind = "fading"`: the Rayleigh-fading two-state Markov channel (thesis §2.3.1 after Zorzi,
+/// Rao, Milstein), whose p and q follow from the average packet error rate and the normalized
+/// Doppler f_d·T, given directly (`fd_t`) or from a mobile speed.
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct FadingSpec {
+    /// Average packet error probability P_E.
+    error_rate: f64,
+    /// Normalized Doppler bandwidth f_d·T (instead of `speed_kmh`).
+    fd_t: Option<f64>,
+    /// Mobile speed (instead of `fd_t`).
+    speed_kmh: Option<f64>,
+    /// Carrier frequency for `speed_kmh`; default: the thesis's normalization (see docs).
+    carrier_hz: Option<f64>,
+    /// Packet time T for `speed_kmh`; default 4 ms (1000 B at 2 Mb/s, the thesis's).
+    packet_time: Option<SimDuration>,
+    #[serde(default)]
+    effect: Effect,
+}
+
+impl ChannelKind for FadingSpec {
+    fn resolve(&self, field: &str) -> Result<ChannelParams, ScenarioError> {
+        let f = self;
+        if !(f.error_rate > 0.0 && f.error_rate < 1.0) {
+            return err(format!("{field}.error_rate"), format!("{} is out of range (allowed: 0 < error_rate < 1)", f.error_rate));
+        }
+        let positive_number = |name: &str, x: f64| {
+            if x > 0.0 && x.is_finite() {
+                Ok(())
+            } else {
+                err(format!("{field}.{name}"), format!("{x} is out of range (allowed: > 0)"))
+            }
+        };
+        let carrier_hz = f.carrier_hz.unwrap_or(THESIS_EFFECTIVE_CARRIER_HZ);
+        let packet_time_ns = f.packet_time.map_or(THESIS_PACKET_TIME_NS, |t| t.as_nanos());
+        let fd_t = match (f.fd_t, f.speed_kmh) {
+            (Some(d), None) => {
+                positive_number("fd_t", d)?;
+                if f.carrier_hz.is_some() || f.packet_time.is_some() {
+                    return err(field, "carrier_hz and packet_time only apply with speed_kmh");
+                }
+                d
+            }
+            (None, Some(v)) => {
+                positive_number("speed_kmh", v)?;
+                if let Some(c) = f.carrier_hz {
+                    positive_number("carrier_hz", c)?;
+                }
+                if let Some(t) = f.packet_time {
+                    positive(format!("{field}.packet_time"), t)?;
+                }
+                doppler_fd_t(v, carrier_hz, packet_time_ns)
+            }
+            _ => return err(field, "give either fd_t or speed_kmh"),
+        };
+        // A speed (or f_d T) inside "> 0" can still be too small for floating point: 5e-324 km/h
+        // gives f_d T = 0, whose chain is undefined (NaN probabilities lost half the packets).
+        // The smallest normal f_d T is far below any physical fading (bursts of ~10^300 packets).
+        if fd_t.is_nan() || fd_t < f64::MIN_POSITIVE {
+            let (name, given, least) = match f.speed_kmh {
+                Some(v) => {
+                    let per_kmh = fd_t / v;
+                    let per_kmh = if per_kmh > 0.0 { per_kmh } else { doppler_fd_t(1.0, carrier_hz, packet_time_ns) };
+                    ("speed_kmh", v, f64::MIN_POSITIVE / per_kmh)
+                }
+                None => ("fd_t", fd_t, f64::MIN_POSITIVE),
+            };
+            return err(
+                format!("{field}.{name}"),
+                format!("{given:e} is out of range: its normalized Doppler bandwidth f_d T = {fd_t:e} is below floating point's smallest normal number (allowed: {name} >= {least:e})"),
+            );
+        }
+        // Thesis §2.3.1 [24]: error probability 0 in the good state, 1 in the bad one.
+        let (leave_good, leave_bad) = markov_complements(f.error_rate, fd_t);
+        if !(leave_good.is_finite() && leave_bad.is_finite()) {
+            return err(
+                field,
+                format!("error_rate = {} with f_d T = {fd_t:e} gives no fading chain (NaN transition probabilities)", f.error_rate),
+            );
+        }
+        let transitions = Transitions::PerPacket { p_stay_good: 1.0 - leave_good, q_stay_bad: 1.0 - leave_bad };
+        Ok(ChannelParams { model: ModelParams::GilbertElliott { transitions, error_good: 0.0, error_bad: 1.0 }, effect: f.effect })
+    }
+}
+
 /// Speed of light in vacuum (m/s, exact by SI definition): turns a carrier frequency into a wavelength
 /// for the Doppler shift `f_d = v/λ = v f_c / c` (thesis §2.3.1, footnote 4).
 pub(crate) const SPEED_OF_LIGHT_M_PER_S: f64 = 299_792_458.0;

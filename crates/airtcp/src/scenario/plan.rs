@@ -7,8 +7,7 @@
 
 use super::model::*;
 use crate::channel::ChannelParams;
-use crate::net::capacity::hsdpa::CellParams;
-use crate::net::capacity::Capacity;
+use crate::net::capacity::{Capacity, ResolvedCapacity};
 
 /// A scenario resolved once by [`super::validate::validate_and_load`], borrowing the flow entries
 /// of the scenario it was made from.
@@ -21,15 +20,13 @@ pub struct Plan<'s> {
     pub hsdpa_ues: u64,
 }
 
-/// A link entry's models, resolved: capacities (a trace's file already read), the HSDPA cell, and
-/// channels.
+/// A link entry's models, resolved: capacities (a trace's file already read, with the HSDPA cell
+/// when the forward capacity is one), and channels.
 pub struct LinkPlan {
     /// The forward direction's capacity (from `rate` or `capacity`).
-    pub capacity: Capacity,
+    pub(crate) capacity: ResolvedCapacity,
     /// The reverse direction's, when `reverse_capacity` gives one (else the forward one's copy).
-    pub reverse_capacity: Option<Capacity>,
-    /// The cell's parameters when the forward capacity is an HSDPA cell.
-    pub cell: Option<CellParams>,
+    pub(crate) reverse_capacity: Option<ResolvedCapacity>,
     /// The forward direction's channel.
     pub channel: ChannelParams,
     /// The reverse direction's channel.
@@ -83,7 +80,7 @@ impl Plan<'_> {
     pub(crate) fn trace_opportunities(&self) -> u64 {
         let mut seen = std::collections::HashSet::new();
         let mut n = 0;
-        for c in self.links.iter().flat_map(|l| std::iter::once(&l.capacity).chain(l.reverse_capacity.as_ref())) {
+        for c in self.links.iter().flat_map(|l| std::iter::once(&l.capacity).chain(l.reverse_capacity.as_ref()).map(|r| &r.capacity)) {
             if let Capacity::Trace(t) = c {
                 if seen.insert(t.offsets_id()) {
                     n += t.per_period();

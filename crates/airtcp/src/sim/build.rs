@@ -11,59 +11,33 @@ use crate::metrics::delay::OneWayDelays;
 use crate::metrics::energy::HostActivity;
 use crate::metrics::loss_verdicts::LossVerdicts;
 use crate::net::capacity::hsdpa::HsdpaCell;
-use crate::net::capacity::Capacity;
+use crate::net::capacity::{Capacity, ResolvedCapacity};
 use crate::net::link::Ring;
-use crate::net::queue::{Aqm, CwState, Queue, RedParams, RedState};
 use crate::net::{Link, LinkStats, PacketArena, RoutingTable};
 use crate::output::{FlowSeries, LinkSeries};
 use crate::scenario::plan::{FlowPlan, LinkPlan, Plan};
 use crate::scenario::validate::flow_instances;
-use crate::scenario::{
-    AqmRulesSpec, CapacitySpec, CwSpec, DropTailSpec, LinkSpec, OptionSizesSpec, PartialAckTimerSpec, QueueSpec, RedSpec, RtoRestartSpec,
-    Scenario, ScenarioError, TimeoutSsthreshSpec,
-};
+use crate::scenario::{LinkSpec, OptionSizesSpec, PartialAckTimerSpec, RtoRestartSpec, Scenario, ScenarioError, TimeoutSsthreshSpec};
 use crate::tcp::{Receiver, ReceiverConfig, Sender, SenderConfig};
 use crate::time::{DataRate, SimTime};
 
-fn make_queue(spec: &QueueSpec, small_pkt_tx_ns: u64) -> Queue {
-    match *spec {
-        QueueSpec::Droptail(DropTailSpec { limit_pkts }) => Queue::new(limit_pkts, Aqm::DropTail),
-        QueueSpec::Red(RedSpec { limit_pkts, min_th_pkts, max_th_pkts, weight, max_p, ecn, gentle, rules }) => {
-            let ns2_rules = rules == AqmRulesSpec::Ns2;
-            let p = RedParams { min_th: min_th_pkts, max_th: max_th_pkts, weight, max_p, ecn, gentle, small_pkt_tx_ns, ns2_rules };
-            Queue::new(limit_pkts, Aqm::Red(RedState::new(p)))
-        }
-        QueueSpec::Cw(CwSpec { limit_pkts, weight, threshold_pkts, drop_non_ect, rules }) => {
-            // TCP-Jersey §III-B: "setting the threshold at 1/3 of the link buffer capacity".
-            let th = threshold_pkts.unwrap_or(limit_pkts as f64 / 3.0);
-            let mut cw = CwState::new(weight, th, drop_non_ect);
-            cw.ns2_rules = rules == AqmRulesSpec::Ns2;
-            Queue::new(limit_pkts, Aqm::Cw(cw))
-        }
-    }
-}
-
-/// A trace capacity replayed from its start offset: `start_offset`, or with
-/// `random_start_offset` the trace time `random_start` holds, drawn (from the link's own stream
-/// `trace-offset:<from>-><to>` of `seed`) by the first of the link's directions that needs it, so
-/// a duplex link's two traces, recorded together, start at the same instant of the recording; each
-/// wraps at its own period. Other capacities are unchanged.
-fn with_trace_start(cap: Capacity, spec: Option<&CapacitySpec>, random_start: &mut Option<u64>, seed: u64, link: &LinkSpec) -> Capacity {
-    match (cap, spec) {
-        (Capacity::Trace(t), Some(CapacitySpec::Trace(ts))) => {
-            let offset_ns = if ts.random_start_offset {
-                // Whole milliseconds, uniform in [0, period): mahimahi's trace resolution.
-                let period_ms = t.period_ns() / 1_000_000;
-                *random_start.get_or_insert_with(|| {
-                    let mut stream = RngStream::new(seed, &format!("trace-offset:{}->{}", link.from, link.to));
-                    ((stream.uniform() * period_ms as f64) as u64).min(period_ms.saturating_sub(1)) * 1_000_000
-                })
-            } else {
-                ts.start_offset.map_or(0, |o| o.as_nanos())
-            };
+/// A trace capacity whose start is drawn per seed (`random_start_offset`), replayed from the trace
+/// time `random_start` holds, drawn (from the link's own stream `trace-offset:<from>-><to>` of
+/// `seed`) by the first of the link's directions that needs it, so a duplex link's two traces,
+/// recorded together, start at the same instant of the recording; each wraps at its own period.
+/// Other capacities (and traces with a fixed `start_offset`, applied when resolved) are unchanged.
+fn with_trace_start(r: ResolvedCapacity, random_start: &mut Option<u64>, seed: u64, link: &LinkSpec) -> Capacity {
+    match r.capacity {
+        Capacity::Trace(t) if r.random_start => {
+            // Whole milliseconds, uniform in [0, period): mahimahi's trace resolution.
+            let period_ms = t.period_ns() / 1_000_000;
+            let offset_ns = *random_start.get_or_insert_with(|| {
+                let mut stream = RngStream::new(seed, &format!("trace-offset:{}->{}", link.from, link.to));
+                ((stream.uniform() * period_ms as f64) as u64).min(period_ms.saturating_sub(1)) * 1_000_000
+            });
             Capacity::Trace(t.with_offset(offset_ns))
         }
-        (c, _) => c,
+        c => c,
     }
 }
 
@@ -92,17 +66,17 @@ impl Simulator {
         let packet_cap = (s.limits.max_memory.0.saturating_sub(up_front) / crate::net::packet::PACKET_BYTES) as usize;
         let Plan { links: link_plans, flows: flow_plans, .. } = plan;
         for (l, lp) in s.links.iter().zip(link_plans) {
-            let LinkPlan { capacity, reverse_capacity, cell, channel, reverse_channel } = lp;
-            if let Some(params) = cell {
+            let LinkPlan { mut capacity, reverse_capacity, channel, reverse_channel } = lp;
+            if let Some(params) = capacity.cell.take() {
                 cell_links.push((links.len(), params, &l.queue));
             }
             let (f, t) = (id(&l.from), id(&l.to));
             let mut random_start = None;
-            let capacity = with_trace_start(capacity, l.capacity.as_ref(), &mut random_start, seed, l);
+            let capacity = with_trace_start(capacity, &mut random_start, seed, l);
             let mut dirs = vec![];
             if l.duplex {
                 let rev_cap = match reverse_capacity {
-                    Some(c) => with_trace_start(c, l.reverse_capacity.as_ref(), &mut random_start, seed, l),
+                    Some(c) => with_trace_start(c, &mut random_start, seed, l),
                     None => capacity.clone(),
                 };
                 dirs.push((f, t, &l.queue, channel, capacity));
@@ -119,7 +93,7 @@ impl Simulator {
                     rate: capacity.mean_rate(),
                     capacity,
                     delay_ns: l.delay.as_nanos(),
-                    queue: make_queue(q, small),
+                    queue: q.build(small),
                     channel: Channel::new(&c, seed, &format!("channel:{name}")),
                     arq: l.link_retransmission.then_some(crate::net::arq::LinkArq {
                         max_retries: l.link_retransmission_max,
@@ -148,7 +122,7 @@ impl Simulator {
         }
         let cells = cell_links
             .into_iter()
-            .map(|(li, params, q)| CellHop { link: li, cell: HsdpaCell::new(params, make_queue(q, 0), seed, &links[li].name) })
+            .map(|(li, params, q)| CellHop { link: li, cell: HsdpaCell::new(params, q.build(0), seed, &links[li].name) })
             .collect::<Vec<_>>();
         let mut cell_of_link = vec![None; links.len()];
         for (ci, c) in cells.iter().enumerate() {

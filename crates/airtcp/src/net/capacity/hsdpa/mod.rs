@@ -30,6 +30,9 @@ pub mod geometry;
 pub mod harq;
 pub mod rlc;
 pub mod scheduler;
+mod spec;
+
+pub(crate) use spec::HsdpaSpec;
 
 use crate::engine::RngStream;
 use crate::net::queue::{Admission, Queue};
@@ -73,38 +76,6 @@ pub struct CellParams {
 }
 
 impl CellParams {
-    /// The parameters of a validated `kind = "hsdpa"` table.
-    pub fn from_spec(h: &crate::scenario::HsdpaSpec) -> Self {
-        CellParams {
-            tti_ns: TTI_NS,
-            discipline: h.scheduler,
-            pf_tc_tti: h.pf_tc_tti as f64,
-            codes: h.codes as u8,
-            max_ues_per_tti: h.max_ues_per_tti,
-            hsdsch_power_fraction: h.hsdsch_power_fraction,
-            cqi_delay_tti: h.cqi_delay_tti as u64,
-            harq_processes: h.harq_processes as usize,
-            harq_rtt_tti: h.harq_rtt_tti as u64,
-            harq_max_tx: h.harq_max_tx as u8,
-            ir_gain_db: h.ir_gain_db,
-            bler_waterfall_db: h.bler_waterfall_db,
-            am_pdu_bytes: h.rlc_pdu_bytes,
-            am_header_bytes: h.rlc_header_bytes,
-            um_pdu_bytes: h.rlc_um_pdu_bytes,
-            um_header_bytes: h.rlc_um_header_bytes,
-            rohc_header_bytes: h.rohc_header_bytes,
-            sdu_discard_ns: h.sdu_discard.as_nanos(),
-            rlc_retx_delay_ns: h.rlc_retx_delay.as_nanos(),
-            carrier_hz: h.carrier_hz,
-            drop: DropParams { site_distance_m: h.site_distance_m, shadowing_std_db: h.shadowing_std_db, ..DropParams::default() },
-            ues: h
-                .ues
-                .iter()
-                .map(|u| (u.flow.clone(), u.geometry_db, u.channel_model.as_deref().and_then(fading::model_by_name)))
-                .collect(),
-        }
-    }
-
     /// The rate of the table's best row (CQI 30), for the link's nominal rate.
     pub fn peak_bps(&self) -> u64 {
         cqi::entry(cqi::CQI_MAX).tbs_bits as u64 * crate::time::NS_PER_S / self.tti_ns
