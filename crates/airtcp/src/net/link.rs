@@ -125,6 +125,43 @@ pub struct PendingTx {
 }
 
 impl Link {
+    /// An idle, empty link direction from `from` to `to`: its transmitter serves packets as
+    /// `capacity` says (its mean rate is the link's nominal `rate`), `queue` admits them, `channel`
+    /// decides their fate, `arq` (if any) repairs TCP data frames. The queue's random decisions
+    /// draw from the stream `queue:<name>` of `seed`.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn new(
+        name: String,
+        from: NodeId,
+        to: NodeId,
+        capacity: Capacity,
+        delay_ns: u64,
+        queue: Queue,
+        channel: Channel,
+        arq: Option<super::arq::LinkArq>,
+        seed: u64,
+    ) -> Self {
+        Link {
+            from,
+            to,
+            rate: capacity.mean_rate(),
+            capacity,
+            delay_ns,
+            queue,
+            channel,
+            arq,
+            queue_rng: RngStream::new(seed, &format!("queue:{name}")),
+            busy_until: 0,
+            pending: Ring::new(),
+            pending_done: 0,
+            drops_ahead: Ring::new(),
+            in_flight: Ring::new(),
+            attempts: Ring::new(),
+            stats: LinkStats::default(),
+            name,
+        }
+    }
+
     /// Forgets packets whose serialization finished by `now`, the simulator's clock.
     #[inline]
     pub fn purge(&mut self, now: u64) {

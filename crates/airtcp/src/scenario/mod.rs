@@ -1,6 +1,7 @@
 //! Scenario files: the serde model ([`model`]), parsing with field paths in errors, and the
 //! semantic checks ([`validate`]) that a type cannot express (ranges, references, routes).
 
+mod limits;
 pub mod model;
 pub mod overrides;
 pub mod plan;

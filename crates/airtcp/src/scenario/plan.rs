@@ -3,7 +3,8 @@
 //! may give (a link's `rate` or `capacity`, a Gilbert–Elliott channel per packet or in continuous
 //! time, a fading channel by `fd_t` or by speed, a window policy's name and parameters) is settled
 //! here into the one typed value the engine runs, so building cannot meet a case it would have to
-//! trust validation about.
+//! trust validation about: names are node indices, models are resolved parameters, and the builder
+//! reads nothing by name.
 
 use super::model::*;
 use crate::channel::ChannelParams;
@@ -16,6 +17,8 @@ pub struct Plan<'s> {
     pub links: Vec<LinkPlan>,
     /// Per `flows` entry, in order.
     pub flows: Vec<FlowPlan<'s>>,
+    /// Per `flows` entry: its `src` and `dst` nodes (indices into `nodes`).
+    pub(crate) flow_ends: Vec<(u32, u32)>,
     /// At most how many UEs the HSDPA cells make (for the memory estimate).
     pub hsdpa_ues: u64,
 }
@@ -23,6 +26,9 @@ pub struct Plan<'s> {
 /// A link entry's models, resolved: capacities (a trace's file already read, with the HSDPA cell
 /// when the forward capacity is one), and channels.
 pub struct LinkPlan {
+    /// The `from` and `to` nodes (indices into `nodes`).
+    pub(crate) from: u32,
+    pub(crate) to: u32,
     /// The forward direction's capacity (from `rate` or `capacity`).
     pub(crate) capacity: ResolvedCapacity,
     /// The reverse direction's, when `reverse_capacity` gives one (else the forward one's copy).
@@ -55,6 +61,9 @@ pub struct TcpPlan {
     pub recovery: &'static crate::tcp::recovery::Strategy,
     /// The estimates the policy declares beyond its first (each a time-series column).
     pub extra_estimates: Vec<&'static str>,
+    /// The instance validation built to read what the policy declares: the entry's first flow
+    /// takes it (a policy is built once per flow, never once more to be asked).
+    pub(crate) first_cc: Option<Box<dyn crate::cc::CongestionControl>>,
 }
 
 impl Plan<'_> {

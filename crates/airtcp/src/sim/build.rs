@@ -12,8 +12,7 @@ use crate::metrics::energy::HostActivity;
 use crate::metrics::loss_verdicts::LossVerdicts;
 use crate::net::capacity::hsdpa::HsdpaCell;
 use crate::net::capacity::{Capacity, ResolvedCapacity};
-use crate::net::link::Ring;
-use crate::net::{Link, LinkStats, PacketArena, RoutingTable};
+use crate::net::{Link, PacketArena, RoutingTable};
 use crate::output::{FlowSeries, LinkSeries};
 use crate::scenario::plan::{FlowPlan, LinkPlan, Plan};
 use crate::scenario::validate::flow_instances;
@@ -55,22 +54,18 @@ impl Simulator {
     /// Builds the network of a scenario (validating it) for the given seed.
     pub fn build(s: &Scenario, seed: u64) -> Result<Self, ScenarioError> {
         let plan = crate::scenario::validate::validate_and_load(s)?;
-        // A map, not a scan: 10⁵ flows on a 10⁴-node topology would take 10⁹ comparisons.
-        let ids: std::collections::HashMap<&str, u32> = s.nodes.iter().enumerate().map(|(i, n)| (n.as_str(), i as u32)).collect();
-        let id = |n: &str| ids[n];
         let mut links = Vec::new();
         let mut cell_links = Vec::new();
         // What the memory limit leaves for packets once the up-front estimate is taken.
         let one_way = s.links.iter().map(|l| if l.duplex { 2 } else { 1 }).sum();
         let up_front = crate::scenario::validate::memory_estimate(s, one_way, &plan).total;
         let packet_cap = (s.limits.max_memory.0.saturating_sub(up_front) / crate::net::packet::PACKET_BYTES) as usize;
-        let Plan { links: link_plans, flows: flow_plans, .. } = plan;
+        let Plan { links: link_plans, flows: mut flow_plans, flow_ends, .. } = plan;
         for (l, lp) in s.links.iter().zip(link_plans) {
-            let LinkPlan { mut capacity, reverse_capacity, channel, reverse_channel } = lp;
+            let LinkPlan { from: f, to: t, mut capacity, reverse_capacity, channel, reverse_channel } = lp;
             if let Some(params) = capacity.cell.take() {
                 cell_links.push((links.len(), params, &l.queue));
             }
-            let (f, t) = (id(&l.from), id(&l.to));
             let mut random_start = None;
             let capacity = with_trace_start(capacity, &mut random_start, seed, l);
             let mut dirs = vec![];
@@ -87,37 +82,21 @@ impl Simulator {
             for (a, b, q, c, capacity) in dirs {
                 let name = format!("{}->{}", s.nodes[a as usize], s.nodes[b as usize]);
                 let small = capacity.mean_rate().tx_time_ns(RED_SMALL_PACKET_BYTES);
-                links.push(Link {
-                    from: a,
-                    to: b,
-                    rate: capacity.mean_rate(),
-                    capacity,
-                    delay_ns: l.delay.as_nanos(),
-                    queue: q.build(small),
-                    channel: Channel::new(&c, seed, &format!("channel:{name}")),
-                    arq: l.link_retransmission.then_some(crate::net::arq::LinkArq {
-                        max_retries: l.link_retransmission_max,
-                        timeout_ns: l.link_retransmission_timeout.as_nanos(),
-                    }),
-                    queue_rng: RngStream::new(seed, &format!("queue:{name}")),
-                    busy_until: 0,
-                    pending: Ring::new(),
-                    pending_done: 0,
-                    drops_ahead: Ring::new(),
-                    in_flight: Ring::new(),
-                    attempts: Ring::new(),
-                    stats: LinkStats::default(),
-                    name,
+                let arq = l.link_retransmission.then_some(crate::net::arq::LinkArq {
+                    max_retries: l.link_retransmission_max,
+                    timeout_ns: l.link_retransmission_timeout.as_nanos(),
                 });
+                let channel = Channel::new(&c, seed, &format!("channel:{name}"));
+                links.push(Link::new(name, a, b, capacity, l.delay.as_nanos(), q.build(small), channel, arq, seed));
             }
         }
         let pairs: Vec<_> = links.iter().map(|l| (l.from, l.to)).collect();
         let routes = RoutingTable::build(s.nodes.len(), &pairs);
         let end = s.duration.as_nanos();
         let mut flows = Vec::new();
-        for (i, (f, fp)) in s.flows.iter().zip(&flow_plans).enumerate() {
+        for (i, ((f, fp), ends)) in s.flows.iter().zip(&mut flow_plans).zip(flow_ends).enumerate() {
             for inst in flow_instances(f, i) {
-                flows.push(Self::build_flow(fp, inst, seed, &id));
+                flows.push(Self::build_flow(fp, inst, ends, seed));
             }
         }
         let cells = cell_links
@@ -180,9 +159,9 @@ impl Simulator {
     }
 
     /// One flow of a resolved scenario entry (a TCP group entry yields several).
-    pub(super) fn build_flow(f: &FlowPlan, inst: crate::scenario::validate::FlowInstance, seed: u64, id: &dyn Fn(&str) -> u32) -> Flow {
+    fn build_flow(f: &mut FlowPlan, inst: crate::scenario::validate::FlowInstance, (src, dst): (u32, u32), seed: u64) -> Flow {
         let name = inst.name;
-        let ends = |src: &str, dst: &str| if inst.reversed { (id(dst), id(src)) } else { (id(src), id(dst)) };
+        let (a, b) = if inst.reversed { (dst, src) } else { (src, dst) };
         let udp = |source: UdpSource| {
             FlowKind::Udp(Box::new(UdpFlow {
                 source,
@@ -204,7 +183,7 @@ impl Simulator {
             FlowPlan::Tcp(t, plan) => {
                 let mss = t.mss_bytes as u64;
                 let rwnd = t.rwnd_pkts as u64 * mss;
-                let (cc, needs) = ((plan.cc)(), plan.needs);
+                let (cc, needs) = (plan.first_cc.take().unwrap_or_else(|| (plan.cc)()), plan.needs);
                 let cfg = SenderConfig {
                     mss: t.mss_bytes,
                     rwnd_bytes: rwnd,
@@ -244,7 +223,6 @@ impl Simulator {
                     mss: t.mss_bytes,
                     caiad: needs.caiad_receiver,
                 };
-                let (a, b) = ends(&t.src, &t.dst);
                 let kind = FlowKind::Tcp(Box::new(TcpFlow {
                     sender: Sender::new(cfg, cc, rec),
                     receiver: Receiver::new(rcfg),
@@ -273,7 +251,6 @@ impl Simulator {
                     Some(r) => vec![(start, r.bps())],
                     None => c.schedule.iter().map(|st| (st.at.as_nanos(), st.rate.bps())).collect(),
                 };
-                let (a, b) = ends(&c.src, &c.dst);
                 (a, b, start, c.stop, udp(UdpSource::Cbr(CbrSource::new(c.packet_bytes, steps, start, stop))))
             }
             FlowPlan::OnOff(o) => {
@@ -281,7 +258,6 @@ impl Simulator {
                 let end = o.stop.map_or(SimTime::MAX, |x| x.as_nanos());
                 let mut rng = RngStream::new(seed, &format!("app:{name}"));
                 let src = OnOffSource::new(onoff(o.rate, o.packet_bytes, o.mean_on, o.mean_off), start, end, &mut rng);
-                let (a, b) = ends(&o.src, &o.dst);
                 (a, b, start, o.stop, udp(UdpSource::OnOff(src, rng)))
             }
             FlowPlan::Voip(v) => {
@@ -296,7 +272,6 @@ impl Simulator {
                     stop,
                     RngStream::new(seed, &format!("app:{name}")),
                 );
-                let (a, b) = ends(&v.src, &v.dst);
                 (a, b, start, v.stop, udp(UdpSource::Voip(pool)))
             }
         };
