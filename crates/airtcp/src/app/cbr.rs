@@ -25,7 +25,7 @@ impl CbrSource {
     }
 
     /// Rate in force at `t` (0 when off).
-    pub fn rate_at(&self, t: SimTime) -> u64 {
+    pub(crate) fn rate_at(&self, t: SimTime) -> u64 {
         if t >= self.stop || t < self.start {
             return 0;
         }
@@ -33,18 +33,18 @@ impl CbrSource {
     }
 
     /// Next rate change strictly after `t`.
-    pub fn next_change_after(&self, t: SimTime) -> Option<SimTime> {
+    pub(crate) fn next_change_after(&self, t: SimTime) -> Option<SimTime> {
         self.steps.iter().map(|&(at, _)| at).chain([self.start, self.stop]).filter(|&at| at > t).min()
     }
 
     /// Gap between packets at `rate` bit/s, in ns (rounded to nearest).
-    pub fn interval_ns(&self, rate: u64) -> u64 {
+    pub(crate) fn interval_ns(&self, rate: u64) -> u64 {
         let bits = self.packet_bytes as u128 * 8 * NS_PER_S as u128;
         ((bits + rate as u128 / 2) / rate as u128) as u64
     }
 
     /// Given a send at `t`, when the next packet (or rate change) is due.
-    pub fn next_tick(&self, t: SimTime) -> Option<SimTime> {
+    pub(crate) fn next_tick(&self, t: SimTime) -> Option<SimTime> {
         let rate = self.rate_at(t);
         let change = self.next_change_after(t);
         if rate == 0 {

@@ -8,15 +8,16 @@ pub mod onoff;
 pub mod voip;
 
 pub use cbr::CbrSource;
-pub use onoff::{OnOffParams, OnOffSource};
-pub use voip::{erlang_b, VoipPool};
+pub(crate) use onoff::{OnOffParams, OnOffSource};
+pub use voip::erlang_b;
+pub(crate) use voip::VoipPool;
 
 use crate::engine::RngStream;
 use crate::time::SimTime;
 
 /// A UDP application (enum-dispatched).
 #[derive(Debug, Clone)]
-pub enum UdpSource {
+pub(crate) enum UdpSource {
     /// Constant bit rate on a schedule.
     Cbr(CbrSource),
     /// One exponential on/off talker for the whole flow (e.g. an AMR voice user).
@@ -36,7 +37,7 @@ impl UdpSource {
     }
 
     /// Handles what is due at `now`: the datagrams to send now and when to wake next.
-    pub fn wake(&mut self, now: SimTime) -> (u32, Option<SimTime>) {
+    pub(crate) fn wake(&mut self, now: SimTime) -> (u32, Option<SimTime>) {
         match self {
             UdpSource::Cbr(c) => ((c.rate_at(now) > 0) as u32, c.next_tick(now)),
             UdpSource::OnOff(s, rng) => {
@@ -52,7 +53,7 @@ impl UdpSource {
     }
 
     /// Short name for summaries: "cbr", "onoff" or "voip".
-    pub fn kind_name(&self) -> &'static str {
+    pub(crate) fn kind_name(&self) -> &'static str {
         match self {
             UdpSource::Cbr(_) => "cbr",
             UdpSource::OnOff(..) => "onoff",

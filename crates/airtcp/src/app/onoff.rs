@@ -14,7 +14,7 @@ use crate::time::{SimTime, NS_PER_S};
 
 /// Parameters shared by every call of a source.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct OnOffParams {
+pub(crate) struct OnOffParams {
     /// Rate while on, counting UDP payload bytes (as ns-2's Exponential traffic `rate_`).
     pub rate_bps: u64,
     /// UDP payload bytes per datagram.
@@ -27,20 +27,20 @@ pub struct OnOffParams {
 
 impl OnOffParams {
     /// Frame interval: one datagram's payload at the on-rate, rounded to the nanosecond.
-    pub fn interval_ns(&self) -> u64 {
+    pub(crate) fn interval_ns(&self) -> u64 {
         let bits = self.packet_bytes as u128 * 8 * NS_PER_S as u128;
         ((bits + self.rate_bps as u128 / 2) / self.rate_bps as u128).max(1) as u64
     }
 
     /// Long-run fraction of time on.
-    pub fn activity(&self) -> f64 {
+    pub(crate) fn activity(&self) -> f64 {
         self.mean_on_ns / (self.mean_on_ns + self.mean_off_ns)
     }
 }
 
 /// One talker (one call): its on/off state, its frame clock and the call's end.
 #[derive(Debug, Clone)]
-pub struct OnOffSource {
+pub(crate) struct OnOffSource {
     pub params: OnOffParams,
     interval_ns: u64,
     on: bool,
@@ -74,7 +74,7 @@ impl OnOffSource {
 
     /// When this source next needs waking: its next switch, its next frame while on, or the
     /// call's end (a permanent source has `end = SimTime::MAX`).
-    pub fn next_wake(&self) -> SimTime {
+    pub(crate) fn next_wake(&self) -> SimTime {
         let t = self.switch_at.min(self.end);
         if self.on {
             t.min(self.next_frame)
@@ -85,7 +85,7 @@ impl OnOffSource {
 
     /// Handles what is due at `now`; returns the datagrams to send now. A frame is sent when the
     /// talker is on at its instant (spurts are half-open intervals [start, end)).
-    pub fn wake(&mut self, now: SimTime, rng: &mut RngStream) -> u32 {
+    pub(crate) fn wake(&mut self, now: SimTime, rng: &mut RngStream) -> u32 {
         if now >= self.end {
             return 0;
         }

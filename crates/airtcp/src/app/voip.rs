@@ -28,7 +28,7 @@ pub fn erlang_b(servers: u32, load: f64) -> f64 {
 
 /// A pool of `sources` talkers and the call process that keeps them busy.
 #[derive(Debug, Clone)]
-pub struct VoipPool {
+pub(crate) struct VoipPool {
     pub params: OnOffParams,
     pub mean_interarrival_ns: f64,
     pub mean_holding_ns: f64,
@@ -67,13 +67,13 @@ impl VoipPool {
     }
 
     /// When the pool next needs waking (`None` after `stop`).
-    pub fn next_wake(&self) -> Option<SimTime> {
+    pub(crate) fn next_wake(&self) -> Option<SimTime> {
         let t = self.calls.iter().flatten().map(|c| c.next_wake()).fold(self.next_arrival, SimTime::min);
         (t < self.stop).then_some(t)
     }
 
     /// Handles everything due at `now`; returns the datagrams to send now.
-    pub fn wake(&mut self, now: SimTime) -> u32 {
+    pub(crate) fn wake(&mut self, now: SimTime) -> u32 {
         if now >= self.stop {
             return 0;
         }

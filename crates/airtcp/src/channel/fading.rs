@@ -172,7 +172,7 @@ pub(crate) const SPEED_OF_LIGHT_M_PER_S: f64 = 299_792_458.0;
 
 /// The thesis's packet time `T = t_tcp`: one 1000-byte segment at 2 Mb/s (thesis §2.3.2.4) is 4 ms.
 /// Integer nanoseconds, like every simulator time.
-pub const THESIS_PACKET_TIME_NS: u64 = 4_000_000;
+pub(crate) const THESIS_PACKET_TIME_NS: u64 = 4_000_000;
 
 /// The carrier that, with speeds read in m/s, reproduces the thesis's burst table: 900 MHz
 /// (λ = 1/3 m). Kept for the record; use [`THESIS_EFFECTIVE_CARRIER_HZ`] with speeds in km/h.
@@ -181,7 +181,7 @@ pub(crate) const THESIS_NOMINAL_CARRIER_HZ: f64 = 900.0e6;
 /// The carrier that reproduces the thesis's burst table (all ten entries within 0.83%) when the
 /// speed is given in km/h to [`doppler_fd_t`]: 3.6 × 900 MHz = 3.24 GHz, because the thesis's
 /// "km/h" behave as m/s (see the module doc for the derivation and why no physical km/h fit exists).
-pub const THESIS_EFFECTIVE_CARRIER_HZ: f64 = 3.6 * THESIS_NOMINAL_CARRIER_HZ;
+pub(crate) const THESIS_EFFECTIVE_CARRIER_HZ: f64 = 3.6 * THESIS_NOMINAL_CARRIER_HZ;
 
 /// Above this `x` (`a·b` in [`marcum_q1`], `ρθ²` in the chain) the Bessel series (cost ~12·√x terms,
 /// under a millisecond here) gives way to asymptotic forms: for `Q1` accurate to ~1e-12 at the switch,
@@ -196,7 +196,7 @@ const MAX_TERMS: usize = 1 << 23;
 /// fn. 4: `f_d = v/λ`, so `f_d T = (v/3.6) · f_c / c · T`). Physically exact; for the thesis's own
 /// normalization pass [`THESIS_EFFECTIVE_CARRIER_HZ`] and [`THESIS_PACKET_TIME_NS`] (or call
 /// [`thesis_fd_t`]).
-pub fn doppler_fd_t(speed_kmh: f64, carrier_hz: f64, packet_time_ns: u64) -> f64 {
+pub(crate) fn doppler_fd_t(speed_kmh: f64, carrier_hz: f64, packet_time_ns: u64) -> f64 {
     let speed_m_per_s = speed_kmh / 3.6;
     let doppler_hz = speed_m_per_s * carrier_hz / SPEED_OF_LIGHT_M_PER_S;
     doppler_hz * (packet_time_ns as f64 * 1e-9)
@@ -232,7 +232,7 @@ pub fn markov_params(pe: f64, fd_t: f64) -> (f64, f64) {
 /// `(1 - p, 1 - q)` of the fading chain, computed directly so that neither is lost to rounding when
 /// `p` or `q` is close to 1 (they are the per-packet probabilities of leaving the good and bad states,
 /// which is what a channel needs to draw). Same inputs and ranges as [`markov_params`].
-pub fn markov_complements(pe: f64, fd_t: f64) -> (f64, f64) {
+pub(crate) fn markov_complements(pe: f64, fd_t: f64) -> (f64, f64) {
     let valid = pe > 0.0 && pe < 1.0 && fd_t > 0.0;
     if !valid {
         return (f64::NAN, f64::NAN);

@@ -92,7 +92,7 @@ pub enum Transitions {
 
 impl Transitions {
     /// Long-run fraction of packets (per packet) or of time (continuous) spent in the bad state.
-    pub fn stationary_bad(&self) -> f64 {
+    pub(crate) fn stationary_bad(&self) -> f64 {
         match *self {
             // π_B = (1-p) / ((1-p) + (1-q)).
             Transitions::PerPacket { p_stay_good, q_stay_bad } => {

@@ -160,7 +160,7 @@ pub struct Channel {
 
 impl Channel {
     /// A lossless channel.
-    pub const PERFECT: Channel = Channel { model: ErrorModel::Perfect, effect: Effect::Loss, header_rng: None };
+    pub(crate) const PERFECT: Channel = Channel { model: ErrorModel::Perfect, effect: Effect::Loss, header_rng: None };
 
     /// Decides the fate of the next packet, of `size_bytes` of which `header_bytes` are headers,
     /// whose serialization starts at `start_ns` (non-decreasing across calls on one channel).
@@ -220,7 +220,7 @@ pub enum ModelParams {
 
 impl ChannelParams {
     /// A lossless channel (`kind = "none"`).
-    pub const PERFECT: ChannelParams = ChannelParams { model: ModelParams::Perfect, effect: Effect::Loss };
+    pub(crate) const PERFECT: ChannelParams = ChannelParams { model: ModelParams::Perfect, effect: Effect::Loss };
 }
 
 impl Channel {

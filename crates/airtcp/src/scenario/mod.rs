@@ -68,7 +68,7 @@ mod tests {
         assert_eq!(plain.to_string(), plain.message);
         let text =
             "duration = \"1s\"\nnodes = [\"a\\nb\"]\n[[links]]\nfrom = \"x\\ny\"\nto = \"a\\nb\"\nrate = \"1Mbps\"\ndelay = \"1ms\"\n";
-        let shown = crate::validate_toml(text).unwrap_err().to_string();
+        let shown = crate::run(text, &crate::RunOptions { check_only: true, ..Default::default() }).map(|_| ()).unwrap_err().to_string();
         assert_eq!(shown.lines().count(), 1, "{shown}");
         assert!(shown.contains("'x\\ny'"), "{shown}");
     }

@@ -69,7 +69,7 @@ pub struct TcpPlan {
 impl Plan<'_> {
     /// Distinct names of the estimates beyond the first that the scenario's policies declare: the
     /// extra columns of the flow time series.
-    pub fn extra_estimate_columns(&self) -> u64 {
+    pub(crate) fn extra_estimate_columns(&self) -> u64 {
         let mut names: Vec<&str> = self
             .flows
             .iter()

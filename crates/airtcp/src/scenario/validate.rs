@@ -34,7 +34,7 @@ pub fn flow_name(f: &FlowSpec, i: usize) -> String {
 
 /// One flow a scenario entry stands for (a TCP entry with `count`/`direction` stands for many).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FlowInstance {
+pub(crate) struct FlowInstance {
     /// As reported: the entry's name, or `"<name>.<k>"` / `"<name>.rev<k>"` inside a group.
     pub name: String,
     /// Runs dst → src.
@@ -44,7 +44,7 @@ pub struct FlowInstance {
 }
 
 /// The flows entry `i` stands for, in order (forward ones first).
-pub fn flow_instances(f: &FlowSpec, i: usize) -> Vec<FlowInstance> {
+pub(crate) fn flow_instances(f: &FlowSpec, i: usize) -> Vec<FlowInstance> {
     let base = flow_name(f, i);
     let FlowSpec::Tcp(t) = f else {
         return vec![FlowInstance { name: base, reversed: false, start_offset_ns: 0 }];

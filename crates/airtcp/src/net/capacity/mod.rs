@@ -142,7 +142,7 @@ impl Capacity {
     }
 
     /// Long-run mean rate (the nominal rate of a constant link), for summaries and RED's idle rule.
-    pub fn mean_rate(&self) -> DataRate {
+    pub(crate) fn mean_rate(&self) -> DataRate {
         match self {
             Capacity::Constant(r) => *r,
             Capacity::Schedule(s) => DataRate(s.mean_bps()),

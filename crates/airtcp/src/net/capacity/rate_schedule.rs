@@ -94,7 +94,7 @@ impl RateSchedule {
     }
 
     /// Rate at `t` ns and the time of the next change after `t` (`None` when constant from `t` on).
-    pub fn rate_at(&self, t: u64) -> (u64, Option<u64>) {
+    pub(crate) fn rate_at(&self, t: u64) -> (u64, Option<u64>) {
         let (base, off) = match self.period_ns {
             Some(p) => (t - t % p, t % p),
             None => (0, t),
@@ -108,7 +108,7 @@ impl RateSchedule {
     }
 
     /// Time-average rate in b/s (over one period; the last step's rate without repetition).
-    pub fn mean_bps(&self) -> u64 {
+    pub(crate) fn mean_bps(&self) -> u64 {
         match self.period_ns {
             None => self.steps.last().map_or(0, |s| s.1),
             Some(p) => {

@@ -233,7 +233,7 @@ impl Opportunities {
 
 /// Parses mahimahi trace text (one non-negative integer millisecond per line, non-decreasing,
 /// last one > 0; blank lines ignored). Errors name the 1-based line.
-pub fn parse_mahimahi(text: &str) -> Result<Opportunities, String> {
+pub(crate) fn parse_mahimahi(text: &str) -> Result<Opportunities, String> {
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let l = line.trim();
@@ -274,19 +274,19 @@ impl TraceCapacity {
 
     /// The same trace replayed from `offset_ns` into it (simulated time t is trace time
     /// t + offset); validated to be below the period, taken modulo the period here.
-    pub fn with_offset(mut self, offset_ns: u64) -> Self {
+    pub(crate) fn with_offset(mut self, offset_ns: u64) -> Self {
         self.offset_ns = offset_ns % self.period_ns;
         self
     }
 
     /// The same trace (sharing its opportunities) with `opportunity_bytes` per opportunity, from
     /// its start.
-    pub fn with_opportunity_bytes(&self, opportunity_bytes: u32) -> Self {
+    pub(crate) fn with_opportunity_bytes(&self, opportunity_bytes: u32) -> Self {
         TraceCapacity { opportunity_bytes, left_bytes: opportunity_bytes, offset_ns: 0, next_free: 0, ..self.clone() }
     }
 
     /// Identifies the opportunities held in memory: equal for traces that share them.
-    pub fn offsets_id(&self) -> usize {
+    pub(crate) fn offsets_id(&self) -> usize {
         self.offsets_ns.as_ptr() as usize
     }
 
@@ -296,7 +296,7 @@ impl TraceCapacity {
     }
 
     /// The trace's period (its last timestamp), ns.
-    pub fn period_ns(&self) -> u64 {
+    pub(crate) fn period_ns(&self) -> u64 {
         self.period_ns
     }
 
@@ -306,19 +306,19 @@ impl TraceCapacity {
     }
 
     /// Mean capacity in b/s.
-    pub fn mean_bps(&self) -> u64 {
+    pub(crate) fn mean_bps(&self) -> u64 {
         (self.per_period() as u128 * self.opportunity_bytes as u128 * 8 * 1_000_000_000 / self.period_ns as u128) as u64
     }
 
     /// Trace time of opportunity `k` (global index); simulated time is this minus the offset.
     #[inline]
-    pub fn time_of(&self, k: u64) -> u64 {
+    pub(crate) fn time_of(&self, k: u64) -> u64 {
         let n = self.per_period();
         (k / n) * self.period_ns + self.offsets_ns[(k % n) as usize]
     }
 
     /// Index of the first opportunity at or after trace time `t`.
-    pub fn first_at_or_after(&self, t: u64) -> u64 {
+    pub(crate) fn first_at_or_after(&self, t: u64) -> u64 {
         let n = self.per_period();
         let cycle = t / self.period_ns;
         let off = t % self.period_ns;

@@ -94,7 +94,7 @@ impl CwState {
     }
 
     /// Admission of an arrival that finds `q` packets waiting.
-    pub fn admit(&mut self, q: u32, limit: u32, ecn: Ecn) -> Admission {
+    pub(crate) fn admit(&mut self, q: u32, limit: u32, ecn: Ecn) -> Admission {
         self.avg = (1.0 - self.weight) * self.avg + self.weight * q as f64;
         if q >= limit {
             return Admission::OverflowDrop;

@@ -29,7 +29,7 @@ impl QueueKind for DropTailSpec {
 
 /// An arrival finding `q` packets waiting is dropped when `q >= limit`.
 #[inline]
-pub fn admit(q: u32, limit: u32) -> Admission {
+pub(crate) fn admit(q: u32, limit: u32) -> Admission {
     if q >= limit {
         Admission::OverflowDrop
     } else {

@@ -32,8 +32,12 @@ pub(crate) trait QueueKind: std::fmt::Debug + Send + Sync {
 
 /// Every queue kind a scenario may name, in the order error messages list them. Adding a queue is
 /// one file in this folder and one line here.
-pub(crate) const REGISTRY: &[Entry<dyn QueueKind>] =
-    &[kind::<droptail::DropTailSpec>("droptail"), kind::<red::RedSpec>("red"), kind::<cw::CwSpec>("cw")];
+#[rustfmt::skip]
+pub(crate) const REGISTRY: &[Entry<dyn QueueKind>] = &[
+    kind::<droptail::DropTailSpec>("droptail"),
+    kind::<red::RedSpec>("red"),
+    kind::<cw::CwSpec>("cw"),
+];
 
 /// The registry line of the queue kind whose table deserializes into `T`.
 const fn kind<T: serde::de::DeserializeOwned + QueueKind + 'static>(name: &'static str) -> Entry<dyn QueueKind> {
@@ -158,7 +162,7 @@ impl Queue {
     /// `idle_since` is when the transmitter went idle, if it is idle with nothing waiting (RED's
     /// idle-period rule needs it).
     #[inline]
-    pub fn admit(&mut self, now: SimTime, q: u32, idle_since: Option<SimTime>, ecn: Ecn, rng: &mut RngStream) -> Admission {
+    pub(crate) fn admit(&mut self, now: SimTime, q: u32, idle_since: Option<SimTime>, ecn: Ecn, rng: &mut RngStream) -> Admission {
         match &mut self.aqm {
             Aqm::DropTail => droptail::admit(q, self.limit_pkts),
             Aqm::Red(st) => st.admit(now, q, idle_since, self.limit_pkts, ecn, rng),
@@ -168,7 +172,7 @@ impl Queue {
     }
 
     /// The EWMA average queue (RED, CW) or the instantaneous length `q` (DropTail).
-    pub fn avg_pkts(&self, q: u32) -> f64 {
+    pub(crate) fn avg_pkts(&self, q: u32) -> f64 {
         match &self.aqm {
             Aqm::DropTail => q as f64,
             Aqm::Red(st) => st.avg,
@@ -178,7 +182,7 @@ impl Queue {
     }
 
     /// Short name for reports.
-    pub fn kind_name(&self) -> &'static str {
+    pub(crate) fn kind_name(&self) -> &'static str {
         match &self.aqm {
             Aqm::DropTail => "droptail",
             Aqm::Red(_) => "red",

@@ -127,7 +127,7 @@ impl RedState {
     }
 
     /// p_b for the current average (before count spacing).
-    pub fn base_probability(&self) -> f64 {
+    pub(crate) fn base_probability(&self) -> f64 {
         let p = &self.p;
         if self.avg < p.min_th {
             0.0
@@ -141,7 +141,7 @@ impl RedState {
     }
 
     /// p_a = p_b / (1 − count·p_b), clamped to 1 once count·p_b ≥ 1.
-    pub fn spaced_probability(pb: f64, count: i64) -> f64 {
+    pub(crate) fn spaced_probability(pb: f64, count: i64) -> f64 {
         let denom = 1.0 - count as f64 * pb;
         if denom <= pb {
             1.0
@@ -216,7 +216,15 @@ impl RedState {
     }
 
     /// Admission of an arrival that finds `q` packets waiting.
-    pub fn admit(&mut self, now: SimTime, q: u32, idle_since: Option<SimTime>, limit: u32, ecn: Ecn, rng: &mut RngStream) -> Admission {
+    pub(crate) fn admit(
+        &mut self,
+        now: SimTime,
+        q: u32,
+        idle_since: Option<SimTime>,
+        limit: u32,
+        ecn: Ecn,
+        rng: &mut RngStream,
+    ) -> Admission {
         if self.p.ns2_rules {
             return self.admit_ns2(now, q, idle_since, limit, ecn, rng);
         }

@@ -77,7 +77,7 @@ pub struct CellParams {
 
 impl CellParams {
     /// The rate of the table's best row (CQI 30), for the link's nominal rate.
-    pub fn peak_bps(&self) -> u64 {
+    pub(crate) fn peak_bps(&self) -> u64 {
         cqi::entry(cqi::CQI_MAX).tbs_bits as u64 * crate::time::NS_PER_S / self.tti_ns
     }
 }
@@ -129,7 +129,7 @@ pub struct Ue {
 impl Ue {
     /// HS-DSCH SINR (dB, all codes, full HS-DSCH power) at `t_s`: SF 16 × HS-DSCH power share ×
     /// the rake's C/I (eq. 3).
-    pub fn sinr_db(&self, t_s: f64, hsdsch_fraction: f64) -> f64 {
+    pub(crate) fn sinr_db(&self, t_s: f64, hsdsch_fraction: f64) -> f64 {
         10.0 * (SF * hsdsch_fraction * self.channel.combined_c_over_i(t_s, self.geometry_lin)).log10()
     }
 
@@ -282,14 +282,14 @@ impl HsdpaCell {
     }
 
     /// SDUs waiting in all Node-B queues.
-    pub fn waiting_sdus(&self) -> u32 {
+    pub(crate) fn waiting_sdus(&self) -> u32 {
         self.ues.iter().map(|u| u.rlc.waiting_sdus()).sum()
     }
 
     /// Packets the cell holds: SDUs offered and admitted and neither delivered nor dropped yet,
     /// wherever their PDUs are (Node-B queue, RLC retransmission queue, HARQ processes, or
     /// received and waiting for an earlier SDU). For the link's packet conservation.
-    pub fn held_sdus(&self) -> u64 {
+    pub(crate) fn held_sdus(&self) -> u64 {
         self.ues.iter().map(|u| u.rlc.held_sdus()).sum()
     }
 
