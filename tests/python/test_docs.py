@@ -40,6 +40,7 @@ def model_variants() -> set[str]:
     `tagged_enum!`) or as the value of a plain enum field (`#[serde(rename_all = "lowercase")]` enums)."""
     src = _source()
     out = set(re.findall(r'kind::<[\w:]+>\("([a-z0-9-]+)"\)', src))
+    out |= set(re.findall(r'_KIND: &str = "([a-z0-9-]+)"', src))
     for m in re.finditer(r"tagged_enum!\(\w+,\s*\"\w+\",\s*\{(.*?)\}\);", src, re.S):
         out |= set(re.findall(r'"([a-z0-9-]+)"\s*=>', m.group(1)))
     for m in re.finditer(r'rename_all = "lowercase"\)\]\s*pub(?:\(crate\))? enum (\w+)\s*\{(.*?)\n\}', src, re.S):
@@ -50,7 +51,17 @@ def model_variants() -> set[str]:
 def test_every_scenario_field_is_documented():
     doc = DOC.read_text()
     fields = model_fields()
-    assert {"duration", "nodes", "rate", "loss", "recovery", "limit_pkts", "min_th_pkts", "pf_tc_tti", "fd_t"} <= fields  # the parser works
+    assert {
+        "duration",
+        "nodes",
+        "rate",
+        "loss",
+        "recovery",
+        "limit_pkts",
+        "min_th_pkts",
+        "pf_tc_tti",
+        "fd_t",
+    } <= fields  # the parser works
     missing = sorted(f for f in fields if f"`{f}`" not in doc)
     assert not missing, f"fields of model.rs not documented in docs/scenario.md: {missing}"
 

@@ -138,22 +138,39 @@ where
     S: ?Sized,
 {
     use serde::de::Error;
-    use serde::Deserialize;
     let allowed = registry.iter().map(|e| e.name).collect::<Vec<_>>().join(", ");
+    let (kind, table) = kind_and_table::<D>(d, what, &allowed)?;
+    lookup(&kind, table, what, &allowed, registry).map_err(D::Error::custom)
+}
+
+/// A `kind`-tagged table split into its kind and the rest of the table (see [`tagged`]).
+pub(crate) fn kind_and_table<'de, D: serde::Deserializer<'de>>(d: D, what: &str, allowed: &str) -> Result<(String, toml::Value), D::Error> {
+    use serde::de::Error;
+    use serde::Deserialize;
     let mut table = match toml::Value::deserialize(d)? {
         toml::Value::String(k) => toml::Table::from_iter([("kind".to_string(), toml::Value::String(k))]),
         toml::Value::Table(t) => t,
         _ => return Err(D::Error::custom(format!("must be a table or a preset name (allowed: {allowed})"))),
     };
-    let kind = match table.remove("kind") {
-        Some(toml::Value::String(k)) => k,
-        Some(_) => return Err(D::Error::custom(format!("{INNER_PATH_MARK}kind: must be a string (allowed: {allowed})"))),
-        None => return Err(D::Error::custom(format!("missing field `kind` of this {what} (allowed: {allowed})"))),
-    };
+    match table.remove("kind") {
+        Some(toml::Value::String(k)) => Ok((k, toml::Value::Table(table))),
+        Some(_) => Err(D::Error::custom(format!("{INNER_PATH_MARK}kind: must be a string (allowed: {allowed})"))),
+        None => Err(D::Error::custom(format!("missing field `kind` of this {what} (allowed: {allowed})"))),
+    }
+}
+
+/// The spec the table of kind `kind` deserializes into, by `registry`.
+pub(crate) fn lookup<S: ?Sized>(
+    kind: &str,
+    table: toml::Value,
+    what: &str,
+    allowed: &str,
+    registry: &[Entry<S>],
+) -> Result<(&'static str, std::sync::Arc<S>), String> {
     let Some(entry) = registry.iter().find(|e| e.name == kind) else {
-        return Err(D::Error::custom(format!("{INNER_PATH_MARK}kind: unknown {what} kind '{kind}' (allowed: {allowed})")));
+        return Err(format!("{INNER_PATH_MARK}kind: unknown {what} kind '{kind}' (allowed: {allowed})"));
     };
-    (entry.parse)(toml::Value::Table(table)).map(|s| (entry.name, s)).map_err(D::Error::custom)
+    (entry.parse)(table).map(|s| (entry.name, s))
 }
 
 /// One step of a rate schedule (a CBR flow's `schedule`, a capacity's `steps`): from `at` on,

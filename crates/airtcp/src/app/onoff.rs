@@ -9,8 +9,66 @@
 //! stationary state (on with probability on/(on+off)), so its mean activity holds from the first
 //! instant of a call.
 
+use super::{check_onoff, onoff_params, AppKind, Ends, UdpSource};
 use crate::engine::RngStream;
-use crate::time::{SimTime, NS_PER_S};
+use crate::spec::ScenarioError;
+use crate::time::{DataRate, SimDuration, SimTime, NS_PER_S};
+
+/// One exponential on/off talker for the whole flow. Defaults: the AMR voice user of the HSDPA
+/// seed (Li & Ansari Table 4: AMR 7.95 kb/s, "a two state Markov model with 50% activity"); the
+/// 2-s mean spurt and silence are our reading (3GPP's VoIP model, one transition in 100 20-ms
+/// frames), see REPRODUCTION.md.
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct OnOffFlowSpec {
+    name: Option<String>,
+    src: String,
+    dst: String,
+    /// Rate while on (UDP payload).
+    #[serde(default = "default_amr_rate")]
+    rate: DataRate,
+    /// UDP payload bytes per datagram.
+    #[serde(default = "default_amr_bytes")]
+    packet_bytes: u32,
+    /// Mean talk spurt (exponential).
+    #[serde(default = "default_amr_period")]
+    mean_on: SimDuration,
+    /// Mean silence (exponential).
+    #[serde(default = "default_amr_period")]
+    mean_off: SimDuration,
+    #[serde(default)]
+    start: SimDuration,
+    stop: Option<SimDuration>,
+}
+
+fn default_amr_rate() -> DataRate {
+    DataRate(7950)
+}
+fn default_amr_bytes() -> u32 {
+    20
+}
+fn default_amr_period() -> SimDuration {
+    SimDuration::from_millis(2000)
+}
+
+impl AppKind for OnOffFlowSpec {
+    fn ends(&self) -> Ends<'_> {
+        Ends { name: self.name.as_deref(), src: &self.src, dst: &self.dst, start: self.start, stop: self.stop }
+    }
+
+    fn check(&self, field: &str) -> Result<(), ScenarioError> {
+        check_onoff(field, self.rate, self.packet_bytes, self.mean_on, self.mean_off)
+    }
+
+    fn build(&self, name: &str, seed: u64) -> UdpSource {
+        let start = self.start.as_nanos();
+        let end = self.stop.map_or(SimTime::MAX, |x| x.as_nanos());
+        let mut rng = RngStream::new(seed, &format!("app:{name}"));
+        let params = onoff_params(self.rate, self.packet_bytes, self.mean_on, self.mean_off);
+        let src = OnOffSource::new(params, start, end, &mut rng);
+        UdpSource::OnOff(src, rng)
+    }
+}
 
 /// Parameters shared by every call of a source.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -9,6 +9,7 @@
 //! packets cross the link in admission order, so each channel sees the same sequence of draws as
 //! it would at the end of serialization.
 
+pub use super::arq::FailedAttempt;
 use super::queue::{Admission, Queue};
 use super::Ecn;
 use super::{NodeId, PacketId};
@@ -81,26 +82,6 @@ pub struct Link {
     /// is its `pending` entry. Empty without `link_retransmission`.
     pub attempts: Ring<FailedAttempt>,
     pub stats: LinkStats,
-}
-
-/// A failed serialization attempt of a frame repaired by the link's ARQ: it counted one packet
-/// sent, its bytes and busy time, one channel loss or corruption and, unless it was the frame's
-/// first attempt, one link retransmission. The frame's last failed attempt also stands for its
-/// final attempt's link retransmission (that attempt is the frame's `pending` entry).
-#[derive(Debug, Clone, Copy)]
-pub struct FailedAttempt {
-    /// Its serialization interval, ns.
-    pub start: u64,
-    pub end: u64,
-    /// The frame's size on the wire.
-    pub bytes: u32,
-    /// Corrupted (counted in `corruptions`), else lost (`channel_losses`).
-    pub corrupted: bool,
-    /// A retransmission (not the frame's first attempt).
-    pub retransmission: bool,
-    /// On the frame's last failed attempt: when the frame's final attempt (a retransmission)
-    /// ends. `None` on the others.
-    pub final_end: Option<u64>,
 }
 
 /// The serialization interval of an admitted packet (and whether the channel will lose it).
@@ -178,8 +159,15 @@ impl Link {
     #[inline(never)]
     fn repair(&mut self, arq: super::arq::LinkArq, clock: u64, bytes: u32, hdr: u32, interval: (u64, u64), fate: Fate) -> (Fate, u64, u64) {
         self.purge_attempts(clock);
-        let (c, ch, st, at) = (&mut self.capacity, &mut self.channel, &mut self.stats, &mut self.attempts);
-        let (fate, start, end) = super::arq::repair(arq, c, ch, st, at, self.delay_ns, bytes, hdr, interval, fate);
+        let (c, ch, at) = (&mut self.capacity, &mut self.channel, &mut self.attempts);
+        let (fate, start, end, tally) = super::arq::repair(arq, c, ch, &mut |a| at.push_back(a), self.delay_ns, bytes, hdr, interval, fate);
+        let st = &mut self.stats;
+        st.channel_losses += tally.channel_losses;
+        st.corruptions += tally.corruptions;
+        st.link_retransmissions += tally.retransmissions;
+        st.packets_sent += tally.retransmissions;
+        st.bytes_sent += tally.retransmissions * bytes as u64;
+        st.busy_ns += tally.busy_ns;
         self.busy_until = end;
         (fate, start, end)
     }

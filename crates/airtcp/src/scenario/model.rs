@@ -4,6 +4,7 @@
 
 use serde::Deserialize;
 
+pub use crate::app::{AppSpec, Ends};
 pub use crate::channel::{ChannelSpec, Effect};
 pub use crate::net::capacity::CapacitySpec;
 pub use crate::net::queue::QueueSpec;
@@ -11,44 +12,6 @@ pub use crate::spec::RateStep;
 pub use crate::tcp::rto::RtoFormula;
 pub use crate::tcp::sender::{RtoUndoPolicy, RttSampling};
 use crate::time::{ByteSize, DataRate, SimDuration};
-
-use crate::spec::INNER_PATH_MARK;
-
-/// Deserializes a table tagged by `kind` into the variant's own struct, keeping the inner field
-/// path in error messages ("flows[0].mss_bytes", not just "flows[0]").
-macro_rules! tagged_enum {
-    ($enum:ident, $what:expr, { $($tag:expr => $build:expr),+ $(,)? }) => {
-        impl<'de> Deserialize<'de> for $enum {
-            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                use serde::de::Error;
-                let allowed = [$($tag),+].join(", ");
-                // A bare string is a preset: `queue = "cw"` means `queue = { kind = "cw" }`.
-                let mut table = match toml::Value::deserialize(d)? {
-                    toml::Value::String(k) => toml::Table::from_iter([("kind".to_string(), toml::Value::String(k))]),
-                    toml::Value::Table(t) => t,
-                    _ => return Err(D::Error::custom(format!("must be a table or a preset name (allowed: {allowed})"))),
-                };
-                let kind = match table.remove("kind") {
-                    Some(toml::Value::String(k)) => k,
-                    Some(_) => return Err(D::Error::custom(format!("{}kind: must be a string (allowed: {allowed})", INNER_PATH_MARK))),
-                    None => return Err(D::Error::custom(format!("missing field `kind` of this {} (allowed: {allowed})", $what))),
-                };
-                let value = toml::Value::Table(table);
-                let wrap = |e: serde_path_to_error::Error<toml::de::Error>| {
-                    let path = e.path().to_string();
-                    let msg = e.into_inner().message().to_string();
-                    if path.is_empty() || path == "." { D::Error::custom(msg) } else { D::Error::custom(format!("{}{path}: {msg}", INNER_PATH_MARK)) }
-                };
-                $(
-                    if kind == $tag {
-                        return serde_path_to_error::deserialize(value).map($build).map_err(wrap);
-                    }
-                )+
-                Err(D::Error::custom(format!("{}kind: unknown {} kind '{kind}' (allowed: {allowed})", INNER_PATH_MARK, $what)))
-            }
-        }
-    };
-}
 
 /// A whole scenario: topology, flows, run length, seed.
 #[derive(Debug, Clone, Deserialize)]
@@ -204,20 +167,44 @@ fn yes() -> bool {
     true
 }
 
-/// A traffic source and its sink, chosen by `kind`.
+/// A traffic source and its sink, chosen by `kind`: a bulk TCP transfer (the transport itself,
+/// `kind = "tcp"`), or a UDP application of `app::REGISTRY`.
+// A scenario holds a handful of entries, read once: boxing the TCP entry would buy nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone)]
 pub enum FlowSpec {
     /// `kind = "tcp"`
     Tcp(TcpFlowSpec),
-    /// `kind = "cbr"`
-    Cbr(CbrFlowSpec),
-    /// `kind = "onoff"`
-    OnOff(OnOffFlowSpec),
-    /// `kind = "voip"`
-    Voip(VoipFlowSpec),
+    /// A UDP application (`kind = "cbr"`, `"onoff"`, `"voip"`, ...).
+    App(AppSpec),
 }
 
-tagged_enum!(FlowSpec, "flow", { "tcp" => FlowSpec::Tcp, "cbr" => FlowSpec::Cbr, "onoff" => FlowSpec::OnOff, "voip" => FlowSpec::Voip });
+/// The `kind` of a TCP flow entry.
+const TCP_KIND: &str = "tcp";
+
+impl<'de> Deserialize<'de> for FlowSpec {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        let names: Vec<&str> = std::iter::once(TCP_KIND).chain(crate::app::REGISTRY.iter().map(|e| e.name)).collect();
+        let (kind, table) = crate::spec::kind_and_table::<D>(d, "flow", &names.join(", "))?;
+        if kind == TCP_KIND {
+            return crate::spec::table(table).map(FlowSpec::Tcp).map_err(D::Error::custom);
+        }
+        crate::spec::lookup(&kind, table, "flow", &names.join(", "), crate::app::REGISTRY)
+            .map(|(kind, spec)| FlowSpec::App(AppSpec::new(kind, spec)))
+            .map_err(D::Error::custom)
+    }
+}
+
+impl FlowSpec {
+    /// The entry's `name`, `src`, `dst`, `start` and `stop`.
+    pub fn ends(&self) -> Ends<'_> {
+        match self {
+            FlowSpec::Tcp(t) => Ends { name: t.name.as_deref(), src: &t.src, dst: &t.dst, start: t.start, stop: t.stop },
+            FlowSpec::App(a) => a.ends(),
+        }
+    }
+}
 
 /// Which ACKs restart a TCP sender's retransmission timer (see
 /// [`crate::tcp::sender::SenderConfig::rto_restart_every_ack`]).
@@ -282,95 +269,6 @@ pub enum Direction {
     Reverse,
     /// `count` flows each way.
     Both,
-}
-
-/// One exponential on/off talker for the whole flow. Defaults: the AMR voice user of the HSDPA
-/// seed (Li & Ansari Table 4: AMR 7.95 kb/s, "a two state Markov model with 50% activity"); the
-/// 2-s mean spurt and silence are our reading (3GPP's VoIP model, one transition in 100 20-ms
-/// frames), see REPRODUCTION.md.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct OnOffFlowSpec {
-    pub name: Option<String>,
-    pub src: String,
-    pub dst: String,
-    /// Rate while on (UDP payload).
-    #[serde(default = "default_amr_rate")]
-    pub rate: DataRate,
-    /// UDP payload bytes per datagram.
-    #[serde(default = "default_amr_bytes")]
-    pub packet_bytes: u32,
-    /// Mean talk spurt (exponential).
-    #[serde(default = "default_amr_period")]
-    pub mean_on: SimDuration,
-    /// Mean silence (exponential).
-    #[serde(default = "default_amr_period")]
-    pub mean_off: SimDuration,
-    #[serde(default)]
-    pub start: SimDuration,
-    pub stop: Option<SimDuration>,
-}
-
-fn default_amr_rate() -> DataRate {
-    DataRate(7950)
-}
-fn default_amr_bytes() -> u32 {
-    20
-}
-fn default_amr_period() -> SimDuration {
-    SimDuration::from_millis(2000)
-}
-
-/// A pool of VoIP talkers with Poisson call arrivals; calls finding every talker busy are
-/// blocked. Defaults: TCP-Jersey §IV-A (5 sources, 1-s mean inter-arrival, 8-s mean call,
-/// 96 kb/s, 50% activity) with ns-2's Exponential traffic defaults for what the paper leaves out
-/// (210-B datagrams, 0.5-s mean spurt and silence).
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct VoipFlowSpec {
-    pub name: Option<String>,
-    pub src: String,
-    pub dst: String,
-    /// Talkers in the pool.
-    #[serde(default = "default_voip_sources")]
-    pub sources: u32,
-    /// Mean time between call arrivals (exponential).
-    #[serde(default = "default_voip_interarrival")]
-    pub call_interarrival: SimDuration,
-    /// Mean call duration (exponential).
-    #[serde(default = "default_voip_duration")]
-    pub call_duration: SimDuration,
-    /// Rate while a talker is on (UDP payload).
-    #[serde(default = "default_voip_rate")]
-    pub rate: DataRate,
-    #[serde(default = "default_voip_bytes")]
-    pub packet_bytes: u32,
-    #[serde(default = "default_voip_period")]
-    pub mean_on: SimDuration,
-    #[serde(default = "default_voip_period")]
-    pub mean_off: SimDuration,
-    #[serde(default)]
-    pub start: SimDuration,
-    pub stop: Option<SimDuration>,
-}
-
-fn default_voip_sources() -> u32 {
-    5
-}
-fn default_voip_interarrival() -> SimDuration {
-    SimDuration::from_millis(1000)
-}
-fn default_voip_duration() -> SimDuration {
-    SimDuration::from_millis(8000)
-}
-fn default_voip_rate() -> DataRate {
-    DataRate(96_000)
-}
-fn default_voip_bytes() -> u32 {
-    210
-}
-fn default_voip_period() -> SimDuration {
-    SimDuration::from_millis(500)
 }
 
 /// A bulk TCP transfer (infinite FTP unless `bytes` is set).
@@ -546,24 +444,4 @@ fn default_initial_rto() -> SimDuration {
 }
 fn default_granularity() -> SimDuration {
     SimDuration::from_millis(1)
-}
-
-/// A UDP constant-bit-rate source whose rate follows a piecewise-constant schedule.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct CbrFlowSpec {
-    pub name: Option<String>,
-    pub src: String,
-    pub dst: String,
-    /// UDP payload bytes per datagram.
-    #[serde(default = "default_mss")]
-    pub packet_bytes: u32,
-    /// Constant rate from `start` to `stop` (use `schedule` for on/off patterns).
-    pub rate: Option<DataRate>,
-    #[serde(default)]
-    pub start: SimDuration,
-    pub stop: Option<SimDuration>,
-    /// Steps of (time, rate): from each `at` on, the source sends at `rate` ("0bps" = off).
-    #[serde(default)]
-    pub schedule: Vec<RateStep>,
 }

@@ -43,12 +43,8 @@ pub struct LinkPlan {
 pub enum FlowPlan<'s> {
     /// A TCP entry and its resolved choices.
     Tcp(&'s TcpFlowSpec, TcpPlan),
-    /// A constant-bit-rate UDP source.
-    Cbr(&'s CbrFlowSpec),
-    /// An on/off UDP talker.
-    OnOff(&'s OnOffFlowSpec),
-    /// A pool of VoIP talkers.
-    Voip(&'s VoipFlowSpec),
+    /// A UDP application.
+    App(&'s AppSpec),
 }
 
 /// A TCP entry's resolved choices.

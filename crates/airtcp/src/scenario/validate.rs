@@ -15,7 +15,6 @@ use crate::net::capacity::{CapacityContext, ResolvedCapacity};
 use crate::net::RoutingTable;
 pub(crate) use crate::spec::quote;
 use crate::spec::{err, period, pkts};
-use crate::time::{DataRate, SimDuration};
 
 /// The most nodes a scenario may name. Routing keeps a next hop for every (node, destination)
 /// pair, 4 bytes each: 400 MB at this bound.
@@ -23,13 +22,7 @@ pub(crate) const MAX_NODES: usize = 10_000;
 
 /// Name of flow entry `i` (its `name`, or `"flow<i>"`).
 pub fn flow_name(f: &FlowSpec, i: usize) -> String {
-    let n = match f {
-        FlowSpec::Tcp(t) => &t.name,
-        FlowSpec::Cbr(c) => &c.name,
-        FlowSpec::OnOff(c) => &c.name,
-        FlowSpec::Voip(c) => &c.name,
-    };
-    n.clone().unwrap_or_else(|| format!("flow{i}"))
+    f.ends().name.map_or_else(|| format!("flow{i}"), str::to_string)
 }
 
 /// One flow a scenario entry stands for (a TCP entry with `count`/`direction` stands for many).
@@ -65,17 +58,6 @@ pub(crate) fn flow_instances(f: &FlowSpec, i: usize) -> Vec<FlowInstance> {
         }
     }
     out
-}
-
-fn check_onoff(i: usize, rate: DataRate, packet_bytes: u32, mean_on: SimDuration, mean_off: SimDuration) -> Result<(), ScenarioError> {
-    if rate.bps() == 0 {
-        return err(format!("flows[{i}].rate"), "must be greater than 0bps");
-    }
-    if packet_bytes == 0 || packet_bytes > 65_000 {
-        return err(format!("flows[{i}].packet_bytes"), format!("{packet_bytes} is out of range (allowed: 1 to 65000)"));
-    }
-    period(format!("flows[{i}].mean_on"), mean_on)?;
-    period(format!("flows[{i}].mean_off"), mean_off)
 }
 
 /// Checks everything a type cannot; returns the first problem found.
@@ -264,12 +246,7 @@ pub fn validate_and_load(s: &Scenario) -> Result<Plan<'_>, ScenarioError> {
                 return err(format!("flows[{i}].name"), format!("duplicate flow name '{}'{whose}", quote(&inst.name)));
             }
         }
-        let (src, dst, start, stop) = match fl {
-            FlowSpec::Tcp(t) => (&t.src, &t.dst, t.start, t.stop),
-            FlowSpec::Cbr(c) => (&c.src, &c.dst, c.start, c.stop),
-            FlowSpec::OnOff(c) => (&c.src, &c.dst, c.start, c.stop),
-            FlowSpec::Voip(c) => (&c.src, &c.dst, c.start, c.stop),
-        };
+        let Ends { src, dst, start, stop, .. } = fl.ends();
         let a = node(format!("flows[{i}].src"), src)?;
         let b = node(format!("flows[{i}].dst"), dst)?;
         let instances = match fl {
@@ -389,58 +366,9 @@ pub fn validate_and_load(s: &Scenario) -> Result<Plan<'_>, ScenarioError> {
                     period(format!("flows[{i}].delack_timeout"), t.delack_timeout)?;
                 }
             }
-            FlowSpec::OnOff(o) => {
-                check_onoff(i, o.rate, o.packet_bytes, o.mean_on, o.mean_off)?;
-                flow_plans.push(FlowPlan::OnOff(o));
-            }
-            FlowSpec::Voip(v) => {
-                check_onoff(i, v.rate, v.packet_bytes, v.mean_on, v.mean_off)?;
-                if !(1..=10_000).contains(&v.sources) {
-                    return err(format!("flows[{i}].sources"), format!("{} is out of range (allowed: 1 to 10000)", v.sources));
-                }
-                period(format!("flows[{i}].call_interarrival"), v.call_interarrival)?;
-                period(format!("flows[{i}].call_duration"), v.call_duration)?;
-                flow_plans.push(FlowPlan::Voip(v));
-            }
-            FlowSpec::Cbr(c) => {
-                if c.packet_bytes == 0 || c.packet_bytes > 65_000 {
-                    return err(format!("flows[{i}].packet_bytes"), format!("{} is out of range (allowed: 1 to 65000)", c.packet_bytes));
-                }
-                match (&c.rate, c.schedule.is_empty()) {
-                    (Some(_), false) => return err(format!("flows[{i}].schedule"), "give either rate or schedule, not both"),
-                    (None, true) => return err(format!("flows[{i}].rate"), "a CBR flow needs a rate or a schedule"),
-                    _ => {}
-                }
-                for (k, st) in c.schedule.iter().enumerate() {
-                    if k > 0 && st.at <= c.schedule[k - 1].at {
-                        return err(format!("flows[{i}].schedule[{k}].at"), "steps must be in increasing time order");
-                    }
-                }
-                // One packet per interval packet_bytes·8/rate: it must be at least 1 ns, or the
-                // source would send forever at one instant (a 20 Gb/s CBR of 1-byte packets used to).
-                let max_bps = c.packet_bytes as u64 * 8 * 1_000_000_000;
-                let too_fast = |field: String, bps: u64| -> Result<(), ScenarioError> {
-                    if bps > max_bps {
-                        return err(
-                            field,
-                            format!(
-                                "{bps}bps sends a {}-byte packet more often than every 1 ns (allowed: up to {max_bps}bps)",
-                                c.packet_bytes
-                            ),
-                        );
-                    }
-                    Ok(())
-                };
-                if let Some(r) = c.rate {
-                    if r.bps() == 0 {
-                        return err(format!("flows[{i}].rate"), "must be greater than 0bps (use a schedule step of 0bps to pause)");
-                    }
-                    too_fast(format!("flows[{i}].rate"), r.bps())?;
-                }
-                for (k, st) in c.schedule.iter().enumerate() {
-                    too_fast(format!("flows[{i}].schedule[{k}].rate"), st.rate.bps())?;
-                }
-                flow_plans.push(FlowPlan::Cbr(c));
+            FlowSpec::App(a) => {
+                a.check(&format!("flows[{i}]"))?;
+                flow_plans.push(FlowPlan::App(a));
             }
         }
     }

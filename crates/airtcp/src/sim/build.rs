@@ -3,7 +3,7 @@
 
 use super::cut_through::cut_through_feeders;
 use super::{CellHop, Flow, FlowKind, Simulator, TcpFlow, UdpFlow};
-use crate::app::{CbrSource, OnOffParams, OnOffSource, UdpSource, VoipPool};
+use crate::app::UdpSource;
 
 use crate::channel::Channel;
 use crate::engine::{Event, EventQueue, RngStream};
@@ -18,7 +18,6 @@ use crate::scenario::plan::{FlowPlan, LinkPlan, Plan};
 use crate::scenario::validate::flow_instances;
 use crate::scenario::{LinkSpec, OptionSizesSpec, PartialAckTimerSpec, RtoRestartSpec, Scenario, ScenarioError, TimeoutSsthreshSpec};
 use crate::tcp::{Receiver, ReceiverConfig, Sender, SenderConfig};
-use crate::time::{DataRate, SimTime};
 
 /// A trace capacity whose start is drawn per seed (`random_start_offset`), replayed from the trace
 /// time `random_start` holds, drawn (from the link's own stream `trace-offset:<from>-><to>` of
@@ -173,12 +172,6 @@ impl Simulator {
                 delays: OneWayDelays::default(),
             }))
         };
-        let onoff = |rate: DataRate, packet_bytes: u32, on: crate::time::SimDuration, off: crate::time::SimDuration| OnOffParams {
-            rate_bps: rate.bps(),
-            packet_bytes,
-            mean_on_ns: on.as_nanos() as f64,
-            mean_off_ns: off.as_nanos() as f64,
-        };
         let (src, dst, start, stop, kind) = match f {
             FlowPlan::Tcp(t, plan) => {
                 let mss = t.mss_bytes as u64;
@@ -244,35 +237,9 @@ impl Simulator {
                 };
                 (a, b, t.start.as_nanos() + inst.start_offset_ns + jitter_ns, t.stop, kind)
             }
-            FlowPlan::Cbr(c) => {
-                let start = c.start.as_nanos();
-                let stop = c.stop.map_or(u64::MAX, |x| x.as_nanos());
-                let steps = match c.rate {
-                    Some(r) => vec![(start, r.bps())],
-                    None => c.schedule.iter().map(|st| (st.at.as_nanos(), st.rate.bps())).collect(),
-                };
-                (a, b, start, c.stop, udp(UdpSource::Cbr(CbrSource::new(c.packet_bytes, steps, start, stop))))
-            }
-            FlowPlan::OnOff(o) => {
-                let start = o.start.as_nanos();
-                let end = o.stop.map_or(SimTime::MAX, |x| x.as_nanos());
-                let mut rng = RngStream::new(seed, &format!("app:{name}"));
-                let src = OnOffSource::new(onoff(o.rate, o.packet_bytes, o.mean_on, o.mean_off), start, end, &mut rng);
-                (a, b, start, o.stop, udp(UdpSource::OnOff(src, rng)))
-            }
-            FlowPlan::Voip(v) => {
-                let start = v.start.as_nanos();
-                let stop = v.stop.map_or(SimTime::MAX, |x| x.as_nanos());
-                let pool = VoipPool::new(
-                    v.sources,
-                    onoff(v.rate, v.packet_bytes, v.mean_on, v.mean_off),
-                    v.call_interarrival.as_nanos() as f64,
-                    v.call_duration.as_nanos() as f64,
-                    start,
-                    stop,
-                    RngStream::new(seed, &format!("app:{name}")),
-                );
-                (a, b, start, v.stop, udp(UdpSource::Voip(pool)))
+            FlowPlan::App(app) => {
+                let e = app.ends();
+                (a, b, e.start.as_nanos(), e.stop, udp(app.build(&name, seed)))
             }
         };
         Flow { name, src, dst, start, stop: stop.map(|x| x.as_nanos()), kind, warm_delivered: 0, warm_acked: 0, sampled_delivered: 0 }
