@@ -175,7 +175,7 @@ impl Channel {
             ErrorModel::Perfect => false,
             ErrorModel::Uniform(c) => c.hit(size_bytes),
             ErrorModel::GilbertElliott(c) => c.hit(start_ns),
-            ErrorModel::Custom(c) => c.hit(size_bytes, start_ns),
+            ErrorModel::Custom(c) => custom_hit(c, size_bytes, start_ns),
         };
         match (hit, self.effect) {
             (false, _) => Fate::Delivered,
@@ -190,6 +190,13 @@ impl Channel {
             }
         }
     }
+}
+
+/// A plug-in model's decision, out of line so that the built-in models' path stays as it was.
+#[cold]
+#[inline(never)]
+fn custom_hit(model: &mut Box<dyn HitModel>, size_bytes: u32, start_ns: u64) -> bool {
+    model.hit(size_bytes, start_ns)
 }
 
 /// A channel's parameters, resolved once from its scenario table (by its kind's

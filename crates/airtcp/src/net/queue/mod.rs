@@ -127,6 +127,21 @@ pub trait Admit: std::fmt::Debug + Send {
     fn clone_box(&self) -> Box<dyn Admit>;
 }
 
+/// A plug-in discipline's decision, out of line so that the built-in ones' path stays as it was.
+#[cold]
+#[inline(never)]
+fn custom_admit(
+    a: &mut Box<dyn Admit>,
+    now: SimTime,
+    q: u32,
+    idle: Option<SimTime>,
+    limit: u32,
+    ecn: Ecn,
+    rng: &mut RngStream,
+) -> Admission {
+    a.admit(now, q, idle, limit, ecn, rng)
+}
+
 impl Clone for Box<dyn Admit> {
     fn clone(&self) -> Self {
         self.clone_box()
@@ -167,7 +182,7 @@ impl Queue {
             Aqm::DropTail => droptail::admit(q, self.limit_pkts),
             Aqm::Red(st) => st.admit(now, q, idle_since, self.limit_pkts, ecn, rng),
             Aqm::Cw(st) => st.admit(q, self.limit_pkts, ecn),
-            Aqm::Custom(a) => a.admit(now, q, idle_since, self.limit_pkts, ecn, rng),
+            Aqm::Custom(a) => custom_admit(a, now, q, idle_since, self.limit_pkts, ecn, rng),
         }
     }
 
