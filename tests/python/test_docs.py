@@ -8,27 +8,42 @@ import pytest
 
 from conftest import REPO
 
-MODEL = REPO / "crates" / "airtcp" / "src" / "scenario" / "model.rs"
+SRC = REPO / "crates" / "airtcp" / "src"
+# The scenario format: the document's shape (scenario/model.rs) and each model kind's own table,
+# in the kind's file (channels, queues, capacity models, applications; see docs/ARCHITECTURE.md).
+MODEL_FILES = [
+    SRC / "scenario" / "model.rs",
+    *sorted((SRC / "channel").glob("*.rs")),
+    *sorted((SRC / "net" / "queue").glob("*.rs")),
+    *sorted((SRC / "net" / "capacity").rglob("*.rs")),
+    *sorted((SRC / "app").glob("*.rs")),
+]
 DOC = REPO / "docs" / "scenario.md"
 
 
+def _source() -> str:
+    return "\n".join(re.sub(r"//.*", "", f.read_text()) for f in MODEL_FILES)
+
+
 def model_fields() -> set[str]:
-    src = MODEL.read_text()
-    src = re.sub(r"//.*", "", src)  # comments
-    src = re.sub(r"#\[serde\(skip\)\]\s*pub \w+", "", src)  # not a key of the file
-    fields = set(re.findall(r"^\s+(?:pub\s+)?([a-z_][a-z0-9_]*)\s*:\s*[A-Za-z(]", src, re.M))
-    fields |= set(re.findall(r"[{,]\s*([a-z_][a-z0-9_]*)\s*:\s*[A-Za-z(]", src))  # Variant { loss: f64 }
+    """The keys of every scenario table: the fields of the structs that deny unknown keys."""
+    src = re.sub(r"#\[serde\(skip\)\]\s*pub \w+", "", _source())  # not a key of the file
+    fields: set[str] = set()
+    bodies = re.findall(r"deny_unknown_fields\)\]\s*(?:pub(?:\(crate\))?\s+)?struct \w+\s*\{(.*?)\n\}", src, re.S)
+    for body in bodies:
+        fields |= set(re.findall(r"^\s+(?:pub(?:\(crate\))?\s+)?([a-z_][a-z0-9_]*)\s*:\s*[A-Za-z(]", body, re.M))
     return fields
 
 
 def model_variants() -> set[str]:
-    """The strings a scenario may use as a `kind` (tags of `tagged_enum!`) or as the value of a
-    plain enum field (`#[serde(rename_all = "lowercase")]` enums)."""
-    src = re.sub(r"//.*", "", MODEL.read_text())
-    out = set()
+    """The strings a scenario may use as a `kind` (the names of the kinds' registries and the tags of
+    `tagged_enum!`) or as the value of a plain enum field (`#[serde(rename_all = "lowercase")]` enums)."""
+    src = _source()
+    out = set(re.findall(r'kind::<[\w:]+>\("([a-z0-9-]+)"\)', src))
+    out |= set(re.findall(r'_KIND: &str = "([a-z0-9-]+)"', src))
     for m in re.finditer(r"tagged_enum!\(\w+,\s*\"\w+\",\s*\{(.*?)\}\);", src, re.S):
         out |= set(re.findall(r'"([a-z0-9-]+)"\s*=>', m.group(1)))
-    for m in re.finditer(r'rename_all = "lowercase"\)\]\s*pub enum (\w+)\s*\{(.*?)\n\}', src, re.S):
+    for m in re.finditer(r'rename_all = "lowercase"\)\]\s*pub(?:\(crate\))? enum (\w+)\s*\{(.*?)\n\}', src, re.S):
         out |= {v.lower() for v in re.findall(r"^    ([A-Z]\w*)\b", m.group(2), re.M)}
     return out
 
@@ -36,7 +51,17 @@ def model_variants() -> set[str]:
 def test_every_scenario_field_is_documented():
     doc = DOC.read_text()
     fields = model_fields()
-    assert {"duration", "nodes", "rate", "loss", "recovery", "limit_pkts"} <= fields  # the parser works
+    assert {
+        "duration",
+        "nodes",
+        "rate",
+        "loss",
+        "recovery",
+        "limit_pkts",
+        "min_th_pkts",
+        "pf_tc_tti",
+        "fd_t",
+    } <= fields  # the parser works
     missing = sorted(f for f in fields if f"`{f}`" not in doc)
     assert not missing, f"fields of model.rs not documented in docs/scenario.md: {missing}"
 
@@ -44,7 +69,7 @@ def test_every_scenario_field_is_documented():
 def test_every_kind_is_documented():
     doc = DOC.read_text()
     kinds = model_variants()
-    assert {"droptail", "uniform", "tcp", "cbr"} <= kinds
+    assert {"droptail", "red", "uniform", "fading", "hsdpa", "trace", "tcp", "cbr", "corruption"} <= kinds
     missing = sorted(k for k in kinds if f'"{k}"' not in doc)
     assert not missing, f"kinds of model.rs not documented in docs/scenario.md: {missing}"
 

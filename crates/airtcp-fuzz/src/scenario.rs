@@ -38,7 +38,7 @@ pub fn run(data: &[u8]) {
         }
         return;
     }
-    match airtcp::validate_toml_in(&text, Some(base_dir())) {
+    match airtcp::run(&*text, &airtcp::RunOptions { base_dir: Some(base_dir()), check_only: true, ..Default::default() }).map(|_| ()) {
         Err(e) => {
             if crate::tracing() {
                 eprintln!("invalid: {}", e.message);
@@ -109,7 +109,7 @@ fn run_bounded(text: &str) {
                 stop.store(true, Ordering::Relaxed);
             }
         });
-        let out = airtcp::run_toml_in_until_stopped(text, None, Some(base_dir()), stop);
+        let out = airtcp::run(text, &airtcp::RunOptions { base_dir: Some(base_dir()), interrupt: Some(stop), ..Default::default() });
         drop(done);
         out
     });
@@ -124,7 +124,9 @@ fn run_bounded(text: &str) {
         Ok(Some(first)) => {
             let summary = serde_json::to_string(&first.summary).expect("the summary serializes");
             if took < RERUN_BELOW {
-                let again = airtcp::run_toml_in(text, None, Some(base_dir())).expect("validated");
+                let again = airtcp::run(text, &airtcp::RunOptions { base_dir: Some(base_dir()), ..Default::default() })
+                    .map(Option::unwrap)
+                    .expect("validated");
                 assert_eq!(summary, serde_json::to_string(&again.summary).unwrap(), "two runs of one scenario and seed differ");
             }
         }

@@ -153,10 +153,20 @@ fn run(
     base_dir: Option<PathBuf>,
     pcap_dir: Option<PathBuf>,
 ) -> PyResult<Py<PyDict>> {
-    let out =
-        interruptible(py, move |stop| airtcp::run_toml_capturing(&scenario_text, seed, base_dir.as_deref(), pcap_dir.as_deref(), stop))?
-            .map_err(scenario_err)?
-            .ok_or_else(interrupted)?;
+    let out = interruptible(py, move |stop| {
+        airtcp::run(
+            &scenario_text,
+            &airtcp::RunOptions {
+                seed,
+                base_dir: base_dir.as_deref(),
+                capture: pcap_dir.as_deref(),
+                interrupt: Some(stop),
+                ..Default::default()
+            },
+        )
+    })?
+    .map_err(scenario_err)?
+    .ok_or_else(interrupted)?;
     output_to_dict(py, out)
 }
 
@@ -165,7 +175,7 @@ fn run(
 #[pyfunction]
 #[pyo3(signature = (jobs, jobs_n=0))]
 fn run_many(py: Python<'_>, jobs: Vec<(String, Option<u64>, Option<PathBuf>)>, jobs_n: usize) -> PyResult<Vec<Py<PyDict>>> {
-    let results = interruptible(py, move |stop| airtcp::run_many_until_stopped(&jobs, jobs_n, stop))?;
+    let results = interruptible(py, move |stop| airtcp::run_many(&jobs, jobs_n, Some(stop)))?;
     let mut outs = Vec::with_capacity(results.len());
     for (i, r) in results.into_iter().enumerate() {
         match r {
@@ -181,7 +191,11 @@ fn run_many(py: Python<'_>, jobs: Vec<(String, Option<u64>, Option<PathBuf>)>, j
 #[pyfunction]
 #[pyo3(signature = (scenario_text, base_dir=None))]
 fn validate(py: Python<'_>, scenario_text: String, base_dir: Option<PathBuf>) -> PyResult<()> {
-    interruptible(py, move |_| airtcp::validate_toml_in(&scenario_text, base_dir.as_deref()))?.map_err(scenario_err)
+    interruptible(py, move |_| {
+        airtcp::run(&scenario_text, &airtcp::RunOptions { base_dir: base_dir.as_deref(), check_only: true, ..Default::default() })
+            .map(|_| ())
+    })?
+    .map_err(scenario_err)
 }
 
 /// What each window policy and each loss recovery needs from its flow's options, read from the

@@ -23,8 +23,14 @@ fn whole_runs(c: &mut Criterion) {
     let lossless = base.replacen("loss = 0.01", "loss = 0.0", 1);
     let mut g = c.benchmark_group("fig10 100 s newreno");
     g.sample_size(20);
-    g.bench_function("1% loss", |b| b.iter(|| airtcp::run_toml(black_box(base), Some(1)).unwrap()));
-    g.bench_function("0% loss", |b| b.iter(|| airtcp::run_toml(black_box(&lossless), Some(1)).unwrap()));
+    g.bench_function("1% loss", |b| {
+        b.iter(|| airtcp::run(black_box(base), &airtcp::RunOptions { seed: Some(1), ..Default::default() }).map(Option::unwrap).unwrap())
+    });
+    g.bench_function("0% loss", |b| {
+        b.iter(|| {
+            airtcp::run(black_box(&lossless), &airtcp::RunOptions { seed: Some(1), ..Default::default() }).map(Option::unwrap).unwrap()
+        })
+    });
     g.finish();
 }
 
@@ -51,13 +57,15 @@ dst = "B"
 packet_bytes = 972
 rate = "90Mbps"
 "#;
-    let out = airtcp::run_toml(text, Some(1)).unwrap();
+    let out = airtcp::run(text, &airtcp::RunOptions { seed: Some(1), ..Default::default() }).map(Option::unwrap).unwrap();
     // 90 Mb/s / (972 B · 8) = 11 574.07 datagrams/s, one every 86.4 µs from t = 0: the
     // datagrams at k·86.4 µs for k = 0..=115 740 are sent within the 10 s.
     assert_eq!(out.summary.flows[0].packets_sent, 115_741);
     let mut g = c.benchmark_group("per packet");
     g.sample_size(20);
-    g.bench_function("CBR one hop, 115 741 packets", |b| b.iter(|| airtcp::run_toml(black_box(text), Some(1)).unwrap()));
+    g.bench_function("CBR one hop, 115 741 packets", |b| {
+        b.iter(|| airtcp::run(black_box(text), &airtcp::RunOptions { seed: Some(1), ..Default::default() }).map(Option::unwrap).unwrap())
+    });
     g.finish();
 }
 

@@ -130,7 +130,9 @@ fn time_runs(text: &str, repeats: usize) -> (Vec<f64>, u64) {
     let mut events = 0;
     for i in 0..repeats {
         let t0 = Instant::now();
-        let out = airtcp::run_toml(text, Some(1 + i as u64)).unwrap_or_else(|e| panic!("bench scenario: {e}"));
+        let out = airtcp::run(text, &airtcp::RunOptions { seed: Some(1 + i as u64), ..Default::default() })
+            .map(Option::unwrap)
+            .unwrap_or_else(|e| panic!("bench scenario: {e}"));
         times.push(t0.elapsed().as_secs_f64());
         events = out.summary.events;
     }
@@ -213,7 +215,9 @@ fn main() {
             };
             let run = || {
                 let t0 = Instant::now();
-                let out = airtcp::run_toml(&text, Some(seed)).unwrap_or_else(|e| panic!("bench scenario: {e}"));
+                let out = airtcp::run(&text, &airtcp::RunOptions { seed: Some(seed), ..Default::default() })
+                    .map(Option::unwrap)
+                    .unwrap_or_else(|e| panic!("bench scenario: {e}"));
                 (t0.elapsed().as_secs_f64(), out.summary.events)
             };
             // Warm-up: the same run, repeated for CELL_WARMUP_MS. A fresh process on these VMs runs
@@ -257,7 +261,9 @@ fn main() {
             let before = peak_rss_kib();
             let t0 = Instant::now();
             let sample = rest.get(2).map_or("1s", String::as_str);
-            let out = airtcp::run_toml(&dumbbell(flows, secs, sample), Some(1)).unwrap_or_else(|e| panic!("bench scenario: {e}"));
+            let out = airtcp::run(&dumbbell(flows, secs, sample), &airtcp::RunOptions { seed: Some(1), ..Default::default() })
+                .map(Option::unwrap)
+                .unwrap_or_else(|e| panic!("bench scenario: {e}"));
             let wall = t0.elapsed().as_secs_f64();
             let delivered: u64 = out.summary.flows.iter().map(|f| f.delivered_bytes).sum();
             let started = out.summary.flows.iter().filter(|f| f.packets_sent > 0).count();
@@ -275,12 +281,13 @@ fn main() {
             let jobs: Vec<airtcp::Job> =
                 cells.iter().map(|&(loss, seed)| (fig10(loss, "reno", "newreno", "", false), Some(seed), None)).collect();
             let (t0, c0) = (Instant::now(), cpu_s());
-            let out = airtcp::run_many(&jobs, threads);
+            let out = airtcp::run_many(&jobs, threads, None);
             let (wall, cpu) = (t0.elapsed().as_secs_f64(), cpu_s() - c0);
             // A digest of every run's summary: equal digests = identical results at any thread count.
             let mut digest: u64 = 0xcbf2_9ce4_8422_2325;
             for r in &out {
-                let json = serde_json::to_string(&r.as_ref().expect("bench scenario").summary).unwrap();
+                let json =
+                    serde_json::to_string(&r.as_ref().expect("bench scenario").as_ref().expect("never interrupted").summary).unwrap();
                 for b in json.bytes() {
                     digest = (digest ^ b as u64).wrapping_mul(0x100_0000_01b3);
                 }

@@ -14,7 +14,9 @@ fn main() {
     let t0 = std::time::Instant::now();
     let pcap = args.get(3).map(std::path::PathBuf::from);
     let never = std::sync::atomic::AtomicBool::new(false);
-    match airtcp::run_toml_capturing(&text, seed, None, pcap.as_deref(), &never).map(|o| o.expect("never stopped")) {
+    match airtcp::run(&text, &airtcp::RunOptions { seed, capture: pcap.as_deref(), interrupt: Some(&never), ..Default::default() })
+        .map(|o| o.expect("never stopped"))
+    {
         Ok(out) => {
             println!("{}", serde_json::to_string_pretty(&out.summary).unwrap());
             eprintln!("wall {:.3} s, {} events", t0.elapsed().as_secs_f64(), out.summary.events);

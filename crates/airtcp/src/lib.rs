@@ -30,105 +30,114 @@ pub mod net;
 pub mod output;
 pub mod scenario;
 pub mod sim;
+mod spec;
 pub mod tcp;
 pub mod time;
 
 pub use output::{FlowSeries, FlowSummary, LinkSeries, LinkSummary, RunOutput, Summary};
-pub use scenario::{Scenario, ScenarioError};
+pub use scenario::{Limits, Scenario, ScenarioError};
 
-/// Parses, validates and runs a scenario; `seed` overrides the file's `seed` when given.
-/// Relative paths in it (trace files) are resolved against the working directory.
-pub fn run_toml(text: &str, seed: Option<u64>) -> Result<RunOutput, ScenarioError> {
-    run_toml_in(text, seed, None)
+/// A scenario as [`run`] takes it: its TOML text, or a scenario already parsed (a [`Scenario`]
+/// carries the folder its relative paths resolve against in `base_dir`).
+#[derive(Clone, Copy)]
+pub enum Input<'a> {
+    Text(&'a str),
+    Parsed(&'a Scenario),
 }
 
-/// [`run_toml`] with relative paths resolved against `base_dir` (the scenario file's folder).
-pub fn run_toml_in(text: &str, seed: Option<u64>, base_dir: Option<&std::path::Path>) -> Result<RunOutput, ScenarioError> {
-    run_scenario(&parse_in(text, base_dir)?, seed)
+impl<'a> From<&'a str> for Input<'a> {
+    fn from(text: &'a str) -> Self {
+        Input::Text(text)
+    }
 }
 
-/// Parses a scenario whose relative paths resolve against `base_dir`.
-fn parse_in(text: &str, base_dir: Option<&std::path::Path>) -> Result<Scenario, ScenarioError> {
-    let mut scenario = scenario::parse(text)?;
-    scenario.base_dir = base_dir.map(|d| d.to_path_buf());
-    Ok(scenario)
+impl<'a> From<&'a String> for Input<'a> {
+    fn from(text: &'a String) -> Self {
+        Input::Text(text)
+    }
 }
 
-/// Runs an already parsed scenario (validating it first).
-pub fn run_scenario(scenario: &Scenario, seed: Option<u64>) -> Result<RunOutput, ScenarioError> {
-    let mut sim = sim::Simulator::build(scenario, seed.unwrap_or(scenario.seed))?;
-    sim.run()
+impl<'a> From<&'a Scenario> for Input<'a> {
+    fn from(scenario: &'a Scenario) -> Self {
+        Input::Parsed(scenario)
+    }
 }
 
-/// [`run_toml_in`] that stops early when `stop` is set (see [`sim::Simulator::run_until_stopped`]):
-/// `Ok(None)` when it stopped, otherwise the same results as [`run_toml_in`].
-pub fn run_toml_in_until_stopped(
-    text: &str,
-    seed: Option<u64>,
-    base_dir: Option<&std::path::Path>,
-    stop: &std::sync::atomic::AtomicBool,
-) -> Result<Option<RunOutput>, ScenarioError> {
-    run_toml_capturing(text, seed, base_dir, None, stop)
+/// How [`run`] runs a scenario, besides the scenario itself. The default: the file's seed,
+/// relative paths against the working directory, no capture, the file's limits, never
+/// interrupted, a full run.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct RunOptions<'a> {
+    /// Overrides the scenario's `seed`.
+    pub seed: Option<u64>,
+    /// Folder relative paths (trace files) of a scenario given as text resolve against: the
+    /// scenario file's folder (a parsed [`Scenario`] keeps its own `base_dir`).
+    pub base_dir: Option<&'a std::path::Path>,
+    /// Writes the run's packet capture into this folder (one libpcap file per link direction and
+    /// `events.csv`, see [`net::pcap`]).
+    pub capture: Option<&'a std::path::Path>,
+    /// Replaces the scenario's `[limits]`.
+    pub limits: Option<&'a Limits>,
+    /// Stops the run early when set (checked between slices of events, see
+    /// [`sim::Simulator::run_until_stopped`]): the run then returns `Ok(None)`.
+    pub interrupt: Option<&'a std::sync::atomic::AtomicBool>,
+    /// Parses, checks and builds the scenario, and runs nothing: `Ok(None)` when it is valid.
+    pub check_only: bool,
 }
 
-/// [`run_toml_in_until_stopped`] that also writes a packet capture into `pcap_dir` (one libpcap
-/// file per link direction and `events.csv`, see [`net::pcap`]) when given.
-pub fn run_toml_capturing(
-    text: &str,
-    seed: Option<u64>,
-    base_dir: Option<&std::path::Path>,
-    pcap_dir: Option<&std::path::Path>,
-    stop: &std::sync::atomic::AtomicBool,
-) -> Result<Option<RunOutput>, ScenarioError> {
-    let scenario = parse_in(text, base_dir)?;
-    let mut sim = sim::Simulator::build(&scenario, seed.unwrap_or(scenario.seed))?;
-    // Parsing and building do not read `stop`; a Ctrl-C during them ends the run here, before
-    // the capture creates its files.
-    if stop.load(std::sync::atomic::Ordering::Relaxed) {
+/// Parses (text), checks and runs a scenario: the library's one entry point. `Ok(Some(output))`
+/// for a run to its end; `Ok(None)` when `interrupt` stopped it or `check_only` asked for the
+/// checks alone; `Err` with one line naming the field for a scenario that cannot run, or the
+/// limit a run exceeded. A run is a pure function of (scenario, seed).
+pub fn run<'a>(input: impl Into<Input<'a>>, opts: &RunOptions) -> Result<Option<RunOutput>, ScenarioError> {
+    let mut scenario = match input.into() {
+        Input::Text(text) => {
+            let mut s = scenario::parse(text)?;
+            s.base_dir = opts.base_dir.map(|d| d.to_path_buf());
+            std::borrow::Cow::Owned(s)
+        }
+        Input::Parsed(s) => std::borrow::Cow::Borrowed(s),
+    };
+    if let Some(limits) = opts.limits {
+        scenario.to_mut().limits = limits.clone();
+    }
+    let mut sim = sim::Simulator::build(&scenario, opts.seed.unwrap_or(scenario.seed))?;
+    if opts.check_only {
         return Ok(None);
     }
-    if let Some(dir) = pcap_dir {
+    // Parsing and building do not read `interrupt`; a Ctrl-C during them ends the run here,
+    // before the capture creates its files.
+    if opts.interrupt.is_some_and(|stop| stop.load(std::sync::atomic::Ordering::Relaxed)) {
+        return Ok(None);
+    }
+    if let Some(dir) = opts.capture {
         sim.enable_pcap(dir)?;
     }
-    sim.run_until_stopped(stop)
-}
-
-/// Parses and validates a scenario without running it.
-pub fn validate_toml(text: &str) -> Result<(), ScenarioError> {
-    validate_toml_in(text, None)
-}
-
-/// [`validate_toml`] with relative paths resolved against `base_dir`.
-pub fn validate_toml_in(text: &str, base_dir: Option<&std::path::Path>) -> Result<(), ScenarioError> {
-    let scenario = parse_in(text, base_dir)?;
-    sim::Simulator::build(&scenario, scenario.seed).map(|_| ())
+    match opts.interrupt {
+        Some(stop) => sim.run_until_stopped(stop),
+        None => sim.run().map(Some),
+    }
 }
 
 /// One job of [`run_many`]: scenario text, seed override, folder for relative paths.
 pub type Job = (String, Option<u64>, Option<std::path::PathBuf>);
 
-/// Runs many jobs on `threads` worker threads (0 = all cores).
+/// Runs many jobs on `threads` worker threads (0 = all cores), each as [`run`] does.
 ///
 /// Each run is independent and deterministic, so the results equal those of running the jobs one
-/// by one, in the same order as `jobs`.
-pub fn run_many(jobs: &[Job], threads: usize) -> Vec<Result<RunOutput, ScenarioError>> {
-    let never = std::sync::atomic::AtomicBool::new(false);
-    run_many_until_stopped(jobs, threads, &never).into_iter().map(|r| r.map(|o| o.expect("the stop flag is never set"))).collect()
-}
-
-/// [`run_many`] that stops early when `stop` is set: runs in progress end at their next check,
-/// jobs not yet started do not start; each of those is `Ok(None)`.
-pub fn run_many_until_stopped(
+/// by one, in the same order as `jobs`. When `interrupt` is set, runs in progress end at their next
+/// check and jobs not yet started do not start; each of those is `Ok(None)`.
+pub fn run_many(
     jobs: &[Job],
     threads: usize,
-    stop: &std::sync::atomic::AtomicBool,
+    interrupt: Option<&std::sync::atomic::AtomicBool>,
 ) -> Vec<Result<Option<RunOutput>, ScenarioError>> {
     use rayon::prelude::*;
     let one = |(t, s, d): &Job| {
-        if stop.load(std::sync::atomic::Ordering::Relaxed) {
+        if interrupt.is_some_and(|stop| stop.load(std::sync::atomic::Ordering::Relaxed)) {
             return Ok(None);
         }
-        run_toml_in_until_stopped(t, *s, d.as_deref(), stop)
+        run(t, &RunOptions { seed: *s, base_dir: d.as_deref(), interrupt, ..Default::default() })
     };
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build();
     match pool {

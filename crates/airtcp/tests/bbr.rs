@@ -90,7 +90,7 @@ fn one_percent_loss_well_above_reno() {
 /// Same scenario and seed, same output (pacing timers included).
 #[test]
 fn deterministic() {
-    let a = airtcp::run_toml(&deep_path(0.01, "bbr"), Some(7)).unwrap();
-    let b = airtcp::run_toml(&deep_path(0.01, "bbr"), Some(7)).unwrap();
+    let a = airtcp::run(&deep_path(0.01, "bbr"), &airtcp::RunOptions { seed: Some(7), ..Default::default() }).map(Option::unwrap).unwrap();
+    let b = airtcp::run(&deep_path(0.01, "bbr"), &airtcp::RunOptions { seed: Some(7), ..Default::default() }).map(Option::unwrap).unwrap();
     assert_eq!(format!("{:?}", a.summary), format!("{:?}", b.summary));
 }

@@ -77,7 +77,8 @@ fn saturated_trace_link_delivers_exactly_the_trace_opportunities() {
     );
     assert_eq!(run(&inline, 1).summary.links, out.summary.links);
     let rel = text.replace(&file.display().to_string(), "cell.trace");
-    let out_rel = airtcp::run_toml_in(&rel, Some(1), Some(&dir)).unwrap();
+    let out_rel =
+        airtcp::run(&rel, &airtcp::RunOptions { seed: Some(1), base_dir: Some(&dir), ..Default::default() }).map(Option::unwrap).unwrap();
     assert_eq!(out_rel.summary.links, out.summary.links);
 }
 
@@ -367,7 +368,7 @@ name = "x.1"
 src = "S"
 dst = "D"
 "#;
-    let e = airtcp::run_toml(text, None).unwrap_err().to_string();
+    let e = airtcp::run(text, &airtcp::RunOptions::default()).map(Option::unwrap).unwrap_err().to_string();
     assert_eq!(e, "flows[1].name: duplicate flow name 'x.1' (also flows[0])");
 }
 
@@ -388,7 +389,7 @@ fn fading_channel_reproduces_the_thesis_burst_lengths_analytically_and_simulated
             // The channel a scenario builds from `speed_kmh`, over 10^6 packets.
             let table = format!("kind = \"fading\"\nerror_rate = {pe}\nspeed_kmh = {v}");
             let spec: airtcp::scenario::ChannelSpec = toml::from_str(&table).unwrap();
-            let params = airtcp::scenario::validate::resolve_channel("channel", &spec).unwrap();
+            let params = spec.resolve("channel").unwrap();
             let mut c = Channel::new(&params, 1, &format!("fading {pe} {v}"));
             let (mut lost, mut bursts_seen, mut prev) = (0u64, 0u64, false);
             for i in 0..1_000_000u64 {
@@ -418,7 +419,12 @@ fn ack_compression_inflates_westwood_but_not_westwood_plus() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
     let text = std::fs::read_to_string(dir.join("trace_link.toml")).unwrap();
     let mean_bwe = |cc: &str| {
-        let out = airtcp::run_toml_in(&variant(&text, &[&format!("flows.0.cc={cc}")]), Some(1), Some(&dir)).unwrap();
+        let out = airtcp::run(
+            &variant(&text, &[&format!("flows.0.cc={cc}")]),
+            &airtcp::RunOptions { seed: Some(1), base_dir: Some(&dir), ..Default::default() },
+        )
+        .map(Option::unwrap)
+        .unwrap();
         let s = &out.flow_series;
         let v: Vec<f64> = (0..s.time_s.len()).filter(|&i| s.time_s[i] > 5.0).map(|i| s.bwe(i).unwrap()).collect();
         let capacity = out.summary.links[2].rate_bps as f64; // the trace's mean

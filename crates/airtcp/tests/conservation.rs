@@ -264,7 +264,9 @@ fn finite_transfers_complete_under_loss() {
                 reverse: false,
                 limited_transmit: seed % 2 == 0,
             }];
-            let out = airtcp::run_toml(&scenario(&hops, &fl, 60), Some(seed)).unwrap();
+            let out = airtcp::run(&scenario(&hops, &fl, 60), &airtcp::RunOptions { seed: Some(seed), ..Default::default() })
+                .map(Option::unwrap)
+                .unwrap();
             let f = &out.summary.flows[0];
             assert_eq!(f.delivered_bytes, 300_000, "{rec}/{cc} seed {seed}");
             assert_eq!(f.acked_bytes, 300_000, "{rec}/{cc} seed {seed}");

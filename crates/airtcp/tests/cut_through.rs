@@ -243,7 +243,7 @@ max_rto = "3ms"
 "#;
     // Links: 0 S->R, 1 R->S, 2 R->D, 3 D->R.
     assert_same("spurious timeouts before a cut-through drop", toml, 1, None, &[1, 2]);
-    let out = airtcp::run_toml(toml, Some(1)).unwrap();
+    let out = airtcp::run(toml, &airtcp::RunOptions { seed: Some(1), ..Default::default() }).map(Option::unwrap).unwrap();
     let ld = out.summary.flows[0].loss_differentiation.unwrap();
     assert_eq!((ld.queue_drops_as_congestion, ld.undropped_as_congestion), (88, 241));
 }
@@ -349,7 +349,7 @@ rto_undo = "none"
     // Links: 0 n0->n1, 1 n1->n0, 2 n1->n2, 3 n2->n1, 4 n3->n2, 5 n2->n3, 6 n4->n3, 7 n3->n4.
     let seed = airtcp::scenario::parse(toml).unwrap().seed;
     assert_same("campaign 777 #93423", toml, seed, None, &[3, 7]);
-    let out = airtcp::run_toml(toml, None).unwrap();
+    let out = airtcp::run(toml, &airtcp::RunOptions::default()).map(Option::unwrap).unwrap();
     let f1 = out.summary.flows.iter().find(|f| f.name == "f1").unwrap();
     // The event-by-event engine's figures (the reference; cut-through used to give 35 / 24).
     assert_eq!((f1.packets_sent, f1.packets_received), (32, 20));

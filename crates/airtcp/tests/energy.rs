@@ -64,9 +64,9 @@ fn no_hosts_without_the_table() {
 #[test]
 fn bad_power_is_one_line_naming_the_field() {
     let text = variant(&format!("{}\n[energy]\n", fig10(0.0, "newreno", 50, 12, "")), &["energy.tx_power_w=-3.0"]);
-    let e = airtcp::run_toml(&text, Some(1)).unwrap_err().to_string();
+    let e = airtcp::run(&text, &airtcp::RunOptions { seed: Some(1), ..Default::default() }).map(Option::unwrap).unwrap_err().to_string();
     assert!(e.starts_with("energy.tx_power_w: -3 is out of range (allowed: 0 to"), "{e}");
     let text = format!("{}\n[energy]\nwatts = 1\n", fig10(0.0, "newreno", 50, 12, ""));
-    let e = airtcp::run_toml(&text, Some(1)).unwrap_err().to_string();
+    let e = airtcp::run(&text, &airtcp::RunOptions { seed: Some(1), ..Default::default() }).map(Option::unwrap).unwrap_err().to_string();
     assert!(e.contains("watts"), "{e}");
 }

@@ -37,7 +37,8 @@ fn goodput(loss: f64, recovery: &str, cc: &str) -> f64 {
         .map(|sd| {
             let text =
                 variant(&fig10(loss, recovery, 50, 100, &format!("rwnd_pkts = 15\ncc = \"{cc}\"\n{needs}")), &["links.0.delay=29ms"]);
-            airtcp::run_toml(&text, Some(sd)).unwrap().summary.flows[0].goodput_bps
+            airtcp::run(&text, &airtcp::RunOptions { seed: Some(sd), ..Default::default() }).map(Option::unwrap).unwrap().summary.flows[0]
+                .goodput_bps
         })
         .collect();
     mean_sd(&g).0
@@ -82,7 +83,9 @@ fn ie2_envelope_bounds_the_fig10_grid_up_to_the_pipe() {
         let g: Vec<f64> = (1..=3)
             .map(|sd| {
                 let text = fig10(loss, recovery, 50, 100, &format!("rwnd_pkts = {rwnd}\ncc = \"{cc}\"\n{needs}"));
-                airtcp::run_toml(&text, Some(sd)).unwrap().summary.flows[0].goodput_bps
+                airtcp::run(&text, &airtcp::RunOptions { seed: Some(sd), ..Default::default() }).map(Option::unwrap).unwrap().summary.flows
+                    [0]
+                .goodput_bps
             })
             .collect();
         mean_sd(&g).0
@@ -108,7 +111,8 @@ fn ie2_envelope_bounds_the_fig10_grid_up_to_the_pipe() {
 fn ie2_envelope_overflows_its_own_queue_beyond_the_pipe() {
     let drops = |rwnd: u32| {
         let text = fig10(0.001, "sack", 50, 100, &format!("rwnd_pkts = {rwnd}\ncc = \"ie2-envelope\""));
-        airtcp::run_toml(&text, Some(1)).unwrap().summary.links[0].overflow_drops
+        airtcp::run(&text, &airtcp::RunOptions { seed: Some(1), ..Default::default() }).map(Option::unwrap).unwrap().summary.links[0]
+            .overflow_drops
     };
     assert_eq!(drops(23), 0);
     assert!(drops(60) > 100, "{}", drops(60));

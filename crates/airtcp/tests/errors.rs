@@ -5,7 +5,10 @@ const BASE: &str = include_str!("../../../examples/jersey_fig10.toml");
 fn error_of(from: &str, to: &str) -> String {
     assert!(BASE.contains(from), "fixture text {from:?} not in the base scenario");
     let text = BASE.replacen(from, to, 1);
-    airtcp::validate_toml(&text).expect_err(&format!("{from} -> {to} should fail")).to_string()
+    airtcp::run(&text, &airtcp::RunOptions { check_only: true, ..Default::default() })
+        .map(|_| ())
+        .expect_err(&format!("{from} -> {to} should fail"))
+        .to_string()
 }
 
 #[test]
@@ -86,7 +89,7 @@ fn cc_params_are_checked_by_the_scheme() {
     let e = error_of("cc = \"reno\"", "cc = \"reno\"\ncc_params = { tau = \"1s\" }");
     assert!(e.starts_with("flows[0].cc_params.tau"), "{e}");
     let ok = BASE.replacen("cc = \"reno\"", "cc = \"westwood\"\ncc_params = { tau = \"1s\", m = 5 }", 1);
-    airtcp::validate_toml(&ok).unwrap();
+    airtcp::run(&ok, &airtcp::RunOptions { check_only: true, ..Default::default() }).map(|_| ()).unwrap();
     let e = error_of("cc = \"reno\"", "cc = \"westwood-plus\"\ncc_params = { growth = \"abc\" }");
     assert!(e.starts_with("flows[0].cc_params.growth") && e.contains("linux-ns2"), "{e}");
     let e = error_of("cc = \"reno\"", "cc = \"westwood-plus\"\ncc_params = { arithmetic = \"integer\" }");
@@ -96,9 +99,9 @@ fn cc_params_are_checked_by_the_scheme() {
     let e = error_of("cc = \"reno\"", "cc = \"vegas\"\ncc_params = { alpha = 2.0, beta = 1.0 }");
     assert!(e.starts_with("flows[0].cc_params.beta") && e.contains("beta >= alpha"), "{e}");
     let ok = BASE.replacen("cc = \"reno\"", "cc = \"vegas\"\ncc_params = { alpha = 2.0, beta = 4.0, gamma = 1.5, expiry = false }", 1);
-    airtcp::validate_toml(&ok).unwrap();
+    airtcp::run(&ok, &airtcp::RunOptions { check_only: true, ..Default::default() }).map(|_| ()).unwrap();
     let ok = BASE.replacen("cc = \"reno\"", "cc = \"westwood-plus\"\ncc_params = { alpha = 0.8, min_interval = \"20ms\" }", 1);
-    airtcp::validate_toml(&ok).unwrap();
+    airtcp::run(&ok, &airtcp::RunOptions { check_only: true, ..Default::default() }).map(|_| ()).unwrap();
     let e = error_of("cc = \"reno\"", "cc = \"cubic\"\ncc_params = { beta = 1.2 }");
     assert!(e.starts_with("flows[0].cc_params.beta") && e.contains("0 < beta < 1"), "{e}");
     let e = error_of("cc = \"reno\"", "cc = \"cubic\"\ncc_params = { c = 0.4 }");
@@ -108,7 +111,7 @@ fn cc_params_are_checked_by_the_scheme() {
         "cc = \"cubic\"\ncc_params = { c_pkts_per_s3 = 0.8, beta = 0.5, fast_convergence = false, reno_friendly = false }",
         1,
     );
-    airtcp::validate_toml(&ok).unwrap();
+    airtcp::run(&ok, &airtcp::RunOptions { check_only: true, ..Default::default() }).map(|_| ()).unwrap();
     let e = error_of("cc = \"reno\"", "cc = \"bbr\"\ncc_params = { cwnd_gain = 0.5 }");
     assert!(e.starts_with("flows[0].cc_params.cwnd_gain") && e.contains("1 <= cwnd_gain <= 100"), "{e}");
     let e = error_of("cc = \"reno\"", "cc = \"bbr\"\ncc_params = { rtprop_window = \"0s\" }");
@@ -118,7 +121,7 @@ fn cc_params_are_checked_by_the_scheme() {
         "cc = \"bbr\"\ncc_params = { high_gain = 2.0, cwnd_gain = 2.5, bw_window_rounds = 8, rtprop_window = \"5s\", probe_rtt_time = \"100ms\" }",
         1,
     );
-    airtcp::validate_toml(&ok).unwrap();
+    airtcp::run(&ok, &airtcp::RunOptions { check_only: true, ..Default::default() }).map(|_| ()).unwrap();
 }
 
 /// The Jersey family names the flow field it needs, and checks its own parameters.
@@ -134,7 +137,7 @@ fn jersey_family_needs_and_params() {
     assert!(e.starts_with("flows[0].cc_params.abe_update") && e.contains("per-rtt"), "{e}");
     let ok =
         BASE.replacen("cc = \"reno\"", "cc = \"nj+\"\necn = true\ntimestamps = true\ncc_params = { abe_update = \"literal\", k = 2 }", 1);
-    airtcp::validate_toml(&ok).unwrap();
+    airtcp::run(&ok, &airtcp::RunOptions { check_only: true, ..Default::default() }).map(|_| ()).unwrap();
 }
 
 /// The IE²-TCP envelope names the SACK it needs; new channel, capacity and source fields name
@@ -364,7 +367,7 @@ fn packets_beyond_the_memory_limit_stop_the_run() {
         .replace("limit_pkts = 50 }", "limit_pkts = 1000000 }")
         .replacen("rwnd_pkts = 1000", "rwnd_pkts = 1000000\ninitial_cwnd_pkts = 1000000\ncount = 100", 1)
         .replacen("nodes = [", "limits = { max_memory = \"50MB\" }\nnodes = [", 1);
-    let e = match airtcp::run_toml(&text, None) {
+    let e = match airtcp::run(&text, &airtcp::RunOptions::default()).map(Option::unwrap) {
         Ok(out) => panic!("the run completed ({} events)", out.summary.events),
         Err(e) => e.to_string(),
     };
@@ -377,11 +380,11 @@ fn packets_beyond_the_memory_limit_stop_the_run() {
 /// E − 1, with one line naming the limit; both before and after the slices fall.
 #[test]
 fn the_event_limit_is_exact() {
-    let events = airtcp::run_toml(BASE, None).unwrap().summary.events;
+    let events = airtcp::run(BASE, &airtcp::RunOptions::default()).map(Option::unwrap).unwrap().summary.events;
     let ok = BASE.replacen("nodes = [", &format!("limits = {{ max_events = {events} }}\nnodes = ["), 1);
-    assert_eq!(airtcp::run_toml(&ok, None).unwrap().summary.events, events);
+    assert_eq!(airtcp::run(&ok, &airtcp::RunOptions::default()).map(Option::unwrap).unwrap().summary.events, events);
     let short = BASE.replacen("nodes = [", &format!("limits = {{ max_events = {} }}\nnodes = [", events - 1), 1);
-    let e = airtcp::run_toml(&short, None).unwrap_err().to_string();
+    let e = airtcp::run(&short, &airtcp::RunOptions::default()).map(Option::unwrap).unwrap_err().to_string();
     assert!(e.starts_with(&format!("limits.max_events: the run needs more than {} events", events - 1)), "{e}");
     assert!(!e.contains('\n'));
 }
@@ -413,7 +416,7 @@ fn series_and_memory_limits_refuse_before_running() {
 #[test]
 fn a_wall_clock_limit_stops_the_run() {
     let text = BASE.replacen("nodes = [", "limits = { wall_clock = \"1ns\" }\nnodes = [", 1);
-    let e = airtcp::run_toml(&text, None).unwrap_err().to_string();
+    let e = airtcp::run(&text, &airtcp::RunOptions::default()).map(Option::unwrap).unwrap_err().to_string();
     assert!(e.starts_with("limits.wall_clock: the run took longer than 0.000000001s of wall-clock time (stopped at t = 0s of 100s"), "{e}");
 }
 
@@ -425,7 +428,9 @@ fn capture_folder_error_names_pcap_once() {
     let text =
         "name = \"p\"\nduration = \"1s\"\nnodes = [\"a\", \"b\"]\n[[links]]\nfrom = \"a\"\nto = \"b\"\nrate = \"1Mbps\"\ndelay = \"1ms\"\n";
     let stop = std::sync::atomic::AtomicBool::new(false);
-    let e = airtcp::run_toml_capturing(text, None, None, Some(&file.join("pcap")), &stop).unwrap_err().to_string();
+    let e = airtcp::run(text, &airtcp::RunOptions { capture: Some(&file.join("pcap")), interrupt: Some(&stop), ..Default::default() })
+        .unwrap_err()
+        .to_string();
     std::fs::remove_file(&file).unwrap();
     assert!(e.starts_with("pcap: cannot create '") && !e.contains("pcap: pcap"), "{e}");
 }

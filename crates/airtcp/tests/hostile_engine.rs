@@ -5,7 +5,10 @@
 const FIG10: &str = include_str!("../../../examples/jersey_fig10.toml");
 
 fn error_of(text: &str) -> String {
-    let m = airtcp::validate_toml(text).expect_err("the scenario should be refused").to_string();
+    let m = airtcp::run(text, &airtcp::RunOptions { check_only: true, ..Default::default() })
+        .map(|_| ())
+        .expect_err("the scenario should be refused")
+        .to_string();
     assert!(!m.contains('\n'), "more than one line: {m}");
     m
 }
@@ -26,7 +29,7 @@ fn subnormal_fading_speed_is_refused() {
     let m = error_of(&fading("fd_t = 1e-320"));
     assert!(m.starts_with("links[1].channel.fd_t: 1e-320 is out of range"), "{m}");
     let ok = fading("speed_kmh = 1e-290").replacen("duration = \"100s\"", "duration = \"30s\"", 1);
-    let out = airtcp::run_toml(&ok, Some(1)).unwrap();
+    let out = airtcp::run(&ok, &airtcp::RunOptions { seed: Some(1), ..Default::default() }).map(Option::unwrap).unwrap();
     assert!(out.summary.links.iter().all(|l| l.utilization.is_finite()));
 }
 
@@ -134,7 +137,7 @@ fn a_trace_is_read_once_and_counted_before_it_is_read() {
     let est = airtcp::scenario::validate::memory_estimate(&scenario, 30, &plan);
     assert_eq!(est.trace_bytes, 100_000 * 16);
     // The run replays it on every link.
-    airtcp::run_scenario(&scenario, Some(1)).unwrap();
+    airtcp::run(&scenario, &airtcp::RunOptions { seed: Some(1), ..Default::default() }).map(Option::unwrap).unwrap();
     // Under 9 bytes of memory per byte of the file: refused before the file is read.
     let m = error_of(&trace_chain(2, &f.0, "[limits]\nmax_memory = \"4MB\"\n"));
     assert!(m.starts_with("limits.max_memory: reading links[0].capacity.file (488944 bytes) needs up to "), "{m}");
@@ -160,7 +163,7 @@ fn a_duration_with_42_decimals_is_exact() {
     let text = FIG10.replacen("duration = \"100s\"", &format!("duration = \"12.{}s\"", "0".repeat(42)), 1);
     let s = airtcp::scenario::parse(&text).unwrap();
     assert_eq!(s.duration.as_nanos(), 12_000_000_000);
-    airtcp::validate_toml(&text).unwrap();
+    airtcp::run(&text, &airtcp::RunOptions { check_only: true, ..Default::default() }).map(|_| ()).unwrap();
 }
 
 /// Item 11: a capture's size is bounded by `limits.max_capture_bytes` while it is written (a
@@ -176,7 +179,12 @@ fn capture_size_is_limited_while_writing() {
     let dir = std::env::temp_dir().join(format!("airtcp-hostile-{}-pcap", std::process::id()));
     let never = std::sync::atomic::AtomicBool::new(false);
     let size = |d: &std::path::Path| -> u64 { std::fs::read_dir(d).unwrap().map(|e| e.unwrap().metadata().unwrap().len()).sum() };
-    let Err(e) = airtcp::run_toml_capturing(&text("1MB"), Some(1), None, Some(&dir), &never) else { panic!("over the limit") };
+    let Err(e) = airtcp::run(
+        &text("1MB"),
+        &airtcp::RunOptions { seed: Some(1), capture: Some(&dir), interrupt: Some(&never), ..Default::default() },
+    ) else {
+        panic!("over the limit")
+    };
     let m = e.to_string();
     assert!(m.starts_with("limits.max_capture_bytes: the packet capture would write more than 1000000 bytes"), "{m}");
     // 80 Mb/s of 1000-byte packets is 10^4 packets a second, 60 bytes each (record and headers):
@@ -185,11 +193,13 @@ fn capture_size_is_limited_while_writing() {
     assert!(m.contains("stopped at t = 2.27"), "{m}");
     assert!(size(&dir) <= 1_000_000, "{} bytes written", size(&dir));
     std::fs::remove_dir_all(&dir).unwrap();
-    let m = airtcp::validate_toml(&text("0B")).unwrap_err().to_string();
+    let m = airtcp::run(&text("0B"), &airtcp::RunOptions { check_only: true, ..Default::default() }).map(|_| ()).unwrap_err().to_string();
     assert_eq!(m, "limits.max_capture_bytes: must be greater than 0B");
     // Under the default (1 GB) the same run's capture is written whole.
     let whole = text("1GB");
-    airtcp::run_toml_capturing(&whole, Some(1), None, Some(&dir), &never).unwrap().unwrap();
+    airtcp::run(&whole, &airtcp::RunOptions { seed: Some(1), capture: Some(&dir), interrupt: Some(&never), ..Default::default() })
+        .unwrap()
+        .unwrap();
     // 10^6 bytes took 2.27 s: 10 s take over 4·10^6.
     assert!(size(&dir) > 4_000_000, "{} bytes", size(&dir));
     std::fs::remove_dir_all(&dir).unwrap();
@@ -223,7 +233,7 @@ fn hsdpa_ue_state_is_counted_per_crossing_flow() {
     let m = error_of(&limited);
     assert!(m.starts_with("limits.max_memory: the run needs about") && m.contains(", HSDPA UEs 8MB)"), "{m}");
     // And the run makes exactly those UEs: every cell's flows report one, the wired ones none.
-    let out = airtcp::run_scenario(&scenario, Some(1)).unwrap();
+    let out = airtcp::run(&scenario, &airtcp::RunOptions { seed: Some(1), ..Default::default() }).map(Option::unwrap).unwrap();
     let with_ue = out.summary.flows.iter().filter(|f| f.hsdpa.is_some()).count();
     assert_eq!(with_ue as u64, cells * per_cell);
 }

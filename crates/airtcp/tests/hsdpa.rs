@@ -212,20 +212,20 @@ fn rlc_am_delivers_every_sdu_once_in_order() {
 #[test]
 fn runs_are_deterministic_and_seeded() {
     let text = tcp_cell("", None, 50);
-    let a = airtcp::run_toml(&text, Some(7)).unwrap();
-    let b = airtcp::run_toml(&text, Some(7)).unwrap();
+    let a = airtcp::run(&text, &airtcp::RunOptions { seed: Some(7), ..Default::default() }).map(Option::unwrap).unwrap();
+    let b = airtcp::run(&text, &airtcp::RunOptions { seed: Some(7), ..Default::default() }).map(Option::unwrap).unwrap();
     assert_eq!(serde_json::to_string(&a.summary).unwrap(), serde_json::to_string(&b.summary).unwrap());
     assert_eq!(a, b);
-    let c = airtcp::run_toml(&text, Some(8)).unwrap();
+    let c = airtcp::run(&text, &airtcp::RunOptions { seed: Some(8), ..Default::default() }).map(Option::unwrap).unwrap();
     assert_ne!(hs(&a.summary.flows[0]).geometry_db, hs(&c.summary.flows[0]).geometry_db);
     // A UE's drop does not depend on the other UEs: the TCP UE is where it was without the VoIP flow.
     let alone = text.split("[[flows]]\nkind = \"onoff\"").next().unwrap().to_string();
-    let d = airtcp::run_toml(&alone, Some(7)).unwrap();
+    let d = airtcp::run(&alone, &airtcp::RunOptions { seed: Some(7), ..Default::default() }).map(Option::unwrap).unwrap();
     assert_eq!(hs(&a.summary.flows[0]).geometry_db, hs(&d.summary.flows[0]).geometry_db);
     // And on any number of threads.
     let jobs: Vec<airtcp::Job> = (0..4).map(|s| (text.clone(), Some(s), None)).collect();
-    let one: Vec<_> = airtcp::run_many(&jobs, 1).into_iter().map(|r| r.unwrap()).collect();
-    let two: Vec<_> = airtcp::run_many(&jobs, 2).into_iter().map(|r| r.unwrap()).collect();
+    let one: Vec<_> = airtcp::run_many(&jobs, 1, None).into_iter().map(|r| r.unwrap().unwrap()).collect();
+    let two: Vec<_> = airtcp::run_many(&jobs, 2, None).into_iter().map(|r| r.unwrap().unwrap()).collect();
     assert_eq!(one, two);
 }
 
@@ -247,16 +247,17 @@ fn bad_cell_settings_name_their_field() {
     ];
     for (extra, field, allowed) in cases {
         let text = base.replace("kind = \"hsdpa\" ", &format!("kind = \"hsdpa\" {extra}"));
-        let e = airtcp::validate_toml(&text).expect_err(extra).to_string();
+        let e =
+            airtcp::run(&text, &airtcp::RunOptions { check_only: true, ..Default::default() }).map(|_| ()).expect_err(extra).to_string();
         assert!(!e.contains('\n') && e.starts_with(field) && e.contains(allowed), "{extra}: {e}");
     }
     let no_uplink = base.replace("reverse_capacity = { kind = \"constant\", rate = \"384kbps\" }\n", "");
-    let e = airtcp::validate_toml(&no_uplink).unwrap_err().to_string();
+    let e = airtcp::run(&no_uplink, &airtcp::RunOptions { check_only: true, ..Default::default() }).map(|_| ()).unwrap_err().to_string();
     assert!(e.starts_with("links[1].reverse_capacity") && e.contains("downlink only"), "{e}");
     let lossy = base.replace(
         "queue = { kind = \"droptail\", limit_pkts = 50 }",
         "queue = { kind = \"droptail\", limit_pkts = 50 }\nchannel = { kind = \"uniform\", loss = 0.01 }",
     );
-    let e = airtcp::validate_toml(&lossy).unwrap_err().to_string();
+    let e = airtcp::run(&lossy, &airtcp::RunOptions { check_only: true, ..Default::default() }).map(|_| ()).unwrap_err().to_string();
     assert!(e.starts_with("links[1].channel"), "{e}");
 }

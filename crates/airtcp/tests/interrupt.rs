@@ -15,7 +15,9 @@ fn unset_flag_gives_the_same_results_as_run() {
     let scenario = airtcp::scenario::parse(&text).unwrap();
     let plain = airtcp::sim::Simulator::build(&scenario, 7).unwrap().run_in_one_slice();
     let never = AtomicBool::new(false);
-    let sliced = airtcp::run_toml_in_until_stopped(&text, Some(7), None, &never).unwrap().expect("not stopped");
+    let sliced = airtcp::run(&text, &airtcp::RunOptions { seed: Some(7), interrupt: Some(&never), ..Default::default() })
+        .unwrap()
+        .expect("not stopped");
     assert!(plain.summary.events > airtcp::sim::EVENTS_PER_STOP_CHECK, "too few events for sized slices");
     assert_eq!(serde_json::to_string(&plain.summary).unwrap(), serde_json::to_string(&sliced.summary).unwrap());
     assert_eq!(format!("{:?}", plain.flow_series), format!("{:?}", sliced.flow_series));
@@ -28,9 +30,9 @@ fn unset_flag_gives_the_same_results_as_run() {
 fn set_flag_stops_runs_and_jobs() {
     let long = variant(FIG10, &["duration=1000000s", "sample_interval=10s"]);
     let stop = AtomicBool::new(true);
-    assert!(airtcp::run_toml_in_until_stopped(&long, None, None, &stop).unwrap().is_none());
+    assert!(airtcp::run(&long, &airtcp::RunOptions { interrupt: Some(&stop), ..Default::default() }).unwrap().is_none());
     let jobs: Vec<airtcp::Job> = (0..3).map(|s| (long.clone(), Some(s), None)).collect();
-    let out = airtcp::run_many_until_stopped(&jobs, 2, &stop);
+    let out = airtcp::run_many(&jobs, 2, Some(&stop));
     assert_eq!(out.len(), 3);
     assert!(out.iter().all(|r| matches!(r, Ok(None))));
 }
@@ -57,7 +59,9 @@ fn stopped_at(e: &airtcp::scenario::ScenarioError) -> f64 {
 fn event_limit_holds_after_a_quiet_stretch() {
     // The whole run takes some 14 000 events.
     let text = late_start("[limits]\nmax_events = 2000\n");
-    let Err(e) = airtcp::run_toml(&text, Some(1)) else { panic!("the run should fail") };
+    let Err(e) = airtcp::run(&text, &airtcp::RunOptions { seed: Some(1), ..Default::default() }).map(Option::unwrap) else {
+        panic!("the run should fail")
+    };
     let m = e.to_string();
     assert!(m.starts_with("limits.max_events: the run needs more than 2000 events"), "{m}");
     assert!(!m.contains('\n'), "{m}");
@@ -91,7 +95,9 @@ start = "5000s"
 #[test]
 fn wall_clock_holds_after_a_quiet_stretch() {
     let text = format!("{LATE_CBR}[limits]\nwall_clock = \"50ms\"\n");
-    let Err(e) = airtcp::run_toml(&text, Some(1)) else { panic!("the run should fail") };
+    let Err(e) = airtcp::run(&text, &airtcp::RunOptions { seed: Some(1), ..Default::default() }).map(Option::unwrap) else {
+        panic!("the run should fail")
+    };
     let m = e.to_string();
     assert!(m.starts_with("limits.wall_clock: the run took longer than 0.05s"), "{m}");
     let t = stopped_at(&e);

@@ -15,7 +15,7 @@ fn identity(l: &LinkSummary) -> bool {
 }
 
 fn run(toml: &str) -> RunOutput {
-    airtcp::run_toml(toml, None).expect("scenario runs")
+    airtcp::run(toml, &airtcp::RunOptions::default()).map(Option::unwrap).expect("scenario runs")
 }
 
 /// One TCP segment (1040 B on the wire, 4.16 ms at 2 Mb/s) over a link that loses every frame and

@@ -36,17 +36,21 @@ fn bottleneck(out: &airtcp::RunOutput) -> &airtcp::LinkSummary {
 #[test]
 fn congestion_warning_marks_only_ect_and_senders_react() {
     let q = "{ kind = \"cw\", limit_pkts = 60 }";
-    let out = airtcp::run_toml(&dumbbell(q, true, 4, ""), Some(1)).unwrap();
+    let out =
+        airtcp::run(&dumbbell(q, true, 4, ""), &airtcp::RunOptions { seed: Some(1), ..Default::default() }).map(Option::unwrap).unwrap();
     let l = bottleneck(&out);
     assert!(l.ce_marks > 100, "marks {}", l.ce_marks);
     let rexmits: u64 = out.summary.flows.iter().map(|f| f.retransmissions).sum();
     assert!(l.early_drops <= rexmits, "early drops {} > retransmissions {rexmits}", l.early_drops);
     assert!(out.summary.flows.iter().all(|f| f.ecn_reductions > 0));
-    let plain = airtcp::run_toml(&dumbbell(q, false, 4, ""), Some(1)).unwrap();
+    let plain =
+        airtcp::run(&dumbbell(q, false, 4, ""), &airtcp::RunOptions { seed: Some(1), ..Default::default() }).map(Option::unwrap).unwrap();
     assert_eq!(bottleneck(&plain).ce_marks, 0);
     assert!(bottleneck(&plain).early_drops > 0);
     let pass = "{ kind = \"cw\", limit_pkts = 60, drop_non_ect = false }";
-    let passed = airtcp::run_toml(&dumbbell(pass, false, 4, ""), Some(1)).unwrap();
+    let passed = airtcp::run(&dumbbell(pass, false, 4, ""), &airtcp::RunOptions { seed: Some(1), ..Default::default() })
+        .map(Option::unwrap)
+        .unwrap();
     let p = bottleneck(&passed);
     assert_eq!((p.ce_marks, p.early_drops), (0, 0));
     assert!(p.overflow_drops > 0);
@@ -59,8 +63,10 @@ fn congestion_warning_marks_only_ect_and_senders_react() {
 #[test]
 fn red_marks_with_ecn_and_drops_without() {
     let q = "{ kind = \"red\", limit_pkts = 100, min_th_pkts = 5, max_th_pkts = 15, weight = 0.002, max_p = 0.1, ecn = true }";
-    let with = airtcp::run_toml(&dumbbell(q, true, 4, ""), Some(2)).unwrap();
-    let without = airtcp::run_toml(&dumbbell(q, false, 4, ""), Some(2)).unwrap();
+    let with =
+        airtcp::run(&dumbbell(q, true, 4, ""), &airtcp::RunOptions { seed: Some(2), ..Default::default() }).map(Option::unwrap).unwrap();
+    let without =
+        airtcp::run(&dumbbell(q, false, 4, ""), &airtcp::RunOptions { seed: Some(2), ..Default::default() }).map(Option::unwrap).unwrap();
     assert!(bottleneck(&with).ce_marks > 0);
     assert!(bottleneck(&without).ce_marks == 0 && bottleneck(&without).early_drops > 0);
     assert!(bottleneck(&with).early_drops < bottleneck(&without).early_drops);
@@ -96,7 +102,7 @@ schedule = [
   { at = "15s", rate = "500kbps" }, { at = "20s", rate = "0bps" }, { at = "25s", rate = "500kbps" },
 ]
 "#;
-    let out = airtcp::run_toml(text, None).unwrap();
+    let out = airtcp::run(text, &airtcp::RunOptions::default()).map(Option::unwrap).unwrap();
     let f = &out.summary.flows[0];
     // Intervals: 16 ms at 500 kb/s, 10.667 ms at 750 kb/s; each step starts with a packet.
     // Steps [0,5), [15,20), [25,30): 5 s / 16 ms = 312.5 → 313 sends each; [10,15): 468.75 → 469.
@@ -112,7 +118,12 @@ schedule = [
 fn delayed_acks_halve_the_ack_count() {
     let q = "{ kind = \"droptail\", limit_pkts = 1000 }";
     for (delayed, lo, hi) in [(false, 0.999, 1.001), (true, 0.5, 0.51)] {
-        let out = airtcp::run_toml(&dumbbell(q, false, 1, &format!("delayed_ack = {delayed}\nrwnd_pkts = 40")), Some(1)).unwrap();
+        let out = airtcp::run(
+            &dumbbell(q, false, 1, &format!("delayed_ack = {delayed}\nrwnd_pkts = 40")),
+            &airtcp::RunOptions { seed: Some(1), ..Default::default() },
+        )
+        .map(Option::unwrap)
+        .unwrap();
         let acks = out.summary.links.iter().find(|l| l.name == "D->R").unwrap().packets_sent as f64;
         let data = out.summary.flows[0].packets_received as f64;
         let ratio = acks / data;
@@ -129,7 +140,9 @@ fn delayed_acks_halve_the_ack_count() {
 fn start_jitter_draws_starts_per_seed() {
     let q = "{ kind = \"droptail\", limit_pkts = 30 }";
     let plain = dumbbell(q, false, 3, "");
-    let run = |text: &str, seed: u64| airtcp::run_toml(text, Some(seed)).unwrap().summary;
+    let run = |text: &str, seed: u64| {
+        airtcp::run(text, &airtcp::RunOptions { seed: Some(seed), ..Default::default() }).map(Option::unwrap).unwrap().summary
+    };
     let (a, b) = (run(&plain, 1), run(&plain, 2));
     let goodputs = |s: &airtcp::Summary| s.flows.iter().map(|f| f.goodput_bps).collect::<Vec<_>>();
     assert_eq!(goodputs(&a), goodputs(&b), "no randomness without jitter");
@@ -141,6 +154,8 @@ fn start_jitter_draws_starts_per_seed() {
         assert!(f.delivered_bytes <= f.sent_bytes && f.delivered_bytes > 0, "{}: {} of {}", f.name, f.delivered_bytes, f.sent_bytes);
     }
     // A jitter longer than the run is a clear error naming the field.
-    let e = airtcp::run_toml(&dumbbell(q, false, 1, "start_jitter = \"61s\""), Some(1)).unwrap_err();
+    let e = airtcp::run(&dumbbell(q, false, 1, "start_jitter = \"61s\""), &airtcp::RunOptions { seed: Some(1), ..Default::default() })
+        .map(Option::unwrap)
+        .unwrap_err();
     assert!(e.to_string().contains("flows[0].start_jitter"), "{e}");
 }

@@ -37,12 +37,13 @@ fn wire(out: &RunOutput) -> (u64, u64, u64, u64) {
 
 #[test]
 fn timestamps_on_the_wire_under_both_sizes() {
-    let rfc = airtcp::run_toml(&scenario("rfc"), None).unwrap();
-    let ns2 = airtcp::run_toml(&scenario("ns2"), None).unwrap();
+    let rfc = airtcp::run(&scenario("rfc"), &airtcp::RunOptions::default()).map(Option::unwrap).unwrap();
+    let ns2 = airtcp::run(&scenario("ns2"), &airtcp::RunOptions::default()).map(Option::unwrap).unwrap();
     assert_eq!(wire(&rfc), (10, 10 * 1052, 10, 10 * 52));
     assert_eq!(wire(&ns2), (10, 10 * 1050, 10, 10 * 40));
     // The default is "rfc": the same run without the key.
-    let default = airtcp::run_toml(&scenario("rfc").replace("option_sizes = \"rfc\"\n", ""), None).unwrap();
+    let default =
+        airtcp::run(&scenario("rfc").replace("option_sizes = \"rfc\"\n", ""), &airtcp::RunOptions::default()).map(Option::unwrap).unwrap();
     assert_eq!(wire(&default), wire(&rfc));
     // The same segments delivered either way.
     let (a, b) = (&rfc.summary.flows[0], &ns2.summary.flows[0]);
@@ -51,7 +52,8 @@ fn timestamps_on_the_wire_under_both_sizes() {
 
 #[test]
 fn a_bad_value_names_the_field_and_the_allowed_ones() {
-    let e = airtcp::validate_toml(&scenario("ns-2")).unwrap_err().to_string();
+    let e =
+        airtcp::run(&scenario("ns-2"), &airtcp::RunOptions { check_only: true, ..Default::default() }).map(|_| ()).unwrap_err().to_string();
     assert!(e.starts_with("flows[0].option_sizes") && e.contains("rfc") && e.contains("ns2") && !e.contains('\n'), "{e}");
 }
 
@@ -60,8 +62,12 @@ fn a_bad_value_names_the_field_and_the_allowed_ones() {
 fn a_capture_is_refused_with_ns2_sizes() {
     let dir = std::env::temp_dir().join(format!("airtcp-option-sizes-{}", std::process::id()));
     let stop = std::sync::atomic::AtomicBool::new(false);
-    let e = airtcp::run_toml_capturing(&scenario("ns2"), None, None, Some(&dir), &stop).unwrap_err().to_string();
+    let e = airtcp::run(&scenario("ns2"), &airtcp::RunOptions { capture: Some(&dir), interrupt: Some(&stop), ..Default::default() })
+        .unwrap_err()
+        .to_string();
     assert!(e.starts_with("pcap:") && e.contains("option_sizes = \"ns2\"") && e.contains("\"rfc\""), "{e}");
-    assert!(airtcp::run_toml_capturing(&scenario("rfc"), None, None, Some(&dir), &stop).unwrap().is_some());
+    assert!(airtcp::run(&scenario("rfc"), &airtcp::RunOptions { capture: Some(&dir), interrupt: Some(&stop), ..Default::default() })
+        .unwrap()
+        .is_some());
     let _ = std::fs::remove_dir_all(&dir);
 }

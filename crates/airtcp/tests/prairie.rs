@@ -66,7 +66,7 @@ queue = {{ kind = "droptail", limit_pkts = {buffer} }}
 
 fn run(text: &str) -> RunOutput {
     let sc = airtcp::scenario::parse(text).unwrap_or_else(|e| panic!("{e}"));
-    airtcp::run_scenario(&sc, Some(1)).unwrap_or_else(|e| panic!("{e}"))
+    airtcp::run(&sc, &airtcp::RunOptions { seed: Some(1), ..Default::default() }).map(Option::unwrap).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// Mean over (from, to] of a flow's column.

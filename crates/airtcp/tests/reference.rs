@@ -126,9 +126,9 @@ fn deterministic_serially_and_in_parallel() {
     assert_eq!(a, b);
     assert_eq!(serde_json::to_string(&a).unwrap(), serde_json::to_string(&b).unwrap());
     let jobs: Vec<airtcp::Job> = (1..=4).map(|s| (text.clone(), Some(s), None)).collect();
-    let par = airtcp::run_many(&jobs, 2);
+    let par = airtcp::run_many(&jobs, 2, None);
     for (i, r) in par.into_iter().enumerate() {
-        assert_eq!(r.unwrap(), run(&text, i as u64 + 1));
+        assert_eq!(r.unwrap().unwrap(), run(&text, i as u64 + 1));
     }
     assert_ne!(run(&text, 8).summary, a.summary);
 }

@@ -71,8 +71,14 @@ rwnd_pkts = 20
     let back = out.summary.links.iter().find(|l| l.name == "D->S").unwrap();
     assert!(back.channel_losses > 0);
     assert_eq!(back.link_retransmissions, 0);
-    let e = airtcp::run_toml(&base("link_retransmission_max = 0"), Some(1)).unwrap_err().to_string();
+    let e = airtcp::run(&base("link_retransmission_max = 0"), &airtcp::RunOptions { seed: Some(1), ..Default::default() })
+        .map(Option::unwrap)
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("links[0].link_retransmission_max") && e.contains("from 1 to 1000"), "{e}");
-    let e = airtcp::run_toml(&base("link_retransmission_timeout = \"0s\""), Some(1)).unwrap_err().to_string();
+    let e = airtcp::run(&base("link_retransmission_timeout = \"0s\""), &airtcp::RunOptions { seed: Some(1), ..Default::default() })
+        .map(Option::unwrap)
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("links[0].link_retransmission_timeout"), "{e}");
 }

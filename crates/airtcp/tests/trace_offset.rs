@@ -99,13 +99,17 @@ fn a_random_start_offset_is_whole_ms_per_seed_and_shared_by_both_directions() {
     }
     assert!(seen.len() >= 10, "offsets barely vary over 40 seeds: {seen:?}");
     // The summary reports the offset (whole ms) of each direction that has one.
-    let out = airtcp::run_toml_in(&text, Some(3), Some(&traces_dir())).unwrap();
+    let out = airtcp::run(&text, &airtcp::RunOptions { seed: Some(3), base_dir: Some(&traces_dir()), ..Default::default() })
+        .map(Option::unwrap)
+        .unwrap();
     let o = offset_ms(&text, 3);
     for (l, want) in out.summary.links.iter().zip(&o) {
         assert_eq!(l.trace_offset_s, (*want > 0).then_some(*want as f64 / 1000.0), "{}", l.name);
     }
     // Without an offset nothing is reported.
-    let plain = airtcp::run_toml_in(&scenario("", ""), Some(3), Some(&traces_dir())).unwrap();
+    let plain = airtcp::run(&scenario("", ""), &airtcp::RunOptions { seed: Some(3), base_dir: Some(&traces_dir()), ..Default::default() })
+        .map(Option::unwrap)
+        .unwrap();
     assert!(plain.summary.links.iter().all(|l| l.trace_offset_s.is_none()));
 }
 

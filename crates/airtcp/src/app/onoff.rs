@@ -9,12 +9,70 @@
 //! stationary state (on with probability on/(on+off)), so its mean activity holds from the first
 //! instant of a call.
 
+use super::{check_onoff, onoff_params, AppKind, Ends, UdpSource};
 use crate::engine::RngStream;
-use crate::time::{SimTime, NS_PER_S};
+use crate::spec::ScenarioError;
+use crate::time::{DataRate, SimDuration, SimTime, NS_PER_S};
+
+/// One exponential on/off talker for the whole flow. Defaults: the AMR voice user of the HSDPA
+/// seed (Li & Ansari Table 4: AMR 7.95 kb/s, "a two state Markov model with 50% activity"); the
+/// 2-s mean spurt and silence are our reading (3GPP's VoIP model, one transition in 100 20-ms
+/// frames), see REPRODUCTION.md.
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct OnOffFlowSpec {
+    name: Option<String>,
+    src: String,
+    dst: String,
+    /// Rate while on (UDP payload).
+    #[serde(default = "default_amr_rate")]
+    rate: DataRate,
+    /// UDP payload bytes per datagram.
+    #[serde(default = "default_amr_bytes")]
+    packet_bytes: u32,
+    /// Mean talk spurt (exponential).
+    #[serde(default = "default_amr_period")]
+    mean_on: SimDuration,
+    /// Mean silence (exponential).
+    #[serde(default = "default_amr_period")]
+    mean_off: SimDuration,
+    #[serde(default)]
+    start: SimDuration,
+    stop: Option<SimDuration>,
+}
+
+fn default_amr_rate() -> DataRate {
+    DataRate(7950)
+}
+fn default_amr_bytes() -> u32 {
+    20
+}
+fn default_amr_period() -> SimDuration {
+    SimDuration::from_millis(2000)
+}
+
+impl AppKind for OnOffFlowSpec {
+    fn ends(&self) -> Ends<'_> {
+        Ends { name: self.name.as_deref(), src: &self.src, dst: &self.dst, start: self.start, stop: self.stop }
+    }
+
+    fn check(&self, field: &str) -> Result<(), ScenarioError> {
+        check_onoff(field, self.rate, self.packet_bytes, self.mean_on, self.mean_off)
+    }
+
+    fn build(&self, name: &str, seed: u64) -> UdpSource {
+        let start = self.start.as_nanos();
+        let end = self.stop.map_or(SimTime::MAX, |x| x.as_nanos());
+        let mut rng = RngStream::new(seed, &format!("app:{name}"));
+        let params = onoff_params(self.rate, self.packet_bytes, self.mean_on, self.mean_off);
+        let src = OnOffSource::new(params, start, end, &mut rng);
+        UdpSource::OnOff(src, rng)
+    }
+}
 
 /// Parameters shared by every call of a source.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct OnOffParams {
+pub(crate) struct OnOffParams {
     /// Rate while on, counting UDP payload bytes (as ns-2's Exponential traffic `rate_`).
     pub rate_bps: u64,
     /// UDP payload bytes per datagram.
@@ -27,20 +85,20 @@ pub struct OnOffParams {
 
 impl OnOffParams {
     /// Frame interval: one datagram's payload at the on-rate, rounded to the nanosecond.
-    pub fn interval_ns(&self) -> u64 {
+    pub(crate) fn interval_ns(&self) -> u64 {
         let bits = self.packet_bytes as u128 * 8 * NS_PER_S as u128;
         ((bits + self.rate_bps as u128 / 2) / self.rate_bps as u128).max(1) as u64
     }
 
     /// Long-run fraction of time on.
-    pub fn activity(&self) -> f64 {
+    pub(crate) fn activity(&self) -> f64 {
         self.mean_on_ns / (self.mean_on_ns + self.mean_off_ns)
     }
 }
 
 /// One talker (one call): its on/off state, its frame clock and the call's end.
 #[derive(Debug, Clone)]
-pub struct OnOffSource {
+pub(crate) struct OnOffSource {
     pub params: OnOffParams,
     interval_ns: u64,
     on: bool,
@@ -74,7 +132,7 @@ impl OnOffSource {
 
     /// When this source next needs waking: its next switch, its next frame while on, or the
     /// call's end (a permanent source has `end = SimTime::MAX`).
-    pub fn next_wake(&self) -> SimTime {
+    pub(crate) fn next_wake(&self) -> SimTime {
         let t = self.switch_at.min(self.end);
         if self.on {
             t.min(self.next_frame)
@@ -85,7 +143,7 @@ impl OnOffSource {
 
     /// Handles what is due at `now`; returns the datagrams to send now. A frame is sent when the
     /// talker is on at its instant (spurts are half-open intervals [start, end)).
-    pub fn wake(&mut self, now: SimTime, rng: &mut RngStream) -> u32 {
+    pub(crate) fn wake(&mut self, now: SimTime, rng: &mut RngStream) -> u32 {
         if now >= self.end {
             return 0;
         }

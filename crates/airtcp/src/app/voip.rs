@@ -13,8 +13,91 @@
 //! traffic defaults it ran on (210-B packets, 0.5-s bursts and idles) — see REPRODUCTION.md.
 
 use super::onoff::{OnOffParams, OnOffSource};
+use super::{check_onoff, onoff_params, AppKind, Ends, UdpSource};
 use crate::engine::RngStream;
-use crate::time::SimTime;
+use crate::spec::{err, period, ScenarioError};
+use crate::time::{DataRate, SimDuration, SimTime};
+
+/// A pool of VoIP talkers with Poisson call arrivals; calls finding every talker busy are
+/// blocked. Defaults: TCP-Jersey §IV-A (5 sources, 1-s mean inter-arrival, 8-s mean call,
+/// 96 kb/s, 50% activity) with ns-2's Exponential traffic defaults for what the paper leaves out
+/// (210-B datagrams, 0.5-s mean spurt and silence).
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct VoipFlowSpec {
+    name: Option<String>,
+    src: String,
+    dst: String,
+    /// Talkers in the pool.
+    #[serde(default = "default_voip_sources")]
+    sources: u32,
+    /// Mean time between call arrivals (exponential).
+    #[serde(default = "default_voip_interarrival")]
+    call_interarrival: SimDuration,
+    /// Mean call duration (exponential).
+    #[serde(default = "default_voip_duration")]
+    call_duration: SimDuration,
+    /// Rate while a talker is on (UDP payload).
+    #[serde(default = "default_voip_rate")]
+    rate: DataRate,
+    #[serde(default = "default_voip_bytes")]
+    packet_bytes: u32,
+    #[serde(default = "default_voip_period")]
+    mean_on: SimDuration,
+    #[serde(default = "default_voip_period")]
+    mean_off: SimDuration,
+    #[serde(default)]
+    start: SimDuration,
+    stop: Option<SimDuration>,
+}
+
+fn default_voip_sources() -> u32 {
+    5
+}
+fn default_voip_interarrival() -> SimDuration {
+    SimDuration::from_millis(1000)
+}
+fn default_voip_duration() -> SimDuration {
+    SimDuration::from_millis(8000)
+}
+fn default_voip_rate() -> DataRate {
+    DataRate(96_000)
+}
+fn default_voip_bytes() -> u32 {
+    210
+}
+fn default_voip_period() -> SimDuration {
+    SimDuration::from_millis(500)
+}
+
+impl AppKind for VoipFlowSpec {
+    fn ends(&self) -> Ends<'_> {
+        Ends { name: self.name.as_deref(), src: &self.src, dst: &self.dst, start: self.start, stop: self.stop }
+    }
+
+    fn check(&self, field: &str) -> Result<(), ScenarioError> {
+        check_onoff(field, self.rate, self.packet_bytes, self.mean_on, self.mean_off)?;
+        if !(1..=10_000).contains(&self.sources) {
+            return err(format!("{field}.sources"), format!("{} is out of range (allowed: 1 to 10000)", self.sources));
+        }
+        period(format!("{field}.call_interarrival"), self.call_interarrival)?;
+        period(format!("{field}.call_duration"), self.call_duration)
+    }
+
+    fn build(&self, name: &str, seed: u64) -> UdpSource {
+        let start = self.start.as_nanos();
+        let stop = self.stop.map_or(SimTime::MAX, |x| x.as_nanos());
+        UdpSource::Voip(VoipPool::new(
+            self.sources,
+            onoff_params(self.rate, self.packet_bytes, self.mean_on, self.mean_off),
+            self.call_interarrival.as_nanos() as f64,
+            self.call_duration.as_nanos() as f64,
+            start,
+            stop,
+            RngStream::new(seed, &format!("app:{name}")),
+        ))
+    }
+}
 
 /// Erlang-B blocking probability of `servers` servers offered `load` Erlangs, by the stable
 /// recursion B(0) = 1, B(k) = A·B(k−1) / (k + A·B(k−1)).
@@ -28,7 +111,7 @@ pub fn erlang_b(servers: u32, load: f64) -> f64 {
 
 /// A pool of `sources` talkers and the call process that keeps them busy.
 #[derive(Debug, Clone)]
-pub struct VoipPool {
+pub(crate) struct VoipPool {
     pub params: OnOffParams,
     pub mean_interarrival_ns: f64,
     pub mean_holding_ns: f64,
@@ -67,13 +150,13 @@ impl VoipPool {
     }
 
     /// When the pool next needs waking (`None` after `stop`).
-    pub fn next_wake(&self) -> Option<SimTime> {
+    pub(crate) fn next_wake(&self) -> Option<SimTime> {
         let t = self.calls.iter().flatten().map(|c| c.next_wake()).fold(self.next_arrival, SimTime::min);
         (t < self.stop).then_some(t)
     }
 
     /// Handles everything due at `now`; returns the datagrams to send now.
-    pub fn wake(&mut self, now: SimTime) -> u32 {
+    pub(crate) fn wake(&mut self, now: SimTime) -> u32 {
         if now >= self.stop {
             return 0;
         }

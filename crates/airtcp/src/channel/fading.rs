@@ -77,13 +77,102 @@
 
 use std::f64::consts::{SQRT_2, TAU};
 
+use super::{ChannelKind, ChannelParams, Effect, ModelParams, Transitions};
+use crate::spec::{err, positive, ScenarioError};
+use crate::time::SimDuration;
+
+/// `kind = "fading"`: the Rayleigh-fading two-state Markov channel (thesis §2.3.1 after Zorzi,
+/// Rao, Milstein), whose p and q follow from the average packet error rate and the normalized
+/// Doppler f_d·T, given directly (`fd_t`) or from a mobile speed.
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct FadingSpec {
+    /// Average packet error probability P_E.
+    error_rate: f64,
+    /// Normalized Doppler bandwidth f_d·T (instead of `speed_kmh`).
+    fd_t: Option<f64>,
+    /// Mobile speed (instead of `fd_t`).
+    speed_kmh: Option<f64>,
+    /// Carrier frequency for `speed_kmh`; default: the thesis's normalization (see docs).
+    carrier_hz: Option<f64>,
+    /// Packet time T for `speed_kmh`; default 4 ms (1000 B at 2 Mb/s, the thesis's).
+    packet_time: Option<SimDuration>,
+    #[serde(default)]
+    effect: Effect,
+}
+
+impl ChannelKind for FadingSpec {
+    fn resolve(&self, field: &str) -> Result<ChannelParams, ScenarioError> {
+        let f = self;
+        if !(f.error_rate > 0.0 && f.error_rate < 1.0) {
+            return err(format!("{field}.error_rate"), format!("{} is out of range (allowed: 0 < error_rate < 1)", f.error_rate));
+        }
+        let positive_number = |name: &str, x: f64| {
+            if x > 0.0 && x.is_finite() {
+                Ok(())
+            } else {
+                err(format!("{field}.{name}"), format!("{x} is out of range (allowed: > 0)"))
+            }
+        };
+        let carrier_hz = f.carrier_hz.unwrap_or(THESIS_EFFECTIVE_CARRIER_HZ);
+        let packet_time_ns = f.packet_time.map_or(THESIS_PACKET_TIME_NS, |t| t.as_nanos());
+        let fd_t = match (f.fd_t, f.speed_kmh) {
+            (Some(d), None) => {
+                positive_number("fd_t", d)?;
+                if f.carrier_hz.is_some() || f.packet_time.is_some() {
+                    return err(field, "carrier_hz and packet_time only apply with speed_kmh");
+                }
+                d
+            }
+            (None, Some(v)) => {
+                positive_number("speed_kmh", v)?;
+                if let Some(c) = f.carrier_hz {
+                    positive_number("carrier_hz", c)?;
+                }
+                if let Some(t) = f.packet_time {
+                    positive(format!("{field}.packet_time"), t)?;
+                }
+                doppler_fd_t(v, carrier_hz, packet_time_ns)
+            }
+            _ => return err(field, "give either fd_t or speed_kmh"),
+        };
+        // A speed (or f_d T) inside "> 0" can still be too small for floating point: 5e-324 km/h
+        // gives f_d T = 0, whose chain is undefined (NaN probabilities lost half the packets).
+        // The smallest normal f_d T is far below any physical fading (bursts of ~10^300 packets).
+        if fd_t.is_nan() || fd_t < f64::MIN_POSITIVE {
+            let (name, given, least) = match f.speed_kmh {
+                Some(v) => {
+                    let per_kmh = fd_t / v;
+                    let per_kmh = if per_kmh > 0.0 { per_kmh } else { doppler_fd_t(1.0, carrier_hz, packet_time_ns) };
+                    ("speed_kmh", v, f64::MIN_POSITIVE / per_kmh)
+                }
+                None => ("fd_t", fd_t, f64::MIN_POSITIVE),
+            };
+            return err(
+                format!("{field}.{name}"),
+                format!("{given:e} is out of range: its normalized Doppler bandwidth f_d T = {fd_t:e} is below floating point's smallest normal number (allowed: {name} >= {least:e})"),
+            );
+        }
+        // Thesis §2.3.1 [24]: error probability 0 in the good state, 1 in the bad one.
+        let (leave_good, leave_bad) = markov_complements(f.error_rate, fd_t);
+        if !(leave_good.is_finite() && leave_bad.is_finite()) {
+            return err(
+                field,
+                format!("error_rate = {} with f_d T = {fd_t:e} gives no fading chain (NaN transition probabilities)", f.error_rate),
+            );
+        }
+        let transitions = Transitions::PerPacket { p_stay_good: 1.0 - leave_good, q_stay_bad: 1.0 - leave_bad };
+        Ok(ChannelParams { model: ModelParams::GilbertElliott { transitions, error_good: 0.0, error_bad: 1.0 }, effect: f.effect })
+    }
+}
+
 /// Speed of light in vacuum (m/s, exact by SI definition): turns a carrier frequency into a wavelength
 /// for the Doppler shift `f_d = v/λ = v f_c / c` (thesis §2.3.1, footnote 4).
 pub(crate) const SPEED_OF_LIGHT_M_PER_S: f64 = 299_792_458.0;
 
 /// The thesis's packet time `T = t_tcp`: one 1000-byte segment at 2 Mb/s (thesis §2.3.2.4) is 4 ms.
 /// Integer nanoseconds, like every simulator time.
-pub const THESIS_PACKET_TIME_NS: u64 = 4_000_000;
+pub(crate) const THESIS_PACKET_TIME_NS: u64 = 4_000_000;
 
 /// The carrier that, with speeds read in m/s, reproduces the thesis's burst table: 900 MHz
 /// (λ = 1/3 m). Kept for the record; use [`THESIS_EFFECTIVE_CARRIER_HZ`] with speeds in km/h.
@@ -92,7 +181,7 @@ pub(crate) const THESIS_NOMINAL_CARRIER_HZ: f64 = 900.0e6;
 /// The carrier that reproduces the thesis's burst table (all ten entries within 0.83%) when the
 /// speed is given in km/h to [`doppler_fd_t`]: 3.6 × 900 MHz = 3.24 GHz, because the thesis's
 /// "km/h" behave as m/s (see the module doc for the derivation and why no physical km/h fit exists).
-pub const THESIS_EFFECTIVE_CARRIER_HZ: f64 = 3.6 * THESIS_NOMINAL_CARRIER_HZ;
+pub(crate) const THESIS_EFFECTIVE_CARRIER_HZ: f64 = 3.6 * THESIS_NOMINAL_CARRIER_HZ;
 
 /// Above this `x` (`a·b` in [`marcum_q1`], `ρθ²` in the chain) the Bessel series (cost ~12·√x terms,
 /// under a millisecond here) gives way to asymptotic forms: for `Q1` accurate to ~1e-12 at the switch,
@@ -107,7 +196,7 @@ const MAX_TERMS: usize = 1 << 23;
 /// fn. 4: `f_d = v/λ`, so `f_d T = (v/3.6) · f_c / c · T`). Physically exact; for the thesis's own
 /// normalization pass [`THESIS_EFFECTIVE_CARRIER_HZ`] and [`THESIS_PACKET_TIME_NS`] (or call
 /// [`thesis_fd_t`]).
-pub fn doppler_fd_t(speed_kmh: f64, carrier_hz: f64, packet_time_ns: u64) -> f64 {
+pub(crate) fn doppler_fd_t(speed_kmh: f64, carrier_hz: f64, packet_time_ns: u64) -> f64 {
     let speed_m_per_s = speed_kmh / 3.6;
     let doppler_hz = speed_m_per_s * carrier_hz / SPEED_OF_LIGHT_M_PER_S;
     doppler_hz * (packet_time_ns as f64 * 1e-9)
@@ -143,7 +232,7 @@ pub fn markov_params(pe: f64, fd_t: f64) -> (f64, f64) {
 /// `(1 - p, 1 - q)` of the fading chain, computed directly so that neither is lost to rounding when
 /// `p` or `q` is close to 1 (they are the per-packet probabilities of leaving the good and bad states,
 /// which is what a channel needs to draw). Same inputs and ranges as [`markov_params`].
-pub fn markov_complements(pe: f64, fd_t: f64) -> (f64, f64) {
+pub(crate) fn markov_complements(pe: f64, fd_t: f64) -> (f64, f64) {
     let valid = pe > 0.0 && pe < 1.0 && fd_t > 0.0;
     if !valid {
         return (f64::NAN, f64::NAN);

@@ -14,6 +14,72 @@
 //! its stationary distribution, so the long-run error rate holds from the first packet.
 
 use crate::engine::RngStream;
+use crate::spec::{err, period, probability, ScenarioError};
+use crate::time::SimDuration;
+
+use super::{ChannelKind, ChannelParams, Effect, ModelParams};
+
+/// `kind = "gilbert-elliott"`: the chain per packet (`p_stay_good`, `q_stay_bad`) or in
+/// continuous time (`mean_good`, `mean_bad`).
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct GilbertElliottSpec {
+    /// P(good → good) per packet: the thesis's p.
+    p_stay_good: Option<f64>,
+    /// P(bad → bad) per packet: the thesis's q.
+    q_stay_bad: Option<f64>,
+    /// Mean sojourn in the good state (exponential): CAIAD's t1.
+    mean_good: Option<SimDuration>,
+    /// Mean sojourn in the bad state (exponential): CAIAD's t2.
+    mean_bad: Option<SimDuration>,
+    /// Error probability in the good state (CAIAD's λ).
+    #[serde(default)]
+    error_good: f64,
+    /// Error probability in the bad state (CAIAD's β).
+    #[serde(default = "one")]
+    error_bad: f64,
+    #[serde(default)]
+    effect: Effect,
+}
+
+fn one() -> f64 {
+    1.0
+}
+
+impl ChannelKind for GilbertElliottSpec {
+    fn resolve(&self, field: &str) -> Result<ChannelParams, ScenarioError> {
+        probability(format!("{field}.error_good"), self.error_good)?;
+        probability(format!("{field}.error_bad"), self.error_bad)?;
+        let transitions = match (self.p_stay_good, self.q_stay_bad, self.mean_good, self.mean_bad) {
+            (Some(p), Some(q), None, None) => {
+                probability(format!("{field}.p_stay_good"), p)?;
+                probability(format!("{field}.q_stay_bad"), q)?;
+                // Both 1: the chain never leaves its first state, and its stationary share of
+                // bad packets, (1 − p)/(2 − p − q), is 0/0.
+                if p == 1.0 && q == 1.0 {
+                    return err(
+                        format!("{field}.q_stay_bad"),
+                        "p_stay_good and q_stay_bad are both 1: the channel never changes state (allowed: p_stay_good + q_stay_bad < 2)",
+                    );
+                }
+                Transitions::PerPacket { p_stay_good: p, q_stay_bad: q }
+            }
+            (None, None, Some(g), Some(b)) => {
+                period(format!("{field}.mean_good"), g)?;
+                period(format!("{field}.mean_bad"), b)?;
+                Transitions::ContinuousTime { mean_good_ns: g.as_nanos() as f64, mean_bad_ns: b.as_nanos() as f64 }
+            }
+            _ => {
+                return err(
+                    field,
+                    "give either p_stay_good and q_stay_bad (per-packet transitions) or mean_good and mean_bad (continuous time)",
+                )
+            }
+        };
+        let model = ModelParams::GilbertElliott { transitions, error_good: self.error_good, error_bad: self.error_bad };
+        Ok(ChannelParams { model, effect: self.effect })
+    }
+}
 
 /// How the good/bad state evolves.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -26,7 +92,7 @@ pub enum Transitions {
 
 impl Transitions {
     /// Long-run fraction of packets (per packet) or of time (continuous) spent in the bad state.
-    pub fn stationary_bad(&self) -> f64 {
+    pub(crate) fn stationary_bad(&self) -> f64 {
         match *self {
             // π_B = (1-p) / ((1-p) + (1-q)).
             Transitions::PerPacket { p_stay_good, q_stay_bad } => {

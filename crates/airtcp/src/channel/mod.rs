@@ -6,6 +6,11 @@
 //! packet vanishes (loss), or it arrives with a bad checksum (corruption) — the distinction CAIAD's
 //! corruption-aware receiver exploits.
 //!
+//! Each kind is a plug-in: its file owns its scenario table (serde), the checks of that table with
+//! field paths, and what it resolves into ([`ChannelParams`]); [`REGISTRY`] lists the kinds, one
+//! line each. A new channel is one file plus one line there: a model the built-in error models
+//! cannot express resolves into [`ModelParams::Custom`] with its own [`HitModel`].
+//!
 //! Only error models live here; how fast a link serves packets (a constant rate, a rate schedule, a
 //! trace, an HSDPA cell) is the link's capacity model, in `net::capacity`.
 
@@ -16,8 +21,98 @@ pub mod uniform;
 pub use gilbert_elliott::{GilbertElliott, Transitions};
 pub use uniform::UniformLoss;
 
+use std::sync::Arc;
+
 use crate::engine::RngStream;
-use crate::scenario::EffectSpec;
+use crate::spec::{Entry, ScenarioError};
+
+/// A channel kind's scenario table, deserialized: it checks its values (errors name
+/// `<field>.<key>`) and resolves the one model it describes.
+pub(crate) trait ChannelKind: std::fmt::Debug + Send + Sync {
+    fn resolve(&self, field: &str) -> Result<ChannelParams, ScenarioError>;
+}
+
+/// Every channel kind a scenario may name, in the order error messages list them. Adding a
+/// channel is one file in this folder and one line here.
+pub(crate) const REGISTRY: &[Entry<dyn ChannelKind>] = &[
+    kind::<NoChannelSpec>("none"),
+    kind::<uniform::UniformSpec>("uniform"),
+    kind::<gilbert_elliott::GilbertElliottSpec>("gilbert-elliott"),
+    kind::<fading::FadingSpec>("fading"),
+];
+
+/// The registry line of the channel kind whose table deserializes into `T`.
+const fn kind<T: serde::de::DeserializeOwned + ChannelKind + 'static>(name: &'static str) -> Entry<dyn ChannelKind> {
+    fn parse<T: serde::de::DeserializeOwned + ChannelKind + 'static>(v: toml::Value) -> Result<Arc<dyn ChannelKind>, String> {
+        Ok(Arc::new(crate::spec::table::<T>(v)?))
+    }
+    Entry { name, parse: parse::<T> }
+}
+
+/// A link direction's `channel` table as the scenario gives it: its kind and that kind's spec.
+#[derive(Debug, Clone)]
+pub struct ChannelSpec {
+    kind: &'static str,
+    spec: Arc<dyn ChannelKind>,
+}
+
+impl Default for ChannelSpec {
+    /// `kind = "none"`: every packet arrives.
+    fn default() -> Self {
+        ChannelSpec { kind: "none", spec: Arc::new(NoChannelSpec {}) }
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for ChannelSpec {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        crate::spec::tagged(d, "channel", REGISTRY).map(|(kind, spec)| ChannelSpec { kind, spec })
+    }
+}
+
+impl ChannelSpec {
+    /// Whether this is `kind = "none"` (a lossless channel).
+    pub fn is_none(&self) -> bool {
+        self.kind == "none"
+    }
+
+    /// Checks the table and resolves it into the parameters of the one model it describes
+    /// (`p_stay_good`/`q_stay_bad` or `mean_good`/`mean_bad`; `fd_t` or `speed_kmh`); errors name
+    /// `field` and the key.
+    pub fn resolve(&self, field: &str) -> Result<ChannelParams, ScenarioError> {
+        self.spec.resolve(field)
+    }
+}
+
+/// `kind = "none"` takes no other keys.
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NoChannelSpec {}
+
+impl ChannelKind for NoChannelSpec {
+    fn resolve(&self, _field: &str) -> Result<ChannelParams, ScenarioError> {
+        Ok(ChannelParams::PERFECT)
+    }
+}
+
+/// A channel model that is not one of the built-in ones ([`ModelParams::Custom`]): whether the
+/// next packet, of `size_bytes`, whose serialization starts at `start_ns`, is hit. The built-in
+/// models are enum-dispatched instead, since they are on every packet's path in the experiments.
+pub trait HitModel: std::fmt::Debug + Send {
+    fn hit(&mut self, size_bytes: u32, start_ns: u64) -> bool;
+    /// A copy (a channel is cloned with the link it serves).
+    fn clone_box(&self) -> Box<dyn HitModel>;
+}
+
+/// Builds a [`HitModel`] with its random stream: what a custom channel kind resolves into.
+pub trait MakeHitModel: std::fmt::Debug + Send + Sync {
+    fn make(&self, rng: RngStream) -> Box<dyn HitModel>;
+}
+
+impl Clone for Box<dyn HitModel> {
+    fn clone(&self) -> Self {
+        self.clone_box()
+    }
+}
 
 /// The fate of one packet on a channel.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -29,11 +124,14 @@ pub enum Fate {
     Corrupted,
 }
 
-/// What a hit does to the packet.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// What a hit does to the packet (a channel table's `effect`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Effect {
+    /// The packet vanishes.
     #[default]
     Loss,
+    /// The packet arrives with a damaged payload (a checksum failure at the receiver).
     Corruption,
 }
 
@@ -46,6 +144,8 @@ pub enum ErrorModel {
     Uniform(UniformLoss),
     /// By a two-state (good/bad) Markov chain.
     GilbertElliott(GilbertElliott),
+    /// By a model of a plug-in channel kind.
+    Custom(Box<dyn HitModel>),
 }
 
 /// One direction's channel: an error model and the effect of its hits.
@@ -60,7 +160,7 @@ pub struct Channel {
 
 impl Channel {
     /// A lossless channel.
-    pub const PERFECT: Channel = Channel { model: ErrorModel::Perfect, effect: Effect::Loss, header_rng: None };
+    pub(crate) const PERFECT: Channel = Channel { model: ErrorModel::Perfect, effect: Effect::Loss, header_rng: None };
 
     /// Decides the fate of the next packet, of `size_bytes` of which `header_bytes` are headers,
     /// whose serialization starts at `start_ns` (non-decreasing across calls on one channel).
@@ -75,6 +175,7 @@ impl Channel {
             ErrorModel::Perfect => false,
             ErrorModel::Uniform(c) => c.hit(size_bytes),
             ErrorModel::GilbertElliott(c) => c.hit(start_ns),
+            ErrorModel::Custom(c) => custom_hit(c, size_bytes, start_ns),
         };
         match (hit, self.effect) {
             (false, _) => Fate::Delivered,
@@ -91,12 +192,19 @@ impl Channel {
     }
 }
 
-/// A channel's parameters, resolved once from its scenario table (by
-/// `scenario::validate::resolve_channel`): the alternatives a table may give — Gilbert–Elliott
+/// A plug-in model's decision, out of line so that the built-in models' path stays as it was.
+#[cold]
+#[inline(never)]
+fn custom_hit(model: &mut Box<dyn HitModel>, size_bytes: u32, start_ns: u64) -> bool {
+    model.hit(size_bytes, start_ns)
+}
+
+/// A channel's parameters, resolved once from its scenario table (by its kind's
+/// [`ChannelKind::resolve`]): the alternatives a table may give — Gilbert–Elliott
 /// per packet or in continuous time, fading by `fd_t` or by speed — are settled into the one
 /// model the channel runs, so building a channel cannot meet a combination it would have to trust
 /// validation about.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct ChannelParams {
     /// Which packets are hit.
     pub model: ModelParams,
@@ -105,7 +213,7 @@ pub struct ChannelParams {
 }
 
 /// The parameters of an [`ErrorModel`], without its random stream (which depends on the seed).
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone)]
 pub enum ModelParams {
     /// Never.
     Perfect,
@@ -113,31 +221,25 @@ pub enum ModelParams {
     Uniform { loss: f64 },
     /// By a two-state Markov chain (a fading channel is one, with errors 0 and 1).
     GilbertElliott { transitions: Transitions, error_good: f64, error_bad: f64 },
+    /// By a plug-in kind's own model.
+    Custom(Arc<dyn MakeHitModel>),
 }
 
 impl ChannelParams {
     /// A lossless channel (`kind = "none"`).
-    pub const PERFECT: ChannelParams = ChannelParams { model: ModelParams::Perfect, effect: Effect::Loss };
-}
-
-impl From<EffectSpec> for Effect {
-    fn from(e: EffectSpec) -> Effect {
-        match e {
-            EffectSpec::Loss => Effect::Loss,
-            EffectSpec::Corruption => Effect::Corruption,
-        }
-    }
+    pub(crate) const PERFECT: ChannelParams = ChannelParams { model: ModelParams::Perfect, effect: Effect::Loss };
 }
 
 impl Channel {
     /// Builds the channel `params` describe, its random streams derived from `seed` and `label`.
     pub fn new(params: &ChannelParams, seed: u64, label: &str) -> Channel {
-        let model = match params.model {
+        let model = match &params.model {
             ModelParams::Perfect => return Channel::PERFECT,
-            ModelParams::Uniform { loss } => ErrorModel::Uniform(UniformLoss::new(loss, RngStream::new(seed, label))),
+            ModelParams::Uniform { loss } => ErrorModel::Uniform(UniformLoss::new(*loss, RngStream::new(seed, label))),
             ModelParams::GilbertElliott { transitions, error_good, error_bad } => {
-                ErrorModel::GilbertElliott(GilbertElliott::new(transitions, error_good, error_bad, RngStream::new(seed, label)))
+                ErrorModel::GilbertElliott(GilbertElliott::new(*transitions, *error_good, *error_bad, RngStream::new(seed, label)))
             }
+            ModelParams::Custom(m) => ErrorModel::Custom(m.make(RngStream::new(seed, label))),
         };
         let header_rng = (params.effect == Effect::Corruption).then(|| RngStream::new(seed, &format!("{label}:header")));
         Channel { model, effect: params.effect, header_rng }

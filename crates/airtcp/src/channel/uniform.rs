@@ -3,6 +3,26 @@
 
 use crate::engine::RngStream;
 
+use super::{ChannelKind, ChannelParams, Effect, ModelParams};
+use crate::spec::{probability, ScenarioError};
+
+/// `kind = "uniform"`: each packet is hit independently with probability `loss`.
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct UniformSpec {
+    #[serde(alias = "error_rate")]
+    loss: f64,
+    #[serde(default)]
+    effect: Effect,
+}
+
+impl ChannelKind for UniformSpec {
+    fn resolve(&self, field: &str) -> Result<ChannelParams, ScenarioError> {
+        probability(format!("{field}.loss"), self.loss)?;
+        Ok(ChannelParams { model: ModelParams::Uniform { loss: self.loss }, effect: self.effect })
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct UniformLoss {
     pub loss: f64,

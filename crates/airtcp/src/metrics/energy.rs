@@ -30,7 +30,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::scenario::ScenarioError;
+use crate::spec::ScenarioError;
 
 /// Upper bound of each power setting, watts: far above any radio (a check against a unit slip,
 /// e.g. milliwatts written as watts ×1000), and small enough that energies stay exact in f64.

@@ -22,7 +22,6 @@
 //! caches data, not ACKs or UDP); corrupted frames are repaired like lost ones (snoop learns of
 //! both from the receiver's duplicate ACKs).
 
-use super::link::{FailedAttempt, LinkStats, Ring};
 use crate::channel::{Channel, Fate};
 use crate::net::capacity::Capacity;
 
@@ -35,51 +34,80 @@ pub struct LinkArq {
     pub timeout_ns: u64,
 }
 
+/// A failed serialization attempt of a frame repaired by the link's ARQ: it counted one packet
+/// sent, its bytes and busy time, one channel loss or corruption and, unless it was the frame's
+/// first attempt, one link retransmission. The frame's last failed attempt also stands for its
+/// final attempt's link retransmission (that attempt is the frame's `pending` entry).
+#[derive(Debug, Clone, Copy)]
+pub struct FailedAttempt {
+    /// Its serialization interval, ns.
+    pub start: u64,
+    pub end: u64,
+    /// The frame's size on the wire.
+    pub bytes: u32,
+    /// Corrupted (counted in `corruptions`), else lost (`channel_losses`).
+    pub corrupted: bool,
+    /// A retransmission (not the frame's first attempt).
+    pub retransmission: bool,
+    /// On the frame's last failed attempt: when the frame's final attempt (a retransmission)
+    /// ends. `None` on the others.
+    pub final_end: Option<u64>,
+}
+
+/// What a repair adds to its link's counters: each failed attempt one channel loss or corruption,
+/// each repeat one link retransmission and one packet of the frame's size sent, with its busy
+/// time.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ArqTally {
+    pub channel_losses: u64,
+    pub corruptions: u64,
+    pub retransmissions: u64,
+    pub busy_ns: u64,
+}
+
 /// Repairs a frame whose first attempt, serialized over `[start, end]`, met `fate`; returns the
-/// final fate and the serialization interval of the last attempt. Each failed attempt counts as a
-/// channel loss or corruption of the link, each repeat as a link retransmission and a packet sent,
-/// all at once; every failed attempt is appended to `failed` (in time order) so that counters read
-/// at a time before it ends can take it back out (`Link::stats_at`, `Link::drops_at`).
+/// final fate, the serialization interval of the last attempt and what the link counts for it
+/// ([`ArqTally`], all at once); every failed attempt is handed to `failed` (in time order) so that
+/// counters read at a time before it ends can take it back out (`Link::stats_at`,
+/// `Link::drops_at`).
 #[allow(clippy::too_many_arguments)]
 pub fn repair(
     arq: LinkArq,
     capacity: &mut Capacity,
     channel: &mut Channel,
-    stats: &mut LinkStats,
-    failed: &mut Ring<FailedAttempt>,
+    failed: &mut dyn FnMut(FailedAttempt),
     delay_ns: u64,
     bytes: u32,
     header_bytes: u32,
     (mut start, mut end): (u64, u64),
     mut fate: Fate,
-) -> (Fate, u64, u64) {
+) -> (Fate, u64, u64, ArqTally) {
     let mut tries = 0;
+    let mut tally = ArqTally::default();
     // The latest failed attempt, listed once the next one is known (the last also records when
     // the frame's final attempt ends).
     let mut latest: Option<FailedAttempt> = None;
     while fate != Fate::Delivered && tries < arq.max_retries {
         match fate {
-            Fate::Lost => stats.channel_losses += 1,
-            _ => stats.corruptions += 1,
+            Fate::Lost => tally.channel_losses += 1,
+            _ => tally.corruptions += 1,
         }
         if let Some(a) = latest.take() {
-            failed.push_back(a);
+            failed(a);
         }
         latest = Some(FailedAttempt { start, end, bytes, corrupted: fate != Fate::Lost, retransmission: tries > 0, final_end: None });
         let wait = if tries == 0 { (end - start) + 2 * delay_ns } else { arq.timeout_ns };
         let at = end + wait;
         (start, end) = capacity.serve(at, at, bytes);
-        stats.link_retransmissions += 1;
-        stats.packets_sent += 1;
-        stats.bytes_sent += bytes as u64;
-        stats.busy_ns += end - start;
+        tally.retransmissions += 1;
+        tally.busy_ns += end - start;
         fate = channel.fate(bytes, header_bytes, start);
         tries += 1;
     }
     if let Some(a) = latest {
-        failed.push_back(FailedAttempt { final_end: Some(end), ..a });
+        failed(FailedAttempt { final_end: Some(end), ..a });
     }
-    (fate, start, end)
+    (fate, start, end, tally)
 }
 
 #[cfg(test)]
@@ -103,12 +131,16 @@ mod tests {
         let arq = LinkArq { max_retries: 10, timeout_ns: 100 * MS };
         let mut cap = Capacity::Constant(DataRate(2_000_000));
         let mut ch = channel(1.0);
-        let mut st = LinkStats::default();
-        let (fate, start, end) = repair(arq, &mut cap, &mut ch, &mut st, &mut Ring::new(), MS, 1000, 40, (0, 4 * MS), Fate::Lost);
+        let mut failed = Vec::new();
+        let (fate, start, end, st) = repair(arq, &mut cap, &mut ch, &mut |a| failed.push(a), MS, 1000, 40, (0, 4 * MS), Fate::Lost);
         assert_eq!(fate, Fate::Lost);
         assert_eq!((start, end), (946 * MS, 950 * MS));
-        assert_eq!((st.link_retransmissions, st.channel_losses, st.packets_sent), (10, 10, 10));
+        assert_eq!((st.retransmissions, st.channel_losses), (10, 10));
         assert_eq!(st.busy_ns, 10 * 4 * MS);
+        // Every failed attempt is handed on, the last with the end of the frame's final attempt.
+        assert_eq!(failed.len(), 10);
+        assert_eq!(failed.iter().filter(|a| a.final_end.is_some()).count(), 1);
+        assert_eq!(failed.last().and_then(|a| a.final_end), Some(950 * MS));
     }
 
     /// A lossless channel delivers the first repeat: one retransmission, 6 ms after the loss.
@@ -117,13 +149,11 @@ mod tests {
         let arq = LinkArq { max_retries: 10, timeout_ns: 100 * MS };
         let mut cap = Capacity::Constant(DataRate(2_000_000));
         let mut ch = channel(0.0);
-        let mut st = LinkStats::default();
-        let (fate, start, end) = repair(arq, &mut cap, &mut ch, &mut st, &mut Ring::new(), MS, 1000, 40, (0, 4 * MS), Fate::Lost);
+        let (fate, start, end, st) = repair(arq, &mut cap, &mut ch, &mut |_| {}, MS, 1000, 40, (0, 4 * MS), Fate::Lost);
         assert_eq!((fate, start, end), (Fate::Delivered, 10 * MS, 14 * MS));
-        assert_eq!((st.link_retransmissions, st.channel_losses), (1, 1));
+        assert_eq!((st.retransmissions, st.channel_losses), (1, 1));
         // A delivered frame is left alone.
-        let mut st = LinkStats::default();
-        let r = repair(arq, &mut cap, &mut ch, &mut st, &mut Ring::new(), MS, 1000, 40, (0, 4 * MS), Fate::Delivered);
-        assert_eq!((r, st.link_retransmissions), ((Fate::Delivered, 0, 4 * MS), 0));
+        let r = repair(arq, &mut cap, &mut ch, &mut |_| {}, MS, 1000, 40, (0, 4 * MS), Fate::Delivered);
+        assert_eq!(r, (Fate::Delivered, 0, 4 * MS, ArqTally::default()));
     }
 }

@@ -9,6 +9,7 @@
 //! packets cross the link in admission order, so each channel sees the same sequence of draws as
 //! it would at the end of serialization.
 
+pub use super::arq::FailedAttempt;
 use super::queue::{Admission, Queue};
 use super::Ecn;
 use super::{NodeId, PacketId};
@@ -83,26 +84,6 @@ pub struct Link {
     pub stats: LinkStats,
 }
 
-/// A failed serialization attempt of a frame repaired by the link's ARQ: it counted one packet
-/// sent, its bytes and busy time, one channel loss or corruption and, unless it was the frame's
-/// first attempt, one link retransmission. The frame's last failed attempt also stands for its
-/// final attempt's link retransmission (that attempt is the frame's `pending` entry).
-#[derive(Debug, Clone, Copy)]
-pub struct FailedAttempt {
-    /// Its serialization interval, ns.
-    pub start: u64,
-    pub end: u64,
-    /// The frame's size on the wire.
-    pub bytes: u32,
-    /// Corrupted (counted in `corruptions`), else lost (`channel_losses`).
-    pub corrupted: bool,
-    /// A retransmission (not the frame's first attempt).
-    pub retransmission: bool,
-    /// On the frame's last failed attempt: when the frame's final attempt (a retransmission)
-    /// ends. `None` on the others.
-    pub final_end: Option<u64>,
-}
-
 /// The serialization interval of an admitted packet (and whether the channel will lose it).
 #[derive(Debug, Clone, Copy)]
 pub struct PendingTx {
@@ -133,6 +114,43 @@ impl Link {
         self.pending.len().checked_sub(1).and_then(|i| self.pending.get(i)).map(|t| t.start)
     }
 
+    /// An idle, empty link direction from `from` to `to`: its transmitter serves packets as
+    /// `capacity` says (its mean rate is the link's nominal `rate`), `queue` admits them, `channel`
+    /// decides their fate, `arq` (if any) repairs TCP data frames. The queue's random decisions
+    /// draw from the stream `queue:<name>` of `seed`.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn new(
+        name: String,
+        from: NodeId,
+        to: NodeId,
+        capacity: Capacity,
+        delay_ns: u64,
+        queue: Queue,
+        channel: Channel,
+        arq: Option<super::arq::LinkArq>,
+        seed: u64,
+    ) -> Self {
+        Link {
+            from,
+            to,
+            rate: capacity.mean_rate(),
+            capacity,
+            delay_ns,
+            queue,
+            channel,
+            arq,
+            queue_rng: RngStream::new(seed, &format!("queue:{name}")),
+            busy_until: 0,
+            pending: Ring::new(),
+            pending_done: 0,
+            drops_ahead: Ring::new(),
+            in_flight: Ring::new(),
+            attempts: Ring::new(),
+            stats: LinkStats::default(),
+            name,
+        }
+    }
+
     /// Forgets packets whose serialization finished by `now`, the simulator's clock.
     #[inline]
     pub fn purge(&mut self, now: u64) {
@@ -149,8 +167,15 @@ impl Link {
     #[inline(never)]
     fn repair(&mut self, arq: super::arq::LinkArq, clock: u64, bytes: u32, hdr: u32, interval: (u64, u64), fate: Fate) -> (Fate, u64, u64) {
         self.purge_attempts(clock);
-        let (c, ch, st, at) = (&mut self.capacity, &mut self.channel, &mut self.stats, &mut self.attempts);
-        let (fate, start, end) = super::arq::repair(arq, c, ch, st, at, self.delay_ns, bytes, hdr, interval, fate);
+        let (c, ch, at) = (&mut self.capacity, &mut self.channel, &mut self.attempts);
+        let (fate, start, end, tally) = super::arq::repair(arq, c, ch, &mut |a| at.push_back(a), self.delay_ns, bytes, hdr, interval, fate);
+        let st = &mut self.stats;
+        st.channel_losses += tally.channel_losses;
+        st.corruptions += tally.corruptions;
+        st.link_retransmissions += tally.retransmissions;
+        st.packets_sent += tally.retransmissions;
+        st.bytes_sent += tally.retransmissions * bytes as u64;
+        st.busy_ns += tally.busy_ns;
         self.busy_until = end;
         (fate, start, end)
     }

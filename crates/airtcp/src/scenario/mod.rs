@@ -1,6 +1,7 @@
 //! Scenario files: the serde model ([`model`]), parsing with field paths in errors, and the
 //! semantic checks ([`validate`]) that a type cannot express (ranges, references, routes).
 
+mod limits;
 pub mod model;
 pub mod overrides;
 pub mod plan;
@@ -8,43 +9,7 @@ pub mod validate;
 
 pub use model::*;
 
-use std::fmt;
-
-/// A problem with a scenario, as one line naming the field and what is allowed.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ScenarioError {
-    pub message: String,
-}
-
-impl ScenarioError {
-    pub fn new(field: impl fmt::Display, msg: impl fmt::Display) -> Self {
-        ScenarioError { message: format!("{field}: {msg}") }
-    }
-}
-
-/// Written as one line: a line break or other control character that the message echoes from the
-/// scenario (a node, flow or file name with an escaped newline) is written as its Rust escape
-/// (`\n`, `\u{85}`), as are the Unicode line and paragraph separators. Python's
-/// `str.splitlines` breaks lines at all of these, and the API and CLI promise one-line errors
-/// (fuzzing finding, issue 25 part 6: `unknown node 'x\ny'` was two lines). Tabs are kept.
-impl fmt::Display for ScenarioError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let breaks = |c: char| (c.is_control() && c != '\t') || c == '\u{2028}' || c == '\u{2029}';
-        if !self.message.contains(breaks) {
-            return f.write_str(&self.message);
-        }
-        for c in self.message.chars() {
-            if breaks(c) {
-                write!(f, "{}", c.escape_default())?;
-            } else {
-                write!(f, "{c}")?;
-            }
-        }
-        Ok(())
-    }
-}
-
-impl std::error::Error for ScenarioError {}
+pub use crate::spec::ScenarioError;
 
 /// 1-based line of byte offset `pos` in `text`.
 fn line_of(text: &str, pos: usize) -> usize {
@@ -71,7 +36,7 @@ pub fn parse(text: &str) -> Result<Scenario, ScenarioError> {
         let loc = inner.span().map(|s| format!(" (line {})", line_of(text, s.start))).unwrap_or_default();
         // An error inside a `kind`-tagged table carries its own inner path: append it.
         let mut path = path;
-        if let Some(rest) = msg.strip_prefix(model::INNER_PATH_MARK) {
+        if let Some(rest) = msg.strip_prefix(crate::spec::INNER_PATH_MARK) {
             if let Some((inner_path, m)) = rest.split_once(": ") {
                 path = if path.is_empty() || path == "." { inner_path.to_string() } else { format!("{path}.{inner_path}") };
                 msg = m.to_string();
@@ -103,7 +68,7 @@ mod tests {
         assert_eq!(plain.to_string(), plain.message);
         let text =
             "duration = \"1s\"\nnodes = [\"a\\nb\"]\n[[links]]\nfrom = \"x\\ny\"\nto = \"a\\nb\"\nrate = \"1Mbps\"\ndelay = \"1ms\"\n";
-        let shown = crate::validate_toml(text).unwrap_err().to_string();
+        let shown = crate::run(text, &crate::RunOptions { check_only: true, ..Default::default() }).map(|_| ()).unwrap_err().to_string();
         assert_eq!(shown.lines().count(), 1, "{shown}");
         assert!(shown.contains("'x\\ny'"), "{shown}");
     }

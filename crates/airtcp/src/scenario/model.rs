@@ -4,49 +4,14 @@
 
 use serde::Deserialize;
 
+pub use crate::app::{AppSpec, Ends};
+pub use crate::channel::{ChannelSpec, Effect};
+pub use crate::net::capacity::CapacitySpec;
+pub use crate::net::queue::QueueSpec;
+pub use crate::spec::RateStep;
 pub use crate::tcp::rto::RtoFormula;
 pub use crate::tcp::sender::{RtoUndoPolicy, RttSampling};
 use crate::time::{ByteSize, DataRate, SimDuration};
-
-/// Marks a field path inside a `kind`-tagged table so [`super::parse`] can append it to the
-/// outer path (serde loses paths inside tagged tables otherwise).
-pub(crate) const INNER_PATH_MARK: char = '\u{1}';
-
-/// Deserializes a table tagged by `kind` into the variant's own struct, keeping the inner field
-/// path in error messages ("flows[0].mss_bytes", not just "flows[0]").
-macro_rules! tagged_enum {
-    ($enum:ident, $what:expr, { $($tag:expr => $build:expr),+ $(,)? }) => {
-        impl<'de> Deserialize<'de> for $enum {
-            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                use serde::de::Error;
-                let allowed = [$($tag),+].join(", ");
-                // A bare string is a preset: `queue = "cw"` means `queue = { kind = "cw" }`.
-                let mut table = match toml::Value::deserialize(d)? {
-                    toml::Value::String(k) => toml::Table::from_iter([("kind".to_string(), toml::Value::String(k))]),
-                    toml::Value::Table(t) => t,
-                    _ => return Err(D::Error::custom(format!("must be a table or a preset name (allowed: {allowed})"))),
-                };
-                let kind = match table.remove("kind") {
-                    Some(toml::Value::String(k)) => k,
-                    Some(_) => return Err(D::Error::custom(format!("{}kind: must be a string (allowed: {allowed})", INNER_PATH_MARK))),
-                    None => return Err(D::Error::custom(format!("missing field `kind` of this {} (allowed: {allowed})", $what))),
-                };
-                let value = toml::Value::Table(table);
-                let wrap = |e: serde_path_to_error::Error<toml::de::Error>| {
-                    let path = e.path().to_string();
-                    let msg = e.into_inner().message().to_string();
-                    if path.is_empty() || path == "." { D::Error::custom(msg) } else { D::Error::custom(format!("{}{path}: {msg}", INNER_PATH_MARK)) }
-                };
-                $(
-                    if kind == $tag {
-                        return serde_path_to_error::deserialize(value).map($build).map_err(wrap);
-                    }
-                )+
-                Err(D::Error::custom(format!("{}kind: unknown {} kind '{kind}' (allowed: {allowed})", INNER_PATH_MARK, $what)))
-            }
-        }
-    };
-}
 
 /// A whole scenario: topology, flows, run length, seed.
 #[derive(Debug, Clone, Deserialize)]
@@ -202,419 +167,44 @@ fn yes() -> bool {
     true
 }
 
-/// A queue discipline at the head of a one-way link, chosen by `kind`.
-#[derive(Debug, Clone)]
-pub enum QueueSpec {
-    /// `kind = "droptail"`
-    Droptail(DropTailSpec),
-    /// `kind = "red"`
-    Red(RedSpec),
-    /// `kind = "cw"`
-    Cw(CwSpec),
-}
-
-/// First-in first-out, drop arriving packets when `limit_pkts` are waiting.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct DropTailSpec {
-    #[serde(default = "default_limit")]
-    pub limit_pkts: u32,
-}
-
-/// Random Early Detection (Floyd & Jacobson 1993), optionally marking ECT packets instead of dropping.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RedSpec {
-    #[serde(default = "default_limit")]
-    pub limit_pkts: u32,
-    pub min_th_pkts: f64,
-    pub max_th_pkts: f64,
-    #[serde(default = "default_red_weight")]
-    pub weight: f64,
-    #[serde(default = "default_max_p")]
-    pub max_p: f64,
-    /// Mark ECT packets with CE instead of dropping them early.
-    #[serde(default)]
-    pub ecn: bool,
-    /// Gentle RED: probability rises from max_p to 1 between max_th and 2·max_th.
-    #[serde(default)]
-    pub gentle: bool,
-    /// Whose drop rules: Floyd & Jacobson's Fig. 2 (`"paper"`, the default) or ns-2.35's
-    /// `red.cc` (`"ns2"`), see [`AqmRulesSpec`].
-    #[serde(default)]
-    pub rules: AqmRulesSpec,
-}
-
-/// Which text a RED or CW queue follows where ns-2.35's `queue/red.cc` differs from the paper it
-/// implements (`rules`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum AqmRulesSpec {
-    /// The paper: Floyd & Jacobson 1993 Fig. 2 for RED, TCP-Jersey §III-B for CW.
-    #[default]
-    Paper,
-    /// ns-2.35's RED, which the seeds ran (TCP-Jersey's CW is that RED configured): no early or
-    /// forced drop while at most one packet waits (`qlen > 1`); for RED also the first arrival
-    /// after the average crosses min_th is not tested and starts the count at 1 (`edv_.old`),
-    /// the count rises on every arrival, and an idle period decays the average by
-    /// (1 − w)^(m+1) with m = ⌊idle / s⌋ (`estimator(q, m + 1, …)`).
-    Ns2,
-}
-
-/// Congestion warning (TCP-Jersey §III-B): CE-mark every ECT packet while the EWMA queue is at or above a threshold.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct CwSpec {
-    #[serde(default = "default_limit")]
-    pub limit_pkts: u32,
-    /// EWMA weight; the paper's 0.2.
-    #[serde(default = "default_cw_weight")]
-    pub weight: f64,
-    /// Marking threshold in packets; default one third of `limit_pkts` (the paper's setting).
-    pub threshold_pkts: Option<f64>,
-    /// Drop non-ECT packets where ECT ones are marked (CW as RED/ECN configured; default true).
-    #[serde(default = "yes")]
-    pub drop_non_ect: bool,
-    /// `"paper"` (the default) or `"ns2"`: CW as ns-2.35's RED configured for it marks or drops
-    /// nothing while at most one packet waits ([`AqmRulesSpec::Ns2`]).
-    #[serde(default)]
-    pub rules: AqmRulesSpec,
-}
-
-tagged_enum!(QueueSpec, "queue", { "droptail" => QueueSpec::Droptail, "red" => QueueSpec::Red, "cw" => QueueSpec::Cw });
-
-impl Default for QueueSpec {
-    fn default() -> Self {
-        QueueSpec::Droptail(DropTailSpec { limit_pkts: default_limit() })
-    }
-}
-
-fn default_limit() -> u32 {
-    50
-}
-fn default_red_weight() -> f64 {
-    0.002
-}
-fn default_max_p() -> f64 {
-    0.1
-}
-fn default_cw_weight() -> f64 {
-    0.2
-}
-
-/// How fast a link serves packets, chosen by `kind`.
-#[derive(Debug, Clone)]
-pub enum CapacitySpec {
-    /// `kind = "constant"`: the same as the link's `rate`.
-    Constant(ConstantCapacitySpec),
-    /// `kind = "schedule"`: piecewise-constant rate steps, optionally repeating.
-    Schedule(ScheduleCapacitySpec),
-    /// `kind = "trace"`: mahimahi delivery opportunities.
-    Trace(TraceCapacitySpec),
-    /// `kind = "hsdpa"`: an HSDPA cell (forward direction only; see `net::capacity::hsdpa`).
-    Hsdpa(HsdpaSpec),
-}
-
-tagged_enum!(CapacitySpec, "capacity", {
-    "constant" => CapacitySpec::Constant,
-    "schedule" => CapacitySpec::Schedule,
-    "trace" => CapacitySpec::Trace,
-    "hsdpa" => CapacitySpec::Hsdpa,
-});
-
-/// An HSDPA cell (TCP-Jersey over HSDPA, Li & Ansari): every flow crossing the link is a UE.
-/// Defaults are the paper's (Tables 2–4) where it gives them and ours, recorded in
-/// REPRODUCTION.md, where it does not.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct HsdpaSpec {
-    /// "pf" (proportional fair, the paper's), "rr" (round robin) or "max_ci".
-    #[serde(default)]
-    pub scheduler: crate::net::capacity::hsdpa::scheduler::Discipline,
-    /// PF averaging time constant, TTIs (Table 2: Tc = 500).
-    #[serde(default = "hs_tc")]
-    pub pf_tc_tti: u32,
-    /// HS-PDSCH codes of the cell (a category-10 UE takes up to 15).
-    #[serde(default = "hs_codes")]
-    pub codes: u32,
-    /// UEs served per TTI by code multiplexing (HS-SCCHs).
-    #[serde(default = "hs_scch")]
-    pub max_ues_per_tti: u32,
-    /// Share of the Node-B power on the HS-DSCH (Table 2: CPICH and other common channels at
-    /// −10 dB each leave 0.8).
-    #[serde(default = "hs_power")]
-    pub hsdsch_power_fraction: f64,
-    /// Age of the CQI the scheduler uses, TTIs.
-    #[serde(default = "hs_cqi_delay")]
-    pub cqi_delay_tti: u32,
-    /// HARQ processes per UE.
-    #[serde(default = "hs_procs")]
-    pub harq_processes: u32,
-    /// TTIs from a transmission to its retransmission.
-    #[serde(default = "hs_procs")]
-    pub harq_rtt_tti: u32,
-    /// Transmissions of a block before HARQ gives up.
-    #[serde(default = "hs_max_tx")]
-    pub harq_max_tx: u32,
-    /// Incremental-redundancy gain over Chase combining on retransmissions, dB.
-    #[serde(default = "hs_ir")]
-    pub ir_gain_db: f64,
-    /// Width of the BLER waterfall (BLER 0.9 → 0.1), dB.
-    #[serde(default = "hs_waterfall")]
-    pub bler_waterfall_db: f64,
-    /// RLC AM PDU payload (Table 3: 40 B) and header bytes.
-    #[serde(default = "hs_am_pdu")]
-    pub rlc_pdu_bytes: u32,
-    #[serde(default = "hs_am_hdr")]
-    pub rlc_header_bytes: u32,
-    /// RLC UM PDU size including its header (Table 4: 25 B, 1-B header).
-    #[serde(default = "hs_um_pdu")]
-    pub rlc_um_pdu_bytes: u32,
-    #[serde(default = "hs_um_hdr")]
-    pub rlc_um_header_bytes: u32,
-    /// UDP/IP header after ROHC (Table 4: 3 B); TCP/IP headers are sent uncompressed.
-    #[serde(default = "hs_rohc")]
-    pub rohc_header_bytes: u32,
-    /// RLC AM timer-based SDU discard (Table 3).
-    #[serde(default = "hs_discard")]
-    pub sdu_discard: SimDuration,
-    /// From HARQ giving up on a block to RLC resending its PDUs.
-    #[serde(default = "hs_retx_delay")]
-    pub rlc_retx_delay: SimDuration,
-    /// Carrier frequency, Hz (Table 2: 2000 MHz).
-    #[serde(default = "hs_carrier")]
-    pub carrier_hz: f64,
-    /// Site-to-site distance of the drop layout, m (Table 2: 2800).
-    #[serde(default = "hs_isd")]
-    pub site_distance_m: f64,
-    /// Shadowing standard deviation, dB (Table 2: 8.0).
-    #[serde(default = "hs_shadow")]
-    pub shadowing_std_db: f64,
-    /// Per-flow overrides of the drawn geometry and channel model.
-    #[serde(default)]
-    pub ues: Vec<HsdpaUeSpec>,
-}
-
-/// One UE's fixed geometry and/or channel model (otherwise drawn per seed).
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct HsdpaUeSpec {
-    /// The flow (by name) this UE carries.
-    pub flow: String,
-    /// Geometry (eq. 4), dB.
-    pub geometry_db: Option<f64>,
-    /// "A".."E" (Table 1) or "static" (no fading).
-    pub channel_model: Option<String>,
-}
-
-fn hs_tc() -> u32 {
-    500
-}
-fn hs_codes() -> u32 {
-    15
-}
-fn hs_scch() -> u32 {
-    4
-}
-fn hs_power() -> f64 {
-    0.8
-}
-fn hs_cqi_delay() -> u32 {
-    3
-}
-fn hs_procs() -> u32 {
-    6
-}
-fn hs_max_tx() -> u32 {
-    4
-}
-fn hs_ir() -> f64 {
-    1.0
-}
-fn hs_waterfall() -> f64 {
-    2.0
-}
-fn hs_am_pdu() -> u32 {
-    40
-}
-fn hs_am_hdr() -> u32 {
-    2
-}
-fn hs_um_pdu() -> u32 {
-    25
-}
-fn hs_um_hdr() -> u32 {
-    1
-}
-fn hs_rohc() -> u32 {
-    3
-}
-fn hs_discard() -> SimDuration {
-    SimDuration::from_millis(1000)
-}
-fn hs_retx_delay() -> SimDuration {
-    SimDuration::from_millis(60)
-}
-fn hs_carrier() -> f64 {
-    2e9
-}
-fn hs_isd() -> f64 {
-    2800.0
-}
-fn hs_shadow() -> f64 {
-    8.0
-}
-
-/// A constant serialization rate.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ConstantCapacitySpec {
-    pub rate: DataRate,
-}
-
-/// Rate steps: from each `at` on, the link serializes at `rate` ("0bps" = outage).
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ScheduleCapacitySpec {
-    /// The first step must be at "0s"; times increase.
-    pub steps: Vec<RateStep>,
-    /// Repeat the steps with this period (every `at` must be below it); default: the last step
-    /// lasts forever.
-    pub repeat: Option<SimDuration>,
-}
-
-/// Delivery opportunities in mahimahi's trace format, from a file or inline.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct TraceCapacitySpec {
-    /// Trace file (one millisecond timestamp per line), relative to the scenario file's folder.
-    pub file: Option<String>,
-    /// The same timestamps given inline.
-    pub opportunities_ms: Option<Vec<u64>>,
-    /// Bytes one opportunity carries (mahimahi: one MTU).
-    #[serde(default = "default_opportunity_bytes")]
-    pub opportunity_bytes: u32,
-    /// Replay the trace from this far into it (a whole number of milliseconds below its period):
-    /// simulated time 0 is this trace time, and the replay wraps at the period. Default 0.
-    pub start_offset: Option<SimDuration>,
-    /// Draw the start offset from the run's seed: a whole number of milliseconds, uniform in
-    /// [0, period), once per link (a duplex link's two traces start at the same trace time).
-    #[serde(default)]
-    pub random_start_offset: bool,
-}
-
-fn default_opportunity_bytes() -> u32 {
-    1500
-}
-
-/// What a channel's hit does to a packet.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum EffectSpec {
-    /// The packet vanishes.
-    #[default]
-    Loss,
-    /// The packet arrives with a damaged payload (a checksum failure at the receiver).
-    Corruption,
-}
-
-/// What happens to a packet after it is serialized onto a link, chosen by `kind`.
-#[derive(Debug, Clone, Default)]
-pub enum ChannelSpec {
-    /// `kind = "none"`: every packet arrives.
-    #[default]
-    None,
-    /// `kind = "uniform"`
-    Uniform(UniformSpec),
-    /// `kind = "gilbert-elliott"`
-    GilbertElliott(GilbertElliottSpec),
-    /// `kind = "fading"`
-    Fading(FadingSpec),
-}
-
-/// Rayleigh-fading two-state Markov channel (thesis §2.3.1 after Zorzi, Rao, Milstein): the chain's
-/// p and q follow from the average packet error rate and the normalized Doppler f_d·T, given
-/// directly (`fd_t`) or from a mobile speed.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct FadingSpec {
-    /// Average packet error probability P_E.
-    pub error_rate: f64,
-    /// Normalized Doppler bandwidth f_d·T (instead of `speed_kmh`).
-    pub fd_t: Option<f64>,
-    /// Mobile speed (instead of `fd_t`).
-    pub speed_kmh: Option<f64>,
-    /// Carrier frequency for `speed_kmh`; default: the thesis's normalization (see docs).
-    pub carrier_hz: Option<f64>,
-    /// Packet time T for `speed_kmh`; default 4 ms (1000 B at 2 Mb/s, the thesis's).
-    pub packet_time: Option<SimDuration>,
-    #[serde(default)]
-    pub effect: EffectSpec,
-}
-
-/// `kind = "none"` takes no other keys.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct NoChannelSpec {}
-
-/// Each packet is hit independently with probability `loss`.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct UniformSpec {
-    #[serde(alias = "error_rate")]
-    pub loss: f64,
-    #[serde(default)]
-    pub effect: EffectSpec,
-}
-
-/// Two-state (good/bad) Markov channel, per packet (`p_stay_good`, `q_stay_bad`) or in continuous
-/// time (`mean_good`, `mean_bad`).
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct GilbertElliottSpec {
-    /// P(good → good) per packet: the thesis's p.
-    pub p_stay_good: Option<f64>,
-    /// P(bad → bad) per packet: the thesis's q.
-    pub q_stay_bad: Option<f64>,
-    /// Mean sojourn in the good state (exponential): CAIAD's t1.
-    pub mean_good: Option<SimDuration>,
-    /// Mean sojourn in the bad state (exponential): CAIAD's t2.
-    pub mean_bad: Option<SimDuration>,
-    /// Error probability in the good state (CAIAD's λ).
-    #[serde(default)]
-    pub error_good: f64,
-    /// Error probability in the bad state (CAIAD's β).
-    #[serde(default = "one")]
-    pub error_bad: f64,
-    #[serde(default)]
-    pub effect: EffectSpec,
-}
-
-fn one() -> f64 {
-    1.0
-}
-
-tagged_enum!(ChannelSpec, "channel", {
-    "none" => |_x: NoChannelSpec| ChannelSpec::None,
-    "uniform" => ChannelSpec::Uniform,
-    "gilbert-elliott" => ChannelSpec::GilbertElliott,
-    "fading" => ChannelSpec::Fading,
-});
-
-/// A traffic source and its sink, chosen by `kind`.
+/// A traffic source and its sink, chosen by `kind`: a bulk TCP transfer (the transport itself,
+/// `kind = "tcp"`), or a UDP application of `app::REGISTRY`.
+// A scenario holds a handful of entries, read once: boxing the TCP entry would buy nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone)]
 pub enum FlowSpec {
     /// `kind = "tcp"`
     Tcp(TcpFlowSpec),
-    /// `kind = "cbr"`
-    Cbr(CbrFlowSpec),
-    /// `kind = "onoff"`
-    OnOff(OnOffFlowSpec),
-    /// `kind = "voip"`
-    Voip(VoipFlowSpec),
+    /// A UDP application (`kind = "cbr"`, `"onoff"`, `"voip"`, ...).
+    App(AppSpec),
 }
 
-tagged_enum!(FlowSpec, "flow", { "tcp" => FlowSpec::Tcp, "cbr" => FlowSpec::Cbr, "onoff" => FlowSpec::OnOff, "voip" => FlowSpec::Voip });
+/// The `kind` of a TCP flow entry.
+const TCP_KIND: &str = "tcp";
+
+impl<'de> Deserialize<'de> for FlowSpec {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        let names: Vec<&str> = std::iter::once(TCP_KIND).chain(crate::app::REGISTRY.iter().map(|e| e.name)).collect();
+        let (kind, table) = crate::spec::kind_and_table::<D>(d, "flow", &names.join(", "))?;
+        if kind == TCP_KIND {
+            return crate::spec::table(table).map(FlowSpec::Tcp).map_err(D::Error::custom);
+        }
+        crate::spec::lookup(&kind, table, "flow", &names.join(", "), crate::app::REGISTRY)
+            .map(|(kind, spec)| FlowSpec::App(AppSpec::new(kind, spec)))
+            .map_err(D::Error::custom)
+    }
+}
+
+impl FlowSpec {
+    /// The entry's `name`, `src`, `dst`, `start` and `stop`.
+    pub fn ends(&self) -> Ends<'_> {
+        match self {
+            FlowSpec::Tcp(t) => Ends { name: t.name.as_deref(), src: &t.src, dst: &t.dst, start: t.start, stop: t.stop },
+            FlowSpec::App(a) => a.ends(),
+        }
+    }
+}
 
 /// Which ACKs restart a TCP sender's retransmission timer (see
 /// [`crate::tcp::sender::SenderConfig::rto_restart_every_ack`]).
@@ -691,95 +281,6 @@ pub enum Direction {
     Reverse,
     /// `count` flows each way.
     Both,
-}
-
-/// One exponential on/off talker for the whole flow. Defaults: the AMR voice user of the HSDPA
-/// seed (Li & Ansari Table 4: AMR 7.95 kb/s, "a two state Markov model with 50% activity"); the
-/// 2-s mean spurt and silence are our reading (3GPP's VoIP model, one transition in 100 20-ms
-/// frames), see REPRODUCTION.md.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct OnOffFlowSpec {
-    pub name: Option<String>,
-    pub src: String,
-    pub dst: String,
-    /// Rate while on (UDP payload).
-    #[serde(default = "default_amr_rate")]
-    pub rate: DataRate,
-    /// UDP payload bytes per datagram.
-    #[serde(default = "default_amr_bytes")]
-    pub packet_bytes: u32,
-    /// Mean talk spurt (exponential).
-    #[serde(default = "default_amr_period")]
-    pub mean_on: SimDuration,
-    /// Mean silence (exponential).
-    #[serde(default = "default_amr_period")]
-    pub mean_off: SimDuration,
-    #[serde(default)]
-    pub start: SimDuration,
-    pub stop: Option<SimDuration>,
-}
-
-fn default_amr_rate() -> DataRate {
-    DataRate(7950)
-}
-fn default_amr_bytes() -> u32 {
-    20
-}
-fn default_amr_period() -> SimDuration {
-    SimDuration::from_millis(2000)
-}
-
-/// A pool of VoIP talkers with Poisson call arrivals; calls finding every talker busy are
-/// blocked. Defaults: TCP-Jersey §IV-A (5 sources, 1-s mean inter-arrival, 8-s mean call,
-/// 96 kb/s, 50% activity) with ns-2's Exponential traffic defaults for what the paper leaves out
-/// (210-B datagrams, 0.5-s mean spurt and silence).
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct VoipFlowSpec {
-    pub name: Option<String>,
-    pub src: String,
-    pub dst: String,
-    /// Talkers in the pool.
-    #[serde(default = "default_voip_sources")]
-    pub sources: u32,
-    /// Mean time between call arrivals (exponential).
-    #[serde(default = "default_voip_interarrival")]
-    pub call_interarrival: SimDuration,
-    /// Mean call duration (exponential).
-    #[serde(default = "default_voip_duration")]
-    pub call_duration: SimDuration,
-    /// Rate while a talker is on (UDP payload).
-    #[serde(default = "default_voip_rate")]
-    pub rate: DataRate,
-    #[serde(default = "default_voip_bytes")]
-    pub packet_bytes: u32,
-    #[serde(default = "default_voip_period")]
-    pub mean_on: SimDuration,
-    #[serde(default = "default_voip_period")]
-    pub mean_off: SimDuration,
-    #[serde(default)]
-    pub start: SimDuration,
-    pub stop: Option<SimDuration>,
-}
-
-fn default_voip_sources() -> u32 {
-    5
-}
-fn default_voip_interarrival() -> SimDuration {
-    SimDuration::from_millis(1000)
-}
-fn default_voip_duration() -> SimDuration {
-    SimDuration::from_millis(8000)
-}
-fn default_voip_rate() -> DataRate {
-    DataRate(96_000)
-}
-fn default_voip_bytes() -> u32 {
-    210
-}
-fn default_voip_period() -> SimDuration {
-    SimDuration::from_millis(500)
 }
 
 /// A bulk TCP transfer (infinite FTP unless `bytes` is set).
@@ -959,32 +460,4 @@ fn default_initial_rto() -> SimDuration {
 }
 fn default_granularity() -> SimDuration {
     SimDuration::from_millis(1)
-}
-
-/// A UDP constant-bit-rate source whose rate follows a piecewise-constant schedule.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct CbrFlowSpec {
-    pub name: Option<String>,
-    pub src: String,
-    pub dst: String,
-    /// UDP payload bytes per datagram.
-    #[serde(default = "default_mss")]
-    pub packet_bytes: u32,
-    /// Constant rate from `start` to `stop` (use `schedule` for on/off patterns).
-    pub rate: Option<DataRate>,
-    #[serde(default)]
-    pub start: SimDuration,
-    pub stop: Option<SimDuration>,
-    /// Steps of (time, rate): from each `at` on, the source sends at `rate` ("0bps" = off).
-    #[serde(default)]
-    pub schedule: Vec<RateStep>,
-}
-
-/// One step of a CBR schedule.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RateStep {
-    pub at: SimDuration,
-    pub rate: DataRate,
 }

@@ -3,12 +3,12 @@
 //! may give (a link's `rate` or `capacity`, a Gilbert–Elliott channel per packet or in continuous
 //! time, a fading channel by `fd_t` or by speed, a window policy's name and parameters) is settled
 //! here into the one typed value the engine runs, so building cannot meet a case it would have to
-//! trust validation about.
+//! trust validation about: names are node indices, models are resolved parameters, and the builder
+//! reads nothing by name.
 
 use super::model::*;
 use crate::channel::ChannelParams;
-use crate::net::capacity::hsdpa::CellParams;
-use crate::net::capacity::Capacity;
+use crate::net::capacity::{Capacity, ResolvedCapacity};
 
 /// A scenario resolved once by [`super::validate::validate_and_load`], borrowing the flow entries
 /// of the scenario it was made from.
@@ -17,19 +17,22 @@ pub struct Plan<'s> {
     pub links: Vec<LinkPlan>,
     /// Per `flows` entry, in order.
     pub flows: Vec<FlowPlan<'s>>,
+    /// Per `flows` entry: its `src` and `dst` nodes (indices into `nodes`).
+    pub(crate) flow_ends: Vec<(u32, u32)>,
     /// At most how many UEs the HSDPA cells make (for the memory estimate).
     pub hsdpa_ues: u64,
 }
 
-/// A link entry's models, resolved: capacities (a trace's file already read), the HSDPA cell, and
-/// channels.
+/// A link entry's models, resolved: capacities (a trace's file already read, with the HSDPA cell
+/// when the forward capacity is one), and channels.
 pub struct LinkPlan {
+    /// The `from` and `to` nodes (indices into `nodes`).
+    pub(crate) from: u32,
+    pub(crate) to: u32,
     /// The forward direction's capacity (from `rate` or `capacity`).
-    pub capacity: Capacity,
+    pub(crate) capacity: ResolvedCapacity,
     /// The reverse direction's, when `reverse_capacity` gives one (else the forward one's copy).
-    pub reverse_capacity: Option<Capacity>,
-    /// The cell's parameters when the forward capacity is an HSDPA cell.
-    pub cell: Option<CellParams>,
+    pub(crate) reverse_capacity: Option<ResolvedCapacity>,
     /// The forward direction's channel.
     pub channel: ChannelParams,
     /// The reverse direction's channel.
@@ -40,12 +43,8 @@ pub struct LinkPlan {
 pub enum FlowPlan<'s> {
     /// A TCP entry and its resolved choices.
     Tcp(&'s TcpFlowSpec, TcpPlan),
-    /// A constant-bit-rate UDP source.
-    Cbr(&'s CbrFlowSpec),
-    /// An on/off UDP talker.
-    OnOff(&'s OnOffFlowSpec),
-    /// A pool of VoIP talkers.
-    Voip(&'s VoipFlowSpec),
+    /// A UDP application.
+    App(&'s AppSpec),
 }
 
 /// A TCP entry's resolved choices.
@@ -58,12 +57,15 @@ pub struct TcpPlan {
     pub recovery: &'static crate::tcp::recovery::Strategy,
     /// The estimates the policy declares beyond its first (each a time-series column).
     pub extra_estimates: Vec<&'static str>,
+    /// The instance validation built to read what the policy declares: the entry's first flow
+    /// takes it (a policy is built once per flow, never once more to be asked).
+    pub(crate) first_cc: Option<Box<dyn crate::cc::CongestionControl>>,
 }
 
 impl Plan<'_> {
     /// Distinct names of the estimates beyond the first that the scenario's policies declare: the
     /// extra columns of the flow time series.
-    pub fn extra_estimate_columns(&self) -> u64 {
+    pub(crate) fn extra_estimate_columns(&self) -> u64 {
         let mut names: Vec<&str> = self
             .flows
             .iter()
@@ -83,7 +85,7 @@ impl Plan<'_> {
     pub(crate) fn trace_opportunities(&self) -> u64 {
         let mut seen = std::collections::HashSet::new();
         let mut n = 0;
-        for c in self.links.iter().flat_map(|l| std::iter::once(&l.capacity).chain(l.reverse_capacity.as_ref())) {
+        for c in self.links.iter().flat_map(|l| std::iter::once(&l.capacity).chain(l.reverse_capacity.as_ref()).map(|r| &r.capacity)) {
             if let Capacity::Trace(t) = c {
                 if seen.insert(t.offsets_id()) {
                     n += t.per_period();

@@ -3,7 +3,7 @@
 
 use super::cut_through::cut_through_feeders;
 use super::{CellHop, Flow, FlowKind, Simulator, TcpFlow, UdpFlow};
-use crate::app::{CbrSource, OnOffParams, OnOffSource, UdpSource, VoipPool};
+use crate::app::UdpSource;
 
 use crate::channel::Channel;
 use crate::engine::{Event, EventQueue, RngStream};
@@ -11,59 +11,33 @@ use crate::metrics::delay::OneWayDelays;
 use crate::metrics::energy::HostActivity;
 use crate::metrics::loss_verdicts::LossVerdicts;
 use crate::net::capacity::hsdpa::HsdpaCell;
-use crate::net::capacity::Capacity;
-use crate::net::link::Ring;
-use crate::net::queue::{Aqm, CwState, Queue, RedParams, RedState};
-use crate::net::{Link, LinkStats, PacketArena, RoutingTable};
+use crate::net::capacity::{Capacity, ResolvedCapacity};
+use crate::net::{Link, PacketArena, RoutingTable};
 use crate::output::{FlowSeries, LinkSeries};
 use crate::scenario::plan::{FlowPlan, LinkPlan, Plan};
 use crate::scenario::validate::flow_instances;
 use crate::scenario::{
-    AqmRulesSpec, CapacitySpec, CwSpec, DropTailSpec, LinkSpec, OptionSizesSpec, PartialAckTimerSpec, QueueSpec, RecoverGuardSpec, RedSpec,
-    RtoRestartSpec, Scenario, ScenarioError, TimeoutSsthreshSpec,
+    LinkSpec, OptionSizesSpec, PartialAckTimerSpec, RecoverGuardSpec, RtoRestartSpec, Scenario, ScenarioError, TimeoutSsthreshSpec,
 };
 use crate::tcp::{Receiver, ReceiverConfig, Sender, SenderConfig};
-use crate::time::{DataRate, SimTime};
 
-fn make_queue(spec: &QueueSpec, small_pkt_tx_ns: u64) -> Queue {
-    match *spec {
-        QueueSpec::Droptail(DropTailSpec { limit_pkts }) => Queue::new(limit_pkts, Aqm::DropTail),
-        QueueSpec::Red(RedSpec { limit_pkts, min_th_pkts, max_th_pkts, weight, max_p, ecn, gentle, rules }) => {
-            let ns2_rules = rules == AqmRulesSpec::Ns2;
-            let p = RedParams { min_th: min_th_pkts, max_th: max_th_pkts, weight, max_p, ecn, gentle, small_pkt_tx_ns, ns2_rules };
-            Queue::new(limit_pkts, Aqm::Red(RedState::new(p)))
-        }
-        QueueSpec::Cw(CwSpec { limit_pkts, weight, threshold_pkts, drop_non_ect, rules }) => {
-            // TCP-Jersey §III-B: "setting the threshold at 1/3 of the link buffer capacity".
-            let th = threshold_pkts.unwrap_or(limit_pkts as f64 / 3.0);
-            let mut cw = CwState::new(weight, th, drop_non_ect);
-            cw.ns2_rules = rules == AqmRulesSpec::Ns2;
-            Queue::new(limit_pkts, Aqm::Cw(cw))
-        }
-    }
-}
-
-/// A trace capacity replayed from its start offset: `start_offset`, or with
-/// `random_start_offset` the trace time `random_start` holds, drawn (from the link's own stream
-/// `trace-offset:<from>-><to>` of `seed`) by the first of the link's directions that needs it, so
-/// a duplex link's two traces, recorded together, start at the same instant of the recording; each
-/// wraps at its own period. Other capacities are unchanged.
-fn with_trace_start(cap: Capacity, spec: Option<&CapacitySpec>, random_start: &mut Option<u64>, seed: u64, link: &LinkSpec) -> Capacity {
-    match (cap, spec) {
-        (Capacity::Trace(t), Some(CapacitySpec::Trace(ts))) => {
-            let offset_ns = if ts.random_start_offset {
-                // Whole milliseconds, uniform in [0, period): mahimahi's trace resolution.
-                let period_ms = t.period_ns() / 1_000_000;
-                *random_start.get_or_insert_with(|| {
-                    let mut stream = RngStream::new(seed, &format!("trace-offset:{}->{}", link.from, link.to));
-                    ((stream.uniform() * period_ms as f64) as u64).min(period_ms.saturating_sub(1)) * 1_000_000
-                })
-            } else {
-                ts.start_offset.map_or(0, |o| o.as_nanos())
-            };
+/// A trace capacity whose start is drawn per seed (`random_start_offset`), replayed from the trace
+/// time `random_start` holds, drawn (from the link's own stream `trace-offset:<from>-><to>` of
+/// `seed`) by the first of the link's directions that needs it, so a duplex link's two traces,
+/// recorded together, start at the same instant of the recording; each wraps at its own period.
+/// Other capacities (and traces with a fixed `start_offset`, applied when resolved) are unchanged.
+fn with_trace_start(r: ResolvedCapacity, random_start: &mut Option<u64>, seed: u64, link: &LinkSpec) -> Capacity {
+    match r.capacity {
+        Capacity::Trace(t) if r.random_start => {
+            // Whole milliseconds, uniform in [0, period): mahimahi's trace resolution.
+            let period_ms = t.period_ns() / 1_000_000;
+            let offset_ns = *random_start.get_or_insert_with(|| {
+                let mut stream = RngStream::new(seed, &format!("trace-offset:{}->{}", link.from, link.to));
+                ((stream.uniform() * period_ms as f64) as u64).min(period_ms.saturating_sub(1)) * 1_000_000
+            });
             Capacity::Trace(t.with_offset(offset_ns))
         }
-        (c, _) => c,
+        c => c,
     }
 }
 
@@ -81,28 +55,24 @@ impl Simulator {
     /// Builds the network of a scenario (validating it) for the given seed.
     pub fn build(s: &Scenario, seed: u64) -> Result<Self, ScenarioError> {
         let plan = crate::scenario::validate::validate_and_load(s)?;
-        // A map, not a scan: 10⁵ flows on a 10⁴-node topology would take 10⁹ comparisons.
-        let ids: std::collections::HashMap<&str, u32> = s.nodes.iter().enumerate().map(|(i, n)| (n.as_str(), i as u32)).collect();
-        let id = |n: &str| ids[n];
         let mut links = Vec::new();
         let mut cell_links = Vec::new();
         // What the memory limit leaves for packets once the up-front estimate is taken.
         let one_way = s.links.iter().map(|l| if l.duplex { 2 } else { 1 }).sum();
         let up_front = crate::scenario::validate::memory_estimate(s, one_way, &plan).total;
         let packet_cap = (s.limits.max_memory.0.saturating_sub(up_front) / crate::net::packet::PACKET_BYTES) as usize;
-        let Plan { links: link_plans, flows: flow_plans, .. } = plan;
+        let Plan { links: link_plans, flows: mut flow_plans, flow_ends, .. } = plan;
         for (l, lp) in s.links.iter().zip(link_plans) {
-            let LinkPlan { capacity, reverse_capacity, cell, channel, reverse_channel } = lp;
-            if let Some(params) = cell {
+            let LinkPlan { from: f, to: t, mut capacity, reverse_capacity, channel, reverse_channel } = lp;
+            if let Some(params) = capacity.cell.take() {
                 cell_links.push((links.len(), params, &l.queue));
             }
-            let (f, t) = (id(&l.from), id(&l.to));
             let mut random_start = None;
-            let capacity = with_trace_start(capacity, l.capacity.as_ref(), &mut random_start, seed, l);
+            let capacity = with_trace_start(capacity, &mut random_start, seed, l);
             let mut dirs = vec![];
             if l.duplex {
                 let rev_cap = match reverse_capacity {
-                    Some(c) => with_trace_start(c, l.reverse_capacity.as_ref(), &mut random_start, seed, l),
+                    Some(c) => with_trace_start(c, &mut random_start, seed, l),
                     None => capacity.clone(),
                 };
                 dirs.push((f, t, &l.queue, channel, capacity));
@@ -113,42 +83,26 @@ impl Simulator {
             for (a, b, q, c, capacity) in dirs {
                 let name = format!("{}->{}", s.nodes[a as usize], s.nodes[b as usize]);
                 let small = capacity.mean_rate().tx_time_ns(RED_SMALL_PACKET_BYTES);
-                links.push(Link {
-                    from: a,
-                    to: b,
-                    rate: capacity.mean_rate(),
-                    capacity,
-                    delay_ns: l.delay.as_nanos(),
-                    queue: make_queue(q, small),
-                    channel: Channel::new(&c, seed, &format!("channel:{name}")),
-                    arq: l.link_retransmission.then_some(crate::net::arq::LinkArq {
-                        max_retries: l.link_retransmission_max,
-                        timeout_ns: l.link_retransmission_timeout.as_nanos(),
-                    }),
-                    queue_rng: RngStream::new(seed, &format!("queue:{name}")),
-                    busy_until: 0,
-                    pending: Ring::new(),
-                    pending_done: 0,
-                    drops_ahead: Ring::new(),
-                    in_flight: Ring::new(),
-                    attempts: Ring::new(),
-                    stats: LinkStats::default(),
-                    name,
+                let arq = l.link_retransmission.then_some(crate::net::arq::LinkArq {
+                    max_retries: l.link_retransmission_max,
+                    timeout_ns: l.link_retransmission_timeout.as_nanos(),
                 });
+                let channel = Channel::new(&c, seed, &format!("channel:{name}"));
+                links.push(Link::new(name, a, b, capacity, l.delay.as_nanos(), q.build(small), channel, arq, seed));
             }
         }
         let pairs: Vec<_> = links.iter().map(|l| (l.from, l.to)).collect();
         let routes = RoutingTable::build(s.nodes.len(), &pairs);
         let end = s.duration.as_nanos();
         let mut flows = Vec::new();
-        for (i, (f, fp)) in s.flows.iter().zip(&flow_plans).enumerate() {
+        for (i, ((f, fp), ends)) in s.flows.iter().zip(&mut flow_plans).zip(flow_ends).enumerate() {
             for inst in flow_instances(f, i) {
-                flows.push(Self::build_flow(fp, inst, seed, &id));
+                flows.push(Self::build_flow(fp, inst, ends, seed));
             }
         }
         let cells = cell_links
             .into_iter()
-            .map(|(li, params, q)| CellHop { link: li, cell: HsdpaCell::new(params, make_queue(q, 0), seed, &links[li].name) })
+            .map(|(li, params, q)| CellHop { link: li, cell: HsdpaCell::new(params, q.build(0), seed, &links[li].name) })
             .collect::<Vec<_>>();
         let mut cell_of_link = vec![None; links.len()];
         for (ci, c) in cells.iter().enumerate() {
@@ -206,9 +160,9 @@ impl Simulator {
     }
 
     /// One flow of a resolved scenario entry (a TCP group entry yields several).
-    pub(super) fn build_flow(f: &FlowPlan, inst: crate::scenario::validate::FlowInstance, seed: u64, id: &dyn Fn(&str) -> u32) -> Flow {
+    fn build_flow(f: &mut FlowPlan, inst: crate::scenario::validate::FlowInstance, (src, dst): (u32, u32), seed: u64) -> Flow {
         let name = inst.name;
-        let ends = |src: &str, dst: &str| if inst.reversed { (id(dst), id(src)) } else { (id(src), id(dst)) };
+        let (a, b) = if inst.reversed { (dst, src) } else { (src, dst) };
         let udp = |source: UdpSource| {
             FlowKind::Udp(Box::new(UdpFlow {
                 source,
@@ -220,17 +174,11 @@ impl Simulator {
                 delays: OneWayDelays::default(),
             }))
         };
-        let onoff = |rate: DataRate, packet_bytes: u32, on: crate::time::SimDuration, off: crate::time::SimDuration| OnOffParams {
-            rate_bps: rate.bps(),
-            packet_bytes,
-            mean_on_ns: on.as_nanos() as f64,
-            mean_off_ns: off.as_nanos() as f64,
-        };
         let (src, dst, start, stop, kind) = match f {
             FlowPlan::Tcp(t, plan) => {
                 let mss = t.mss_bytes as u64;
                 let rwnd = t.rwnd_pkts as u64 * mss;
-                let (cc, needs) = ((plan.cc)(), plan.needs);
+                let (cc, needs) = (plan.first_cc.take().unwrap_or_else(|| (plan.cc)()), plan.needs);
                 let cfg = SenderConfig {
                     mss: t.mss_bytes,
                     rwnd_bytes: rwnd,
@@ -271,7 +219,6 @@ impl Simulator {
                     mss: t.mss_bytes,
                     caiad: needs.caiad_receiver,
                 };
-                let (a, b) = ends(&t.src, &t.dst);
                 let kind = FlowKind::Tcp(Box::new(TcpFlow {
                     sender: Sender::new(cfg, cc, rec),
                     receiver: Receiver::new(rcfg),
@@ -293,38 +240,9 @@ impl Simulator {
                 };
                 (a, b, t.start.as_nanos() + inst.start_offset_ns + jitter_ns, t.stop, kind)
             }
-            FlowPlan::Cbr(c) => {
-                let start = c.start.as_nanos();
-                let stop = c.stop.map_or(u64::MAX, |x| x.as_nanos());
-                let steps = match c.rate {
-                    Some(r) => vec![(start, r.bps())],
-                    None => c.schedule.iter().map(|st| (st.at.as_nanos(), st.rate.bps())).collect(),
-                };
-                let (a, b) = ends(&c.src, &c.dst);
-                (a, b, start, c.stop, udp(UdpSource::Cbr(CbrSource::new(c.packet_bytes, steps, start, stop))))
-            }
-            FlowPlan::OnOff(o) => {
-                let start = o.start.as_nanos();
-                let end = o.stop.map_or(SimTime::MAX, |x| x.as_nanos());
-                let mut rng = RngStream::new(seed, &format!("app:{name}"));
-                let src = OnOffSource::new(onoff(o.rate, o.packet_bytes, o.mean_on, o.mean_off), start, end, &mut rng);
-                let (a, b) = ends(&o.src, &o.dst);
-                (a, b, start, o.stop, udp(UdpSource::OnOff(src, rng)))
-            }
-            FlowPlan::Voip(v) => {
-                let start = v.start.as_nanos();
-                let stop = v.stop.map_or(SimTime::MAX, |x| x.as_nanos());
-                let pool = VoipPool::new(
-                    v.sources,
-                    onoff(v.rate, v.packet_bytes, v.mean_on, v.mean_off),
-                    v.call_interarrival.as_nanos() as f64,
-                    v.call_duration.as_nanos() as f64,
-                    start,
-                    stop,
-                    RngStream::new(seed, &format!("app:{name}")),
-                );
-                let (a, b) = ends(&v.src, &v.dst);
-                (a, b, start, v.stop, udp(UdpSource::Voip(pool)))
+            FlowPlan::App(app) => {
+                let e = app.ends();
+                (a, b, e.start.as_nanos(), e.stop, udp(app.build(&name, seed)))
             }
         };
         Flow { name, src, dst, start, stop: stop.map(|x| x.as_nanos()), kind, warm_delivered: 0, warm_acked: 0, sampled_delivered: 0 }

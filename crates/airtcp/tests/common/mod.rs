@@ -5,7 +5,9 @@ use airtcp::RunOutput;
 
 /// Runs scenario text with `seed`; a scenario error fails the test, naming the field and showing the text.
 pub fn run(text: &str, seed: u64) -> RunOutput {
-    airtcp::run_toml(text, Some(seed)).unwrap_or_else(|e| panic!("{e}\n{text}"))
+    airtcp::run(text, &airtcp::RunOptions { seed: Some(seed), ..Default::default() })
+        .map(Option::unwrap)
+        .unwrap_or_else(|e| panic!("{e}\n{text}"))
 }
 
 /// The TCP-Jersey Fig. 10 path without flows: S –10 Mb/s, 45 ms– BS –2 Mb/s, 1 ms, uniform

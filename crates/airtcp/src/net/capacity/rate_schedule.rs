@@ -5,7 +5,77 @@
 //! at `r` b/s lasting `d` ns provides `r · d` of them. Serialization spans step boundaries, so a
 //! packet that starts at 2 Mb/s and finishes at 500 kb/s takes exactly the time it should.
 
-use crate::time::NS_PER_S;
+use super::{Capacity, CapacityContext, CapacityKind, ResolvedCapacity};
+use crate::spec::{err, RateStep, ScenarioError};
+use crate::time::{SimDuration, NS_PER_S};
+
+/// `kind = "schedule"`: rate steps; from each `at` on, the link serializes at `rate` ("0bps" =
+/// outage).
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ScheduleCapacitySpec {
+    /// The first step must be at "0s"; times increase.
+    steps: Vec<RateStep>,
+    /// Repeat the steps with this period (every `at` must be below it); default: the last step
+    /// lasts forever.
+    repeat: Option<SimDuration>,
+}
+
+impl CapacityKind for ScheduleCapacitySpec {
+    fn resolve(&self, field: &str, _ctx: &mut CapacityContext) -> Result<ResolvedCapacity, ScenarioError> {
+        let sch = self;
+        if sch.steps.is_empty() {
+            return err(format!("{field}.steps"), "at least one step is required");
+        }
+        if sch.steps[0].at.as_nanos() != 0 {
+            return err(format!("{field}.steps[0].at"), "the first step must be at 0s");
+        }
+        for (k, st) in sch.steps.iter().enumerate().skip(1) {
+            if st.at <= sch.steps[k - 1].at {
+                return err(format!("{field}.steps[{k}].at"), "steps must be in increasing time order");
+            }
+        }
+        match sch.repeat {
+            Some(p) => {
+                let last = sch.steps.last().unwrap().at;
+                if p <= last {
+                    return err(format!("{field}.repeat"), format!("must be longer than the last step's time ({}s)", last.as_secs_f64()));
+                }
+                if sch.steps.iter().all(|st| st.rate.bps() == 0) {
+                    return err(format!("{field}.steps"), "a repeating schedule needs at least one rate above 0bps");
+                }
+                // The time-average rate sizes derived timings (e.g. RED's idle-time estimate); a
+                // period-average under 1 b/s rounds to 0 and has no serialization time.
+                let bit_ns: u128 = sch
+                    .steps
+                    .iter()
+                    .enumerate()
+                    .map(|(k, st)| {
+                        let end = sch.steps.get(k + 1).map_or(p, |n| n.at).as_nanos();
+                        st.rate.bps() as u128 * (end - st.at.as_nanos()) as u128
+                    })
+                    .sum();
+                if bit_ns < p.as_nanos() as u128 {
+                    return err(
+                        format!("{field}.steps"),
+                        "the average rate over one repeat period is below 1 bit/s (allowed: at least 1 bit/s)",
+                    );
+                }
+            }
+            None => {
+                if sch.steps.last().unwrap().rate.bps() == 0 {
+                    let k = sch.steps.len() - 1;
+                    return err(format!("{field}.steps[{k}].rate"), "the last step lasts forever: it must be above 0bps (or set repeat)");
+                }
+            }
+        }
+        let capacity = Capacity::Schedule(RateSchedule::new(
+            sch.steps.iter().map(|st| (st.at.as_nanos(), st.rate.bps())).collect(),
+            sch.repeat.map(|p| p.as_nanos()),
+        ));
+        Ok(ResolvedCapacity { capacity, random_start: false, cell: None })
+    }
+}
 
 /// Steps of (offset from the schedule's start in ns, rate in b/s), increasing in offset, the first
 /// at offset 0; with `period_ns`, the steps repeat every period (offsets must be below it).
@@ -24,7 +94,7 @@ impl RateSchedule {
     }
 
     /// Rate at `t` ns and the time of the next change after `t` (`None` when constant from `t` on).
-    pub fn rate_at(&self, t: u64) -> (u64, Option<u64>) {
+    pub(crate) fn rate_at(&self, t: u64) -> (u64, Option<u64>) {
         let (base, off) = match self.period_ns {
             Some(p) => (t - t % p, t % p),
             None => (0, t),
@@ -38,7 +108,7 @@ impl RateSchedule {
     }
 
     /// Time-average rate in b/s (over one period; the last step's rate without repetition).
-    pub fn mean_bps(&self) -> u64 {
+    pub(crate) fn mean_bps(&self) -> u64 {
         match self.period_ns {
             None => self.steps.last().map_or(0, |s| s.1),
             Some(p) => {

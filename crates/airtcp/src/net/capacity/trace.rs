@@ -16,6 +16,183 @@
 //! trace file when it reaches the end", mahimahi's traces/README). mahimahi itself always starts
 //! at the top of the file; the offset lets runs of one recording start at different points of it.
 
+use std::collections::HashMap;
+
+use super::{Capacity, CapacityContext, CapacityKind, ResolvedCapacity};
+use crate::spec::{err, ScenarioError};
+use crate::time::SimDuration;
+
+/// `kind = "trace"`: delivery opportunities in mahimahi's trace format, from a file or inline.
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct TraceCapacitySpec {
+    /// Trace file (one millisecond timestamp per line), relative to the scenario file's folder.
+    file: Option<String>,
+    /// The same timestamps given inline.
+    opportunities_ms: Option<Vec<u64>>,
+    /// Bytes one opportunity carries (mahimahi: one MTU).
+    #[serde(default = "default_opportunity_bytes")]
+    opportunity_bytes: u32,
+    /// Replay the trace from this far into it (a whole number of milliseconds below its period):
+    /// simulated time 0 is this trace time, and the replay wraps at the period. Default 0.
+    start_offset: Option<SimDuration>,
+    /// Draw the start offset from the run's seed: a whole number of milliseconds, uniform in
+    /// [0, period), once per link (a duplex link's two traces start at the same trace time).
+    #[serde(default)]
+    random_start_offset: bool,
+}
+
+fn default_opportunity_bytes() -> u32 {
+    1500
+}
+
+impl CapacityKind for TraceCapacitySpec {
+    fn resolve(&self, field: &str, ctx: &mut CapacityContext) -> Result<ResolvedCapacity, ScenarioError> {
+        let t = self;
+        let trace = ctx.traces.load(field, t, ctx.base_dir)?;
+        let period_ms = trace.period_ns() / 1_000_000;
+        // Average rate = opportunities · bytes · 8 per period (the last timestamp); under 1 b/s it
+        // rounds to 0 and has no serialization time.
+        if (trace.per_period() as u128) * t.opportunity_bytes as u128 * 8 * 1000 < period_ms as u128 {
+            return err(field, "the trace's average rate is below 1 bit/s (allowed: at least 1 bit/s)");
+        }
+        if let Some(o) = t.start_offset {
+            let f = format!("{field}.start_offset");
+            if t.random_start_offset {
+                return err(f, "give at most one of start_offset and random_start_offset");
+            }
+            let period = period_ms;
+            let ns = o.as_nanos();
+            if ns % 1_000_000 != 0 || ns / 1_000_000 >= period {
+                return err(
+                    f,
+                    format!(
+                        "{}s is out of range (allowed: whole milliseconds from 0ms to {}ms, below the trace's period)",
+                        o.as_secs_f64(),
+                        period.saturating_sub(1)
+                    ),
+                );
+            }
+        }
+        // A start offset drawn per seed is applied when the network is built.
+        let trace = trace.with_offset(t.start_offset.map_or(0, |o| o.as_nanos()));
+        Ok(ResolvedCapacity { capacity: Capacity::Trace(trace), random_start: t.random_start_offset, cell: None })
+    }
+}
+
+/// The largest capacity trace file airtcp reads: 256 MiB holds some 30 million delivery
+/// opportunities, an hour of a 100 Mb/s mahimahi trace.
+pub const TRACE_FILE_MAX_BYTES: u64 = 256 << 20;
+
+/// Reads a trace file, refusing before it opens anything that is not a regular file (a FIFO would
+/// block forever, `/dev/zero` would fill memory) or that is larger than [`TRACE_FILE_MAX_BYTES`];
+/// the read itself is bounded too, in case the file grows meanwhile.
+fn read_trace_file(field: &str, path: &std::path::Path) -> Result<String, ScenarioError> {
+    use std::io::Read;
+    let cannot = |e: std::io::Error| ScenarioError::new(field, format!("cannot read '{}': {e}", path.display()));
+    let meta = std::fs::metadata(path).map_err(cannot)?;
+    if !meta.is_file() {
+        return err(field, format!("'{}' is not a regular file (a directory, FIFO, device or socket)", path.display()));
+    }
+    let too_large =
+        |n: u64| ScenarioError::new(field, format!("'{}' has {n} bytes (allowed: up to {TRACE_FILE_MAX_BYTES})", path.display()));
+    if meta.len() > TRACE_FILE_MAX_BYTES {
+        return Err(too_large(meta.len()));
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    std::fs::File::open(path).map_err(cannot)?.take(TRACE_FILE_MAX_BYTES + 1).read_to_end(&mut bytes).map_err(cannot)?;
+    if bytes.len() as u64 > TRACE_FILE_MAX_BYTES {
+        return Err(too_large(bytes.len() as u64));
+    }
+    String::from_utf8(bytes).map_err(|_| ScenarioError::new(field, format!("'{}' is not UTF-8 text", path.display())))
+}
+
+/// The delivery opportunities of a trace capacity (read from its file, resolved against
+/// `base_dir`, or given inline), checked.
+fn trace_opportunities(field: &str, t: &TraceCapacitySpec, base_dir: Option<&std::path::Path>) -> Result<Opportunities, ScenarioError> {
+    let ms = match (&t.file, &t.opportunities_ms) {
+        (Some(f), None) => {
+            let path = match base_dir {
+                Some(d) if std::path::Path::new(f).is_relative() => d.join(f),
+                _ => std::path::PathBuf::from(f),
+            };
+            let text = read_trace_file(&format!("{field}.file"), &path)?;
+            parse_mahimahi(&text).map_err(|m| ScenarioError::new(format!("{field}.file"), format!("'{}' {m}", path.display())))?
+        }
+        (None, Some(v)) => {
+            let text = v.iter().map(|x| x.to_string()).collect::<Vec<_>>().join("\n");
+            parse_mahimahi(&text).map_err(|m| ScenarioError::new(format!("{field}.opportunities_ms"), m.replace("line ", "entry ")))?
+        }
+        _ => return err(field, "give either file or opportunities_ms"),
+    };
+    if t.opportunity_bytes == 0 {
+        return err(format!("{field}.opportunity_bytes"), "must be at least 1 byte");
+    }
+    Ok(ms)
+}
+
+/// The trace files a scenario's links name, each read and parsed once (however many link
+/// directions replay it, they share its opportunities), and the memory they take, counted
+/// against `limits.max_memory` before each file is read: a scenario of a few lines naming a
+/// 229-MB trace on many links used to read and parse it per direction, to 7.5 GB (issue 39).
+pub(crate) struct TraceFiles {
+    /// Per file (as resolved): the trace, its opportunities shared.
+    files: HashMap<std::path::PathBuf, TraceCapacity>,
+    /// Bytes the traces read so far keep (their opportunities, 16 bytes each as the memory
+    /// estimate counts them).
+    kept: u64,
+    /// `limits.max_memory`.
+    limit: u64,
+}
+
+impl TraceFiles {
+    pub(crate) fn new(limit: u64) -> Self {
+        // A limit of 0 is refused with its own error once the scenario is read.
+        TraceFiles { files: HashMap::new(), kept: 0, limit: if limit == 0 { u64::MAX } else { limit } }
+    }
+
+    /// The trace of capacity `t` (from its file, read once, or inline).
+    fn load(&mut self, field: &str, t: &TraceCapacitySpec, base_dir: Option<&std::path::Path>) -> Result<TraceCapacity, ScenarioError> {
+        if t.opportunity_bytes == 0 {
+            return err(format!("{field}.opportunity_bytes"), "must be at least 1 byte");
+        }
+        let Some(f) = (match (&t.file, &t.opportunities_ms) {
+            (Some(f), None) => Some(f),
+            (None, Some(_)) => None,
+            _ => return err(field, "give either file or opportunities_ms"),
+        }) else {
+            let trace = trace_opportunities(field, t, base_dir)?;
+            return Ok(TraceCapacity::new(&trace, t.opportunity_bytes));
+        };
+        let path = match base_dir {
+            Some(d) if std::path::Path::new(f).is_relative() => d.join(f),
+            _ => std::path::PathBuf::from(f),
+        };
+        let key = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
+        if let Some(trace) = self.files.get(&key) {
+            return Ok(trace.with_opportunity_bytes(t.opportunity_bytes));
+        }
+        // Reading takes the text and, per line of at least 2 bytes, 8 bytes of milliseconds and
+        // 8 of nanoseconds: at most 9 bytes per byte of the file, checked before it is read.
+        let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+        let need = self.kept.saturating_add(size.saturating_mul(9));
+        if need > self.limit {
+            return err(
+                "limits.max_memory",
+                format!(
+                    "reading {field}.file ({size} bytes) needs up to {:.0}MB with the traces read before it, above the limit of {:.0}MB (raise limits.max_memory)",
+                    need as f64 / 1e6,
+                    self.limit as f64 / 1e6
+                ),
+            );
+        }
+        let trace = TraceCapacity::new(&trace_opportunities(field, t, base_dir)?, t.opportunity_bytes);
+        self.kept = self.kept.saturating_add(trace.per_period() * 16);
+        self.files.insert(key, trace.clone());
+        Ok(trace)
+    }
+}
+
 /// A repeating schedule of delivery opportunities and the position of the transmitter in it.
 #[derive(Debug, Clone)]
 pub struct TraceCapacity {
@@ -55,7 +232,8 @@ impl Opportunities {
 }
 
 /// Parses mahimahi trace text (one non-negative integer millisecond per line, non-decreasing,
-/// last one > 0; blank lines ignored). Errors name the 1-based line.
+/// last one > 0; blank lines ignored). Errors name the 1-based line. Public because the Python
+/// package reads traces through it (`_core.parse_mahimahi`): one parser, the engine's.
 pub fn parse_mahimahi(text: &str) -> Result<Opportunities, String> {
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
@@ -65,9 +243,8 @@ pub fn parse_mahimahi(text: &str) -> Result<Opportunities, String> {
         }
         // At most a few dozen characters of the line: the file may be anything (a 50 MB line, a
         // file that is not a trace and not the user's to print).
-        let ms: u64 = l
-            .parse()
-            .map_err(|_| format!("line {}: '{}' is not a whole number of milliseconds", i + 1, crate::scenario::validate::quote(l)))?;
+        let ms: u64 =
+            l.parse().map_err(|_| format!("line {}: '{}' is not a whole number of milliseconds", i + 1, crate::spec::quote(l)))?;
         // The time range of every scenario duration (`time::MAX_DURATION_NS`), so the period and
         // the opportunity times stay exact in nanoseconds.
         let max_ms = crate::time::MAX_DURATION_NS / 1_000_000;
@@ -98,19 +275,19 @@ impl TraceCapacity {
 
     /// The same trace replayed from `offset_ns` into it (simulated time t is trace time
     /// t + offset); validated to be below the period, taken modulo the period here.
-    pub fn with_offset(mut self, offset_ns: u64) -> Self {
+    pub(crate) fn with_offset(mut self, offset_ns: u64) -> Self {
         self.offset_ns = offset_ns % self.period_ns;
         self
     }
 
     /// The same trace (sharing its opportunities) with `opportunity_bytes` per opportunity, from
     /// its start.
-    pub fn with_opportunity_bytes(&self, opportunity_bytes: u32) -> Self {
+    pub(crate) fn with_opportunity_bytes(&self, opportunity_bytes: u32) -> Self {
         TraceCapacity { opportunity_bytes, left_bytes: opportunity_bytes, offset_ns: 0, next_free: 0, ..self.clone() }
     }
 
     /// Identifies the opportunities held in memory: equal for traces that share them.
-    pub fn offsets_id(&self) -> usize {
+    pub(crate) fn offsets_id(&self) -> usize {
         self.offsets_ns.as_ptr() as usize
     }
 
@@ -120,7 +297,7 @@ impl TraceCapacity {
     }
 
     /// The trace's period (its last timestamp), ns.
-    pub fn period_ns(&self) -> u64 {
+    pub(crate) fn period_ns(&self) -> u64 {
         self.period_ns
     }
 
@@ -130,19 +307,19 @@ impl TraceCapacity {
     }
 
     /// Mean capacity in b/s.
-    pub fn mean_bps(&self) -> u64 {
+    pub(crate) fn mean_bps(&self) -> u64 {
         (self.per_period() as u128 * self.opportunity_bytes as u128 * 8 * 1_000_000_000 / self.period_ns as u128) as u64
     }
 
     /// Trace time of opportunity `k` (global index); simulated time is this minus the offset.
     #[inline]
-    pub fn time_of(&self, k: u64) -> u64 {
+    pub(crate) fn time_of(&self, k: u64) -> u64 {
         let n = self.per_period();
         (k / n) * self.period_ns + self.offsets_ns[(k % n) as usize]
     }
 
     /// Index of the first opportunity at or after trace time `t`.
-    pub fn first_at_or_after(&self, t: u64) -> u64 {
+    pub(crate) fn first_at_or_after(&self, t: u64) -> u64 {
         let n = self.per_period();
         let cycle = t / self.period_ns;
         let off = t % self.period_ns;

@@ -15,8 +15,61 @@
 //! (`drop_non_ect = true`); `false` lets them pass unmarked. A full buffer drops. RED's idle-time decay is not applied: the paper describes
 //! only the EWMA, and with weight 0.2 the average follows the queue within a few arrivals anyway.
 
-use super::Admission;
+use super::{default_limit, Admission, Aqm, AqmRules, Queue, QueueKind};
 use crate::net::Ecn;
+use crate::spec::{err, pkts, ScenarioError};
+
+/// `kind = "cw"`: CE-mark every ECT packet while the EWMA queue is at or above a threshold.
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct CwSpec {
+    #[serde(default = "default_limit")]
+    limit_pkts: u32,
+    /// EWMA weight; the paper's 0.2.
+    #[serde(default = "default_cw_weight")]
+    weight: f64,
+    /// Marking threshold in packets; default one third of `limit_pkts` (the paper's setting).
+    threshold_pkts: Option<f64>,
+    /// Drop non-ECT packets where ECT ones are marked (CW as RED/ECN configured; default true).
+    #[serde(default = "yes")]
+    drop_non_ect: bool,
+    /// `"paper"` (the default) or `"ns2"`: CW as ns-2.35's RED configured for it marks or drops
+    /// nothing while at most one packet waits ([`AqmRules::Ns2`]).
+    #[serde(default)]
+    rules: AqmRules,
+}
+
+fn default_cw_weight() -> f64 {
+    0.2
+}
+fn yes() -> bool {
+    true
+}
+
+impl QueueKind for CwSpec {
+    fn check(&self, field: &str) -> Result<(), ScenarioError> {
+        let CwSpec { limit_pkts, weight, threshold_pkts, .. } = *self;
+        pkts(format!("{field}.limit_pkts"), limit_pkts)?;
+        if !(weight > 0.0 && weight <= 1.0) {
+            return err(format!("{field}.weight"), format!("{weight} is out of range (allowed: 0 < weight <= 1)"));
+        }
+        if let Some(t) = threshold_pkts {
+            if !(t >= 0.0 && t <= limit_pkts as f64) {
+                return err(format!("{field}.threshold_pkts"), format!("{t} is out of range (allowed: 0 to limit_pkts = {limit_pkts})"));
+            }
+        }
+        Ok(())
+    }
+
+    fn build(&self, _small_pkt_tx_ns: u64) -> Queue {
+        let CwSpec { limit_pkts, weight, threshold_pkts, drop_non_ect, rules } = *self;
+        // TCP-Jersey §III-B: "setting the threshold at 1/3 of the link buffer capacity".
+        let th = threshold_pkts.unwrap_or(limit_pkts as f64 / 3.0);
+        let mut cw = CwState::new(weight, th, drop_non_ect);
+        cw.ns2_rules = rules == AqmRules::Ns2;
+        Queue::new(limit_pkts, Aqm::Cw(cw))
+    }
+}
 
 /// State of a CW queue.
 #[derive(Debug, Clone)]
@@ -41,7 +94,7 @@ impl CwState {
     }
 
     /// Admission of an arrival that finds `q` packets waiting.
-    pub fn admit(&mut self, q: u32, limit: u32, ecn: Ecn) -> Admission {
+    pub(crate) fn admit(&mut self, q: u32, limit: u32, ecn: Ecn) -> Admission {
         self.avg = (1.0 - self.weight) * self.avg + self.weight * q as f64;
         if q >= limit {
             return Admission::OverflowDrop;

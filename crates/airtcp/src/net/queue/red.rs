@@ -17,10 +17,77 @@
 //! typical small packet (ns-2's `mean_pktsize` of 500 B at the link rate). Gentle RED (Floyd 2000)
 //! replaces the forced region by p_b rising linearly from max_p at max_th to 1 at 2·max_th.
 
-use super::Admission;
+use super::{default_limit, Admission, Aqm, AqmRules, Queue, QueueKind};
 use crate::engine::RngStream;
 use crate::net::Ecn;
+use crate::spec::{err, pkts, ScenarioError};
 use crate::time::SimTime;
+
+/// `kind = "red"`: Random Early Detection, optionally marking ECT packets instead of dropping.
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RedSpec {
+    #[serde(default = "default_limit")]
+    limit_pkts: u32,
+    min_th_pkts: f64,
+    max_th_pkts: f64,
+    #[serde(default = "default_red_weight")]
+    weight: f64,
+    #[serde(default = "default_max_p")]
+    max_p: f64,
+    /// Mark ECT packets with CE instead of dropping them early.
+    #[serde(default)]
+    ecn: bool,
+    /// Gentle RED: probability rises from max_p to 1 between max_th and 2·max_th.
+    #[serde(default)]
+    gentle: bool,
+    /// Whose drop rules: Floyd & Jacobson's Fig. 2 (`"paper"`, the default) or ns-2.35's
+    /// `red.cc` (`"ns2"`), see [`AqmRules`].
+    #[serde(default)]
+    rules: AqmRules,
+}
+
+fn default_red_weight() -> f64 {
+    0.002
+}
+fn default_max_p() -> f64 {
+    0.1
+}
+
+impl QueueKind for RedSpec {
+    fn check(&self, field: &str) -> Result<(), ScenarioError> {
+        let RedSpec { limit_pkts, min_th_pkts, max_th_pkts, weight, max_p, .. } = *self;
+        pkts(format!("{field}.limit_pkts"), limit_pkts)?;
+        // Thresholds above the buffer would never be reached by the average queue: RED would
+        // silently be DropTail.
+        if !(min_th_pkts >= 0.0 && min_th_pkts < limit_pkts as f64) {
+            return err(
+                format!("{field}.min_th_pkts"),
+                format!("{min_th_pkts} is out of range (allowed: 0 to below limit_pkts = {limit_pkts})"),
+            );
+        }
+        if !(max_th_pkts > min_th_pkts && max_th_pkts <= limit_pkts as f64) {
+            return err(
+                format!("{field}.max_th_pkts"),
+                format!("{max_th_pkts} is out of range (allowed: above min_th_pkts = {min_th_pkts}, up to limit_pkts = {limit_pkts})"),
+            );
+        }
+        if !(weight > 0.0 && weight <= 1.0) {
+            return err(format!("{field}.weight"), format!("{weight} is out of range (allowed: 0 < weight <= 1)"));
+        }
+        if !(max_p > 0.0 && max_p <= 1.0) {
+            return err(format!("{field}.max_p"), format!("{max_p} is out of range (allowed: 0 < max_p <= 1)"));
+        }
+        Ok(())
+    }
+
+    fn build(&self, small_pkt_tx_ns: u64) -> Queue {
+        let RedSpec { limit_pkts, min_th_pkts, max_th_pkts, weight, max_p, ecn, gentle, rules } = *self;
+        let ns2_rules = rules == AqmRules::Ns2;
+        let p = RedParams { min_th: min_th_pkts, max_th: max_th_pkts, weight, max_p, ecn, gentle, small_pkt_tx_ns, ns2_rules };
+        Queue::new(limit_pkts, Aqm::Red(RedState::new(p)))
+    }
+}
 
 /// Configuration of a RED queue.
 #[derive(Debug, Clone)]
@@ -60,7 +127,7 @@ impl RedState {
     }
 
     /// p_b for the current average (before count spacing).
-    pub fn base_probability(&self) -> f64 {
+    pub(crate) fn base_probability(&self) -> f64 {
         let p = &self.p;
         if self.avg < p.min_th {
             0.0
@@ -74,7 +141,7 @@ impl RedState {
     }
 
     /// p_a = p_b / (1 − count·p_b), clamped to 1 once count·p_b ≥ 1.
-    pub fn spaced_probability(pb: f64, count: i64) -> f64 {
+    pub(crate) fn spaced_probability(pb: f64, count: i64) -> f64 {
         let denom = 1.0 - count as f64 * pb;
         if denom <= pb {
             1.0
@@ -149,7 +216,15 @@ impl RedState {
     }
 
     /// Admission of an arrival that finds `q` packets waiting.
-    pub fn admit(&mut self, now: SimTime, q: u32, idle_since: Option<SimTime>, limit: u32, ecn: Ecn, rng: &mut RngStream) -> Admission {
+    pub(crate) fn admit(
+        &mut self,
+        now: SimTime,
+        q: u32,
+        idle_since: Option<SimTime>,
+        limit: u32,
+        ecn: Ecn,
+        rng: &mut RngStream,
+    ) -> Admission {
         if self.p.ns2_rules {
             return self.admit_ns2(now, q, idle_since, limit, ecn, rng);
         }

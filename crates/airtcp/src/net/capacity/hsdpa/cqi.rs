@@ -74,7 +74,7 @@ pub(crate) const CQI_TABLE_CAT10: [CqiEntry; 30] = [
 ];
 
 /// Highest CQI value.
-pub const CQI_MAX: u8 = 30;
+pub(crate) const CQI_MAX: u8 = 30;
 
 /// The table row of CQI `cqi` (1..=30).
 #[inline]
@@ -88,7 +88,7 @@ pub fn entry(cqi: u8) -> CqiEntry {
 /// (SF 16 × HS-DSCH power / interference). By TS 25.214 §6A.2 a UE reports the highest CQI whose
 /// block it would receive with error probability ≤ 0.1, so at this SINR the entry's BLER is 0.1.
 #[inline]
-pub fn threshold_db(cqi: u8) -> f64 {
+pub(crate) fn threshold_db(cqi: u8) -> f64 {
     1.02 * (cqi as f64 - 16.62)
 }
 

@@ -88,7 +88,7 @@ pub(crate) const STATIC: ChannelModel = ChannelModel {
 };
 
 /// The model named `name`: a Table 1 letter ("A".."E") or "static".
-pub fn model_by_name(name: &str) -> Option<ChannelModel> {
+pub(crate) fn model_by_name(name: &str) -> Option<ChannelModel> {
     if name == "static" {
         return Some(STATIC);
     }
@@ -96,7 +96,7 @@ pub fn model_by_name(name: &str) -> Option<ChannelModel> {
 }
 
 /// Draws a Table 1 model with the table's assignment probabilities.
-pub fn draw_model(rng: &mut RngStream) -> ChannelModel {
+pub(crate) fn draw_model(rng: &mut RngStream) -> ChannelModel {
     let u = rng.uniform();
     let mut acc = 0.0;
     for m in TABLE1 {
@@ -110,7 +110,7 @@ pub fn draw_model(rng: &mut RngStream) -> ChannelModel {
 
 /// One Rayleigh path: Σ exp(j(2π f_D t cos θ_n + φ_n)) / √N, of mean power 1.
 #[derive(Debug, Clone)]
-pub struct RayleighPath {
+pub(crate) struct RayleighPath {
     /// 2π f_D cos θ_n, rad/s.
     omega: [f64; SINUSOIDS],
     phase: [f64; SINUSOIDS],
@@ -177,7 +177,7 @@ impl MultipathChannel {
 
     /// The per-chip C/I at the rake output at `t_s` for geometry `g` (linear): [`rake_c_over_i`]
     /// of the path powers at that instant.
-    pub fn combined_c_over_i(&self, t_s: f64, g: f64) -> f64 {
+    pub(crate) fn combined_c_over_i(&self, t_s: f64, g: f64) -> f64 {
         if self.model.profile.name == "static" {
             return g;
         }
@@ -195,7 +195,7 @@ impl MultipathChannel {
 /// of `powers` (the recovered ones), |λ|² the sum of the rest (unrecovered power) and G the
 /// geometry: each finger sees the other paths as interference (own-cell orthogonality is lost
 /// across paths, kept within one).
-pub fn rake_c_over_i(powers: &[f64], fingers: usize, g: f64) -> f64 {
+pub(crate) fn rake_c_over_i(powers: &[f64], fingers: usize, g: f64) -> f64 {
     let f = fingers.min(powers.len());
     let sum: f64 = powers[..f].iter().sum();
     let lambda: f64 = powers[f..].iter().sum();

@@ -127,7 +127,7 @@ pub(crate) fn geometry_db_at(p: &DropParams, pos: (f64, f64), shadow_db: &[f64])
 }
 
 /// Drops a UE and returns its geometry, dB.
-pub fn draw_geometry_db(p: &DropParams, rng: &mut RngStream) -> f64 {
+pub(crate) fn draw_geometry_db(p: &DropParams, rng: &mut RngStream) -> f64 {
     let pos = drop_point(p.site_distance_m, rng);
     let common = normal(rng);
     let (a, b) = (p.site_correlation.sqrt(), (1.0 - p.site_correlation).sqrt());

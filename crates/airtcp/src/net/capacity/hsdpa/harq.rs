@@ -22,7 +22,7 @@ pub struct PduRef {
 
 /// A transport block held by a HARQ process until it decodes or is given up.
 #[derive(Debug, Clone)]
-pub struct TransportBlock {
+pub(crate) struct TransportBlock {
     pub cqi: u8,
     pub codes: u8,
     /// Share of the HS-DSCH power it is sent with (kept for retransmissions).
@@ -38,7 +38,7 @@ pub struct TransportBlock {
 
 /// Result of one transmission attempt.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Outcome {
+pub(crate) enum Outcome {
     Decoded,
     /// Failed; another transmission is allowed.
     Retry,
@@ -48,7 +48,7 @@ pub enum Outcome {
 
 /// The decision of attempt number `tx` (1-based) failing with probability `p_err`.
 #[inline]
-pub fn decide(tx: u8, max_tx: u8, p_err: f64, rng: &mut RngStream) -> Outcome {
+pub(crate) fn decide(tx: u8, max_tx: u8, p_err: f64, rng: &mut RngStream) -> Outcome {
     if rng.uniform() >= p_err {
         Outcome::Decoded
     } else if tx >= max_tx {

@@ -30,6 +30,9 @@ pub mod geometry;
 pub mod harq;
 pub mod rlc;
 pub mod scheduler;
+mod spec;
+
+pub(crate) use spec::HsdpaSpec;
 
 use crate::engine::RngStream;
 use crate::net::queue::{Admission, Queue};
@@ -73,40 +76,8 @@ pub struct CellParams {
 }
 
 impl CellParams {
-    /// The parameters of a validated `kind = "hsdpa"` table.
-    pub fn from_spec(h: &crate::scenario::HsdpaSpec) -> Self {
-        CellParams {
-            tti_ns: TTI_NS,
-            discipline: h.scheduler,
-            pf_tc_tti: h.pf_tc_tti as f64,
-            codes: h.codes as u8,
-            max_ues_per_tti: h.max_ues_per_tti,
-            hsdsch_power_fraction: h.hsdsch_power_fraction,
-            cqi_delay_tti: h.cqi_delay_tti as u64,
-            harq_processes: h.harq_processes as usize,
-            harq_rtt_tti: h.harq_rtt_tti as u64,
-            harq_max_tx: h.harq_max_tx as u8,
-            ir_gain_db: h.ir_gain_db,
-            bler_waterfall_db: h.bler_waterfall_db,
-            am_pdu_bytes: h.rlc_pdu_bytes,
-            am_header_bytes: h.rlc_header_bytes,
-            um_pdu_bytes: h.rlc_um_pdu_bytes,
-            um_header_bytes: h.rlc_um_header_bytes,
-            rohc_header_bytes: h.rohc_header_bytes,
-            sdu_discard_ns: h.sdu_discard.as_nanos(),
-            rlc_retx_delay_ns: h.rlc_retx_delay.as_nanos(),
-            carrier_hz: h.carrier_hz,
-            drop: DropParams { site_distance_m: h.site_distance_m, shadowing_std_db: h.shadowing_std_db, ..DropParams::default() },
-            ues: h
-                .ues
-                .iter()
-                .map(|u| (u.flow.clone(), u.geometry_db, u.channel_model.as_deref().and_then(fading::model_by_name)))
-                .collect(),
-        }
-    }
-
     /// The rate of the table's best row (CQI 30), for the link's nominal rate.
-    pub fn peak_bps(&self) -> u64 {
+    pub(crate) fn peak_bps(&self) -> u64 {
         cqi::entry(cqi::CQI_MAX).tbs_bits as u64 * crate::time::NS_PER_S / self.tti_ns
     }
 }
@@ -158,7 +129,7 @@ pub struct Ue {
 impl Ue {
     /// HS-DSCH SINR (dB, all codes, full HS-DSCH power) at `t_s`: SF 16 × HS-DSCH power share ×
     /// the rake's C/I (eq. 3).
-    pub fn sinr_db(&self, t_s: f64, hsdsch_fraction: f64) -> f64 {
+    pub(crate) fn sinr_db(&self, t_s: f64, hsdsch_fraction: f64) -> f64 {
         10.0 * (SF * hsdsch_fraction * self.channel.combined_c_over_i(t_s, self.geometry_lin)).log10()
     }
 
@@ -311,14 +282,14 @@ impl HsdpaCell {
     }
 
     /// SDUs waiting in all Node-B queues.
-    pub fn waiting_sdus(&self) -> u32 {
+    pub(crate) fn waiting_sdus(&self) -> u32 {
         self.ues.iter().map(|u| u.rlc.waiting_sdus()).sum()
     }
 
     /// Packets the cell holds: SDUs offered and admitted and neither delivered nor dropped yet,
     /// wherever their PDUs are (Node-B queue, RLC retransmission queue, HARQ processes, or
     /// received and waiting for an earlier SDU). For the link's packet conservation.
-    pub fn held_sdus(&self) -> u64 {
+    pub(crate) fn held_sdus(&self) -> u64 {
         self.ues.iter().map(|u| u.rlc.held_sdus()).sum()
     }
 

@@ -82,18 +82,18 @@ impl Rlc {
     }
 
     /// Bits one PDU occupies in a transport block.
-    pub fn pdu_bits(&self) -> u32 {
+    pub(crate) fn pdu_bits(&self) -> u32 {
         (self.payload_bytes + self.header_bytes) * 8
     }
 
     /// SDUs with PDUs never sent: the Node-B queue a new packet joins.
-    pub fn waiting_sdus(&self) -> u32 {
+    pub(crate) fn waiting_sdus(&self) -> u32 {
         (self.sdus.len() - self.send_idx) as u32
     }
 
     /// SDUs accepted and neither delivered nor dropped: every live SDU holds its packet until it
     /// is delivered (see [`Rlc::deliver_in_order`]) or dropped (discard timer, UM loss).
-    pub fn held_sdus(&self) -> u64 {
+    pub(crate) fn held_sdus(&self) -> u64 {
         self.sdus.iter().filter(|s| s.pkt.is_some()).count() as u64
     }
 
@@ -111,7 +111,7 @@ impl Rlc {
     }
 
     /// PDUs that could go in a block at `now` (retransmissions due plus never-sent ones).
-    pub fn ready_pdus(&self, now: u64) -> u64 {
+    pub(crate) fn ready_pdus(&self, now: u64) -> u64 {
         self.unsent_pdus + self.retx.iter().take_while(|(t, _)| *t <= now).count() as u64
     }
 
@@ -180,7 +180,7 @@ impl Rlc {
     }
 
     /// The block carrying `pdus` decoded.
-    pub fn on_decoded(&mut self, pdus: &[PduRef]) {
+    pub(crate) fn on_decoded(&mut self, pdus: &[PduRef]) {
         for p in pdus {
             if let Some(i) = self.idx(p.sdu) {
                 if self.sdus[i].state == SduState::Live {
@@ -192,7 +192,7 @@ impl Rlc {
 
     /// HARQ gave up on the block carrying `pdus` at `now`: AM resends them after the delay, UM
     /// loses their SDUs (into `dropped`).
-    pub fn on_given_up(&mut self, pdus: &[PduRef], now: u64, dropped: &mut Vec<PacketId>) {
+    pub(crate) fn on_given_up(&mut self, pdus: &[PduRef], now: u64, dropped: &mut Vec<PacketId>) {
         for p in pdus {
             if self.am {
                 self.retx.push_back((now + self.retx_delay_ns, *p));
@@ -204,7 +204,7 @@ impl Rlc {
     }
 
     /// Hands complete SDUs to the layer above in sequence, skipping dropped ones.
-    pub fn deliver_in_order(&mut self, out: &mut Vec<PacketId>) {
+    pub(crate) fn deliver_in_order(&mut self, out: &mut Vec<PacketId>) {
         while let Some(s) = self.sdus.front() {
             let done = s.state == SduState::Dead || s.received >= s.n_pdus;
             if !done {

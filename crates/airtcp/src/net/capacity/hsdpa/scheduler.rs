@@ -26,7 +26,7 @@ const R_AVE_FLOOR_BPS: f64 = 1.0;
 /// Priority of a UE (higher first): `rate_bps` is R(t), `r_ave_bps` its average served rate,
 /// `last_served_tti` the TTI index it was last served in (0 = never).
 #[inline]
-pub fn priority(d: Discipline, rate_bps: f64, r_ave_bps: f64, last_served_tti: u64) -> f64 {
+pub(crate) fn priority(d: Discipline, rate_bps: f64, r_ave_bps: f64, last_served_tti: u64) -> f64 {
     match d {
         Discipline::ProportionalFair => rate_bps / r_ave_bps.max(R_AVE_FLOOR_BPS),
         Discipline::RoundRobin => -(last_served_tti as f64),
@@ -37,7 +37,7 @@ pub fn priority(d: Discipline, rate_bps: f64, r_ave_bps: f64, last_served_tti: u
 /// R_ave after `ttis` more TTIs, the last of which served `served_bps` (0 if not served):
 /// R ← (1 − 1/Tc) R + (1/Tc) r, applied once per TTI (idle TTIs decay it with r = 0).
 #[inline]
-pub fn update_average(r_ave_bps: f64, tc_tti: f64, ttis: u64, served_bps: f64) -> f64 {
+pub(crate) fn update_average(r_ave_bps: f64, tc_tti: f64, ttis: u64, served_bps: f64) -> f64 {
     let a = 1.0 - 1.0 / tc_tti;
     let decayed = if ttis > 1 { r_ave_bps * a.powi((ttis - 1).min(i32::MAX as u64) as i32) } else { r_ave_bps };
     a * decayed + served_bps / tc_tti
