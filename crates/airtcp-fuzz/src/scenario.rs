@@ -1,10 +1,10 @@
 //! The scenario target: parser, validation, and a bounded run.
 //!
 //! Bytes are read as UTF-8 (invalid sequences replaced, as a lossy reader would) and handed to
-//! [`airtcp::validate_toml_in`] with relative paths resolved against the repository's
+//! [`airtcp::run`] (`check_only`) with relative paths resolved against the repository's
 //! `examples/` (so the corpus's trace-file scenarios load their traces). The outcome must be a
 //! clean error — one non-empty line without internal markers — or a valid scenario. A valid
-//! scenario is then run with [`airtcp::run_toml_in_until_stopped`], a watchdog setting the stop
+//! scenario is then run with [`airtcp::run`] with an `interrupt` flag, a watchdog setting the stop
 //! flag after [`RUN_BUDGET`] of wall time: building it again must succeed, and a run that finishes
 //! quickly is run a second time and must give the same summary (a run is a pure function of
 //! scenario and seed). A panic anywhere is a finding.

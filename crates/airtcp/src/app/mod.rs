@@ -4,9 +4,9 @@
 //! source touches no engine code beyond its constructor.
 //!
 //! Each UDP application kind is a plug-in: its file owns its flow table (serde), the checks of
-//! that table with field paths, and the constructor of its source; [`REGISTRY`] lists the kinds,
+//! that table with field paths, and the constructor of its source; `REGISTRY` lists the kinds,
 //! one line each. A new application is one file plus one line there: a source other than the
-//! built-in ones builds a [`UdpSource::Custom`] with its own [`Source`].
+//! built-in ones builds a `UdpSource::Custom` with its own `Source`.
 
 pub mod cbr;
 pub mod onoff;
@@ -109,7 +109,7 @@ fn onoff_params(rate: DataRate, packet_bytes: u32, on: SimDuration, off: SimDura
     OnOffParams { rate_bps: rate.bps(), packet_bytes, mean_on_ns: on.as_nanos() as f64, mean_off_ns: off.as_nanos() as f64 }
 }
 
-/// A UDP source of a plug-in application kind ([`UdpSource::Custom`]).
+/// A UDP source of a plug-in application kind (`UdpSource::Custom`).
 pub trait Source: std::fmt::Debug + Send {
     /// UDP payload bytes of each datagram.
     fn packet_bytes(&self) -> u32;

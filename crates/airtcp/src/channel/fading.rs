@@ -62,9 +62,9 @@
 //! (40 B of headers) by +245%/+73%/+64%/+55%/+30%; the 3% band needs `f_c T` ∈ [1.258, 1.334]·10⁷ Hz·s,
 //! i.e. 3.14–3.33 GHz at 4 ms, 3.02–3.21 GHz at 4.16 ms, or T = 14.0–14.8 ms at 900 MHz (≈ 3.5 KB per
 //! packet). So the thesis's speeds behave as m/s labelled km/h (a factor-3.6 unit slip, or a
-//! simulator script taking m/s). We keep [`doppler_fd_t`] physically honest (km/h in) and encode the
+//! simulator script taking m/s). We keep `doppler_fd_t` physically honest (km/h in) and encode the
 //! thesis's normalization as an *effective* carrier of 3.6 × 900 MHz = 3.24 GHz at `T` = 4 ms:
-//! [`THESIS_EFFECTIVE_CARRIER_HZ`], [`THESIS_PACKET_TIME_NS`], [`thesis_fd_t`]. That gives
+//! `THESIS_EFFECTIVE_CARRIER_HZ`, `THESIS_PACKET_TIME_NS`, `thesis_fd_t`. That gives
 //! `f_d T` = 0.0120083 per km/h (0.07% off 0.012 only because c is exact here), and burst lengths
 //!
 //! ```text
@@ -223,7 +223,7 @@ pub fn fading_margin(pe: f64) -> f64 {
 /// Inputs: the average packet error probability `pe` (`0 < P_E < 1`) and the normalized Doppler
 /// bandwidth `fd_t` = `f_d T` (`> 0`; `+∞` gives the memoryless limit). Outside that range both values
 /// are NaN. Never panics. When `q` is within ~1e-16 of 1 (absurdly slow fading) prefer
-/// [`markov_complements`], which keeps `1 - q` exact.
+/// `markov_complements`, which keeps `1 - q` exact.
 pub fn markov_params(pe: f64, fd_t: f64) -> (f64, f64) {
     let (one_minus_p, one_minus_q) = markov_complements(pe, fd_t);
     (1.0 - one_minus_p, 1.0 - one_minus_q)

@@ -7,7 +7,7 @@
 //! corruption-aware receiver exploits.
 //!
 //! Each kind is a plug-in: its file owns its scenario table (serde), the checks of that table with
-//! field paths, and what it resolves into ([`ChannelParams`]); [`REGISTRY`] lists the kinds, one
+//! field paths, and what it resolves into (`ChannelParams`); `REGISTRY` lists the kinds, one
 //! line each. A new channel is one file plus one line there: a model the built-in error models
 //! cannot express resolves into [`ModelParams::Custom`] with its own [`HitModel`].
 //!
@@ -200,7 +200,7 @@ fn custom_hit(model: &mut Box<dyn HitModel>, size_bytes: u32, start_ns: u64) -> 
 }
 
 /// A channel's parameters, resolved once from its scenario table (by its kind's
-/// [`ChannelKind::resolve`]): the alternatives a table may give — Gilbert–Elliott
+/// `ChannelKind::resolve`): the alternatives a table may give — Gilbert–Elliott
 /// per packet or in continuous time, fading by `fd_t` or by speed — are settled into the one
 /// model the channel runs, so building a channel cannot meet a combination it would have to trust
 /// validation about.

@@ -5,7 +5,7 @@
 //! (loss, corruption) is the channel's business (`channel`).
 //!
 //! Each kind is a plug-in: its file owns its scenario table (serde), the checks of that table with
-//! field paths, and what it resolves into ([`ResolvedCapacity`]); [`REGISTRY`] lists the kinds,
+//! field paths, and what it resolves into (`ResolvedCapacity`); `REGISTRY` lists the kinds,
 //! one line each. A new capacity model is one file plus one line there.
 
 pub mod hsdpa;

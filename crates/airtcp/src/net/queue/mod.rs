@@ -3,7 +3,7 @@
 //! differ in the admission decision and in marking.
 //!
 //! Each kind is a plug-in: its file owns its scenario table (serde), the checks of that table with
-//! field paths, and the constructor of its [`Queue`]; [`REGISTRY`] lists the kinds, one line each.
+//! field paths, and the constructor of its `Queue`; `REGISTRY` lists the kinds, one line each.
 //! A new queue is one file plus one line there: a discipline other than the built-in ones builds
 //! an [`Aqm::Custom`] with its own [`Admit`].
 
@@ -117,9 +117,9 @@ pub enum Aqm {
 
 /// The admission decision of a queue kind that is not one of the built-in ones ([`Aqm::Custom`]).
 pub trait Admit: std::fmt::Debug + Send {
-    /// As [`Queue::admit`], with the buffer limit.
+    /// As `Queue::admit`, with the buffer limit.
     fn admit(&mut self, now: SimTime, q: u32, idle_since: Option<SimTime>, limit_pkts: u32, ecn: Ecn, rng: &mut RngStream) -> Admission;
-    /// As [`Queue::avg_pkts`].
+    /// As `Queue::avg_pkts`.
     fn avg_pkts(&self, q: u32) -> f64;
     /// The kind's name, for reports.
     fn kind_name(&self) -> &'static str;

@@ -100,7 +100,7 @@ pub struct RedParams {
     pub gentle: bool,
     /// s of f(t) = t/s: transmission time of a typical small packet, ns.
     pub small_pkt_tx_ns: u64,
-    /// ns-2.35's `red.cc` instead of Fig. 2 (`rules = "ns2"`, see [`RedState::admit`]).
+    /// ns-2.35's `red.cc` instead of Fig. 2 (`rules = "ns2"`, see `RedState::admit`).
     pub ns2_rules: bool,
 }
 

@@ -105,7 +105,7 @@ pub fn cqi_of_sinr(sinr_db: f64) -> u8 {
 }
 
 /// Block error probability of a CQI-`cqi` block decoded at effective SINR `sinr_db`: a logistic
-/// waterfall in dB through BLER 0.1 at [`threshold_db`]`(cqi)`, falling from 0.9 to 0.1 over
+/// waterfall in dB through BLER 0.1 at `threshold_db``(cqi)`, falling from 0.9 to 0.1 over
 /// `waterfall_db` (the paper's AWGN curves are not published; the shape is our choice, its one
 /// parameter a scenario field).
 #[inline]
