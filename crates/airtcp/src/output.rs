@@ -39,7 +39,7 @@ pub struct Summary {
     /// energy over [warmup, end] ([`crate::metrics::energy`]). Present only when the scenario has
     /// an `[energy]` table, so that every other summary is unchanged.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub hosts: Option<Vec<crate::metrics::energy::HostEnergy>>,
+    pub hosts: Option<Vec<HostEnergy>>,
 }
 
 /// Totals of one flow (TCP or UDP CBR).
@@ -456,4 +456,27 @@ pub struct LinkSeries {
 /// Serde's `skip_serializing_if` for counters that appear only when they count something.
 fn is_zero(n: &u64) -> bool {
     *n == 0
+}
+
+/// One host's line of the summary: what [`crate::metrics::energy`] computes (its module doc gives
+/// the model). Defined here, with the rest of the summary, so that the metrics import the
+/// summary's types and never the other way round.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct HostEnergy {
+    /// The node's name.
+    pub node: String,
+    pub rx_packets: u64,
+    pub rx_bytes: u64,
+    /// Time spent receiving, seconds.
+    pub rx_time_s: f64,
+    pub tx_packets: u64,
+    pub tx_bytes: u64,
+    /// Time spent transmitting, seconds.
+    pub tx_time_s: f64,
+    /// Application bytes delivered in order to the flows ending at this host.
+    pub delivered_bytes: u64,
+    /// Energy spent in the window, joules; null when a link of the host has no constant rate.
+    pub energy_j: Option<f64>,
+    /// `energy_j` per 10⁶ delivered bytes; null without energy or without delivered bytes.
+    pub energy_per_mb_j: Option<f64>,
 }

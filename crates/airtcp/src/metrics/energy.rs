@@ -28,8 +28,9 @@
 //! some flow's source or destination, are reported: every packet reaching a host is an event of
 //! the simulator, while a router's arrivals may be cut through (see `sim`) and are not counted.
 
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
+pub use crate::output::HostEnergy;
 use crate::spec::ScenarioError;
 
 /// Upper bound of each power setting, watts: far above any radio (a check against a unit slip,
@@ -93,27 +94,6 @@ pub(crate) struct HostActivity {
     pub tx_bytes: u64,
     /// Time the host's outgoing links spent serializing, ns.
     pub tx_ns: u64,
-}
-
-/// One host's line of the summary (see the module doc for the model).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct HostEnergy {
-    /// The node's name.
-    pub node: String,
-    pub rx_packets: u64,
-    pub rx_bytes: u64,
-    /// Time spent receiving, seconds.
-    pub rx_time_s: f64,
-    pub tx_packets: u64,
-    pub tx_bytes: u64,
-    /// Time spent transmitting, seconds.
-    pub tx_time_s: f64,
-    /// Application bytes delivered in order to the flows ending at this host.
-    pub delivered_bytes: u64,
-    /// Energy spent in the window, joules; null when a link of the host has no constant rate.
-    pub energy_j: Option<f64>,
-    /// `energy_j` per 10⁶ delivered bytes; null without energy or without delivered bytes.
-    pub energy_per_mb_j: Option<f64>,
 }
 
 /// A host's summary line from its activity over a window of `window_ns`; `constant_rate` says

@@ -1,5 +1,6 @@
 //! TCP: sender, receiver, RTO estimation, SACK scoreboard and loss-recovery strategies.
 
+pub mod core;
 pub(crate) mod rate;
 pub mod receiver;
 pub mod recovery;

@@ -32,7 +32,7 @@
 use super::sack::Sack;
 use super::LossRecovery;
 use crate::cc::Reaction;
-use crate::tcp::sender::SenderCore;
+use crate::tcp::core::SenderCore;
 use crate::time::SimTime;
 
 /// FACK recovery.

@@ -59,7 +59,7 @@ use std::collections::VecDeque;
 
 use super::LossRecovery;
 use crate::cc::Reaction;
-use crate::tcp::sender::SenderCore;
+use crate::tcp::core::SenderCore;
 use crate::time::SimTime;
 
 /// What the port's scoreboard keeps per outstanding segment beyond SACKed (kept here, beside the

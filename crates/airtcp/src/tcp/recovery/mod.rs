@@ -11,7 +11,7 @@ pub mod sack;
 pub mod tahoe;
 
 use crate::cc::Reaction;
-use crate::tcp::sender::SenderCore;
+use crate::tcp::core::SenderCore;
 use crate::time::SimTime;
 
 /// A loss-recovery strategy.

@@ -13,7 +13,7 @@
 
 use super::LossRecovery;
 use crate::cc::Reaction;
-use crate::tcp::sender::SenderCore;
+use crate::tcp::core::SenderCore;
 use crate::time::SimTime;
 
 #[derive(Debug, Default)]

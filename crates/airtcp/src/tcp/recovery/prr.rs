@@ -55,7 +55,7 @@ use std::collections::BTreeSet;
 
 use super::LossRecovery;
 use crate::cc::Reaction;
-use crate::tcp::sender::SenderCore;
+use crate::tcp::core::SenderCore;
 use crate::time::SimTime;
 
 /// RFC 6675 recovery paced by Proportional Rate Reduction (RFC 9937); with `rack_rtx`, lost

@@ -6,18 +6,18 @@
 //! options of its configuration (as ns-2's one-way TCP agents do). Sequence numbers are absolute
 //! byte offsets starting at 0, and segments are cut at multiples of the MSS.
 //!
-//! Files: `config` (the settings, the segments handed to the engine, the counters), `core` (the
-//! state that the loss-recovery strategies act on, and its send and retransmit primitives), and
-//! this file, [`Sender`]: the ACK path, the timers and the hooks that call the window policy and
-//! the recovery strategy.
+//! The settings, the segments handed to the engine, the counters, and the state that the
+//! loss-recovery strategies act on with its send and retransmit primitives live one level down,
+//! in `crate::tcp::core` (shared with the recovery strategies, which so never import this file);
+//! this file is [`Sender`]: the ACK path, the timers and the hooks that call the window policy
+//! and the recovery strategy.
 
-mod config;
-mod core;
 #[cfg(test)]
 pub(crate) mod tests;
 
-pub use self::config::{OutSegment, RtoUndoPolicy, RttSampling, SenderConfig, SenderStats};
-pub use self::core::{EcnState, RecoveryState, RtoUndo, SenderCore, SeqSpace};
+pub use crate::tcp::core::{
+    EcnState, OutSegment, RecoveryState, RtoUndo, RtoUndoPolicy, RttSampling, SenderConfig, SenderCore, SenderStats, SeqSpace,
+};
 
 use crate::cc::{CongestionControl, DupAckCount, LossKind, LossSignal, Reaction, Window};
 use crate::net::TcpHeader;

@@ -1,7 +1,12 @@
-//! The sender's state that the loss-recovery strategies act on, and its send and retransmit
-//! primitives.
+//! The sender's state that the loss-recovery strategies act on ([`SenderCore`]: sequence space,
+//! scoreboard, timers, recovery episode, ECN) with its send and retransmit primitives, and the
+//! sender's settings and counters (`config`). It sits below both [`crate::tcp::recovery`] and
+//! [`crate::tcp::sender`] (which drives the ACK path and calls the recovery strategy), so that
+//! neither of those imports the other's file: recovery -> core <- sender.
 
-use super::config::{OutSegment, RttSampling, SenderConfig, SenderStats};
+mod config;
+
+pub use self::config::{OutSegment, RtoUndoPolicy, RttSampling, SenderConfig, SenderStats};
 use crate::cc::{AckInfo, CongestionControl, Head, LossSignal, RateSample, Reaction, RecoverGuard, SendInfo, Window};
 use crate::net::TcpHeader;
 use crate::tcp::rate::RateSampler;
