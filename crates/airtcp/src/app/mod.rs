@@ -144,7 +144,7 @@ pub(crate) enum UdpSource {
 
 impl UdpSource {
     /// UDP payload bytes of each datagram.
-    pub fn packet_bytes(&self) -> u32 {
+    pub(crate) fn packet_bytes(&self) -> u32 {
         match self {
             UdpSource::Cbr(c) => c.packet_bytes,
             UdpSource::OnOff(s, _) => s.params.packet_bytes,

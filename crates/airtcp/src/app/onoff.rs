@@ -117,7 +117,7 @@ fn draw_ns(rng: &mut RngStream, mean_ns: f64) -> u64 {
 
 impl OnOffSource {
     /// A call starting at `start`, lasting until `end`, in its stationary on/off state.
-    pub fn new(params: OnOffParams, start: SimTime, end: SimTime, rng: &mut RngStream) -> Self {
+    pub(crate) fn new(params: OnOffParams, start: SimTime, end: SimTime, rng: &mut RngStream) -> Self {
         let on = rng.bernoulli(params.activity());
         let mean = if on { params.mean_on_ns } else { params.mean_off_ns };
         let interval_ns = params.interval_ns();

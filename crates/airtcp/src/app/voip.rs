@@ -126,7 +126,7 @@ pub(crate) struct VoipPool {
 
 impl VoipPool {
     /// A pool whose first call arrives an exponential inter-arrival time after `start`.
-    pub fn new(
+    pub(crate) fn new(
         sources: u32,
         params: OnOffParams,
         mean_interarrival_ns: f64,

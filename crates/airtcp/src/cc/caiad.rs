@@ -81,7 +81,7 @@ fn default_tau() -> SimDuration {
 
 impl CaiadParams {
     /// One-line error naming the field and its allowed range.
-    pub fn check(&self) -> Result<(), String> {
+    pub(crate) fn check(&self) -> Result<(), String> {
         if self.tau.as_nanos() == 0 {
             return Err("tau: must be greater than 0s".into());
         }
@@ -122,7 +122,7 @@ pub(crate) struct Caiad {
 
 impl Caiad {
     /// CAIAD with its (checked) parameters.
-    pub fn new(p: &CaiadParams) -> Self {
+    pub(crate) fn new(p: &CaiadParams) -> Self {
         Caiad {
             tau_ns: p.tau.as_nanos(),
             reno: Reno,

@@ -102,7 +102,7 @@ impl Default for CubicParams {
 
 impl CubicParams {
     /// One-line error naming the field and its allowed range.
-    pub fn check(&self) -> Result<(), String> {
+    pub(crate) fn check(&self) -> Result<(), String> {
         if !(self.c_pkts_per_s3 > 0.0 && self.c_pkts_per_s3.is_finite()) {
             return Err(format!("c_pkts_per_s3: {} is out of range (allowed: c_pkts_per_s3 > 0)", self.c_pkts_per_s3));
         }
@@ -169,7 +169,7 @@ pub(crate) struct Cubic {
 
 impl Cubic {
     /// CUBIC with checked parameters, before any congestion event.
-    pub fn new(p: &CubicParams) -> Self {
+    pub(crate) fn new(p: &CubicParams) -> Self {
         Cubic {
             c: p.c_pkts_per_s3,
             beta: p.beta,

@@ -140,7 +140,7 @@ impl OneWayDelays {
     }
 
     /// J in seconds, `None` with fewer than two datagrams.
-    pub fn jitter_s(&self) -> Option<f64> {
+    pub(crate) fn jitter_s(&self) -> Option<f64> {
         self.jitter.seconds()
     }
 }

@@ -34,7 +34,7 @@ impl LossVerdicts {
 
     /// The policy's verdict at `now` on the segment starting at `seq`: `congestion` or not, scored
     /// against the cause of its latest drop before `now` (see `take_drop_cause`).
-    pub fn score(&mut self, seq: u64, congestion: bool, now: SimTime) {
+    pub(crate) fn score(&mut self, seq: u64, congestion: bool, now: SimTime) {
         let cause = take_drop_cause(&mut self.drops, seq, now);
         let d = &mut self.scored;
         let slot = match (cause, congestion) {

@@ -102,7 +102,7 @@ impl Capture {
     /// A capture into `dir` (created if missing) of links named `link_names`, of what happens up to
     /// `end_ns`. Fails, with the path, when the folder or the log cannot be created.
     /// At most `max_bytes` are written, all files together ([`Capture::full_at`]).
-    pub fn create(dir: &Path, link_names: &[String], end_ns: u64, max_bytes: u64) -> Result<Capture, String> {
+    pub(crate) fn create(dir: &Path, link_names: &[String], end_ns: u64, max_bytes: u64) -> Result<Capture, String> {
         std::fs::create_dir_all(dir).map_err(|e| format!("cannot create '{}': {e}", dir.display()))?;
         let log_path = dir.join("events.csv");
         let mut log = BufWriter::new(File::create(&log_path).map_err(|e| format!("cannot create '{}': {e}", log_path.display()))?);
@@ -158,7 +158,7 @@ impl Capture {
     }
 
     /// `p` starts its serialization on link `link` at `t_ns`.
-    pub fn packet(&mut self, link: usize, t_ns: u64, p: &Packet) {
+    pub(crate) fn packet(&mut self, link: usize, t_ns: u64, p: &Packet) {
         if self.error.is_some() || t_ns > self.end_ns {
             return;
         }
@@ -201,7 +201,7 @@ impl Capture {
 
     /// `p` met `fate` on link `link` at `t_ns` (a queue drop at its offer, a channel fate at its
     /// serialization's start).
-    pub fn event(&mut self, link: usize, t_ns: u64, fate: Fate, p: &Packet) {
+    pub(crate) fn event(&mut self, link: usize, t_ns: u64, fate: Fate, p: &Packet) {
         if self.error.is_some() || t_ns > self.end_ns {
             return;
         }
@@ -236,7 +236,7 @@ impl Capture {
     }
 
     /// Flushes every file; the first error of the run, if any.
-    pub fn finish(mut self) -> Result<(), String> {
+    pub(crate) fn finish(mut self) -> Result<(), String> {
         if let Some(e) = self.error.take() {
             return Err(e);
         }

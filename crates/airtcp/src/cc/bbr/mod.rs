@@ -141,7 +141,7 @@ impl Default for BbrParams {
 
 impl BbrParams {
     /// One-line error naming the field and its allowed range.
-    pub fn check(&self) -> Result<(), String> {
+    pub(crate) fn check(&self) -> Result<(), String> {
         if !(self.high_gain > 1.0 && self.high_gain <= 100.0) {
             return Err(format!("high_gain: {} is out of range (allowed: 1 < high_gain <= 100)", self.high_gain));
         }
@@ -225,7 +225,7 @@ pub(crate) struct Bbr {
 
 impl Bbr {
     /// BBR with checked parameters, in Startup (draft-00 §4.3.1 `BBRInit`).
-    pub fn new(p: &BbrParams) -> Self {
+    pub(crate) fn new(p: &BbrParams) -> Self {
         Bbr {
             p: p.clone(),
             mss: 1,

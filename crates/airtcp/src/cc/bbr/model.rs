@@ -55,7 +55,7 @@ impl Bbr {
     /// InitialCwnd before the first RTT sample (tcp_bbr.c `bbr_bdp`, `bbr_target_cwnd`).
     /// Saturates at `u64::MAX` bytes: a runaway rate sample times a long RTprop (a fuzzing
     /// finding: a 10^19-byte target plus the quantum overflowed) means "no window limit".
-    pub fn inflight(&self, gain: f64) -> u64 {
+    pub(crate) fn inflight(&self, gain: f64) -> u64 {
         if self.rtprop_ns == u64::MAX {
             return self.init_cwnd;
         }

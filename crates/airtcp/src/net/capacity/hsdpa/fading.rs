@@ -117,7 +117,7 @@ pub(crate) struct RayleighPath {
 }
 
 impl RayleighPath {
-    pub fn new(doppler_hz: f64, rng: &mut RngStream) -> Self {
+    pub(crate) fn new(doppler_hz: f64, rng: &mut RngStream) -> Self {
         let mut omega = [0.0; SINUSOIDS];
         let mut phase = [0.0; SINUSOIDS];
         for n in 0..SINUSOIDS {
@@ -128,7 +128,7 @@ impl RayleighPath {
     }
 
     /// The complex gain at `t_s` seconds, (re, im).
-    pub fn gain(&self, t_s: f64) -> (f64, f64) {
+    pub(crate) fn gain(&self, t_s: f64) -> (f64, f64) {
         let (mut re, mut im) = (0.0, 0.0);
         for n in 0..SINUSOIDS {
             let (s, c) = (self.omega[n] * t_s + self.phase[n]).sin_cos();
@@ -140,7 +140,7 @@ impl RayleighPath {
     }
 
     /// |gain|² at `t_s`.
-    pub fn power(&self, t_s: f64) -> f64 {
+    pub(crate) fn power(&self, t_s: f64) -> f64 {
         let (re, im) = self.gain(t_s);
         re * re + im * im
     }

@@ -67,7 +67,7 @@ pub(crate) fn effective_sinr_db(sinr_sum: f64, tx: u8, ir_gain_db: f64) -> f64 {
 
 impl TransportBlock {
     /// Sends the block once more at instantaneous SINR `sinr_db` (its power share included).
-    pub fn transmit(&mut self, sinr_db: f64, max_tx: u8, ir_gain_db: f64, waterfall_db: f64, rng: &mut RngStream) -> Outcome {
+    pub(crate) fn transmit(&mut self, sinr_db: f64, max_tx: u8, ir_gain_db: f64, waterfall_db: f64, rng: &mut RngStream) -> Outcome {
         self.tx += 1;
         self.sinr_sum += 10f64.powf(sinr_db / 10.0);
         let eff = effective_sinr_db(self.sinr_sum, self.tx, ir_gain_db);
