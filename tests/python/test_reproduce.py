@@ -671,7 +671,13 @@ def test_figures_show_seeds_below_three_and_one_point_grids_as_points(tmp_path):
     runs = pl.read_parquet(o.out_dir / "runs.parquet")
     with open(o.out_dir / "aggregated.csv", newline="") as f:
         agg = [
-            dict(r, n=int(r["n"]), mean=float(r["mean"]), ci_low=float(r["ci_low"]), ci_high=float(r["ci_high"]))
+            dict(
+                r,
+                n=int(r["n"]),
+                mean=float(r["mean"] or "nan"),
+                ci_low=float(r["ci_low"] or "nan"),
+                ci_high=float(r["ci_high"] or "nan"),
+            )
             for r in csv.DictReader(f)
         ]
     fig = figure(exp, o.plan.axes, agg, [], "test", [], runs)
