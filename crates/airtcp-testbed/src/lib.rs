@@ -163,7 +163,7 @@ impl Path {
 
     /// Per-hop counters.
     pub fn stats(&self) -> Vec<(String, LinkStats)> {
-        self.hops.iter().map(|l| (l.name.clone(), l.stats.clone())).collect()
+        self.hops.iter().map(|l| (l.name().to_string(), l.stats().clone())).collect()
     }
 }
 
@@ -180,10 +180,10 @@ pub fn paths(s: &Scenario, seed: u64, src: &str, dst: &str) -> Result<(Path, Pat
         seen[from as usize] = true;
         while let Some(n) = queue.pop_front() {
             for (i, l) in links.iter().enumerate() {
-                if l.from == n && !seen[l.to as usize] {
-                    seen[l.to as usize] = true;
-                    prev[l.to as usize] = Some(i);
-                    queue.push_back(l.to);
+                if l.from() == n && !seen[l.to() as usize] {
+                    seen[l.to() as usize] = true;
+                    prev[l.to() as usize] = Some(i);
+                    queue.push_back(l.to());
                 }
             }
         }
@@ -192,7 +192,7 @@ pub fn paths(s: &Scenario, seed: u64, src: &str, dst: &str) -> Result<(Path, Pat
         while n != from {
             let i = prev[n as usize].ok_or_else(|| format!("no path from {} to {}", s.nodes[from as usize], s.nodes[to as usize]))?;
             hops.push(i);
-            n = links[i].from;
+            n = links[i].from();
         }
         hops.reverse();
         Ok(hops)
@@ -255,8 +255,8 @@ cc = "reno"
     fn two_hops_by_hand() {
         let s = scenario(r#"{ kind = "droptail", limit_pkts = 1 }"#, "");
         let (mut fwd, rev) = paths(&s, 1, "A", "C").unwrap();
-        assert_eq!(fwd.hops.iter().map(|l| l.name.as_str()).collect::<Vec<_>>(), ["A->B", "B->C"]);
-        assert_eq!(rev.hops.iter().map(|l| l.name.as_str()).collect::<Vec<_>>(), ["C->B", "B->A"]);
+        assert_eq!(fwd.hops.iter().map(|l| l.name()).collect::<Vec<_>>(), ["A->B", "B->C"]);
+        assert_eq!(rev.hops.iter().map(|l| l.name()).collect::<Vec<_>>(), ["C->B", "B->A"]);
         for _ in 0..3 {
             fwd.ingress(0, udp(1000, 0));
         }
@@ -264,7 +264,7 @@ cc = "reno"
         fwd.advance(100 * MS, &mut out);
         let times: Vec<u64> = out.iter().map(|(t, _)| *t).collect();
         assert_eq!(times, [10_800_000, 14_800_000]);
-        assert_eq!(fwd.hops[1].stats.overflow_drops, 1);
+        assert_eq!(fwd.hops[1].stats().overflow_drops, 1);
     }
 
     /// A CW queue (threshold 1/3 of 6 = 2 packets, EWMA weight 1: the instantaneous queue) marks
@@ -288,7 +288,7 @@ cc = "reno"
             }
             assert_eq!(sum, 0xffff, "header checksum");
         }
-        assert_eq!(marked.iter().filter(|&&m| m).count() as u64, fwd.hops[1].stats.ce_marks);
+        assert_eq!(marked.iter().filter(|&&m| m).count() as u64, fwd.hops[1].stats().ce_marks);
     }
 
     /// The one's-complement sum of 16-bit words of `b` (odd length padded with a zero byte).
@@ -340,7 +340,7 @@ cc = "reno"
         let s =
             scenario(r#"{ kind = "droptail", limit_pkts = 50 }"#, r#"channel = { kind = "uniform", loss = 0.3, effect = "corruption" }"#);
         let (mut fwd, _) = paths(&s, 3, "A", "C").unwrap();
-        let mut model = airtcp::sim::scenario_links(&s, 3).unwrap().into_iter().find(|l| l.name == "B->C").unwrap();
+        let mut model = airtcp::sim::scenario_links(&s, 3).unwrap().into_iter().find(|l| l.name() == "B->C").unwrap();
         let (mut intact, mut damaged) = (Vec::new(), Vec::new());
         let (mut want_intact, mut want_damaged) = (Vec::new(), Vec::new());
         let mut out = Vec::new();
@@ -349,7 +349,7 @@ cc = "reno"
             assert_eq!(tcp_sum(&p), 0xffff);
             fwd.ingress(i * 10 * MS, p);
             fwd.advance(i * 10 * MS + 9 * MS, &mut out);
-            match model.channel.fate(1000, 40, 0) {
+            match model.channel_mut().fate(1000, 40, 0) {
                 airtcp::channel::Fate::Delivered => want_intact.push(i),
                 airtcp::channel::Fate::Corrupted => want_damaged.push(i),
                 airtcp::channel::Fate::Lost => {}
@@ -370,7 +370,7 @@ cc = "reno"
         assert_eq!(intact, want_intact);
         assert_eq!(damaged, want_damaged);
         assert_eq!(fwd.corrupted_delivered, want_damaged.len() as u64);
-        assert_eq!(fwd.hops[1].stats.corruptions, want_damaged.len() as u64);
+        assert_eq!(fwd.hops[1].stats().corruptions, want_damaged.len() as u64);
         assert!(want_damaged.len() > 80 && 400 - want_intact.len() - want_damaged.len() > 0);
     }
 
@@ -395,7 +395,7 @@ cc = "reno"
     fn channel_losses_follow_the_engine_stream() {
         let s = scenario(r#"{ kind = "droptail", limit_pkts = 50 }"#, r#"channel = { kind = "uniform", loss = 0.2 }"#);
         let (mut fwd, _) = paths(&s, 7, "A", "C").unwrap();
-        let mut model = airtcp::sim::scenario_links(&s, 7).unwrap().into_iter().find(|l| l.name == "B->C").unwrap();
+        let mut model = airtcp::sim::scenario_links(&s, 7).unwrap().into_iter().find(|l| l.name() == "B->C").unwrap();
         let mut want = Vec::new();
         let mut got = Vec::new();
         for i in 0..400u64 {
@@ -405,7 +405,7 @@ cc = "reno"
             let mut out = Vec::new();
             fwd.advance(i * 10 * MS + 9 * MS, &mut out);
             got.extend(out.iter().map(|(_, p)| u64::from_be_bytes(p[28..36].try_into().unwrap())));
-            if model.channel.fate(500, 500 - 472, 0) == airtcp::channel::Fate::Delivered {
+            if model.channel_mut().fate(500, 500 - 472, 0) == airtcp::channel::Fate::Delivered {
                 want.push(i);
             }
         }

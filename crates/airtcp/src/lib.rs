@@ -1,7 +1,7 @@
 //! airtcp: a deterministic packet-level simulator of TCP over lossy wired-cum-wireless paths.
 //!
 //! Data flows one way: scenario text → [`scenario::Scenario`] (parsed) → a
-//! [`scenario::plan::Plan`] (checked once, names and parameters resolved) → a built network
+//! `scenario::plan::Plan` (checked once, names and parameters resolved) → a built network
 //! ([`sim::Simulator`]) → the event loop → [`output::RunOutput`]. A run is a pure function of
 //! (scenario text, seed): the same inputs give bit-identical outputs on any number of threads.
 //! The module map and where to add a window policy, a recovery strategy, a channel, a queue or a
@@ -21,7 +21,7 @@ macro_rules! registry_names {
     }};
 }
 
-pub mod app;
+pub(crate) mod app;
 pub mod cc;
 pub mod channel;
 pub mod engine;
@@ -74,7 +74,7 @@ pub struct RunOptions<'a> {
     /// scenario file's folder (a parsed [`Scenario`] keeps its own `base_dir`).
     pub base_dir: Option<&'a std::path::Path>,
     /// Writes the run's packet capture into this folder (one libpcap file per link direction and
-    /// `events.csv`, see [`net::pcap`]).
+    /// `events.csv`, see `net::pcap`).
     pub capture: Option<&'a std::path::Path>,
     /// Replaces the scenario's `[limits]`.
     pub limits: Option<&'a Limits>,

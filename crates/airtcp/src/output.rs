@@ -36,7 +36,7 @@ pub struct Summary {
     /// Jain's fairness index (Σx)²/(n·Σx²) over the goodput of all TCP flows; `None` without TCP flows.
     pub jain_fairness_tcp: Option<f64>,
     /// Per host (a flow's source or destination, in node order): its interface's activity and
-    /// energy over [warmup, end] ([`crate::metrics::energy`]). Present only when the scenario has
+    /// energy over [warmup, end] (`crate::metrics::energy`). Present only when the scenario has
     /// an `[energy]` table, so that every other summary is unchanged.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hosts: Option<Vec<HostEnergy>>,
@@ -458,7 +458,7 @@ fn is_zero(n: &u64) -> bool {
     *n == 0
 }
 
-/// One host's line of the summary: what [`crate::metrics::energy`] computes (its module doc gives
+/// One host's line of the summary: what `crate::metrics::energy` computes (its module doc gives
 /// the model). Defined here, with the rest of the summary, so that the metrics import the
 /// summary's types and never the other way round.
 #[derive(Debug, Clone, PartialEq, Serialize)]

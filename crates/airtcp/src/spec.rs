@@ -118,13 +118,22 @@ pub(crate) struct Entry<S: ?Sized + 'static> {
 /// Deserializes a kind's table (the `kind` key removed) into its spec type `T`, keeping the
 /// field path inside it for the error ("links[0].channel.loss", not just "links[0].channel").
 pub(crate) fn table<T: serde::de::DeserializeOwned>(value: toml::Value) -> Result<T, String> {
+    with_path(value, Some(INNER_PATH_MARK))
+}
+
+/// Deserializes `value` into `T`; an error reads "path: message" when it lies inside the value
+/// ("message" alone at its top), the path prefixed with `mark` when there is one (see
+/// [`INNER_PATH_MARK`]: a table inside a `kind`-tagged one). The one place that turns a serde
+/// error into the text of a scenario error, for kind tables and the window policies'
+/// `cc_params` alike.
+pub(crate) fn with_path<T: serde::de::DeserializeOwned>(value: toml::Value, mark: Option<char>) -> Result<T, String> {
     serde_path_to_error::deserialize(value).map_err(|e| {
         let path = e.path().to_string();
         let msg = e.into_inner().message().to_string();
-        if path.is_empty() || path == "." {
-            msg
-        } else {
-            format!("{INNER_PATH_MARK}{path}: {msg}")
+        match mark {
+            _ if path.is_empty() || path == "." => msg,
+            Some(mark) => format!("{mark}{path}: {msg}"),
+            None => format!("{path}: {msg}"),
         }
     })
 }
@@ -177,7 +186,7 @@ pub(crate) fn lookup<S: ?Sized>(
 /// the rate is `rate`.
 #[derive(Debug, Clone, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct RateStep {
+pub(crate) struct RateStep {
     pub at: SimDuration,
     pub rate: DataRate,
 }

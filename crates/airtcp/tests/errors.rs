@@ -235,7 +235,7 @@ fn trace_files_must_be_regular_files() {
 fn trace_files_over_the_cap_are_refused_unread() {
     let path = std::env::temp_dir().join(format!("airtcp-big-{}.trace", std::process::id()));
     let f = std::fs::File::create(&path).unwrap();
-    f.set_len(airtcp::scenario::validate::TRACE_FILE_MAX_BYTES + 1).unwrap();
+    f.set_len(airtcp::scenario::TRACE_FILE_MAX_BYTES + 1).unwrap();
     let e = error_of("rate = \"2Mbps\"", &format!("capacity = {{ kind = \"trace\", file = \"{}\" }}", path.display()));
     let _ = std::fs::remove_file(&path);
     assert_eq!(
@@ -243,8 +243,8 @@ fn trace_files_over_the_cap_are_refused_unread() {
         format!(
             "links[1].capacity.file: '{}' has {} bytes (allowed: up to {})",
             path.display(),
-            airtcp::scenario::validate::TRACE_FILE_MAX_BYTES + 1,
-            airtcp::scenario::validate::TRACE_FILE_MAX_BYTES
+            airtcp::scenario::TRACE_FILE_MAX_BYTES + 1,
+            airtcp::scenario::TRACE_FILE_MAX_BYTES
         )
     );
 }

@@ -133,8 +133,7 @@ fn a_trace_is_read_once_and_counted_before_it_is_read() {
     let f = Scratch::new("trace", text.as_bytes());
     // Thirty links replay it: about 1.6 MB once, 48 MB if counted (or held) per link.
     let scenario = airtcp::scenario::parse(&trace_chain(30, &f.0, "[limits]\nmax_memory = \"12MB\"\n")).unwrap();
-    let plan = airtcp::scenario::validate::validate_and_load(&scenario).unwrap();
-    let est = airtcp::scenario::validate::memory_estimate(&scenario, 30, &plan);
+    let est = airtcp::scenario::memory_estimate(&scenario).unwrap();
     assert_eq!(est.trace_bytes, 100_000 * 16);
     // The run replays it on every link.
     airtcp::run(&scenario, &airtcp::RunOptions { seed: Some(1), ..Default::default() }).map(Option::unwrap).unwrap();
@@ -225,9 +224,8 @@ fn hsdpa_ue_state_is_counted_per_crossing_flow() {
     // Crosses no cell (r -> s is a wired link).
     t += "[[flows]]\nkind = \"tcp\"\nname = \"up\"\nsrc = \"r\"\ndst = \"s\"\ncount = 500\n";
     let scenario = airtcp::scenario::parse(&t).unwrap();
-    let plan = airtcp::scenario::validate::validate_and_load(&scenario).unwrap();
-    let est = airtcp::scenario::validate::memory_estimate(&scenario, 2 + 2 * cells, &plan);
-    assert_eq!(est.hsdpa_bytes, (cells * per_cell) * airtcp::scenario::validate::UE_STATE_BYTES);
+    let est = airtcp::scenario::memory_estimate(&scenario).unwrap();
+    assert_eq!(est.hsdpa_bytes, (cells * per_cell) * airtcp::scenario::UE_STATE_BYTES);
     // Counted against the limit, by name.
     let limited = format!("{t}[limits]\nmax_memory = \"{}B\"\n", est.total - 1);
     let m = error_of(&limited);

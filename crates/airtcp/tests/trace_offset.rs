@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use airtcp::net::capacity::Capacity;
+use airtcp::net::{Ecn, Offer};
 
 fn traces_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/traces")
@@ -42,12 +42,11 @@ fn departures_ms(text: &str, seed: u64, n: usize) -> Vec<Vec<u64>> {
     links
         .into_iter()
         .map(|mut l| {
-            let mut busy = 0;
+            // No propagation delay and no channel: a packet arrives as its serialization ends.
             (0..n)
-                .map(|_| {
-                    let (_, end) = l.capacity.serve(0, busy, 1500);
-                    busy = end;
-                    end / 1_000_000
+                .map(|_| match l.offer(0, 1500, 1460, Ecn::NotEct, false) {
+                    Offer::Arrives { at_ns, .. } => at_ns / 1_000_000,
+                    o => panic!("{o:?}"),
                 })
                 .collect()
         })
@@ -55,14 +54,7 @@ fn departures_ms(text: &str, seed: u64, n: usize) -> Vec<Vec<u64>> {
 }
 
 fn offset_ms(text: &str, seed: u64) -> Vec<u64> {
-    airtcp::sim::scenario_links(&parse(text), seed)
-        .unwrap()
-        .iter()
-        .map(|l| match &l.capacity {
-            Capacity::Trace(t) => t.offset_ns() / 1_000_000,
-            _ => panic!("not a trace"),
-        })
-        .collect()
+    airtcp::sim::scenario_links(&parse(text), seed).unwrap().iter().map(|l| l.trace_offset_ns().expect("a trace") / 1_000_000).collect()
 }
 
 #[test]
@@ -119,7 +111,10 @@ fn bad_offsets_are_one_line_naming_the_field_and_range() {
         let text = scenario(extra, "");
         match airtcp::scenario::parse(&text) {
             Err(e) => e.to_string(),
-            Ok(_) => airtcp::scenario::validate::validate_and_load(&parse(&text)).map(|_| ()).unwrap_err().to_string(),
+            Ok(_) => airtcp::run(&parse(&text), &airtcp::RunOptions { check_only: true, ..Default::default() })
+                .map(|_| ())
+                .unwrap_err()
+                .to_string(),
         }
     };
     for (extra, want) in [

@@ -87,7 +87,7 @@ impl AppKind for CbrFlowSpec {
 
 /// A CBR source's schedule and position.
 #[derive(Debug, Clone)]
-pub struct CbrSource {
+pub(crate) struct CbrSource {
     pub packet_bytes: u32,
     /// (from time, rate bit/s), increasing in time; before the first step the source is off.
     steps: Vec<(SimTime, u64)>,
@@ -95,14 +95,11 @@ pub struct CbrSource {
     start: SimTime,
     /// From this time on the source is off.
     stop: SimTime,
-    pub packets_sent: u64,
-    pub packets_received: u64,
-    pub bytes_received: u64,
 }
 
 impl CbrSource {
-    pub fn new(packet_bytes: u32, steps: Vec<(SimTime, u64)>, start: SimTime, stop: SimTime) -> Self {
-        CbrSource { packet_bytes, steps, start, stop, packets_sent: 0, packets_received: 0, bytes_received: 0 }
+    pub(crate) fn new(packet_bytes: u32, steps: Vec<(SimTime, u64)>, start: SimTime, stop: SimTime) -> Self {
+        CbrSource { packet_bytes, steps, start, stop }
     }
 
     /// Rate in force at `t` (0 when off).

@@ -8,13 +8,12 @@
 //! one line each. A new application is one file plus one line there: a source other than the
 //! built-in ones builds a `UdpSource::Custom` with its own `Source`.
 
-pub mod cbr;
-pub mod onoff;
-pub mod voip;
+pub(crate) mod cbr;
+pub(crate) mod onoff;
+pub(crate) mod voip;
 
-pub use cbr::CbrSource;
+pub(crate) use cbr::CbrSource;
 pub(crate) use onoff::{OnOffParams, OnOffSource};
-pub use voip::erlang_b;
 pub(crate) use voip::VoipPool;
 
 use std::sync::Arc;
@@ -51,7 +50,7 @@ const fn kind<T: serde::de::DeserializeOwned + AppKind + 'static>(name: &'static
 
 /// A flow entry's name, ends and active interval, as the scenario gives them.
 #[derive(Debug, Clone, Copy)]
-pub struct Ends<'a> {
+pub(crate) struct Ends<'a> {
     pub name: Option<&'a str>,
     pub src: &'a str,
     pub dst: &'a str,
@@ -59,25 +58,19 @@ pub struct Ends<'a> {
     pub stop: Option<SimDuration>,
 }
 
-/// A UDP application's flow table as the scenario gives it: its kind and that kind's spec.
+/// A UDP application's flow table as the scenario gives it: the spec of its kind.
 #[derive(Debug, Clone)]
-pub struct AppSpec {
-    kind: &'static str,
+pub(crate) struct AppSpec {
     spec: Arc<dyn AppKind>,
 }
 
 impl AppSpec {
-    pub(crate) fn new(kind: &'static str, spec: Arc<dyn AppKind>) -> Self {
-        AppSpec { kind, spec }
-    }
-
-    /// The `kind` name.
-    pub fn kind(&self) -> &'static str {
-        self.kind
+    pub(crate) fn new(spec: Arc<dyn AppKind>) -> Self {
+        AppSpec { spec }
     }
 
     /// The entry's name, ends and active interval.
-    pub fn ends(&self) -> Ends<'_> {
+    pub(crate) fn ends(&self) -> Ends<'_> {
         self.spec.ends()
     }
 
@@ -110,7 +103,7 @@ fn onoff_params(rate: DataRate, packet_bytes: u32, on: SimDuration, off: SimDura
 }
 
 /// A UDP source of a plug-in application kind (`UdpSource::Custom`).
-pub trait Source: std::fmt::Debug + Send {
+pub(crate) trait Source: std::fmt::Debug + Send {
     /// UDP payload bytes of each datagram.
     fn packet_bytes(&self) -> u32;
     /// Handles what is due at `now`: the datagrams to send now and when to wake next.

@@ -7,7 +7,8 @@
 //!
 //! A call that arrives while every source is busy is blocked (lost, not queued): the pool is an
 //! Erlang loss system M/M/c/c, so its mean number of active calls is A(1 − B(c, A)) with offered
-//! load A = holding/inter-arrival and B the Erlang-B formula ([`erlang_b`]).
+//! load A = holding/inter-arrival and B the Erlang-B formula (the VoIP tests check
+//! the pool against it).
 //!
 //! The paper gives neither the datagram size nor the spurt length: we take ns-2's Exponential
 //! traffic defaults it ran on (210-B packets, 0.5-s bursts and idles) — see REPRODUCTION.md.
@@ -99,16 +100,6 @@ impl AppKind for VoipFlowSpec {
     }
 }
 
-/// Erlang-B blocking probability of `servers` servers offered `load` Erlangs, by the stable
-/// recursion B(0) = 1, B(k) = A·B(k−1) / (k + A·B(k−1)).
-pub fn erlang_b(servers: u32, load: f64) -> f64 {
-    let mut b = 1.0;
-    for k in 1..=servers {
-        b = load * b / (k as f64 + load * b);
-    }
-    b
-}
-
 /// A pool of `sources` talkers and the call process that keeps them busy.
 #[derive(Debug, Clone)]
 pub(crate) struct VoipPool {
@@ -184,19 +175,5 @@ impl VoipPool {
             self.next_arrival = at + self.rng.exponential(self.mean_interarrival_ns).round() as u64;
         }
         sent
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn erlang_b_worked_by_hand() {
-        // B(5, 8) = (8^5/5!) / Σ_{k=0..5} 8^k/k! = 273.07 / 570.07.
-        let by_hand = (8f64.powi(5) / 120.0) / (1.0 + 8.0 + 32.0 + 512.0 / 6.0 + 4096.0 / 24.0 + 32768.0 / 120.0);
-        assert!((erlang_b(5, 8.0) - by_hand).abs() < 1e-12);
-        assert!((by_hand - 0.4790).abs() < 1e-3);
-        assert_eq!(erlang_b(0, 3.0), 1.0);
     }
 }

@@ -13,14 +13,14 @@ use crate::time::{SimTime, NS_PER_S};
 /// ACK counts one segment (it reports a segment that arrived); a later cumulative ACK counts only
 /// what duplicates did not already count (but at least one segment, for the segment it reports).
 #[derive(Debug, Clone, Default)]
-pub struct AckedCount {
+pub(crate) struct AckedCount {
     /// Bytes counted through duplicate ACKs not yet covered by the cumulative ACK.
     pub(crate) accounted: u64,
 }
 
 impl AckedCount {
     /// Bytes delivered according to an ACK that newly acknowledged `acked_bytes`.
-    pub fn on_ack(&mut self, acked_bytes: u64, mss: u64) -> u64 {
+    pub(crate) fn on_ack(&mut self, acked_bytes: u64, mss: u64) -> u64 {
         if acked_bytes <= self.accounted {
             self.accounted -= acked_bytes;
             acked_bytes.min(mss)
@@ -32,7 +32,7 @@ impl AckedCount {
     }
 
     /// Bytes delivered according to a duplicate ACK: one segment.
-    pub fn on_dup_ack(&mut self, mss: u64) -> u64 {
+    pub(crate) fn on_dup_ack(&mut self, mss: u64) -> u64 {
         self.accounted += mss;
         mss
     }
@@ -56,7 +56,7 @@ pub struct TustinEstimator {
 }
 
 impl TustinEstimator {
-    pub fn new(tau_ns: u64, m: u32) -> Self {
+    pub(crate) fn new(tau_ns: u64, m: u32) -> Self {
         TustinEstimator { tau_ns, m, fixed: false, estimate: 0.0, last_sample: 0.0, last_time: None, carried_bytes: 0 }
     }
 
@@ -177,7 +177,7 @@ pub struct Abe {
 }
 
 impl Abe {
-    pub fn new(update: AbeUpdate, k: f64) -> Self {
+    pub(crate) fn new(update: AbeUpdate, k: f64) -> Self {
         Abe { update, k, rate: 0.0, prev_rate: 0.0, t_prev: None, t_last: 0, bytes_since_update: 0 }
     }
 
@@ -190,7 +190,7 @@ impl Abe {
 
     /// An ACK (or duplicate ACK) at time `t` on this estimator's clock reporting `bytes`
     /// delivered; `rtt_ns` is the current SRTT (0 before the first sample: no update).
-    pub fn on_ack(&mut self, t: u64, bytes: u64, rtt_ns: u64) {
+    pub(crate) fn on_ack(&mut self, t: u64, bytes: u64, rtt_ns: u64) {
         let Some(t_prev) = self.t_prev else {
             // The first ACK opens the first interval; its bytes span an unknown time.
             self.t_prev = Some(t);

@@ -5,17 +5,17 @@
 //! A new scheme is one file in this folder plus one line in [`REGISTRY`]; it touches no engine code.
 //! Its parameters come from the flow's `[flows.cc_params]` table, deserialized by the scheme.
 
-pub mod bbr;
-pub mod caiad;
-pub mod cubic;
+pub(crate) mod bbr;
+pub(crate) mod caiad;
+pub(crate) mod cubic;
 pub mod estimators;
-pub mod ie2;
+pub(crate) mod ie2;
 pub mod jersey;
-pub mod prairie;
-pub mod reno;
-pub mod vegas;
+pub(crate) mod prairie;
+pub(crate) mod reno;
+pub(crate) mod vegas;
 pub mod westwood;
-pub mod westwood_plus;
+pub(crate) mod westwood_plus;
 
 use crate::net::TcpHeader;
 use crate::time::SimTime;
@@ -434,16 +434,7 @@ pub const NAMES: &[&str] = &NAME_ARRAY;
 
 /// Deserializes a scheme's parameter table; errors read "field: message".
 fn params<T: serde::de::DeserializeOwned>(table: Option<&toml::Table>) -> Result<T, String> {
-    let value = toml::Value::Table(table.cloned().unwrap_or_default());
-    serde_path_to_error::deserialize(value).map_err(|e| {
-        let path = e.path().to_string();
-        let msg = e.into_inner().message().to_string();
-        if path.is_empty() || path == "." {
-            msg
-        } else {
-            format!("{path}: {msg}")
-        }
-    })
+    crate::spec::with_path(toml::Value::Table(table.cloned().unwrap_or_default()), None)
 }
 
 /// A policy with parameters `P`: deserialized, checked by `check`, then built by `new` per flow.

@@ -60,7 +60,7 @@ use crate::time::{SimTime, NS_PER_S};
 /// Prairie's parameters (`[flows.cc_params]` with `cc = "prairie"`).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct PrairieParams {
+pub(crate) struct PrairieParams {
     /// γ, the scaling factor of the normalized diffRTT in α = min(1, γ·diffRTT/minRTT)
     /// (thesis §5.3.1: 1.5 in all its simulations).
     #[serde(default = "default_gamma")]
@@ -73,7 +73,7 @@ fn default_gamma() -> f64 {
 
 impl PrairieParams {
     /// One-line error naming the field and its allowed range.
-    pub fn check(&self) -> Result<(), String> {
+    pub(crate) fn check(&self) -> Result<(), String> {
         if !(self.gamma.is_finite() && self.gamma >= 0.0) {
             return Err(format!("gamma: {} is out of range (allowed: finite, >= 0)", self.gamma));
         }
@@ -83,7 +83,7 @@ impl PrairieParams {
 
 /// What eq. (5.6) takes from the last closed RTT period.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct PeriodStats {
+pub(crate) struct PeriodStats {
     /// acwnd: ACKs of the period's burst after the first (at least 1 when used).
     pub acwnd: u64,
     /// Burst period: last ACK of the period − its opening ACK.
@@ -96,7 +96,7 @@ pub struct PeriodStats {
 
 /// Eq. (5.7)'s adaptive gain: P (load-change estimate) and K (the gain of the last step).
 #[derive(Debug, Clone, Default)]
-pub struct AdaptiveGain {
+pub(crate) struct AdaptiveGain {
     /// P_i, the estimate of the change of bottleneck load (P_0 = 0).
     pub p: f64,
     /// K_i, the filter gain of the last step (K_0 = 0).
@@ -105,7 +105,7 @@ pub struct AdaptiveGain {
 
 impl AdaptiveGain {
     /// One step of eq. (5.7) with δ = `delta_ns`; returns K_i.
-    pub fn step(&mut self, delta_ns: u64, prev_rtt_ns: u64, curr_rtt_ns: u64, min_rtt_ns: u64) -> f64 {
+    pub(crate) fn step(&mut self, delta_ns: u64, prev_rtt_ns: u64, curr_rtt_ns: u64, min_rtt_ns: u64) -> f64 {
         let delta = delta_ns as f64;
         // Thesis eq. (5.7): P_i = (1 − K_{i−1})·P_{i−1} + (δ + |prevRTT − currRTT|)/δ.
         self.p = (1.0 - self.k) * self.p + (delta + prev_rtt_ns.abs_diff(curr_rtt_ns) as f64) / delta;
@@ -119,7 +119,7 @@ impl AdaptiveGain {
 
 /// Prairie's bandwidth estimator: burst-aware samples (eq. 5.6) through the adaptive EWMA (eq. 5.7).
 #[derive(Debug, Clone)]
-pub struct PrairieEstimator {
+pub(crate) struct PrairieEstimator {
     gamma: f64,
     /// When the current RTT period opened (None before the first ACK).
     period_start_ns: Option<SimTime>,
@@ -159,7 +159,7 @@ pub struct PrairieEstimator {
 
 impl PrairieEstimator {
     /// An estimator with no period open and no estimate yet, with α's scaling factor `gamma`.
-    pub fn new(gamma: f64) -> Self {
+    pub(crate) fn new(gamma: f64) -> Self {
         PrairieEstimator {
             gamma,
             period_start_ns: None,
@@ -189,7 +189,7 @@ impl PrairieEstimator {
     }
 
     /// α = min(1, γ·diffRTT/minRTT) (thesis §5.3.1); 0 while minRTT is unknown.
-    pub fn alpha(&self) -> f64 {
+    pub(crate) fn alpha(&self) -> f64 {
         if self.min_rtt_ns == 0 {
             return 0.0;
         }
@@ -251,7 +251,7 @@ impl PrairieEstimator {
     }
 
     /// An ACK (new or duplicate) reporting `d_bytes` delivered (AckedCount), with segment size `mss`.
-    pub fn on_ack(&mut self, ack: &AckInfo, d_bytes: u64, mss: u64) {
+    pub(crate) fn on_ack(&mut self, ack: &AckInfo, d_bytes: u64, mss: u64) {
         let now = ack.now;
         if ack.min_rtt_ns > 0 {
             self.min_rtt_ns = ack.min_rtt_ns;
@@ -301,7 +301,7 @@ impl PrairieEstimator {
 
 /// TCP Prairie window policy: New-Reno growth and recovery, Prairie's estimate on slow-downs.
 #[derive(Debug, Clone)]
-pub struct Prairie {
+pub(crate) struct Prairie {
     /// The bandwidth estimator (public for tests).
     pub bwe: PrairieEstimator,
     reno: Reno,
@@ -311,7 +311,7 @@ pub struct Prairie {
 
 impl Prairie {
     /// Prairie with the (checked) parameters `p`.
-    pub fn new(p: &PrairieParams) -> Self {
+    pub(crate) fn new(p: &PrairieParams) -> Self {
         Prairie { bwe: PrairieEstimator::new(p.gamma), reno: Reno, acked: AckedCount::default(), estimates: [("bwe_bps", 0.0)] }
     }
 

@@ -6,7 +6,7 @@ use super::{AckInfo, CongestionControl, LossKind, LossSignal, Reaction, Window};
 
 /// RFC 5681 slow start, congestion avoidance and multiplicative decrease.
 #[derive(Debug, Default, Clone)]
-pub struct Reno;
+pub(crate) struct Reno;
 
 /// RFC 5681 eq. (4): ssthresh = max(FlightSize / 2, 2*SMSS).
 pub(crate) fn halve(flight_bytes: u64, mss: u64) -> u64 {
@@ -49,7 +49,7 @@ impl CongestionControl for Reno {
 /// Westwood+).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Growth {
+pub(crate) enum Growth {
     /// RFC 5681, per ACK: slow start cwnd += min(N, SMSS), congestion avoidance
     /// cwnd += SMSS²/cwnd ([`Reno`]).
     #[default]
@@ -79,14 +79,14 @@ pub enum Growth {
 /// So the bytes a recovery acknowledges, and those acknowledged while the flow was not using its
 /// window, are spent after it one segment per ACK: the window opens faster and in bursts.
 #[derive(Debug, Clone, Default)]
-pub struct LinuxNs2Growth {
+pub(crate) struct LinuxNs2Growth {
     /// `tp->bytes_acked`.
     pub bytes_acked: u64,
 }
 
 impl LinuxNs2Growth {
     /// An ACK of new data (`ack.acked_bytes` > 0) or one during recovery (`no_growth`).
-    pub fn on_ack(&mut self, w: &mut Window, ack: &AckInfo) {
+    pub(crate) fn on_ack(&mut self, w: &mut Window, ack: &AckInfo) {
         self.bytes_acked += ack.acked_bytes;
         if ack.no_growth {
             return;

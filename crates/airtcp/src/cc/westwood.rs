@@ -39,7 +39,7 @@ pub struct WestwoodParams {
     /// Filter time constant τ (1/τ is the cut-off frequency).
     #[serde(default = "default_tau")]
     pub tau: SimDuration,
-    /// Zero samples are assumed every τ/m without ACKs; 2 < m ≤ [`MAX_M`].
+    /// Zero samples are assumed every τ/m without ACKs; 2 < m ≤ `MAX_M`.
     #[serde(default = "default_m")]
     pub m: u32,
     /// Which per-ACK filter: Jersey eq. (2) (default) or the UCLA ns-2 module's.
@@ -80,7 +80,7 @@ pub(crate) const MIN_ZERO_SAMPLE_INTERVAL_NS: u64 = 1_000_000;
 
 /// Largest `m`: each zero sample scales the estimate by (2m − 1)/(2m + 1), so a silence costs up
 /// to some 750·m steps before the estimate stops changing (see `TustinEstimator::advance_to`).
-pub const MAX_M: u32 = 1000;
+pub(crate) const MAX_M: u32 = 1000;
 
 fn default_tau() -> SimDuration {
     SimDuration::from_millis(500)
@@ -90,7 +90,7 @@ fn default_m() -> u32 {
 }
 
 impl WestwoodParams {
-    pub fn check(&self) -> Result<(), String> {
+    pub(crate) fn check(&self) -> Result<(), String> {
         if self.tau.as_nanos() == 0 {
             return Err("tau: must be greater than 0s".into());
         }
@@ -115,7 +115,7 @@ impl WestwoodParams {
 /// How Westwood cuts the window at a loss (`cc_params.decrease` of Westwood+).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Decrease {
+pub(crate) enum Decrease {
     /// Westwood's adaptive decrease (Jersey eq. 3, thesis §4.2): ssthresh = BWE·RTT_min, cwnd cut
     /// to it when larger (kept through fast recovery when smaller); cwnd = 1 segment on a timeout.
     #[default]

@@ -36,7 +36,7 @@ use crate::time::{SimDuration, SimTime, NS_PER_S};
 /// Westwood+'s parameters (`[flows.cc_params]` with `cc = "westwood-plus"`).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct WestwoodPlusParams {
+pub(crate) struct WestwoodPlusParams {
     /// EWMA weight of the previous estimate, 0 ≤ α < 1 (Grieco & Mascolo: 0.9).
     #[serde(default = "default_alpha")]
     pub alpha: f64,
@@ -64,7 +64,7 @@ pub struct WestwoodPlusParams {
 /// Westwood+'s estimator arithmetic (`cc_params.arithmetic`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Arithmetic {
+pub(crate) enum Arithmetic {
     /// Real numbers: times in ns, rates in bytes per second.
     #[default]
     Exact,
@@ -82,7 +82,7 @@ pub enum Arithmetic {
 /// Westwood+'s filter (`cc_params.filter`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum PlusFilter {
+pub(crate) enum PlusFilter {
     /// Grieco & Mascolo: b̂_k = α·b̂_{k−1} + (1 − α)·b_k.
     #[default]
     Ewma,
@@ -95,7 +95,7 @@ pub enum PlusFilter {
 /// Where Westwood+'s RTT_min comes from (`cc_params.rtt_min`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum RttMinSource {
+pub(crate) enum RttMinSource {
     /// The least RTT sample (the sender's min RTT).
     #[default]
     Sample,
@@ -112,7 +112,7 @@ fn default_min_interval() -> SimDuration {
 
 impl WestwoodPlusParams {
     /// One-line error naming the field and its allowed range.
-    pub fn check(&self) -> Result<(), String> {
+    pub(crate) fn check(&self) -> Result<(), String> {
         if !(0.0..1.0).contains(&self.alpha) {
             return Err(format!("alpha: {} is out of range (allowed: 0 <= alpha < 1)", self.alpha));
         }
@@ -122,7 +122,7 @@ impl WestwoodPlusParams {
 
 /// Westwood+'s bandwidth estimator: one sample per RTT, EWMA-filtered.
 #[derive(Debug, Clone)]
-pub struct PerRttEstimator {
+pub(crate) struct PerRttEstimator {
     alpha: f64,
     min_interval_ns: u64,
     /// b̂, bytes per second (0 before the first sample).
@@ -142,7 +142,7 @@ pub struct PerRttEstimator {
 
 impl PerRttEstimator {
     /// An estimator with no interval open and no estimate (0) yet.
-    pub fn new(p: &WestwoodPlusParams) -> Self {
+    pub(crate) fn new(p: &WestwoodPlusParams) -> Self {
         PerRttEstimator {
             alpha: p.alpha,
             min_interval_ns: p.min_interval.as_nanos(),
@@ -242,7 +242,7 @@ impl PerRttEstimator {
 pub(crate) type WestwoodPlus = Westwood<PerRttEstimator>;
 
 /// Builds Westwood+ with its (checked) parameters.
-pub fn new(p: &WestwoodPlusParams) -> WestwoodPlus {
+pub(crate) fn new(p: &WestwoodPlusParams) -> WestwoodPlus {
     let mut w = Westwood::with_estimator("westwood-plus", PerRttEstimator::new(p));
     w.decrease = p.decrease;
     w.rtt_min_from_srtt = p.rtt_min == RttMinSource::Srtt;

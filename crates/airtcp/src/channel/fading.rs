@@ -43,7 +43,7 @@
 //! (no overflow of `I_k(x)` for large `x`). For extremely slow fading (`x > 1e9`, i.e. `f_d T` below
 //! about `1e-5·√P_E`), where that sum would need more than ~4·10⁵ terms, we use its small-`f_d T` limit,
 //! the Rayleigh level-crossing rate (`N_R T = sqrt(2π/F) f_d T e^{-1/F}` fade exits per packet), whose
-//! relative error there is `O((f_d T)²)`, below 1e-8. [`marcum_q1`] itself is exposed and tested against an
+//! relative error there is `O((f_d T)²)`, below 1e-8. `marcum_q1` itself is tested against an
 //! independent quadrature of its defining integral.
 //!
 //! # Speed → `f_d T` normalization for the thesis's scenario 4
@@ -75,7 +75,7 @@
 //!              thesis    3.41     1.39     1.14     1.04     1.01
 //! ```
 
-use std::f64::consts::{SQRT_2, TAU};
+use std::f64::consts::TAU;
 
 use super::{ChannelKind, ChannelParams, Effect, ModelParams, Transitions};
 use crate::spec::{err, positive, ScenarioError};
@@ -204,13 +204,15 @@ pub(crate) fn doppler_fd_t(speed_kmh: f64, carrier_hz: f64, packet_time_ns: u64)
 
 /// `f_d T` under the normalization that reproduces the thesis's burst-length table
 /// (§2.3.2.4): ≈ 0.012 per km/h. See the module doc for its derivation.
-pub fn thesis_fd_t(speed_kmh: f64) -> f64 {
+#[cfg(test)]
+pub(crate) fn thesis_fd_t(speed_kmh: f64) -> f64 {
     doppler_fd_t(speed_kmh, THESIS_EFFECTIVE_CARRIER_HZ, THESIS_PACKET_TIME_NS)
 }
 
 /// Fading margin `F` of an average packet error probability: thesis §2.3.1 \[24\], `P_E = 1 - e^{-1/F}`,
 /// so `F = -1/ln(1 - P_E)`. Valid for `0 < P_E < 1`; NaN outside.
-pub fn fading_margin(pe: f64) -> f64 {
+#[cfg(test)]
+pub(crate) fn fading_margin(pe: f64) -> f64 {
     if !(pe > 0.0 && pe < 1.0) {
         return f64::NAN;
     }
@@ -224,7 +226,8 @@ pub fn fading_margin(pe: f64) -> f64 {
 /// bandwidth `fd_t` = `f_d T` (`> 0`; `+∞` gives the memoryless limit). Outside that range both values
 /// are NaN. Never panics. When `q` is within ~1e-16 of 1 (absurdly slow fading) prefer
 /// `markov_complements`, which keeps `1 - q` exact.
-pub fn markov_params(pe: f64, fd_t: f64) -> (f64, f64) {
+#[cfg(test)]
+pub(crate) fn markov_params(pe: f64, fd_t: f64) -> (f64, f64) {
     let (one_minus_p, one_minus_q) = markov_complements(pe, fd_t);
     (1.0 - one_minus_p, 1.0 - one_minus_q)
 }
@@ -247,7 +250,8 @@ pub(crate) fn markov_complements(pe: f64, fd_t: f64) -> (f64, f64) {
 
 /// Mean error-burst length `1/(1-q)` in packets (thesis §2.3.2.4 quotes these, \[24\]): the mean
 /// sojourn of the chain in its failure state. Same inputs and ranges as [`markov_params`].
-pub fn mean_burst_length(pe: f64, fd_t: f64) -> f64 {
+#[cfg(test)]
+pub(crate) fn mean_burst_length(pe: f64, fd_t: f64) -> f64 {
     1.0 / markov_complements(pe, fd_t).1
 }
 
@@ -332,7 +336,8 @@ fn bessel_j0(z: f64) -> f64 {
 /// exponentially scaled Bessel functions (no overflow); beyond, the large-argument expansion
 /// `Q1 = Q(β) + φ(β)/(2a) - βφ(β)/(8a²) + (β²+1)φ(β)/(16a³) + O(a⁻⁴)`, `β = b - a`, `Q`/`φ` the
 /// standard normal tail/density.
-pub fn marcum_q1(a: f64, b: f64) -> f64 {
+#[cfg(test)]
+pub(crate) fn marcum_q1(a: f64, b: f64) -> f64 {
     if !(a >= 0.0 && b >= 0.0) {
         return f64::NAN;
     }
@@ -367,6 +372,7 @@ pub fn marcum_q1(a: f64, b: f64) -> f64 {
 }
 
 /// `Q1(a, b)` by its Bessel series (`a, b > 0` finite, `a·b` not huge: cost ~12·√(ab) terms).
+#[cfg(test)]
 fn marcum_q1_series(a: f64, b: f64) -> f64 {
     let x = a * b;
     let beta = b - a;
@@ -388,10 +394,11 @@ fn marcum_q1_series(a: f64, b: f64) -> f64 {
 /// Large-argument expansion of `Q1(a, b)` for `|b - a| ≤ 40` and `a ≥ ~3·10⁴`: the integrand
 /// `x e^{-(x-a)²/2} e^{-ax} I0(ax)` is `√(x/a) φ(x-a) (1 + 1/(8ax) + …)`; expanding in `t/a`, `t = x - a`,
 /// and integrating term by term from `β = b - a` gives the series (error `O(a⁻⁴)`, < 1e-18 here).
+#[cfg(test)]
 fn marcum_q1_asymptotic(a: f64, b: f64) -> f64 {
     let beta = b - a;
     let phi = (-0.5 * beta * beta).exp() / (TAU).sqrt();
-    let tail = 0.5 * puruspe::erfc(beta / SQRT_2);
+    let tail = 0.5 * puruspe::erfc(beta / std::f64::consts::SQRT_2);
     let ia = 1.0 / a;
     let corr = phi * ia * (0.5 + ia * (-beta / 8.0 + ia * (beta * beta + 1.0) / 16.0));
     (tail + corr).clamp(0.0, 1.0)
@@ -698,6 +705,40 @@ mod tests {
                 let fd_t = thesis_fd_t(*v);
                 let got = mean_burst_length(pe, fd_t);
                 println!("P_E={pe} v={v:>5} km/h fdT={fd_t:.6} burst={got:.4} thesis={want} err={:+.2}%", 100.0 * (got / want - 1.0));
+            }
+        }
+    }
+
+    /// Thesis §2.3.2.4's burst lengths, analytically and simulated: the channel a scenario builds
+    /// from `speed_kmh` (900 MHz, T = 4 ms, the thesis's speeds behaving as m/s), over 10^6
+    /// packets, gives the table's mean burst lengths within 3%.
+    #[test]
+    fn fading_channel_reproduces_the_thesis_burst_lengths_analytically_and_simulated() {
+        use crate::channel::{Channel, ChannelSpec, Fate};
+        for (pe, bursts) in THESIS_BURSTS {
+            for (k, v) in SPEEDS_KMH.iter().enumerate() {
+                let want = bursts[k];
+                let analytic = mean_burst_length(pe, thesis_fd_t(*v));
+                assert!((analytic / want - 1.0).abs() < 0.03, "P_E {pe}, {v} km/h: model {analytic} vs thesis {want}");
+                // The channel a scenario builds from `speed_kmh`, over 10^6 packets.
+                let table = format!("kind = \"fading\"\nerror_rate = {pe}\nspeed_kmh = {v}");
+                let spec: ChannelSpec = toml::from_str(&table).unwrap();
+                let params = spec.resolve("channel").unwrap();
+                let mut c = Channel::new(&params, 1, &format!("fading {pe} {v}"));
+                let (mut lost, mut bursts_seen, mut prev) = (0u64, 0u64, false);
+                for i in 0..1_000_000u64 {
+                    let hit = c.fate(1040, 40, i * 4_000_000) == Fate::Lost;
+                    lost += hit as u64;
+                    bursts_seen += (hit && !prev) as u64;
+                    prev = hit;
+                }
+                let simulated = lost as f64 / bursts_seen as f64;
+                eprintln!(
+                    "P_E {pe:.2} {v:>3} km/h: thesis {want:5.2}  model {analytic:6.3}  simulated {simulated:6.3}  loss {:.4}",
+                    lost as f64 / 1e6
+                );
+                assert!((simulated / want - 1.0).abs() < 0.03, "P_E {pe}, {v} km/h: simulated {simulated} vs thesis {want}");
+                assert!((lost as f64 / 1e6 / pe - 1.0).abs() < 0.1, "P_E {pe}, {v} km/h: loss rate {}", lost as f64 / 1e6);
             }
         }
     }

@@ -83,7 +83,7 @@ impl ChannelKind for GilbertElliottSpec {
 
 /// How the good/bad state evolves.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Transitions {
+pub(crate) enum Transitions {
     /// One Markov step per packet: `p_stay_good` = p, `q_stay_bad` = q of the thesis's M_c.
     PerPacket { p_stay_good: f64, q_stay_bad: f64 },
     /// Exponential sojourns with these means, in nanoseconds.
@@ -110,7 +110,7 @@ impl Transitions {
 
 /// A Gilbert–Elliott channel's state and parameters.
 #[derive(Debug, Clone)]
-pub struct GilbertElliott {
+pub(crate) struct GilbertElliott {
     pub transitions: Transitions,
     /// Error probability of a packet sent in the good state (λ).
     pub error_good: f64,
@@ -124,26 +124,28 @@ pub struct GilbertElliott {
 }
 
 impl GilbertElliott {
-    pub fn new(transitions: Transitions, error_good: f64, error_bad: f64, rng: RngStream) -> Self {
+    pub(crate) fn new(transitions: Transitions, error_good: f64, error_bad: f64, rng: RngStream) -> Self {
         GilbertElliott { transitions, error_good, error_bad, bad: false, sojourn_end_ns: 0.0, started: false, rng }
     }
 
     /// Long-run packet error rate: π_G·λ + π_B·β (per packet; per unit time in continuous time,
     /// which equals the per-packet rate when packets are sent independently of the state).
-    pub fn mean_error_rate(&self) -> f64 {
+    #[cfg(test)]
+    pub(crate) fn mean_error_rate(&self) -> f64 {
         let b = self.transitions.stationary_bad();
         (1.0 - b) * self.error_good + b * self.error_bad
     }
 
     /// Whether the state is bad now (for tests and traces).
-    pub fn is_bad(&self) -> bool {
+    #[cfg(test)]
+    pub(crate) fn is_bad(&self) -> bool {
         self.bad
     }
 
     /// Advances the state to the packet whose serialization starts at `t_ns` (non-decreasing per
     /// channel) and draws whether that packet is hit.
     #[inline]
-    pub fn hit(&mut self, t_ns: u64) -> bool {
+    pub(crate) fn hit(&mut self, t_ns: u64) -> bool {
         self.advance(t_ns as f64);
         let p = if self.bad { self.error_bad } else { self.error_good };
         // Certain outcomes draw nothing, so a 0/1 channel consumes only the state's randomness.

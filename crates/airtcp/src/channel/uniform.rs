@@ -24,19 +24,19 @@ impl ChannelKind for UniformSpec {
 }
 
 #[derive(Debug, Clone)]
-pub struct UniformLoss {
+pub(crate) struct UniformLoss {
     pub loss: f64,
     pub rng: RngStream,
 }
 
 impl UniformLoss {
-    pub fn new(loss: f64, rng: RngStream) -> Self {
+    pub(crate) fn new(loss: f64, rng: RngStream) -> Self {
         UniformLoss { loss, rng }
     }
 
     /// Whether the next packet is hit.
     #[inline]
-    pub fn hit(&mut self, _size_bytes: u32) -> bool {
+    pub(crate) fn hit(&mut self, _size_bytes: u32) -> bool {
         self.rng.bernoulli(self.loss)
     }
 }

@@ -139,7 +139,7 @@ impl EventQueue {
     /// cut-through), or now if that is later: the arrival then ties with other events exactly
     /// as it does event by event.
     #[inline]
-    pub fn push_from(&mut self, time: SimTime, from: SimTime, event: Event) {
+    pub(crate) fn push_from(&mut self, time: SimTime, from: SimTime, event: Event) {
         let e = Entry::new(time, from.max(self.clock), event, self.next_seq);
         self.next_seq += 1;
         self.insert(e);
@@ -153,7 +153,7 @@ impl EventQueue {
     /// `net::link::Link::offer_at` and `sim`), and it does not depend on when the instant's
     /// other events happened to be scheduled.
     #[inline]
-    pub fn push_last(&mut self, time: SimTime, event: Event) {
+    pub(crate) fn push_last(&mut self, time: SimTime, event: Event) {
         debug_assert!(
             !self.heap.iter().any(|e| e.key == (((time as u128) << 64) | u64::MAX as u128)),
             "two events pushed last at one instant"
@@ -202,7 +202,7 @@ impl EventQueue {
 
     /// The earliest event without removing it.
     #[inline]
-    pub fn peek(&self) -> Option<(SimTime, Event)> {
+    pub(crate) fn peek(&self) -> Option<(SimTime, Event)> {
         self.heap.first().map(|e| (e.time(), e.event))
     }
 
@@ -268,14 +268,10 @@ impl EventQueue {
         self.heap.first().map(Entry::time)
     }
 
-    /// Number of scheduled events.
-    pub fn len(&self) -> usize {
+    /// Number of scheduled events (the tests' view of the heap).
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
         self.heap.len()
-    }
-
-    /// Whether nothing is scheduled.
-    pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
     }
 }
 

@@ -37,7 +37,7 @@ pub struct DelayHistogram {
 impl DelayHistogram {
     /// Records one delay of `delay_ns` nanoseconds.
     #[inline]
-    pub fn record(&mut self, delay_ns: u64) {
+    pub(crate) fn record(&mut self, delay_ns: u64) {
         let h = self.h.get_or_insert_with(|| {
             // Auto-resizing from the smallest range: grows to the largest delay recorded.
             Box::new(Histogram::<u32>::new(SIGNIFICANT_DIGITS).expect("2 significant digits are valid"))
@@ -58,20 +58,16 @@ impl DelayHistogram {
 
     /// Forgets every sample (at the end of the warm-up: percentiles cover the measurement window,
     /// as goodput does).
-    pub fn clear(&mut self) {
+    pub(crate) fn clear(&mut self) {
         if let Some(h) = &mut self.h {
             h.reset();
         }
     }
 
-    /// Number of samples recorded.
-    pub fn len(&self) -> u64 {
+    /// Number of samples recorded (the tests' view; the summary reads quantiles).
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> u64 {
         self.h.as_ref().map_or(0, |h| h.len())
-    }
-
-    /// Whether no sample was recorded.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
     }
 
     /// The `q`-quantile (0 < q ≤ 1) in seconds, `None` without samples: the smallest recorded
@@ -92,7 +88,7 @@ impl DelayHistogram {
 /// computed for each packet in the order it arrives. Kept in nanoseconds (RFC 3550 counts in the
 /// RTP timestamp's units; the simulator's clock is its own).
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Jitter {
+pub(crate) struct Jitter {
     /// J, nanoseconds.
     j_ns: f64,
     /// R − S of the last packet, nanoseconds.
@@ -117,7 +113,7 @@ impl Jitter {
 
     /// J in seconds; `None` before two packets have arrived (one packet gives a transit time
     /// but no difference D: J is undefined, not 0).
-    pub fn seconds(&self) -> Option<f64> {
+    pub(crate) fn seconds(&self) -> Option<f64> {
         (self.differences > 0).then_some(self.j_ns * 1e-9)
     }
 }

@@ -30,18 +30,18 @@
 
 use serde::Deserialize;
 
-pub use crate::output::HostEnergy;
+pub(crate) use crate::output::HostEnergy;
 use crate::spec::ScenarioError;
 
 /// Upper bound of each power setting, watts: far above any radio (a check against a unit slip,
 /// e.g. milliwatts written as watts ×1000), and small enough that energies stay exact in f64.
-pub const MAX_POWER_W: f64 = 1e6;
+pub(crate) const MAX_POWER_W: f64 = 1e6;
 
 /// The scenario's `[energy]` table: the power model of every host's interface. Present, it adds
 /// the `hosts` list to the summary; absent, the summary is as without the metric.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct EnergySpec {
+pub(crate) struct EnergySpec {
     /// Power drawn while transmitting, watts (thesis: 3× the receive power).
     #[serde(default = "default_tx_power_w")]
     pub tx_power_w: f64,
@@ -69,7 +69,7 @@ impl Default for EnergySpec {
 
 impl EnergySpec {
     /// Each power finite and within [0, [`MAX_POWER_W`]] W.
-    pub fn check(&self) -> Result<(), ScenarioError> {
+    pub(crate) fn check(&self) -> Result<(), ScenarioError> {
         for (name, v) in [("tx_power_w", self.tx_power_w), ("rx_power_w", self.rx_power_w), ("idle_power_w", self.idle_power_w)] {
             if !(0.0..=MAX_POWER_W).contains(&v) {
                 return Err(ScenarioError::new(format!("energy.{name}"), format!("{v} is out of range (allowed: 0 to {MAX_POWER_W} W)")));

@@ -1,11 +1,11 @@
 //! Metrics defined once: Jain's fairness index, delay percentiles and jitter ([`delay`]), the
-//! scoring of loss verdicts against the true drop causes ([`loss_verdicts`]), a host's energy per megabyte
-//! ([`energy`]) (and, in `output`,
+//! scoring of loss verdicts against the true drop causes (`loss_verdicts`), a host's energy per megabyte
+//! (`energy`) (and, in `output`,
 //! goodput and the time series).
 
 pub mod delay;
-pub mod energy;
-pub mod loss_verdicts;
+pub(crate) mod energy;
+pub(crate) mod loss_verdicts;
 
 /// Jain's fairness index F = (Σx)² / (n·Σx²); 1 for equal shares, 1/n when one takes all.
 /// `None` for an empty set; 1 when every value is zero (nobody is favoured).

@@ -27,7 +27,7 @@ use crate::net::capacity::Capacity;
 
 /// The retransmission settings of one link direction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct LinkArq {
+pub(crate) struct LinkArq {
     /// Local retransmissions at most, per frame.
     pub max_retries: u32,
     /// Wait before every local retransmission after the first (snoop's local timer).
@@ -39,7 +39,7 @@ pub struct LinkArq {
 /// first attempt, one link retransmission. The frame's last failed attempt also stands for its
 /// final attempt's link retransmission (that attempt is the frame's `pending` entry).
 #[derive(Debug, Clone, Copy)]
-pub struct FailedAttempt {
+pub(crate) struct FailedAttempt {
     /// Its serialization interval, ns.
     pub start: u64,
     pub end: u64,
@@ -58,7 +58,7 @@ pub struct FailedAttempt {
 /// each repeat one link retransmission and one packet of the frame's size sent, with its busy
 /// time.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct ArqTally {
+pub(crate) struct ArqTally {
     pub channel_losses: u64,
     pub corruptions: u64,
     pub retransmissions: u64,
@@ -71,7 +71,7 @@ pub struct ArqTally {
 /// counters read at a time before it ends can take it back out (`Link::stats_at`,
 /// `Link::drops_at`).
 #[allow(clippy::too_many_arguments)]
-pub fn repair(
+pub(crate) fn repair(
     arq: LinkArq,
     capacity: &mut Capacity,
     channel: &mut Channel,

@@ -9,7 +9,7 @@
 //! packets cross the link in admission order, so each channel sees the same sequence of draws as
 //! it would at the end of serialization.
 
-pub use super::arq::FailedAttempt;
+use super::arq::FailedAttempt;
 use super::queue::{Admission, Queue};
 use super::Ecn;
 use super::{NodeId, PacketId};
@@ -46,66 +46,105 @@ pub struct LinkStats {
 /// One direction of a link.
 #[derive(Debug)]
 pub struct Link {
-    pub name: String,
-    pub from: NodeId,
-    pub to: NodeId,
+    pub(crate) name: String,
+    pub(crate) from: NodeId,
+    pub(crate) to: NodeId,
     /// Mean serialization rate (the constant rate, or a schedule's or trace's long-run mean).
-    pub rate: DataRate,
+    pub(crate) rate: DataRate,
     /// How the transmitter serves packets over time.
-    pub capacity: Capacity,
-    pub delay_ns: u64,
-    pub queue: Queue,
-    pub channel: Channel,
+    pub(crate) capacity: Capacity,
+    pub(crate) delay_ns: u64,
+    pub(crate) queue: Queue,
+    pub(crate) channel: Channel,
     /// TCP-aware link-level retransmission of this direction (`net::arq`), if enabled.
-    pub arq: Option<super::arq::LinkArq>,
+    pub(crate) arq: Option<super::arq::LinkArq>,
     /// Stream for the queue's random decisions (RED).
-    pub queue_rng: RngStream,
+    pub(crate) queue_rng: RngStream,
     /// When the transmitter finishes everything admitted so far.
-    pub busy_until: u64,
+    busy_until: u64,
     /// Admitted packets whose serialization had not finished at the simulator's clock, in FIFO
     /// order (what the queue held, and will hold, from the clock on).
-    pub pending: Ring<PendingTx>,
+    pending: Ring<PendingTx>,
     /// Leading entries of `pending` that finished serializing by the latest offer's instant. The
     /// same as 0 unless offers run ahead of the clock (see [`Link::offer_at`]).
-    pub pending_done: usize,
+    pending_done: usize,
     /// Instants of overflow drops decided ahead of the simulator's clock and not yet passed by a
     /// sample (see [`Link::offer_at`]), so that counters read at the clock leave them out.
-    pub drops_ahead: Ring<u64>,
+    drops_ahead: Ring<u64>,
     /// Packets on their way to the far end: their arrival times (non-decreasing), the instants
     /// they reached the link (offered, ahead of the clock on a cut-through link: when the
     /// event-by-event engine would schedule their arrival, see `EventQueue::push_from`), and the
     /// packets.
-    pub in_flight: Ring<(u64, u64, PacketId)>,
+    pub(crate) in_flight: Ring<(u64, u64, PacketId)>,
     /// The failed attempts of frames the link's ARQ repairs (see `net::arq`), in time order, from
     /// those not over at the latest repair or sample on. Their counts are added when the frame is
     /// admitted, so readers at a time take out those that end after it; the frame's last attempt
     /// is its `pending` entry. Empty without `link_retransmission`.
-    pub attempts: Ring<FailedAttempt>,
-    pub stats: LinkStats,
+    attempts: Ring<FailedAttempt>,
+    pub(crate) stats: LinkStats,
 }
 
 /// The serialization interval of an admitted packet (and whether the channel will lose it).
 #[derive(Debug, Clone, Copy)]
-pub struct PendingTx {
+struct PendingTx {
     /// When the packet reached the transmitter (was offered): non-decreasing along `pending`.
     /// Entries offered for an instant after the simulator's clock were offered ahead of it (see
     /// [`Link::offer_at`]).
-    pub offered: u64,
+    offered: u64,
     /// The link's count of packets lost for good (`lost_packets`) before this packet, modulo
     /// 2³² (the losses among the entries from this one on are the count now minus this, see
     /// [`Link::drops_at`]).
-    pub losses_before: u32,
+    losses_before: u32,
     /// The serialization interval of the packet's last attempt (its only one without ARQ).
-    pub start: u64,
-    pub end: u64,
-    pub bytes: u32,
-    pub lost: bool,
-    pub corrupted: bool,
+    start: u64,
+    end: u64,
+    bytes: u32,
+    lost: bool,
+    corrupted: bool,
     /// The queue CE-marked it on admission.
-    pub ce: bool,
+    ce: bool,
 }
 
 impl Link {
+    /// The direction's name, "from->to" (how summaries and captures label it).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The node the direction leaves (an index into the scenario's `nodes`).
+    pub fn from(&self) -> NodeId {
+        self.from
+    }
+
+    /// The node the direction reaches.
+    pub fn to(&self) -> NodeId {
+        self.to
+    }
+
+    /// The counters as counted so far (offers ahead of the clock included: the engine's readers
+    /// at an instant use `Link::stats_at`); the testbed's relay, which offers at its clock,
+    /// reads them as they are.
+    pub fn stats(&self) -> &LinkStats {
+        &self.stats
+    }
+
+    /// The direction's channel model: the testbed's tests draw from a second copy of a link
+    /// (same scenario and seed) to predict the fates its relay meets.
+    pub fn channel_mut(&mut self) -> &mut Channel {
+        &mut self.channel
+    }
+
+    /// The trace time at simulated time 0 of a trace capacity (`start_offset`,
+    /// `random_start_offset`), ns; `None` for other capacities. For tests that check the drawn
+    /// offset against the summary's `trace_offset_s`, which rounds it and leaves out 0.
+    #[cfg(feature = "testing")]
+    pub fn trace_offset_ns(&self) -> Option<u64> {
+        match &self.capacity {
+            Capacity::Trace(t) => Some(t.offset_ns()),
+            _ => None,
+        }
+    }
+
     /// When the serialization of the packet the link admitted last starts (None when nothing is
     /// on its transmitter): what a packet capture stamps an admitted packet with, as tcpdump at
     /// the transmitter would. The link publishes it so that readers need not walk its ring.
@@ -153,7 +192,7 @@ impl Link {
 
     /// Forgets packets whose serialization finished by `now`, the simulator's clock.
     #[inline]
-    pub fn purge(&mut self, now: u64) {
+    pub(crate) fn purge(&mut self, now: u64) {
         while self.pending.front().is_some_and(|p| p.end <= now) {
             self.pending.pop_front();
             self.pending_done = self.pending_done.saturating_sub(1);
@@ -193,7 +232,7 @@ impl Link {
     /// or before `now`, since the engine's sample at an instant runs after every other event of
     /// that instant (`EventQueue::push_last`), the arrival that offers the packet included. Call
     /// after [`Link::purge`]`(now)`.
-    pub fn waiting(&self, now: u64) -> u32 {
+    pub(crate) fn waiting(&self, now: u64) -> u32 {
         // Offers are in time order, so what has not arrived by `now` is a suffix of the entries.
         let n = self.first_offered_after(now);
         // The rest ends after `now` (purged); only the first can be in service (FIFO).
@@ -225,7 +264,7 @@ impl Link {
     /// `now` (the channel's fate is drawn at admission, but a packet is lost once serialized, as
     /// [`Link::stats_at`] counts it), and ahead-of-clock drops up to `now` are forgotten. Call
     /// after [`Link::purge`]`(now)`; sample times must not decrease.
-    pub fn drops_at(&mut self, now: u64) -> (u64, u64, u64) {
+    pub(crate) fn drops_at(&mut self, now: u64) -> (u64, u64, u64) {
         while self.drops_ahead.front().is_some_and(|&t| t <= now) {
             self.drops_ahead.pop_front();
         }
@@ -263,7 +302,7 @@ impl Link {
     /// `arrived_packets` is left as counted: packets this link cut through to the next link for an
     /// instant after `end` are taken out by the simulator, which knows the next link (see
     /// [`Link::offers_after`]).
-    pub fn stats_at(&self, end: u64) -> LinkStats {
+    pub(crate) fn stats_at(&self, end: u64) -> LinkStats {
         let mut st = self.stats.clone();
         st.overflow_drops -= self.drops_ahead.iter().filter(|&&t| t > end).count() as u64;
         // A packet offered after `end` (ahead of the clock) ends after it too: it is taken out
@@ -308,7 +347,7 @@ impl Link {
     /// of the clock for a later instant. They were never on the wire by the end, so a capture
     /// (taken at the transmitter, `--pcap`) cannot hold them: its CE-marked frames are
     /// `ce_marks` − this, those the channel then lost included (issue 38).
-    pub fn ce_unsent_at(&self, end: u64) -> u64 {
+    pub(crate) fn ce_unsent_at(&self, end: u64) -> u64 {
         self.pending.iter().filter(|p| p.ce && p.start > end).count() as u64
     }
 
@@ -318,7 +357,7 @@ impl Link {
     /// nothing for it): every offered packet was either admitted, which counted its first
     /// attempt in `packets_sent` (repeats count in `link_retransmissions` too), or dropped by the
     /// queue; offers taken ahead of the clock for instants after `end` are left out.
-    pub fn offered_at(&self, end: u64) -> u64 {
+    pub(crate) fn offered_at(&self, end: u64) -> u64 {
         let st = &self.stats;
         let ahead = self.pending.iter().filter(|p| p.offered > end).count() + self.drops_ahead.iter().filter(|&&t| t > end).count();
         st.packets_sent - st.link_retransmissions + st.overflow_drops + st.early_drops - ahead as u64
@@ -330,7 +369,7 @@ impl Link {
     /// nor arrived (propagating). Packets cut through to the next link arrive there without an
     /// entry here: the simulator adds those propagating at `end` (see [`Link::offers_after`]).
     /// For an ordinary link (not an HSDPA cell, whose packets are held by the cell).
-    pub fn held_at(&self, end: u64) -> u64 {
+    pub(crate) fn held_at(&self, end: u64) -> u64 {
         let serializing = self.pending.iter().filter(|p| p.offered <= end && p.end > end).count();
         // Every arrival up to `end` has been handled, so what is left in flight arrives after it;
         // an entry is pushed at admission, so those still serializing are counted above.
@@ -345,7 +384,7 @@ impl Link {
     /// propagating on the feeder at `end`. Such offers come from the link's one feeder (cut-through):
     /// the feeder counted them as arrived when it cut them through, although they arrive after
     /// `end`.
-    pub fn offers_after(&self, end: u64, feeder_delay_ns: u64) -> (u64, u64) {
+    pub(crate) fn offers_after(&self, end: u64, feeder_delay_ns: u64) -> (u64, u64) {
         let instants = self.pending.iter().map(|p| p.offered).chain(self.drops_ahead.iter().copied()).filter(|&t| t > end);
         instants.fold((0, 0), |(all, sent), t| (all + 1, sent + (t - feeder_delay_ns <= end) as u64))
     }
@@ -383,7 +422,7 @@ impl Link {
     /// [`Link::drops_at`], [`Link::stats_at`]) leave out what lies ahead of it. `now` must not
     /// decrease between calls, nor `clock`.
     #[inline(always)]
-    pub fn offer_at(&mut self, clock: u64, now: u64, bytes: u32, payload: u32, ecn: Ecn, repairable: bool) -> Offer {
+    pub(crate) fn offer_at(&mut self, clock: u64, now: u64, bytes: u32, payload: u32, ecn: Ecn, repairable: bool) -> Offer {
         self.purge(clock);
         // The queue at `now`: skip what has finished by then (kept for readers at the clock).
         while self.pending.get(self.pending_done).is_some_and(|p| p.end <= now) {
@@ -447,7 +486,7 @@ impl Link {
 /// a mask instead of `VecDeque`'s wrap-around arithmetic and capacity checks on the hot path (a
 /// link pushes and pops each of its packets twice: admitted, then in flight).
 #[derive(Debug, Clone)]
-pub struct Ring<T: Copy> {
+pub(crate) struct Ring<T: Copy> {
     buf: Vec<T>,
     head: usize,
     len: usize,
@@ -461,37 +500,37 @@ impl<T: Copy> Default for Ring<T> {
 
 impl<T: Copy> Ring<T> {
     /// An empty ring (allocates on the first push).
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Ring { buf: Vec::new(), head: 0, len: 0 }
     }
 
     /// Number of items.
     #[inline]
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.len
     }
 
     /// Whether the ring is empty.
     #[inline]
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.len == 0
     }
 
     /// The oldest item.
     #[inline]
-    pub fn front(&self) -> Option<&T> {
+    pub(crate) fn front(&self) -> Option<&T> {
         (self.len > 0).then(|| &self.buf[self.head])
     }
 
     /// The `i`-th oldest item.
     #[inline]
-    pub fn get(&self, i: usize) -> Option<&T> {
+    pub(crate) fn get(&self, i: usize) -> Option<&T> {
         (i < self.len).then(|| &self.buf[(self.head + i) & (self.buf.len() - 1)])
     }
 
     /// Appends an item, doubling the buffer when full.
     #[inline]
-    pub fn push_back(&mut self, x: T) {
+    pub(crate) fn push_back(&mut self, x: T) {
         if self.len == self.buf.len() {
             self.grow(x);
         }
@@ -502,7 +541,7 @@ impl<T: Copy> Ring<T> {
 
     /// Removes and returns the oldest item.
     #[inline]
-    pub fn pop_front(&mut self) -> Option<T> {
+    pub(crate) fn pop_front(&mut self) -> Option<T> {
         if self.len == 0 {
             return None;
         }
@@ -513,7 +552,7 @@ impl<T: Copy> Ring<T> {
     }
 
     /// The items, oldest first.
-    pub fn iter(&self) -> impl Iterator<Item = &T> + '_ {
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &T> + '_ {
         let mask = self.buf.len().wrapping_sub(1);
         (0..self.len).map(move |i| &self.buf[(self.head + i) & mask])
     }

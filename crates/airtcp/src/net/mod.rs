@@ -1,16 +1,17 @@
 //! The network: packets (in an arena), one-way links with a queue and a channel, and static routes.
 
-pub mod arq;
+pub(crate) mod arq;
 pub mod capacity;
-pub mod link;
+pub(crate) mod link;
 pub mod packet;
-pub mod pcap;
-pub mod queue;
-pub mod routing;
+pub(crate) mod pcap;
+pub(crate) mod queue;
+pub(crate) mod routing;
 
 pub use link::{Link, LinkStats, Offer};
-pub use packet::{Ecn, Packet, PacketArena, PacketId, PacketKind, SackBlock, TcpHeader};
-pub use routing::RoutingTable;
+pub use packet::{Ecn, SackBlock, TcpHeader};
+pub(crate) use packet::{Packet, PacketArena, PacketId, PacketKind};
+pub(crate) use routing::RoutingTable;
 
 /// Index of a node in the scenario's node list.
-pub(crate) type NodeId = u32;
+pub type NodeId = u32;

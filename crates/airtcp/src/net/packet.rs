@@ -1,6 +1,6 @@
 //! Packets with explicit header sizes, the IP ECN field and the TCP header fields airtcp models.
 //!
-//! Packets live in an arena and are referred to by [`PacketId`]; freed slots are reused, so the
+//! Packets live in an arena and are referred to by `PacketId`; freed slots are reused, so the
 //! steady state allocates nothing per packet.
 
 use super::NodeId;
@@ -46,19 +46,19 @@ pub fn sack_option_bytes(n: usize) -> u32 {
 /// ns-2.35's timestamps option on a data segment (`option_sizes = "ns2"`): `TcpAgent::headersize()`
 /// (tcp/tcp.cc) adds `ts_option_size_` to `tcpip_base_hdr_size_` when `ts_option_`, and
 /// tcl/lib/ns-default.tcl sets `Agent/TCP set ts_option_size_ 10` (no padding to 12).
-pub const NS2_TS_OPTION_BYTES: u32 = 10;
+pub(crate) const NS2_TS_OPTION_BYTES: u32 = 10;
 
 /// Option bytes of an ACK carrying `n` SACK blocks as ns-2.35's sinks size it
 /// (`option_sizes = "ns2"`): `Sacker::append_ack` (tcp/tcp-sink.cc) does
 /// `ch->size() += sack_index * 8` (no kind, length or padding); `TcpSink::ack` builds the ACK
 /// with `allocpkt()`, whose size is the sink's `packetSize_` (`Agent/TCPSink set packetSize_ 40`),
 /// and adds nothing for the timestamp it echoes.
-pub fn ns2_sack_option_bytes(n: usize) -> u32 {
+pub(crate) fn ns2_sack_option_bytes(n: usize) -> u32 {
     8 * n as u32
 }
 
 /// Index of a packet in the [`PacketArena`].
-pub type PacketId = u32;
+pub(crate) type PacketId = u32;
 
 /// The two ECN bits of the IP header (RFC 3168 §5). ECT(1) is not modelled separately.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -106,7 +106,7 @@ pub struct TcpHeader {
 
 /// What a packet carries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PacketKind {
+pub(crate) enum PacketKind {
     /// A TCP segment with payload, sender → receiver.
     TcpData,
     /// A pure TCP acknowledgment, receiver → sender.
@@ -117,7 +117,7 @@ pub enum PacketKind {
 
 /// A packet in flight.
 #[derive(Debug, Clone, Copy)]
-pub struct Packet {
+pub(crate) struct Packet {
     pub src: NodeId,
     pub dst: NodeId,
     /// Index of the flow this packet belongs to.
@@ -154,7 +154,7 @@ impl Packet {
 
 /// Slab of packets with a free list.
 #[derive(Debug)]
-pub struct PacketArena {
+pub(crate) struct PacketArena {
     slots: Vec<Packet>,
     free: Vec<PacketId>,
     live: usize,
@@ -176,10 +176,6 @@ impl Default for PacketArena {
 }
 
 impl PacketArena {
-    pub fn new() -> Self {
-        Self::default()
-    }
-
     /// An arena that reports [`PacketArena::over_cap`] once it holds more than `cap` slots (it
     /// keeps working: the caller stops the run at the next event boundary). The cap also keeps
     /// slot ids inside `PacketId`.
@@ -188,13 +184,13 @@ impl PacketArena {
     }
 
     /// The most slots before [`PacketArena::over_cap`].
-    pub fn cap(&self) -> usize {
+    pub(crate) fn cap(&self) -> usize {
         self.cap
     }
 
     /// Whether the arena has grown past its cap.
     #[inline]
-    pub fn over_cap(&self) -> bool {
+    pub(crate) fn over_cap(&self) -> bool {
         self.over_cap
     }
 
@@ -253,24 +249,19 @@ impl PacketArena {
 
     /// Releases a packet's slot. The id must not be used afterwards.
     #[inline]
-    pub fn free(&mut self, id: PacketId) {
+    pub(crate) fn free(&mut self, id: PacketId) {
         self.live -= 1;
         self.free.push(id);
     }
 
     #[inline]
-    pub fn get(&self, id: PacketId) -> &Packet {
+    pub(crate) fn get(&self, id: PacketId) -> &Packet {
         &self.slots[id as usize]
     }
 
     #[inline]
     pub(crate) fn get_mut(&mut self, id: PacketId) -> &mut Packet {
         &mut self.slots[id as usize]
-    }
-
-    /// Packets currently allocated (in queues or on links).
-    pub fn live(&self) -> usize {
-        self.live
     }
 }
 

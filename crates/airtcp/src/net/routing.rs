@@ -9,7 +9,7 @@ use super::NodeId;
 
 /// `next_hop[node][dst]` = the link a packet at `node` bound for `dst` takes.
 #[derive(Debug, Clone)]
-pub struct RoutingTable {
+pub(crate) struct RoutingTable {
     n: usize,
     /// Row-major `n × n`, [`NO_ROUTE`] where there is none: 4 bytes an entry (an `Option<u32>`
     /// takes 8), 400 MB at the scenario's 10 000-node bound.
@@ -21,7 +21,7 @@ const NO_ROUTE: u32 = u32::MAX;
 
 impl RoutingTable {
     /// Builds the table from one-way links given as (from, to), indexed by link id.
-    pub fn build(n_nodes: usize, links: &[(NodeId, NodeId)]) -> Self {
+    pub(crate) fn build(n_nodes: usize, links: &[(NodeId, NodeId)]) -> Self {
         let mut next = vec![NO_ROUTE; n_nodes * n_nodes];
         // Reverse BFS from each destination over incoming links.
         let mut incoming: Vec<Vec<u32>> = vec![Vec::new(); n_nodes];

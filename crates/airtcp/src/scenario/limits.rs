@@ -50,7 +50,7 @@ fn sample_count(s: &Scenario) -> u64 {
 }
 
 /// [`MemoryEstimate`] of a validated scenario with `one_way_links` link directions.
-pub fn memory_estimate(s: &Scenario, one_way_links: u64, plan: &Plan) -> MemoryEstimate {
+pub(crate) fn memory_estimate(s: &Scenario, one_way_links: u64, plan: &Plan) -> MemoryEstimate {
     use crate::output::{FlowSeries, LinkSeries};
     let (flows, samples) = (flow_count(s), sample_count(s));
     let n = s.nodes.len() as u64;

@@ -1,15 +1,31 @@
-//! Scenario files: the serde model ([`model`]), parsing with field paths in errors, and the
-//! semantic checks ([`validate`]) that a type cannot express (ranges, references, routes).
+//! Scenario files: the serde model (`model`), parsing with field paths in errors, and the
+//! semantic checks (`validate`) that a type cannot express (ranges, references, routes).
 
 mod limits;
-pub mod model;
+pub(crate) mod model;
+/// The `--set` rules of the Python CLI, for tests that derive a variant of a shared scenario;
+/// a run reads none of it.
+#[cfg(feature = "testing")]
 pub mod overrides;
-pub mod plan;
-pub mod validate;
+pub(crate) mod plan;
+pub(crate) mod validate;
 
 pub use model::*;
 
+pub use crate::net::capacity::trace::TRACE_FILE_MAX_BYTES;
 pub use crate::spec::ScenarioError;
+pub use limits::{MemoryEstimate, UE_STATE_BYTES};
+
+/// The engine's up-front memory estimate of a valid scenario, by part: what `limits.max_memory`
+/// is checked against before anything is built (as `Simulator::build` computes it, one entry
+/// per link direction). For tests that pin the estimate to the structures it counts; a run
+/// needs none of it.
+#[cfg(feature = "testing")]
+pub fn memory_estimate(s: &Scenario) -> Result<MemoryEstimate, ScenarioError> {
+    let plan = validate::validate_and_load(s)?;
+    let one_way = s.links.iter().map(|l| if l.duplex { 2 } else { 1 }).sum();
+    Ok(limits::memory_estimate(s, one_way, &plan))
+}
 
 /// 1-based line of byte offset `pos` in `text`.
 fn line_of(text: &str, pos: usize) -> usize {
@@ -22,7 +38,7 @@ fn one_line(s: &str) -> String {
 }
 
 /// Parses scenario text into a [`Scenario`]; errors name the field path (e.g. `links[1].rate`).
-/// Types and units are checked here; ranges, references and routes by [`validate::validate`],
+/// Types and units are checked here; ranges, references and routes by `validate::validate_and_load`,
 /// which `Simulator::build` runs (once) before building.
 pub fn parse(text: &str) -> Result<Scenario, ScenarioError> {
     let de = toml::Deserializer::parse(text).map_err(|e| {

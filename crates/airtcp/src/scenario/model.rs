@@ -4,13 +4,12 @@
 
 use serde::Deserialize;
 
-pub use crate::app::{AppSpec, Ends};
-pub use crate::channel::{ChannelSpec, Effect};
-pub use crate::net::capacity::CapacitySpec;
-pub use crate::net::queue::QueueSpec;
-pub use crate::spec::RateStep;
-pub use crate::tcp::rto::RtoFormula;
-pub use crate::tcp::sender::{RtoUndoPolicy, RttSampling};
+pub(crate) use crate::app::{AppSpec, Ends};
+pub(crate) use crate::channel::ChannelSpec;
+pub(crate) use crate::net::capacity::CapacitySpec;
+pub(crate) use crate::net::queue::QueueSpec;
+pub(crate) use crate::tcp::rto::RtoFormula;
+pub(crate) use crate::tcp::sender::{RtoUndoPolicy, RttSampling};
 use crate::time::{ByteSize, DataRate, SimDuration};
 
 /// A whole scenario: topology, flows, run length, seed.
@@ -34,9 +33,9 @@ pub struct Scenario {
     /// Node names. Order is irrelevant; names must be unique.
     pub nodes: Vec<String>,
     #[serde(default)]
-    pub links: Vec<LinkSpec>,
+    pub(crate) links: Vec<LinkSpec>,
     #[serde(default)]
-    pub flows: Vec<FlowSpec>,
+    pub(crate) flows: Vec<FlowSpec>,
     /// Resource limits of the run: a run that would exceed one is refused or stopped with an
     /// error naming it, never killed for memory or left running for hours.
     #[serde(default)]
@@ -44,7 +43,7 @@ pub struct Scenario {
     /// The power model of the hosts' interfaces (`[energy]`): present, the summary reports each
     /// host's energy per megabyte received (see [`crate::metrics::energy`]).
     #[serde(default)]
-    pub energy: Option<crate::metrics::energy::EnergySpec>,
+    pub(crate) energy: Option<crate::metrics::energy::EnergySpec>,
     /// Folder that relative paths in the scenario (trace files) are resolved against: the
     /// scenario file's folder when it was loaded from a file, else the working directory.
     #[serde(skip)]
@@ -118,7 +117,7 @@ fn default_sample_interval() -> SimDuration {
 /// A link between two nodes: one-way, or two one-way links when `duplex` (the default).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct LinkSpec {
+pub(crate) struct LinkSpec {
     pub from: String,
     pub to: String,
     /// Serialization rate, e.g. "10Mbps" (or give `capacity` for a time-varying link).
@@ -172,7 +171,7 @@ fn yes() -> bool {
 // A scenario holds a handful of entries, read once: boxing the TCP entry would buy nothing.
 #[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone)]
-pub enum FlowSpec {
+pub(crate) enum FlowSpec {
     /// `kind = "tcp"`
     Tcp(TcpFlowSpec),
     /// A UDP application (`kind = "cbr"`, `"onoff"`, `"voip"`, ...).
@@ -191,14 +190,14 @@ impl<'de> Deserialize<'de> for FlowSpec {
             return crate::spec::table(table).map(FlowSpec::Tcp).map_err(D::Error::custom);
         }
         crate::spec::lookup(&kind, table, "flow", &names.join(", "), crate::app::REGISTRY)
-            .map(|(kind, spec)| FlowSpec::App(AppSpec::new(kind, spec)))
+            .map(|(_, spec)| FlowSpec::App(AppSpec::new(spec)))
             .map_err(D::Error::custom)
     }
 }
 
 impl FlowSpec {
     /// The entry's `name`, `src`, `dst`, `start` and `stop`.
-    pub fn ends(&self) -> Ends<'_> {
+    pub(crate) fn ends(&self) -> Ends<'_> {
         match self {
             FlowSpec::Tcp(t) => Ends { name: t.name.as_deref(), src: &t.src, dst: &t.dst, start: t.start, stop: t.stop },
             FlowSpec::App(a) => a.ends(),
@@ -210,7 +209,7 @@ impl FlowSpec {
 /// [`crate::tcp::sender::SenderConfig::rto_restart_every_ack`]).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum RtoRestartSpec {
+pub(crate) enum RtoRestartSpec {
     /// ACKs of new data (RFC 6298 (5.3)).
     #[default]
     NewAck,
@@ -222,7 +221,7 @@ pub enum RtoRestartSpec {
 /// [`crate::tcp::sender::SenderConfig::recover_guard_timeout_only`]).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum RecoverGuardSpec {
+pub(crate) enum RecoverGuardSpec {
     /// Every fast retransmit and every timeout (RFC 6675 §5, RFC 6582 §3.2).
     #[default]
     EveryLoss,
@@ -233,7 +232,7 @@ pub enum RecoverGuardSpec {
 /// How many bytes a TCP flow's options take on the wire (`option_sizes`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum OptionSizesSpec {
+pub(crate) enum OptionSizesSpec {
     /// As real stacks send them: timestamps 12 bytes (10, padded) on every segment and ACK, SACK
     /// 2 + 8 per block padded to 4 (RFC 7323, RFC 2018).
     #[default]
@@ -247,7 +246,7 @@ pub enum OptionSizesSpec {
 /// When NewReno resets the retransmission timer on partial ACKs (`partial_ack_timer`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum PartialAckTimerSpec {
+pub(crate) enum PartialAckTimerSpec {
     /// On the first partial ACK of a recovery only (RFC 6582 §3.2 step 5 and §4; ns-2.35's
     /// default `newreno_changes1_ 1`).
     #[default]
@@ -259,7 +258,7 @@ pub enum PartialAckTimerSpec {
 /// What a retransmission timeout halves for the new ssthresh (`timeout_ssthresh`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum TimeoutSsthreshSpec {
+pub(crate) enum TimeoutSsthreshSpec {
     /// The data outstanding, FlightSize (RFC 5681 §3.1 eq. (4)).
     #[default]
     Flight,
@@ -273,7 +272,7 @@ pub enum TimeoutSsthreshSpec {
 /// Which way the flows of a TCP group run.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Direction {
+pub(crate) enum Direction {
     /// `src` → `dst`.
     #[default]
     Forward,
@@ -286,7 +285,7 @@ pub enum Direction {
 /// A bulk TCP transfer (infinite FTP unless `bytes` is set).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct TcpFlowSpec {
+pub(crate) struct TcpFlowSpec {
     pub name: Option<String>,
     pub src: String,
     pub dst: String,

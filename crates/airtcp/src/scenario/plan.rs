@@ -12,7 +12,7 @@ use crate::net::capacity::{Capacity, ResolvedCapacity};
 
 /// A scenario resolved once by [`super::validate::validate_and_load`], borrowing the flow entries
 /// of the scenario it was made from.
-pub struct Plan<'s> {
+pub(crate) struct Plan<'s> {
     /// Per `links` entry, in order.
     pub links: Vec<LinkPlan>,
     /// Per `flows` entry, in order.
@@ -25,7 +25,7 @@ pub struct Plan<'s> {
 
 /// A link entry's models, resolved: capacities (a trace's file already read, with the HSDPA cell
 /// when the forward capacity is one), and channels.
-pub struct LinkPlan {
+pub(crate) struct LinkPlan {
     /// The `from` and `to` nodes (indices into `nodes`).
     pub(crate) from: u32,
     pub(crate) to: u32,
@@ -40,7 +40,7 @@ pub struct LinkPlan {
 }
 
 /// A flow entry with what was resolved for it.
-pub enum FlowPlan<'s> {
+pub(crate) enum FlowPlan<'s> {
     /// A TCP entry and its resolved choices.
     Tcp(&'s TcpFlowSpec, TcpPlan),
     /// A UDP application.
@@ -48,7 +48,7 @@ pub enum FlowPlan<'s> {
 }
 
 /// A TCP entry's resolved choices.
-pub struct TcpPlan {
+pub(crate) struct TcpPlan {
     /// Builds the entry's window policy, parameters checked: one instance per flow of the entry.
     pub cc: crate::cc::Constructor,
     /// What that policy needs from the flow (checked against the entry's options).

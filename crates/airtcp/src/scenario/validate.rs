@@ -3,14 +3,13 @@
 
 use std::collections::HashMap;
 
+pub(crate) use super::limits::memory_estimate;
 use super::limits::{check_limits, FLOW_STATE_BYTES};
-pub use super::limits::{memory_estimate, MemoryEstimate, UE_STATE_BYTES};
 use super::model::*;
 use super::plan::{FlowPlan, LinkPlan, Plan, TcpPlan};
 use super::ScenarioError;
 use crate::net::capacity::hsdpa::CellParams;
 use crate::net::capacity::trace::TraceFiles;
-pub use crate::net::capacity::trace::TRACE_FILE_MAX_BYTES;
 use crate::net::capacity::{CapacityContext, ResolvedCapacity};
 use crate::net::RoutingTable;
 pub(crate) use crate::spec::quote;
@@ -21,7 +20,7 @@ use crate::spec::{err, period, pkts};
 pub(crate) const MAX_NODES: usize = 10_000;
 
 /// Name of flow entry `i` (its `name`, or `"flow<i>"`).
-pub fn flow_name(f: &FlowSpec, i: usize) -> String {
+pub(crate) fn flow_name(f: &FlowSpec, i: usize) -> String {
     f.ends().name.map_or_else(|| format!("flow{i}"), str::to_string)
 }
 
@@ -60,13 +59,9 @@ pub(crate) fn flow_instances(f: &FlowSpec, i: usize) -> Vec<FlowInstance> {
     out
 }
 
-/// Checks everything a type cannot; returns the first problem found.
-pub fn validate(s: &Scenario) -> Result<(), ScenarioError> {
-    validate_and_load(s).map(|_| ())
-}
-
-/// [`validate`], returning the scenario resolved ([`Plan`]).
-pub fn validate_and_load(s: &Scenario) -> Result<Plan<'_>, ScenarioError> {
+/// Checks everything a type cannot, and returns the scenario resolved ([`Plan`]); the first
+/// problem found is the error.
+pub(crate) fn validate_and_load(s: &Scenario) -> Result<Plan<'_>, ScenarioError> {
     let mut link_plans = Vec::with_capacity(s.links.len());
     let mut flow_plans = Vec::with_capacity(s.flows.len());
     if s.duration.as_nanos() == 0 {

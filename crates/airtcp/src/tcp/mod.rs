@@ -2,7 +2,7 @@
 
 pub mod core;
 pub(crate) mod rate;
-pub mod receiver;
+pub(crate) mod receiver;
 pub mod recovery;
 pub mod rto;
 pub mod scoreboard;

@@ -76,7 +76,7 @@ mod states;
 
 use serde::Deserialize;
 
-pub use self::model::MaxFilter;
+pub(crate) use self::model::MaxFilter;
 use super::{AckInfo, CongestionControl, LossKind, LossSignal, RateSample, Reaction, SendInfo, Window};
 use crate::time::{SimDuration, SimTime, NS_PER_S};
 

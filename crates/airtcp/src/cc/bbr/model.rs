@@ -10,7 +10,7 @@ use crate::time::{SimTime, NS_PER_S};
 /// BtlBw: the maximum over the last `window` rounds of each round's largest delivery-rate sample
 /// (draft-00 §4.1.1.2).
 #[derive(Debug, Clone, Default)]
-pub struct MaxFilter {
+pub(crate) struct MaxFilter {
     /// (round, the largest sample taken in it), oldest first.
     pub(super) rounds: VecDeque<(u64, u64)>,
 }
@@ -18,7 +18,7 @@ pub struct MaxFilter {
 impl MaxFilter {
     /// Takes sample `v` in round `round` (rounds never decrease) and forgets rounds at least
     /// `window` older.
-    pub fn update(&mut self, round: u64, v: u64, window: u64) {
+    pub(crate) fn update(&mut self, round: u64, v: u64, window: u64) {
         match self.rounds.back_mut() {
             Some((r, m)) if *r == round => *m = (*m).max(v),
             _ => self.rounds.push_back((round, v)),
@@ -33,7 +33,7 @@ impl MaxFilter {
     }
 
     /// The windowed maximum as of round `round` (0 with no sample in the window).
-    pub fn get(&self, round: u64, window: u64) -> u64 {
+    pub(crate) fn get(&self, round: u64, window: u64) -> u64 {
         self.rounds.iter().filter(|&&(r, _)| r + window > round).map(|&(_, m)| m).max().unwrap_or(0)
     }
 }

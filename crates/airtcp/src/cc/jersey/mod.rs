@@ -81,7 +81,7 @@ pub(crate) fn check_k(k: f64) -> Result<(), String> {
 }
 
 impl JerseyParams {
-    pub fn check(&self) -> Result<(), String> {
+    pub(crate) fn check(&self) -> Result<(), String> {
         check_k(self.k)
     }
 }
@@ -114,7 +114,7 @@ pub(crate) fn rate_control(w: &mut Window, ownd: u64) {
 
 /// Window growth of Fig. 7 lines 5 and 9 (Reno's SS/CA), also on an ACK the sender flagged
 /// `no_growth` only because of an ECN reduction: the Jersey family answers ECN itself.
-pub fn grow(w: &mut Window, ack: &AckInfo) {
+pub(crate) fn grow(w: &mut Window, ack: &AckInfo) {
     Reno.on_ack(w, &AckInfo { no_growth: false, ..*ack });
 }
 
@@ -156,7 +156,7 @@ impl Jersey {
     }
 
     /// ownd in bytes from the current estimate; `None` before the first RTT sample.
-    pub fn ownd(&self, mss: u64) -> Option<u64> {
+    pub(crate) fn ownd(&self, mss: u64) -> Option<u64> {
         (self.srtt_ns > 0).then(|| ownd_bytes(self.abe.rate, self.srtt_ns, mss))
     }
 
@@ -167,7 +167,7 @@ impl Jersey {
 
 /// The shared timeout rule of the Jersey family (NJ+ Fig. 3a): CW → cwnd = 1 segment,
 /// ssthresh = ownd; no CW → cwnd = ssthresh = `ownd_no_cw_cwnd`. Without an RTT sample, Reno's.
-pub fn on_timeout(w: &mut Window, s: &LossSignal, ownd: Option<u64>, no_cw_cwnd: Option<u64>) {
+pub(crate) fn on_timeout(w: &mut Window, s: &LossSignal, ownd: Option<u64>, no_cw_cwnd: Option<u64>) {
     match ownd {
         None => {
             w.ssthresh = halve(s.flight_bytes, w.mss);
@@ -268,7 +268,7 @@ impl CongestionControl for Jersey {
 pub(crate) mod tests {
     use super::*;
 
-    pub const MS: u64 = 1_000_000;
+    pub(crate) const MS: u64 = 1_000_000;
 
     pub(crate) fn ack_at(now: u64, acked: u64, srtt: u64, ece: bool) -> AckInfo<'static> {
         let header = crate::cc::westwood::tests::header(crate::net::TcpHeader { ece, ..Default::default() });

@@ -65,7 +65,7 @@ fn default_k() -> f64 {
 }
 
 impl NewJerseyParams {
-    pub fn check(&self) -> Result<(), String> {
+    pub(crate) fn check(&self) -> Result<(), String> {
         jersey::check_k(self.k)
     }
 }
@@ -116,7 +116,7 @@ impl NewJersey {
     }
 
     /// ownd in bytes (eq. (2) of NJ+ = Jersey eq. (6)); `None` before the first RTT sample.
-    pub fn ownd(&self, mss: u64) -> Option<u64> {
+    pub(crate) fn ownd(&self, mss: u64) -> Option<u64> {
         (self.srtt_ns > 0).then(|| ownd_bytes(self.rate(), self.srtt_ns, mss))
     }
 

@@ -105,12 +105,12 @@ use super::reno::Reno;
 use super::{AckInfo, CongestionControl, Head, LossKind, LossSignal, Reaction, RecoverGuard, Window};
 use crate::time::SimTime;
 
-pub use self::ns2::Ns2Epoch;
+pub(crate) use self::ns2::Ns2Epoch;
 
 /// Vegas's parameters (`[flows.cc_params]` with `cc = "vegas"`), in segments.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct VegasParams {
+pub(crate) struct VegasParams {
     /// Grow when diff < α (too little backlog).
     #[serde(default = "default_alpha")]
     pub alpha: f64,
@@ -134,7 +134,7 @@ pub struct VegasParams {
 /// Which Vegas (`cc_params.variant`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Variant {
+pub(crate) enum Variant {
     /// The thesis's §2.2.6 rule with this module's readings (module doc).
     #[default]
     Thesis,
@@ -159,7 +159,7 @@ fn default_expiry() -> bool {
 
 impl VegasParams {
     /// One-line error naming the field and its allowed range.
-    pub fn check(&self) -> Result<(), String> {
+    pub(crate) fn check(&self) -> Result<(), String> {
         if !(self.alpha >= 0.0 && self.alpha.is_finite()) {
             return Err(format!("alpha: {} is out of range (allowed: alpha >= 0)", self.alpha));
         }
@@ -192,7 +192,7 @@ pub(crate) enum Decision {
 
 /// The fine-grained timer of ns-2.35's Vegas (`v_sa_`, `v_sd_`, `v_timeout_`), in nanoseconds.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct FineTimer {
+pub(crate) struct FineTimer {
     /// 8·SRTT (`v_sa_`).
     pub sa: f64,
     /// 4·mean deviation (`v_sd_`).
@@ -209,7 +209,7 @@ impl FineTimer {
     /// One sample R (ns): the first sets SRTT = R and `v_sd_` = R (ns-2 does so at the first
     /// ACK), then n = R − SRTT, SRTT += n/8, `v_sd_` += |n| − `v_sd_`/4, timeout = 17/16 of
     /// (`v_sa_`/4 + `v_sd_`)/2 = SRTT + 2·mdev.
-    pub fn sample(&mut self, r: f64) {
+    pub(crate) fn sample(&mut self, r: f64) {
         if !self.timeout.is_finite() {
             self.sa = 8.0 * r;
             self.sd = r;
@@ -224,7 +224,7 @@ impl FineTimer {
 
 /// TCP Vegas window policy.
 #[derive(Debug, Clone)]
-pub struct Vegas {
+pub(crate) struct Vegas {
     alpha: f64,
     beta: f64,
     gamma: f64,
@@ -260,7 +260,7 @@ pub struct Vegas {
 
 impl Vegas {
     /// Vegas with checked parameters, before any RTT sample (no BaseRTT, no expiry yet).
-    pub fn new(p: &VegasParams) -> Self {
+    pub(crate) fn new(p: &VegasParams) -> Self {
         Vegas {
             alpha: p.alpha,
             beta: p.beta,

@@ -8,7 +8,7 @@ use crate::time::SimTime;
 /// ns-2.35's once-per-RTT state (`VegasTcpAgent`, tcp/tcp.h and tcp/tcp-vegas.cc). Sequence
 /// numbers are bytes here; ns-2's are packets (its ACK number s is our ACK (s + 1)·MSS).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Ns2Epoch {
+pub(crate) struct Ns2Epoch {
     /// `v_begseq_`: snd_nxt when the epoch began; the epoch ends at the first new ACK that covers
     /// the segment starting there (`tcph->seqno() >= v_begseq_`). 0 at the start, so the first
     /// ACK ends the first epoch.

@@ -1,5 +1,5 @@
 //! Capacity models: how fast a link's transmitter serves packets. A constant rate, a piecewise
-//! rate schedule ([`rate_schedule`]), a trace of delivery opportunities ([`trace`], mahimahi's
+//! rate schedule (`rate_schedule`), a trace of delivery opportunities ([`trace`], mahimahi's
 //! format), or an HSDPA cell ([`hsdpa`]), whose MAC with its per-UE queues and scheduler replaces
 //! the link's transmitter and queue altogether. What happens to a packet once it is on the wire
 //! (loss, corruption) is the channel's business (`channel`).
@@ -9,11 +9,11 @@
 //! one line each. A new capacity model is one file plus one line there.
 
 pub mod hsdpa;
-pub mod rate_schedule;
+pub(crate) mod rate_schedule;
 pub mod trace;
 
-pub use rate_schedule::RateSchedule;
-pub use trace::TraceCapacity;
+pub(crate) use rate_schedule::RateSchedule;
+pub(crate) use trace::TraceCapacity;
 
 use std::sync::Arc;
 
@@ -47,25 +47,19 @@ const fn kind<T: serde::de::DeserializeOwned + CapacityKind + 'static>(name: &'s
     Entry { name, parse: parse::<T> }
 }
 
-/// A link direction's `capacity` table as the scenario gives it: its kind and that kind's spec.
+/// A link direction's `capacity` table as the scenario gives it: the spec of its kind.
 #[derive(Debug, Clone)]
-pub struct CapacitySpec {
-    kind: &'static str,
+pub(crate) struct CapacitySpec {
     spec: Arc<dyn CapacityKind>,
 }
 
 impl<'de> serde::Deserialize<'de> for CapacitySpec {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::spec::tagged(d, "capacity", REGISTRY).map(|(kind, spec)| CapacitySpec { kind, spec })
+        crate::spec::tagged(d, "capacity", REGISTRY).map(|(_, spec)| CapacitySpec { spec })
     }
 }
 
 impl CapacitySpec {
-    /// The `kind` name.
-    pub fn kind(&self) -> &'static str {
-        self.kind
-    }
-
     /// Checks the table and resolves the model it describes (a trace's file is read here, once
     /// per file however many links name it); errors name `field` and the key.
     pub(crate) fn resolve(&self, field: &str, ctx: &mut CapacityContext) -> Result<ResolvedCapacity, ScenarioError> {
@@ -121,7 +115,7 @@ impl CapacityKind for ConstantCapacitySpec {
 /// delivery opportunities. Every model is a work-conserving FIFO whose future is known, so a
 /// packet's departure is computed when it is admitted (see `net::link`).
 #[derive(Debug, Clone)]
-pub enum Capacity {
+pub(crate) enum Capacity {
     Constant(DataRate),
     Schedule(RateSchedule),
     Trace(TraceCapacity),
@@ -131,7 +125,7 @@ impl Capacity {
     /// Serves a packet of `bytes` that reached the transmitter at `arrival` ns, the transmitter
     /// being busy until `busy_until` with earlier packets; returns (start, end) of its service.
     #[inline]
-    pub fn serve(&mut self, arrival: u64, busy_until: u64, bytes: u32) -> (u64, u64) {
+    pub(crate) fn serve(&mut self, arrival: u64, busy_until: u64, bytes: u32) -> (u64, u64) {
         let start = arrival.max(busy_until);
         let end = match self {
             Capacity::Constant(r) => start + r.tx_time_ns(bytes),

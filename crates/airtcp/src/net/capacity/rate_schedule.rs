@@ -80,7 +80,7 @@ impl CapacityKind for ScheduleCapacitySpec {
 /// Steps of (offset from the schedule's start in ns, rate in b/s), increasing in offset, the first
 /// at offset 0; with `period_ns`, the steps repeat every period (offsets must be below it).
 #[derive(Debug, Clone)]
-pub struct RateSchedule {
+pub(crate) struct RateSchedule {
     steps: Vec<(u64, u64)>,
     period_ns: Option<u64>,
 }
@@ -88,7 +88,7 @@ pub struct RateSchedule {
 impl RateSchedule {
     /// Validated input: the first step is at 0, offsets increase, offsets < period, and some rate
     /// is positive in the part that lasts forever (the last step, or any step when repeating).
-    pub fn new(steps: Vec<(u64, u64)>, period_ns: Option<u64>) -> Self {
+    pub(crate) fn new(steps: Vec<(u64, u64)>, period_ns: Option<u64>) -> Self {
         debug_assert!(steps.first().is_some_and(|s| s.0 == 0));
         RateSchedule { steps, period_ns }
     }
@@ -123,7 +123,7 @@ impl RateSchedule {
     }
 
     /// When a packet of `bytes` whose serialization starts at `start` ns finishes.
-    pub fn finish(&self, start: u64, bytes: u32) -> u64 {
+    pub(crate) fn finish(&self, start: u64, bytes: u32) -> u64 {
         let mut need = bytes as u128 * 8 * NS_PER_S as u128; // bit·ns of service
         let mut t = start;
         loop {

@@ -195,7 +195,7 @@ impl TraceFiles {
 
 /// A repeating schedule of delivery opportunities and the position of the transmitter in it.
 #[derive(Debug, Clone)]
-pub struct TraceCapacity {
+pub(crate) struct TraceCapacity {
     /// Opportunity offsets within one period, ns, non-decreasing. Shared by every link direction
     /// that replays the same trace file (it is read and held once, see `scenario::validate`).
     offsets_ns: std::sync::Arc<[u64]>,
@@ -211,7 +211,7 @@ pub struct TraceCapacity {
 }
 
 /// A parsed mahimahi trace: its delivery opportunities in milliseconds, non-decreasing, and its
-/// period (the last of them, above 0). Only [`parse_mahimahi`] makes one, so a [`TraceCapacity`]
+/// period (the last of them, above 0). Only [`parse_mahimahi`] makes one, so a `TraceCapacity`
 /// built from it always has a period.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Opportunities {
@@ -223,11 +223,6 @@ impl Opportunities {
     /// The opportunities, in milliseconds from the start of a period.
     pub fn ms(&self) -> &[u64] {
         &self.ms
-    }
-
-    /// The trace's period, ms (its last timestamp).
-    pub fn period_ms(&self) -> u64 {
-        self.period_ms
     }
 }
 
@@ -267,7 +262,7 @@ pub fn parse_mahimahi(text: &str) -> Result<Opportunities, String> {
 
 impl TraceCapacity {
     /// The capacity of a trace whose opportunities carry `opportunity_bytes` each.
-    pub fn new(trace: &Opportunities, opportunity_bytes: u32) -> Self {
+    pub(crate) fn new(trace: &Opportunities, opportunity_bytes: u32) -> Self {
         let offsets_ns: std::sync::Arc<[u64]> = trace.ms.iter().map(|ms| ms * 1_000_000).collect();
         let period_ns = trace.period_ms * 1_000_000;
         TraceCapacity { offsets_ns, period_ns, opportunity_bytes, offset_ns: 0, next_free: 0, left_bytes: opportunity_bytes }
@@ -292,7 +287,7 @@ impl TraceCapacity {
     }
 
     /// Trace time at simulated time 0, ns.
-    pub fn offset_ns(&self) -> u64 {
+    pub(crate) fn offset_ns(&self) -> u64 {
         self.offset_ns
     }
 
@@ -302,7 +297,7 @@ impl TraceCapacity {
     }
 
     /// Opportunities per period.
-    pub fn per_period(&self) -> u64 {
+    pub(crate) fn per_period(&self) -> u64 {
         self.offsets_ns.len() as u64
     }
 
@@ -337,7 +332,7 @@ impl TraceCapacity {
 
     /// Serves a packet of `bytes` that reached the link at `arrival` ns, behind everything admitted
     /// before it; returns when its last byte leaves.
-    pub fn serve(&mut self, arrival: u64, bytes: u32) -> u64 {
+    pub(crate) fn serve(&mut self, arrival: u64, bytes: u32) -> u64 {
         // Opportunities before the packet's arrival are of no use to it: any still unused were
         // wasted on an empty queue (mahimahi keeps no credit). A partly used opportunity at or
         // after the arrival instant still serves it.

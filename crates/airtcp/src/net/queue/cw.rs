@@ -73,7 +73,7 @@ impl QueueKind for CwSpec {
 
 /// State of a CW queue.
 #[derive(Debug, Clone)]
-pub struct CwState {
+pub(crate) struct CwState {
     /// EWMA weight w: avg ← (1−w)·avg + w·q.
     pub weight: f64,
     /// Marking threshold in packets.
@@ -89,7 +89,7 @@ pub struct CwState {
 
 impl CwState {
     /// A CW queue with EWMA weight `weight` and threshold `threshold_pkts`, the paper's rules.
-    pub fn new(weight: f64, threshold_pkts: f64, drop_non_ect: bool) -> Self {
+    pub(crate) fn new(weight: f64, threshold_pkts: f64, drop_non_ect: bool) -> Self {
         CwState { weight, threshold_pkts, avg: 0.0, drop_non_ect, ns2_rules: false }
     }
 

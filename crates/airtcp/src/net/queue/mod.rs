@@ -7,9 +7,9 @@
 //! A new queue is one file plus one line there: a discipline other than the built-in ones builds
 //! an [`Aqm::Custom`] with its own [`Admit`].
 
-pub mod cw;
-pub mod droptail;
-pub mod red;
+pub(crate) mod cw;
+pub(crate) mod droptail;
+pub(crate) mod red;
 
 use std::sync::Arc;
 
@@ -18,8 +18,8 @@ use crate::net::Ecn;
 use crate::spec::{Entry, ScenarioError};
 use crate::time::SimTime;
 
-pub use cw::CwState;
-pub use red::{RedParams, RedState};
+pub(crate) use cw::CwState;
+pub(crate) use red::RedState;
 
 /// A queue kind's scenario table, deserialized: it checks its values (errors name
 /// `<field>.<key>`) and builds the queue of one link direction.
@@ -47,34 +47,28 @@ const fn kind<T: serde::de::DeserializeOwned + QueueKind + 'static>(name: &'stat
     Entry { name, parse: parse::<T> }
 }
 
-/// A link direction's `queue` table as the scenario gives it: its kind and that kind's spec.
+/// A link direction's `queue` table as the scenario gives it: the spec of its kind.
 #[derive(Debug, Clone)]
-pub struct QueueSpec {
-    kind: &'static str,
+pub(crate) struct QueueSpec {
     spec: Arc<dyn QueueKind>,
 }
 
 impl Default for QueueSpec {
     /// DropTail of 50 packets (ns-2's default `limit_`).
     fn default() -> Self {
-        QueueSpec { kind: "droptail", spec: Arc::new(droptail::DropTailSpec::default()) }
+        QueueSpec { spec: Arc::new(droptail::DropTailSpec::default()) }
     }
 }
 
 impl<'de> serde::Deserialize<'de> for QueueSpec {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::spec::tagged(d, "queue", REGISTRY).map(|(kind, spec)| QueueSpec { kind, spec })
+        crate::spec::tagged(d, "queue", REGISTRY).map(|(_, spec)| QueueSpec { spec })
     }
 }
 
 impl QueueSpec {
-    /// The `kind` name.
-    pub fn kind(&self) -> &'static str {
-        self.kind
-    }
-
     /// Checks the table's values; errors name `field` and the key.
-    pub fn check(&self, field: &str) -> Result<(), ScenarioError> {
+    pub(crate) fn check(&self, field: &str) -> Result<(), ScenarioError> {
         self.spec.check(field)
     }
 
@@ -107,16 +101,18 @@ fn default_limit() -> u32 {
 
 /// The admission policy of a queue (enum-dispatched: it is on every packet's path).
 #[derive(Debug, Clone)]
-pub enum Aqm {
+pub(crate) enum Aqm {
     DropTail,
     Red(RedState),
     Cw(CwState),
-    /// A plug-in kind's own discipline.
+    /// A plug-in kind's own discipline: the hook a new queue kind's file uses without touching
+    /// this enum (none of the built-in kinds needs it).
+    #[allow(dead_code, reason = "the plug-in hook of queue kinds; no built-in kind uses it")]
     Custom(Box<dyn Admit>),
 }
 
 /// The admission decision of a queue kind that is not one of the built-in ones ([`Aqm::Custom`]).
-pub trait Admit: std::fmt::Debug + Send {
+pub(crate) trait Admit: std::fmt::Debug + Send {
     /// As `Queue::admit`, with the buffer limit.
     fn admit(&mut self, now: SimTime, q: u32, idle_since: Option<SimTime>, limit_pkts: u32, ecn: Ecn, rng: &mut RngStream) -> Admission;
     /// As `Queue::avg_pkts`.
@@ -150,7 +146,7 @@ impl Clone for Box<dyn Admit> {
 
 /// Outcome of offering a packet to a queue.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Admission {
+pub(crate) enum Admission {
     /// Queued unchanged.
     Queued,
     /// Queued with CE set.
@@ -163,13 +159,13 @@ pub enum Admission {
 
 /// The buffer limit and admission policy of a link's FIFO.
 #[derive(Debug, Clone)]
-pub struct Queue {
+pub(crate) struct Queue {
     pub limit_pkts: u32,
     pub aqm: Aqm,
 }
 
 impl Queue {
-    pub fn new(limit_pkts: u32, aqm: Aqm) -> Self {
+    pub(crate) fn new(limit_pkts: u32, aqm: Aqm) -> Self {
         Queue { limit_pkts, aqm }
     }
 

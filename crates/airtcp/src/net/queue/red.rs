@@ -91,7 +91,7 @@ impl QueueKind for RedSpec {
 
 /// Configuration of a RED queue.
 #[derive(Debug, Clone)]
-pub struct RedParams {
+pub(crate) struct RedParams {
     pub min_th: f64,
     pub max_th: f64,
     pub weight: f64,
@@ -106,7 +106,7 @@ pub struct RedParams {
 
 /// State of a RED queue.
 #[derive(Debug, Clone)]
-pub struct RedState {
+pub(crate) struct RedState {
     pub p: RedParams,
     pub avg: f64,
     /// Packets since the last mark (−1 after leaving the marking region).
@@ -121,7 +121,7 @@ pub struct RedState {
 
 impl RedState {
     /// A RED queue with parameters `p`, average 0.
-    pub fn new(p: RedParams) -> Self {
+    pub(crate) fn new(p: RedParams) -> Self {
         let count = if p.ns2_rules { 0 } else { -1 };
         RedState { p, avg: 0.0, count, decayed_to: 0, old: false }
     }

@@ -17,7 +17,7 @@ pub(crate) const SINUSOIDS: usize = 16;
 
 /// A multipath model: relative path powers (dB) and how many of them the rake recovers.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct PathProfile {
+pub(crate) struct PathProfile {
     pub name: &'static str,
     pub powers_db: &'static [f64],
     /// Fingers (recovered paths: the strongest `fingers` of `powers_db`, listed first).
@@ -35,7 +35,7 @@ pub(crate) const FLAT: &[f64] = &[0.0];
 
 /// One of the paper's Table 1 models: profile, fingers, and the Doppler it moves at.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct ChannelModel {
+pub(crate) struct ChannelModel {
     pub profile: PathProfile,
     /// UE speed, km/h (`None`: a fixed Doppler, model E).
     pub speed_kmh: Option<f64>,
@@ -149,7 +149,7 @@ impl RayleighPath {
 /// One UE's multipath channel: a Rayleigh process per path, scaled by the path powers
 /// (normalized to a total of 1).
 #[derive(Debug, Clone)]
-pub struct MultipathChannel {
+pub(crate) struct MultipathChannel {
     pub model: ChannelModel,
     paths: Vec<(f64, RayleighPath)>,
 }
@@ -158,7 +158,7 @@ pub struct MultipathChannel {
 const C_M_PER_S: f64 = 299_792_458.0;
 
 impl MultipathChannel {
-    pub fn new(model: ChannelModel, carrier_hz: f64, rng: &mut RngStream) -> Self {
+    pub(crate) fn new(model: ChannelModel, carrier_hz: f64, rng: &mut RngStream) -> Self {
         let fd = match (model.doppler_hz, model.speed_kmh) {
             (Some(f), _) => f,
             (None, Some(v)) => v / 3.6 * carrier_hz / C_M_PER_S,
@@ -168,11 +168,6 @@ impl MultipathChannel {
         let total: f64 = lin.iter().sum();
         let paths = lin.iter().map(|p| (p / total, RayleighPath::new(fd, rng))).collect();
         MultipathChannel { model, paths }
-    }
-
-    /// Maximum Doppler frequency of the model at `carrier_hz`, Hz.
-    pub fn doppler_hz(model: &ChannelModel, carrier_hz: f64) -> f64 {
-        model.doppler_hz.unwrap_or_else(|| model.speed_kmh.unwrap_or(0.0) / 3.6 * carrier_hz / C_M_PER_S)
     }
 
     /// The per-chip C/I at the rake output at `t_s` for geometry `g` (linear): [`rake_c_over_i`]

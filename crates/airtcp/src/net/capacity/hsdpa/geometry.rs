@@ -17,7 +17,7 @@ use crate::engine::RngStream;
 
 /// Layout and propagation parameters (Table 2 by default).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct DropParams {
+pub(crate) struct DropParams {
     pub site_distance_m: f64,
     pub shadowing_std_db: f64,
     /// Correlation of the shadowing of two sites (sectors of one site: 1.0).
@@ -96,7 +96,7 @@ pub(crate) fn drop_point(d: f64, rng: &mut RngStream) -> (f64, f64) {
 }
 
 /// A standard normal draw (Box–Muller).
-pub fn normal(rng: &mut RngStream) -> f64 {
+pub(crate) fn normal(rng: &mut RngStream) -> f64 {
     let u1 = 1.0 - rng.uniform();
     let u2 = rng.uniform();
     (-2.0 * u1.ln()).sqrt() * (2.0 * PI * u2).cos()

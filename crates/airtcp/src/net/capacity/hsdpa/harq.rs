@@ -15,7 +15,7 @@ use crate::engine::RngStream;
 
 /// One RLC PDU in a transport block: its SDU's sequence number and its index in the SDU.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct PduRef {
+pub(crate) struct PduRef {
     pub sdu: u64,
     pub seg: u32,
 }

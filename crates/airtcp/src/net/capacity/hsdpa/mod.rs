@@ -25,11 +25,11 @@
 //! per UE at the Node-B holds the SDUs whose PDUs were never sent).
 
 pub mod cqi;
-pub mod fading;
-pub mod geometry;
-pub mod harq;
-pub mod rlc;
-pub mod scheduler;
+pub(crate) mod fading;
+pub(crate) mod geometry;
+pub(crate) mod harq;
+pub(crate) mod rlc;
+pub(crate) mod scheduler;
 mod spec;
 
 pub(crate) use spec::HsdpaSpec;
@@ -49,7 +49,7 @@ pub const SF: f64 = 16.0;
 
 /// A cell's parameters (the scenario's `capacity = { kind = "hsdpa", ... }`, validated).
 #[derive(Debug, Clone)]
-pub struct CellParams {
+pub(crate) struct CellParams {
     pub tti_ns: u64,
     pub discipline: Discipline,
     pub pf_tc_tti: f64,
@@ -87,7 +87,7 @@ pub(crate) const TTI_NS: u64 = 2_000_000;
 
 /// Counters of one UE.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct UeStats {
+pub(crate) struct UeStats {
     pub geometry_db: f64,
     /// Table 1 model letter (or 's' for a static channel).
     pub channel_model: char,
@@ -111,10 +111,9 @@ pub struct UeStats {
 
 /// One UE of the cell.
 #[derive(Debug, Clone)]
-pub struct Ue {
+pub(crate) struct Ue {
     /// The flow's index in the run.
     pub flow: usize,
-    pub name: String,
     pub rlc: Rlc,
     queue: Queue,
     harq: Vec<Option<TransportBlock>>,
@@ -140,7 +139,7 @@ impl Ue {
 
 /// What a TTI produced for the network: packets to deliver (in order per UE) and packets lost.
 #[derive(Debug, Default)]
-pub struct TtiOutput {
+pub(crate) struct TtiOutput {
     pub delivered: Vec<PacketId>,
     pub dropped: Vec<PacketId>,
 }
@@ -148,7 +147,7 @@ pub struct TtiOutput {
 /// One IP packet offered to the cell: the packet, its size on the air interface (after ROHC,
 /// HSDPA paper Table 4) and its ECN field, which the Node-B queue may mark.
 #[derive(Debug, Clone, Copy)]
-pub struct Sdu {
+pub(crate) struct Sdu {
     /// The packet the cell holds until it is delivered or given up on.
     pub pkt: PacketId,
     /// Bytes it takes on the air interface.
@@ -161,7 +160,7 @@ pub struct Sdu {
 /// flow of the run, in every cell, used to allocate and scan state for flows that never cross
 /// the cell: 40 cells of 10^5 flows took 5 GB, uncounted by `limits.max_memory`; issue 39.)
 #[derive(Debug)]
-pub struct HsdpaCell {
+pub(crate) struct HsdpaCell {
     pub params: CellParams,
     label: String,
     seed: u64,
@@ -189,7 +188,7 @@ struct Candidate {
 }
 
 impl HsdpaCell {
-    pub fn new(params: CellParams, queue_template: Queue, seed: u64, label: &str) -> Self {
+    pub(crate) fn new(params: CellParams, queue_template: Queue, seed: u64, label: &str) -> Self {
         let overrides = params.ues.iter().enumerate().map(|(i, u)| (u.0.clone(), i)).collect();
         HsdpaCell {
             params,
@@ -208,7 +207,7 @@ impl HsdpaCell {
     /// The UE of flow `flow` (named `name`; AM RLC for TCP), created on its first packet. Its
     /// drop, fading and HARQ draws come from streams named after the cell and the flow, so they
     /// do not depend on which UE appeared first or on any other UE.
-    pub fn ue(&mut self, flow: usize, name: &str, am: bool) -> &mut Ue {
+    pub(crate) fn ue(&mut self, flow: usize, name: &str, am: bool) -> &mut Ue {
         if let Some(&i) = self.slot.get(&flow) {
             return &mut self.ues[i];
         }
@@ -235,7 +234,6 @@ impl HsdpaCell {
                 UeStats { geometry_db: g_db, channel_model: model.profile.name.chars().next().unwrap_or('?'), ..UeStats::default() };
             let ue = Ue {
                 flow,
-                name: name.to_string(),
                 rlc,
                 queue: self.queue_template.clone(),
                 harq: vec![None; p.harq_processes],
@@ -260,7 +258,7 @@ impl HsdpaCell {
     /// Offers `sdu` of flow `flow` to its UE's Node-B queue at `now` (the UE is made on the flow's
     /// first SDU, named `name`, its RLC in acknowledged mode if `am`); returns the queue's decision
     /// (the packet is the cell's to hold if queued).
-    pub fn offer(&mut self, now: u64, flow: usize, name: &str, am: bool, sdu: Sdu, rng: &mut RngStream) -> Admission {
+    pub(crate) fn offer(&mut self, now: u64, flow: usize, name: &str, am: bool, sdu: Sdu, rng: &mut RngStream) -> Admission {
         let ue = self.ue(flow, name, am);
         let q = ue.rlc.waiting_sdus();
         let a = ue.queue.admit(now, q, None, sdu.ecn, rng);
@@ -277,7 +275,7 @@ impl HsdpaCell {
     }
 
     /// Whether any UE has something to send or in HARQ.
-    pub fn busy(&self) -> bool {
+    pub(crate) fn busy(&self) -> bool {
         self.ues.iter().any(|u| u.busy())
     }
 
@@ -294,7 +292,7 @@ impl HsdpaCell {
     }
 
     /// The summary of flow `flow`'s UE over a run of `end_ns`, if the flow has one.
-    pub fn summary(&self, flow: usize, end_ns: u64) -> Option<crate::output::HsdpaUeSummary> {
+    pub(crate) fn summary(&self, flow: usize, end_ns: u64) -> Option<crate::output::HsdpaUeSummary> {
         let u = &self.ues[*self.slot.get(&flow)?];
         let st = &u.stats;
         Some(crate::output::HsdpaUeSummary {
@@ -314,13 +312,8 @@ impl HsdpaCell {
         })
     }
 
-    /// The UEs' counters, by flow index.
-    pub fn ue_stats(&self) -> Vec<(usize, String, UeStats)> {
-        self.ues.iter().map(|u| (u.flow, u.name.clone(), UeStats { rlc: u.rlc.stats, ..u.stats })).collect()
-    }
-
     /// Runs the TTI that starts at `now` (a multiple of the TTI).
-    pub fn tti(&mut self, now: u64, out: &mut TtiOutput) {
+    pub(crate) fn tti(&mut self, now: u64, out: &mut TtiOutput) {
         let p = self.params.clone();
         let tti_s = p.tti_ns as f64 * 1e-9;
         let k = now / p.tti_ns + 1; // 1-based TTI index (0 = never served)
@@ -469,7 +462,7 @@ impl HsdpaCell {
 
 #[cfg(test)]
 mod state_size {
-    /// `scenario::validate::UE_STATE_BYTES` bounds a UE's state at rest with the most HARQ
+    /// `scenario::UE_STATE_BYTES` bounds a UE's state at rest with the most HARQ
     /// processes (16) and the most fading paths a channel model has (6).
     #[test]
     fn ue_state_fits_its_estimate() {
@@ -477,6 +470,6 @@ mod state_size {
         let harq = 16 * std::mem::size_of::<Option<super::TransportBlock>>();
         let paths = 6 * std::mem::size_of::<(f64, super::fading::RayleighPath)>();
         let total = (ue + harq + paths) as u64;
-        assert!(total <= crate::scenario::validate::UE_STATE_BYTES, "{total} bytes");
+        assert!(total <= crate::scenario::UE_STATE_BYTES, "{total} bytes");
     }
 }

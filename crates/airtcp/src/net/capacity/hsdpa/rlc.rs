@@ -35,7 +35,7 @@ struct Sdu {
 
 /// Counters of one RLC entity.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct RlcStats {
+pub(crate) struct RlcStats {
     pub sdus_in: u64,
     pub sdus_delivered: u64,
     /// SDUs dropped by the AM discard timer or lost in UM.
@@ -46,7 +46,7 @@ pub struct RlcStats {
 
 /// One UE's RLC entity (transmitter at the RNC and receiver at the UE).
 #[derive(Debug, Clone)]
-pub struct Rlc {
+pub(crate) struct Rlc {
     pub am: bool,
     pub payload_bytes: u32,
     pub header_bytes: u32,
@@ -65,7 +65,7 @@ pub struct Rlc {
 }
 
 impl Rlc {
-    pub fn new(am: bool, payload_bytes: u32, header_bytes: u32, discard_ns: u64, retx_delay_ns: u64) -> Self {
+    pub(crate) fn new(am: bool, payload_bytes: u32, header_bytes: u32, discard_ns: u64, retx_delay_ns: u64) -> Self {
         Rlc {
             am,
             payload_bytes,
@@ -98,12 +98,12 @@ impl Rlc {
     }
 
     /// Whether anything is left to send or to wait for.
-    pub fn idle(&self) -> bool {
+    pub(crate) fn idle(&self) -> bool {
         self.sdus.is_empty() && self.retx.is_empty()
     }
 
     /// Accepts an SDU of `bytes` over the air.
-    pub fn push(&mut self, pkt: PacketId, bytes: u32, now: u64) {
+    pub(crate) fn push(&mut self, pkt: PacketId, bytes: u32, now: u64) {
         let n = bytes.div_ceil(self.payload_bytes).max(1);
         self.sdus.push_back(Sdu { pkt: Some(pkt), arrived_at: now, n_pdus: n, next_new: 0, received: 0, state: SduState::Live });
         self.unsent_pdus += n as u64;
@@ -141,7 +141,7 @@ impl Rlc {
 
     /// Takes up to `max` PDUs for a block at `now`: due retransmissions first, then new PDUs in
     /// SDU order. SDUs found older than the discard timer are dropped into `dropped`.
-    pub fn take(&mut self, now: u64, max: u32, out: &mut Vec<PduRef>, dropped: &mut Vec<PacketId>) {
+    pub(crate) fn take(&mut self, now: u64, max: u32, out: &mut Vec<PduRef>, dropped: &mut Vec<PacketId>) {
         while (out.len() as u32) < max {
             let Some(&(t, pdu)) = self.retx.front() else { break };
             if t > now {

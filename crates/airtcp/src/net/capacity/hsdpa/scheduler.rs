@@ -9,7 +9,7 @@
 
 /// Scheduling discipline, as a scenario names it (`capacity.scheduler`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Deserialize)]
-pub enum Discipline {
+pub(crate) enum Discipline {
     /// Proportional fair, the paper's.
     #[default]
     #[serde(rename = "pf")]
