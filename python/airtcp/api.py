@@ -17,6 +17,7 @@ from typing import Any, cast
 
 from . import _core
 from ._signals import sigint_held
+from .outputs import umask
 from .presets import PresetWarning, notice, text_with_presets
 from .scenario import ScenarioLike, resolve
 from .summary import Summary
@@ -159,7 +160,8 @@ class RunResult:
             self.link_series.write_parquet(temps["link_series"])
             with sigint_held():
                 for key, path in paths.items():
-                    os.chmod(temps[key], 0o644)  # mkstemp's 0600 would stay on the renamed file
+                    # as open() would make it (mkstemp's 0600 would stay on the renamed file)
+                    os.chmod(temps[key], 0o666 & ~umask())
                     os.replace(temps.pop(key), path)
         finally:
             for tmp in temps.values():
