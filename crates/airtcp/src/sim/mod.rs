@@ -188,8 +188,10 @@ impl Simulator {
     }
 
     /// Captures every link direction's packets into `dir` during the run (`net::pcap`): one
-    /// libpcap file per link direction that carries a packet, and `events.csv` for drops, losses
-    /// and corruptions. An I/O error fails the run with one line naming the file.
+    /// libpcap file per link direction that carries a packet, one per host that sends or receives
+    /// one (`hosts/`), and `events.csv` for drops, losses and corruptions. The capture learns each
+    /// TCP flow's options and paths here, for the handshake it writes before the flow's first
+    /// frame in each file. An I/O error fails the run with one line naming the file.
     /// A flow with `option_sizes = "ns2"` is refused: its packets' sizes count option bytes that
     /// no real header can carry (10 bytes of timestamps, SACK blocks without kind and length).
     pub(crate) fn enable_pcap(&mut self, dir: &std::path::Path) -> Result<(), ScenarioError> {
