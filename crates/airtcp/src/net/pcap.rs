@@ -23,7 +23,7 @@
 //!   kind; or the UDP header;
 //! - the headers only (the payload is not captured, as `tcpdump -s` with a small snap length):
 //!   the record's original length is the packet's size on the wire, so `capinfos` and
-//!   `tshark -z io,stat` count the bytes the link sent.
+//!   `tshark -z io,stat` count the bytes the link sent (and the handshake's, below).
 //!
 //! The handshake: the engine opens no connection (a flow sends its first segment at its start),
 //! but Wireshark learns a connection's window scale, SACK permission and timestamps only from its
