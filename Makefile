@@ -177,10 +177,13 @@ kernel-deps:
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $(KERNEL_PKGS) >/dev/null; fi
 
 ## test-deps: the Debian packages some tests use (tshark for the pcap tests; root or sudo, apt-get)
+# wireshark-common asks whether non-root users may capture: answered "no" beforehand (the tests
+# only read files), so the install never stops at the question.
 test-deps:
 	@if dpkg -s $(TEST_PKGS) >/dev/null 2>&1; then echo "test-deps: all installed"; \
 	elif ! command -v apt-get >/dev/null 2>&1; then echo "test-deps: no apt-get; install $(TEST_PKGS)" >&2; exit 1; \
 	else $(SUDO) apt-get update -qq || true; \
+	  echo "wireshark-common wireshark-common/install-setuid boolean false" | $(SUDO) debconf-set-selections 2>/dev/null || true; \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $(TEST_PKGS) >/dev/null; fi
 
 ## bench: criterion micro-benchmarks, then whole-run timings beside ns-2.35 (if `ns` is installed)

@@ -17,6 +17,7 @@ from typing import Any, cast
 
 from . import _core
 from ._signals import sigint_held
+from .outputs import umask
 from .presets import PresetWarning, notice, text_with_presets
 from .scenario import ScenarioLike, resolve
 from .summary import Summary
@@ -159,7 +160,8 @@ class RunResult:
             self.link_series.write_parquet(temps["link_series"])
             with sigint_held():
                 for key, path in paths.items():
-                    os.chmod(temps[key], 0o644)  # mkstemp's 0600 would stay on the renamed file
+                    # as open() would make it (mkstemp's 0600 would stay on the renamed file)
+                    os.chmod(temps[key], 0o666 & ~umask())
                     os.replace(temps.pop(key), path)
         finally:
             for tmp in temps.values():
@@ -319,8 +321,9 @@ def run(
     and dicts). With ``presets`` (the default), a TCP flow gets the options its scheme needs and
     does not set (``ecn`` for TCP-Jersey, ...; see ``airtcp.presets``), with a PresetWarning.
     With ``pcap_dir``, writes the run's packet capture there: one libpcap file per link direction
-    (``<link>.pcap``, as tcpdump at the link's transmitter) and ``events.csv`` (queue drops, channel
-    losses and corruptions); see docs/pcap.md.
+    (``<link>.pcap``, as tcpdump at the link's transmitter), one per host (``hosts/<node>.pcap``,
+    what it sent and received), each TCP flow opened by a SYN and SYN-ACK with its options, and
+    ``events.csv`` (queue drops, channel losses and corruptions); see docs/pcap.md.
     Raises ScenarioError (one-line message) when the scenario is invalid (a dict: also a value TOML
     cannot hold, such as an integer beyond 64 bits or nesting deeper than 64 levels), ValueError
     for a seed out of range, TypeError when ``scenario`` is none of text, path and dict."""

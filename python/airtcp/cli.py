@@ -304,8 +304,9 @@ def run(
         bool,
         typer.Option(
             "--pcap",
-            help="Also write a packet capture: <out>/pcap/<link>.pcap per link direction "
-            "(libpcap, IPv4/TCP/UDP headers) and <out>/pcap/events.csv (drops, losses, corruptions).",
+            help="Also write a packet capture: <out>/pcap/<link>.pcap per link direction, "
+            "<out>/pcap/hosts/<node>.pcap per host (libpcap, IPv4/TCP/UDP headers, a handshake "
+            "opening each TCP flow) and <out>/pcap/events.csv (drops, losses, corruptions).",
         ),
     ] = False,
     force: ForceOption = False,

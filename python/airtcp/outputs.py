@@ -196,7 +196,7 @@ def write_text_atomic(path: Path, text: str) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
-        os.chmod(tmp, 0o644)
+        os.chmod(tmp, 0o666 & ~umask())  # as open() would make it: mkstemp's is 0600
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -210,6 +210,13 @@ def write_json(path: Path, doc: Any) -> None:
         f.write("\n")
 
 
+def umask() -> int:
+    """The process's umask (read by setting it, then setting it back)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 @contextlib.contextmanager
 def staged(out: Path, main: str, names: tuple[str, ...], invocation: dict[str, Any], force: bool) -> Iterator[Path]:
     """Yields a fresh temporary folder beside ``out``; when the block ends normally, moves its
@@ -218,7 +225,7 @@ def staged(out: Path, main: str, names: tuple[str, ...], invocation: dict[str, A
     check(out, main, names, invocation, force)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.airtcp-tmp-", dir=out.parent))
-    os.chmod(tmp, 0o755)  # mkdtemp's 0700 would stay on the moved folder
+    os.chmod(tmp, 0o777 & ~umask())  # as mkdir would make it: mkdtemp's 0700 would stay on the moved folder
     try:
         pause_point("staged")
         yield tmp

@@ -2,24 +2,27 @@
 //! reproduce a finding from `fuzz/artifacts/`, with `AIRTCP_FUZZ_TRACE=1` to see every event.
 //!
 //! `cargo run --profile test -p airtcp-fuzz --example replay -- <scenario|receiver|sender> FILE...`
+use std::path::PathBuf;
+
+#[derive(clap::Parser)]
+#[command(about = "Runs a fuzz target's body on the given inputs (a finding from fuzz/artifacts/)")]
+struct Args {
+    /// The fuzz target.
+    #[arg(value_parser = clap::builder::PossibleValuesParser::new(airtcp_fuzz::TARGETS.iter().map(|(n, _)| *n)))]
+    target: String,
+    /// The inputs.
+    files: Vec<PathBuf>,
+}
 
 fn main() {
-    let mut args = std::env::args().skip(1);
-    let usage = "usage: replay <scenario|receiver|sender> FILE...";
-    let name = args.next().unwrap_or_else(|| {
-        eprintln!("error: {usage}");
-        std::process::exit(2)
-    });
-    let Some(&(_, target)) = airtcp_fuzz::TARGETS.iter().find(|(n, _)| *n == name) else {
-        eprintln!("error: unknown target '{name}' ({usage})");
-        std::process::exit(2)
-    };
-    for file in args {
-        let data = std::fs::read(&file).unwrap_or_else(|e| {
-            eprintln!("error: {file}: {e}");
+    let args = <Args as clap::Parser>::parse();
+    let &(_, target) = airtcp_fuzz::TARGETS.iter().find(|(n, _)| *n == args.target).expect("clap checked the name");
+    for file in &args.files {
+        let data = std::fs::read(file).unwrap_or_else(|e| {
+            eprintln!("error: {}: {e}", file.display());
             std::process::exit(2)
         });
-        eprintln!("{file}: {} bytes", data.len());
+        eprintln!("{}: {} bytes", file.display(), data.len());
         target(&data);
     }
 }

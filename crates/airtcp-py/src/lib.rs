@@ -142,8 +142,8 @@ fn interrupted() -> PyErr {
 }
 
 /// Parses, validates and runs one scenario (TOML text). `seed` overrides the file's seed; with
-/// `pcap_dir`, the run's packet capture is written there (one libpcap file per link direction and
-/// `events.csv`).
+/// `pcap_dir`, the run's packet capture is written there (one libpcap file per link direction, one
+/// per host in `hosts/`, and `events.csv`).
 #[pyfunction]
 #[pyo3(signature = (scenario_text, seed=None, base_dir=None, pcap_dir=None))]
 fn run(

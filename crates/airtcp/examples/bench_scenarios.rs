@@ -168,29 +168,81 @@ fn cpu_s() -> f64 {
     tv(ru.ru_utime) + tv(ru.ru_stime)
 }
 
-fn arg<T: std::str::FromStr>(args: &[String], i: usize, default: T) -> T {
-    args.get(i).and_then(|s| s.parse().ok()).unwrap_or(default)
+/// The benchmarks (the module doc says what each times).
+#[derive(clap::Subcommand)]
+enum Bench {
+    /// Fig. 10 (100 s) per scheme and recovery: median wall, events/s.
+    Fig10 {
+        #[arg(default_value_t = 21)]
+        repeats: usize,
+    },
+    /// The ns-3 comparison grid, seeds 1..=REPEATS: median wall per cell, in-process.
+    Grid {
+        #[arg(default_value_t = 10)]
+        repeats: usize,
+    },
+    /// One cell of the grid at one seed, after CELL_WARMUP_MS of warm-up runs.
+    Cell {
+        #[arg(default_value = "newreno")]
+        scheme: String,
+        #[arg(default_value_t = 0.0)]
+        loss: f64,
+        #[arg(default_value_t = 1)]
+        seed: u64,
+        #[arg(default_value_t = 3, value_parser = clap::value_parser!(u64).range(1..))]
+        repeats: u64,
+    },
+    /// An N-flow dumbbell (100 Mb/s bottleneck).
+    Dumbbell {
+        #[arg(default_value_t = 20)]
+        flows: u32,
+        #[arg(default_value_t = 100)]
+        secs: u32,
+        #[arg(default_value_t = 5)]
+        repeats: usize,
+    },
+    /// One N-flow dumbbell run, then the process's peak RSS.
+    Memory {
+        #[arg(default_value_t = 10_000)]
+        flows: u32,
+        #[arg(default_value_t = 10)]
+        secs: u32,
+        /// The scenario's sample interval.
+        #[arg(default_value = "1s")]
+        sample: String,
+    },
+    /// RUNS Fig. 10 runs through `airtcp::run_many` on THREADS threads (0 = all cores).
+    Sweep {
+        #[arg(default_value_t = 200)]
+        runs: usize,
+        #[arg(default_value_t = 0)]
+        threads: usize,
+    },
+}
+
+#[derive(clap::Parser)]
+#[command(about = "Whole-run benchmarks: JSON rows for bench/run_bench.py")]
+struct Args {
+    #[command(subcommand)]
+    bench: Bench,
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let (cmd, rest) = match args.first().map(String::as_str) {
-        Some(c) if c.parse::<usize>().is_err() => (c.to_string(), args[1..].to_vec()),
-        _ => ("fig10".to_string(), args.clone()),
-    };
-    let rows: Vec<String> = match cmd.as_str() {
-        "fig10" => {
-            let repeats = arg(&rest, 0, 21usize);
-            fig10_variants()
-                .iter()
-                .map(|(name, text)| {
-                    let (t, ev) = time_runs(text, repeats);
-                    row(&format!("fig10 {name}"), 100, repeats, &t, ev)
-                })
-                .collect()
-        }
-        "grid" => {
-            let repeats = arg(&rest, 0, 10usize);
+    // `fig10` is implied when the first argument is a number (or absent), for old scripts.
+    let mut argv: Vec<String> = std::env::args().collect();
+    if argv.get(1).is_none_or(|a| a.parse::<usize>().is_ok()) {
+        argv.insert(1, "fig10".into());
+    }
+    let args = <Args as clap::Parser>::parse_from(argv);
+    let rows: Vec<String> = match args.bench {
+        Bench::Fig10 { repeats } => fig10_variants()
+            .iter()
+            .map(|(name, text)| {
+                let (t, ev) = time_runs(text, repeats);
+                row(&format!("fig10 {name}"), 100, repeats, &t, ev)
+            })
+            .collect(),
+        Bench::Grid { repeats } => {
             // Each row also carries its cell and scenario text, so that the harness times the very
             // same file as a process and names the ns-3 twin's arguments from the row.
             ns3_grid()
@@ -206,9 +258,7 @@ fn main() {
                 })
                 .collect()
         }
-        "cell" => {
-            let (scheme, loss) = (rest.first().map_or("newreno", String::as_str), arg(&rest, 1, 0.0f64));
-            let (seed, repeats) = (arg(&rest, 2, 1u64), arg(&rest, 3, 3usize).max(1));
+        Bench::Cell { scheme, loss, seed, repeats } => {
             let Some((_, _, text)) = ns3_grid().into_iter().find(|(s, l, _)| *s == scheme && *l == loss) else {
                 eprintln!("error: no grid cell '{scheme}' at loss {loss} (schemes newreno, westwood-plus, vegas; loss 0, 0.001, 0.01, 0.03, 0.05)");
                 std::process::exit(2);
@@ -251,17 +301,14 @@ fn main() {
                 times[times.len() / 2]
             )]
         }
-        "dumbbell" => {
-            let (flows, secs, repeats) = (arg(&rest, 0, 20u32), arg(&rest, 1, 100u32), arg(&rest, 2, 5usize));
+        Bench::Dumbbell { flows, secs, repeats } => {
             let (t, ev) = time_runs(&dumbbell(flows, secs, "100ms"), repeats);
             vec![row(&format!("dumbbell {flows} flows"), secs, repeats, &t, ev)]
         }
-        "memory" => {
-            let (flows, secs) = (arg(&rest, 0, 10_000u32), arg(&rest, 1, 10u32));
+        Bench::Memory { flows, secs, sample } => {
             let before = peak_rss_kib();
             let t0 = Instant::now();
-            let sample = rest.get(2).map_or("1s", String::as_str);
-            let out = airtcp::run(&dumbbell(flows, secs, sample), &airtcp::RunOptions { seed: Some(1), ..Default::default() })
+            let out = airtcp::run(&dumbbell(flows, secs, &sample), &airtcp::RunOptions { seed: Some(1), ..Default::default() })
                 .map(Option::unwrap)
                 .unwrap_or_else(|e| panic!("bench scenario: {e}"));
             let wall = t0.elapsed().as_secs_f64();
@@ -273,8 +320,7 @@ fn main() {
                 peak_rss_kib()
             )]
         }
-        "sweep" => {
-            let (runs, threads) = (arg(&rest, 0, 200usize), arg(&rest, 1, 0usize));
+        Bench::Sweep { runs, threads } => {
             // 200 runs: 10 loss rates × 20 seeds of NewReno on Fig. 10, each run 100 s.
             let cells: Vec<(f64, u64)> =
                 (0..runs).map(|i| ([0.0, 0.001, 0.002, 0.005, 0.01, 0.02, 0.03, 0.05, 0.07, 0.1][i % 10], 1 + (i / 10) as u64)).collect();
@@ -297,10 +343,6 @@ fn main() {
                 "{{\"scenario\": \"sweep {runs} runs\", \"threads\": {used}, \"wall_s\": {wall:.4}, \"cpu_s\": {cpu:.4}, \"digest\": \"{digest:016x}\", \"cells\": {}}}",
                 serde_json::to_string(&cells).unwrap()
             )]
-        }
-        other => {
-            eprintln!("error: unknown benchmark '{other}' (fig10, grid, cell, dumbbell, memory, sweep)");
-            std::process::exit(2);
         }
     };
     println!("[{}]", rows.join(",\n "));

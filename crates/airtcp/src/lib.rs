@@ -73,8 +73,8 @@ pub struct RunOptions<'a> {
     /// Folder relative paths (trace files) of a scenario given as text resolve against: the
     /// scenario file's folder (a parsed [`Scenario`] keeps its own `base_dir`).
     pub base_dir: Option<&'a std::path::Path>,
-    /// Writes the run's packet capture into this folder (one libpcap file per link direction and
-    /// `events.csv`, see `net::pcap`).
+    /// Writes the run's packet capture into this folder (one libpcap file per link direction, one
+    /// per host in `hosts/`, and `events.csv`, see `net::pcap`).
     pub capture: Option<&'a std::path::Path>,
     /// Replaces the scenario's `[limits]`.
     pub limits: Option<&'a Limits>,

@@ -177,7 +177,20 @@ fn capture_size_is_limited_while_writing() {
     };
     let dir = std::env::temp_dir().join(format!("airtcp-hostile-{}-pcap", std::process::id()));
     let never = std::sync::atomic::AtomicBool::new(false);
-    let size = |d: &std::path::Path| -> u64 { std::fs::read_dir(d).unwrap().map(|e| e.unwrap().metadata().unwrap().len()).sum() };
+    // The files' bytes, the hosts' folder included.
+    fn size(d: &std::path::Path) -> u64 {
+        std::fs::read_dir(d)
+            .unwrap()
+            .map(|e| {
+                let e = e.unwrap();
+                if e.file_type().unwrap().is_dir() {
+                    size(&e.path())
+                } else {
+                    e.metadata().unwrap().len()
+                }
+            })
+            .sum()
+    }
     let Err(e) = airtcp::run(
         &text("1MB"),
         &airtcp::RunOptions { seed: Some(1), capture: Some(&dir), interrupt: Some(&never), ..Default::default() },
@@ -186,10 +199,12 @@ fn capture_size_is_limited_while_writing() {
     };
     let m = e.to_string();
     assert!(m.starts_with("limits.max_capture_bytes: the packet capture would write more than 1000000 bytes"), "{m}");
-    // 80 Mb/s of 1000-byte packets is 10^4 packets a second, 60 bytes each (record and headers):
-    // the limit is reached after 2.27 s, and the run stops there, not at 10 s (nor at its next
-    // check of the limits).
-    assert!(m.contains("stopped at t = 2.27"), "{m}");
+    // 80 Mb/s of 1000-byte packets is 10^4 packets a second, each written three times (the
+    // link's file, the sending and the receiving host's), 44 bytes a record (16 of record header,
+    // 28 of IPv4 and UDP headers): (10^6 − 68 − 3 · 24) / 132 = 7574.7 packets after the log's
+    // header line and the files' headers, so the limit is reached by the packet sent at 0.7574 s,
+    // and the run stops there, not at 10 s (nor at its next check of the limits).
+    assert!(m.contains("stopped at t = 0.7574"), "{m}");
     assert!(size(&dir) <= 1_000_000, "{} bytes written", size(&dir));
     std::fs::remove_dir_all(&dir).unwrap();
     let m = airtcp::run(&text("0B"), &airtcp::RunOptions { check_only: true, ..Default::default() }).map(|_| ()).unwrap_err().to_string();
@@ -199,7 +214,7 @@ fn capture_size_is_limited_while_writing() {
     airtcp::run(&whole, &airtcp::RunOptions { seed: Some(1), capture: Some(&dir), interrupt: Some(&never), ..Default::default() })
         .unwrap()
         .unwrap();
-    // 10^6 bytes took 2.27 s: 10 s take over 4·10^6.
+    // 10^6 bytes took 0.76 s: 10 s take over 4·10^6.
     assert!(size(&dir) > 4_000_000, "{} bytes", size(&dir));
     std::fs::remove_dir_all(&dir).unwrap();
 }

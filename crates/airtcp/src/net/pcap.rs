@@ -1,11 +1,15 @@
 //! Packet capture: one classic libpcap file per link direction, as `tcpdump` on the link's
-//! transmitting interface would write it, and a companion log of what a capture cannot show
-//! (drops in the queue, losses and corruptions in the channel).
+//! transmitting interface would write it, one per host (node), as `tcpdump -i any` on that host
+//! would write it, and a companion log of what a capture cannot show (drops in the queue, losses
+//! and corruptions in the channel).
 //!
 //! Why at the transmitter: that is where a packet is on the wire. A packet the channel later loses
-//! or corrupts was transmitted and is in the file; a packet the queue dropped never was, and is
-//! not. The log names each such fate, so that the file and the log together account for every
-//! packet the link was offered (`LinkSummary`'s balance).
+//! or corrupts was transmitted and is in the link's file; a packet the queue dropped never was,
+//! and is not. The log names each such fate, so that the file and the log together account for
+//! every packet the link was offered (`LinkSummary`'s balance). A host's file (`hosts/<node>.pcap`)
+//! holds every frame the host transmitted, at its serialization's start, and every frame it
+//! received, at its arrival (so not those the channel lost), in time order: equal instants in the
+//! order the engine produced them, which puts a packet's arrival before what it causes then.
 //!
 //! What a record holds (the `pcap-file` crate writes the format):
 //! - link type `LINKTYPE_RAW` (101): an IPv4 header first, no link-layer header;
@@ -19,18 +23,35 @@
 //!   kind; or the UDP header;
 //! - the headers only (the payload is not captured, as `tcpdump -s` with a small snap length):
 //!   the record's original length is the packet's size on the wire, so `capinfos` and
-//!   `tshark -z io,stat` count the bytes the link sent.
+//!   `tshark -z io,stat` count the bytes the link sent (and the handshake's, below).
+//!
+//! The handshake: the engine opens no connection (a flow sends its first segment at its start),
+//! but Wireshark learns a connection's window scale, SACK permission and timestamps only from its
+//! SYN and SYN-ACK. So every file opens each TCP flow with the handshake segments that would cross
+//! its vantage point — the SYN on the data's way, the SYN-ACK on the ACKs' way; a host sees them
+//! arrive and leave — written just before the flow's first frame there, at that frame's instant.
+//! They are the only records that are not the engine's packets (no summary counts them; filter
+//! them with `tcp.flags.syn == 0`). At that instant, not a round trip earlier: an earlier
+//! instant would be invented (the engine's flow started when it sent), would put the SYN-ACK
+//! before the SYN left on a host's view, and would break the files' time order; Wireshark's
+//! initial RTT then reads 0. They announce MSS (`mss_bytes`), window scale (the smallest shift
+//! that fits `rwnd_pkts × mss_bytes`), SACK-permitted and timestamps when the flow uses them, and
+//! ECN setup (RFC 3168 §6.1.1) when it is ECN-capable; every later segment's window field is
+//! the receiver window shifted by that scale.
 //!
 //! Addresses and ports: node i is 10.0.x.y with x.y = i + 1 (so node 0 is 10.0.0.1); flow f's
-//! sender uses port 1024 + (f mod 64512) and its receiver port 9 (no payload is captured, so no
-//! application dissector applies). Sequence numbers are the engine's byte offsets modulo 2³²
-//! (initial sequence number 0: no handshake is modelled); TSval/TSecr are the engine's clock in
-//! microseconds modulo 2³². TCP and UDP checksums are 0: they cover the payload, which is not
-//! captured (Wireshark does not check them by default).
+//! sender uses port 49152 + (f mod 16384) (the IANA ephemeral range) and its receiver port 5001
+//! (iperf's). Both ends' initial sequence number is 2³² − 1, so that a data segment's sequence
+//! number is the engine's byte offset modulo 2³² (Wireshark's relative sequence numbers start at 1,
+//! as for any connection); TSval/TSecr are the engine's clock in microseconds modulo 2³². TCP and
+//! UDP checksums are 0: they cover the payload, which is not captured (Wireshark does not check
+//! them by default).
 
 use super::packet::{caiad_option_bytes, sack_option_bytes, Ecn, Packet, PacketKind, IP_HEADER_BYTES, TCP_HEADER_BYTES};
 use pcap_file::pcap::{PcapHeader, PcapPacket, PcapWriter};
 use pcap_file::{DataLink, Endianness, TsResolution};
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashSet};
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -41,8 +62,21 @@ use std::time::Duration;
 pub(crate) const EXPERIMENTAL_KIND_1: u8 = 253;
 /// RFC 4727 experimental option kind used for CAIAD's No-Congestion option.
 pub(crate) const EXPERIMENTAL_KIND_2: u8 = 254;
-/// Port of every flow's receiving end.
-pub(crate) const RECEIVER_PORT: u16 = 9;
+/// Port of every flow's receiving end: iperf's (5001), the tool whose bulk transfers and
+/// constant-rate datagrams the scenarios' flows resemble. Wireshark 4.0 has no dissector on it,
+/// so the missing payload reads as what it is, not as a malformed application message.
+pub(crate) const RECEIVER_PORT: u16 = 5001;
+/// First port of the IANA dynamic (ephemeral) range, RFC 6335 §6: flow f's sender uses
+/// `EPHEMERAL_FIRST + f mod EPHEMERAL_PORTS`.
+const EPHEMERAL_FIRST: u16 = 49152;
+const EPHEMERAL_PORTS: u32 = 16384;
+/// Initial sequence number of both ends of every TCP connection: 2³² − 1, so that the first
+/// byte after the SYN is sequence number 0 and a data segment's raw sequence number stays the
+/// engine's byte offset (modulo 2³²), as in `events.csv`; Wireshark's relative numbers start at
+/// 1 as for any connection.
+const ISN: u32 = u32::MAX;
+/// RFC 7323 §2.3: a window scale shift is at most 14.
+const MAX_WINDOW_SHIFT: u32 = 14;
 
 /// Why a packet is in the companion log.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,19 +99,120 @@ impl Fate {
     }
 }
 
-/// The capture of one run: a writer per link direction (opened on its first packet), the log,
-/// and the first I/O error (after which nothing more is written, and the run reports it).
+/// What the capture writes of a TCP flow beyond its segments: the options its (synthetic)
+/// handshake announces and the window every segment advertises.
+#[derive(Debug, Clone)]
+pub(crate) struct TcpFlowInfo {
+    pub(crate) src: u32,
+    pub(crate) dst: u32,
+    /// Largest payload of a segment (`mss_bytes`): the MSS option's value.
+    pub(crate) mss: u32,
+    /// The receiver window (`rwnd_pkts × mss_bytes`), which the engine holds constant.
+    pub(crate) rwnd_bytes: u64,
+    pub(crate) sack: bool,
+    pub(crate) timestamps: bool,
+    pub(crate) ecn: bool,
+    /// When the flow starts (its first segment's send time): the handshake's timestamps.
+    pub(crate) start_ns: u64,
+    /// The nodes the data segments cross (sender first) and the ACKs cross (receiver first).
+    pub(crate) data_path: Vec<u32>,
+    pub(crate) ack_path: Vec<u32>,
+}
+
+impl TcpFlowInfo {
+    /// The window scale shift both ends announce: the smallest that lets the 16-bit window field
+    /// carry the receiver window (as Linux picks it from its buffer, `tcp_select_initial_window`),
+    /// at most 14; and the field's value, the window shifted right (RFC 7323 §2.3, which rounds
+    /// down). A window above 65535 · 2¹⁴ bytes (RFC 7323's 1 GiB bound) is advertised as that.
+    fn window(&self) -> (u8, u16) {
+        let shift = (0..=MAX_WINDOW_SHIFT).find(|&s| self.rwnd_bytes >> s <= 65535).unwrap_or(MAX_WINDOW_SHIFT);
+        (shift as u8, (self.rwnd_bytes >> shift).min(65535) as u16)
+    }
+
+    /// Bytes of the SYN's and SYN-ACK's options: MSS, SACK-permitted and timestamps when on,
+    /// window scale, laid out as Linux writes them (`tcp_options_write`).
+    fn syn_option_bytes(&self) -> usize {
+        4 + if self.timestamps {
+            12
+        } else if self.sack {
+            4
+        } else {
+            0
+        } + 4
+    }
+}
+
+/// Everything [`Capture::create`] needs to know of the network.
+pub(crate) struct CaptureSpec {
+    /// Per link: its name and its (from, to) nodes.
+    pub(crate) links: Vec<(String, u32, u32)>,
+    pub(crate) nodes: Vec<String>,
+    /// Per flow: the TCP flow's capture details, `None` for a UDP flow.
+    pub(crate) flows: Vec<Option<TcpFlowInfo>>,
+}
+
+/// An open pcap file (opened on its first record) and its name inside the capture folder.
+struct PcapFile {
+    name: String,
+    writer: Option<PcapWriter<BufWriter<File>>>,
+}
+
+/// A record of a host's file waiting for every earlier one (see [`Capture::flush_hosts`]).
+struct HostRecord {
+    t_ns: u64,
+    /// The order in which the engine produced the records: the tie-break between equal instants.
+    seq: u64,
+    host: u32,
+    flow: u32,
+    tcp: bool,
+    orig_len: u32,
+    bytes: Box<[u8]>,
+}
+
+impl PartialEq for HostRecord {
+    fn eq(&self, o: &Self) -> bool {
+        (self.t_ns, self.seq) == (o.t_ns, o.seq)
+    }
+}
+impl Eq for HostRecord {}
+impl PartialOrd for HostRecord {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for HostRecord {
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        (self.t_ns, self.seq).cmp(&(o.t_ns, o.seq))
+    }
+}
+
+/// The capture of one run: a file per link direction and per host (each opened on its first
+/// packet), the log, and the first I/O error (after which nothing more is written, and the run
+/// reports it).
 pub(crate) struct Capture {
     dir: PathBuf,
     /// Link names as the log writes them (CSV-quoted where needed).
     log_names: Vec<String>,
-    file_names: Vec<String>,
-    writers: Vec<Option<PcapWriter<BufWriter<File>>>>,
+    link_ends: Vec<(u32, u32)>,
+    link_files: Vec<PcapFile>,
+    /// Per node, its file in `hosts/`.
+    host_files: Vec<PcapFile>,
+    flows: Vec<Option<TcpFlowInfo>>,
     ip_ids: Vec<u16>,
     log: BufWriter<File>,
     end_ns: u64,
     error: Option<String>,
     buf: Vec<u8>,
+    /// (link, flow, ACK direction) whose handshake segment the link's file holds.
+    link_handshakes: HashSet<(u32, u32, bool)>,
+    /// (host, flow) whose handshake records are counted in `written`, and those written.
+    host_handshakes_counted: HashSet<(u32, u32)>,
+    host_handshakes_written: HashSet<(u32, u32)>,
+    /// Hosts whose file header is counted in `written`.
+    host_headers_counted: Vec<bool>,
+    /// The host files' records not yet written, earliest first, and how many were produced.
+    pending: BinaryHeap<Reverse<HostRecord>>,
+    produced: u64,
     /// Bytes written so far (file headers, records, log lines) and the most that may be.
     written: u64,
     max_bytes: u64,
@@ -98,41 +233,59 @@ pub fn file_name(link: &str) -> String {
     format!("{s}.pcap")
 }
 
+/// File names for `names` (see [`file_name`]), prefixed by `prefix`; two names that sanitize to
+/// one file get the later one's index.
+fn distinct_files(names: impl Iterator<Item = String>, prefix: &str) -> Vec<PcapFile> {
+    let mut taken = HashSet::new();
+    names
+        .enumerate()
+        .map(|(i, n)| {
+            let mut f = file_name(&n);
+            if taken.contains(&f) {
+                f = format!("{}-{i}.pcap", f.trim_end_matches(".pcap"));
+            }
+            taken.insert(f.clone());
+            PcapFile { name: format!("{prefix}{f}"), writer: None }
+        })
+        .collect()
+}
+
+/// The folder of the per-host files, inside the capture's folder.
+pub(crate) const HOSTS_DIR: &str = "hosts";
+
 impl Capture {
-    /// A capture into `dir` (created if missing) of links named `link_names`, of what happens up to
+    /// A capture into `dir` (created if missing) of the network `spec`, of what happens up to
     /// `end_ns`. Fails, with the path, when the folder or the log cannot be created.
     /// At most `max_bytes` are written, all files together ([`Capture::full_at`]).
-    pub(crate) fn create(dir: &Path, link_names: &[String], end_ns: u64, max_bytes: u64) -> Result<Capture, String> {
+    pub(crate) fn create(dir: &Path, spec: CaptureSpec, end_ns: u64, max_bytes: u64) -> Result<Capture, String> {
         std::fs::create_dir_all(dir).map_err(|e| format!("cannot create '{}': {e}", dir.display()))?;
         let log_path = dir.join("events.csv");
         let mut log = BufWriter::new(File::create(&log_path).map_err(|e| format!("cannot create '{}': {e}", log_path.display()))?);
         let header = "time_s,link,fate,flow,kind,src,dst,seq,ack,payload_bytes,size_bytes\n";
         log.write_all(header.as_bytes()).map_err(|e| format!("cannot write '{}': {e}", log_path.display()))?;
-        // Two links may sanitize to one name: the later ones get the link's index.
-        let mut file_names: Vec<String> = Vec::with_capacity(link_names.len());
-        let mut taken = std::collections::HashSet::with_capacity(link_names.len());
-        for (i, n) in link_names.iter().enumerate() {
-            let mut f = file_name(n);
-            if taken.contains(&f) {
-                f = format!("{}-{i}.pcap", f.trim_end_matches(".pcap"));
-            }
-            taken.insert(f.clone());
-            file_names.push(f);
-        }
-        let log_names = link_names
+        let log_names = spec
+            .links
             .iter()
-            .map(|n| if n.contains([',', '"', '\n', '\r']) { format!("\"{}\"", n.replace('"', "\"\"")) } else { n.clone() })
+            .map(|(n, _, _)| if n.contains([',', '"', '\n', '\r']) { format!("\"{}\"", n.replace('"', "\"\"")) } else { n.clone() })
             .collect();
         Ok(Capture {
             dir: dir.to_path_buf(),
             log_names,
-            file_names,
-            writers: (0..link_names.len()).map(|_| None).collect(),
-            ip_ids: vec![0; link_names.len()],
+            link_ends: spec.links.iter().map(|&(_, a, b)| (a, b)).collect(),
+            link_files: distinct_files(spec.links.iter().map(|(n, _, _)| n.clone()), ""),
+            host_files: distinct_files(spec.nodes.iter().cloned(), &format!("{HOSTS_DIR}/")),
+            host_headers_counted: vec![false; spec.nodes.len()],
+            flows: spec.flows,
+            ip_ids: vec![0; spec.links.len()],
             log,
             end_ns,
             error: None,
             buf: Vec::with_capacity(128),
+            link_handshakes: HashSet::new(),
+            host_handshakes_counted: HashSet::new(),
+            host_handshakes_written: HashSet::new(),
+            pending: BinaryHeap::new(),
+            produced: 0,
             written: header.len() as u64,
             max_bytes,
             full_at: None,
@@ -157,19 +310,136 @@ impl Capture {
         true
     }
 
-    /// `p` starts its serialization on link `link` at `t_ns`.
-    pub(crate) fn packet(&mut self, link: usize, t_ns: u64, p: &Packet) {
+    /// The handshake records host `h`'s file holds for `flow` (the segments that cross its
+    /// interfaces, in the order a tcpdump there sees them): the SYN arriving and leaving, then
+    /// the SYN-ACK arriving and leaving; a flag per record, true for the SYN-ACK.
+    fn host_handshake(&self, h: u32, flow: u32) -> Vec<bool> {
+        let Some(t) = &self.flows[flow as usize] else { return Vec::new() };
+        let (on_data, on_ack) = (t.data_path.contains(&h), t.ack_path.contains(&h));
+        let mut v = Vec::with_capacity(4);
+        if on_data && h != t.src {
+            v.push(false);
+        }
+        if on_data && h != t.dst {
+            v.push(false);
+        }
+        if on_ack && h != t.dst {
+            v.push(true);
+        }
+        if on_ack && h != t.src {
+            v.push(true);
+        }
+        v
+    }
+
+    /// Bytes a handshake record of `flow` takes in a file.
+    fn handshake_record_bytes(&self, flow: u32) -> u64 {
+        self.flows[flow as usize]
+            .as_ref()
+            .map_or(0, |t| RECORD_HEADER_BYTES + (IP_HEADER_BYTES + TCP_HEADER_BYTES) as u64 + t.syn_option_bytes() as u64)
+    }
+
+    /// `p` starts its serialization on link `link` at `t_ns` and, unless the channel loses it,
+    /// reaches the link's far end at `arrives_ns`; the engine's clock reads `now_ns` (no later
+    /// record can be earlier, which lets the host files be written in time order).
+    pub(crate) fn packet(&mut self, link: usize, t_ns: u64, arrives_ns: Option<u64>, now_ns: u64, p: &Packet) {
         if self.error.is_some() || t_ns > self.end_ns {
             return;
         }
         let id = self.ip_ids[link];
-        encode(p, id, &mut self.buf);
-        let file_header = if self.writers[link].is_none() { FILE_HEADER_BYTES } else { 0 };
-        if !self.room(file_header + RECORD_HEADER_BYTES + self.buf.len() as u64, t_ns) {
+        let (tcp, flow) = (p.kind != PacketKind::Udp, p.flow);
+        let win = self.flows[flow as usize].as_ref().map_or(65535, |t| t.window().1);
+        encode(p, id, win, &mut self.buf);
+        let record = RECORD_HEADER_BYTES + self.buf.len() as u64;
+        let hs_record = self.handshake_record_bytes(flow);
+        let ack_dir = p.kind == PacketKind::TcpAck;
+        // What this packet adds to the files: the link's record (after the file header and the
+        // flow's handshake segment on its first packet), and a record in the file of the host
+        // that sends it and, when it arrives within the run, of the host that receives it.
+        let link_hs = tcp && !self.link_handshakes.contains(&(link as u32, flow, ack_dir));
+        let mut cost = record + u64::from(link_hs) * hs_record;
+        if self.link_files[link].writer.is_none() {
+            cost += FILE_HEADER_BYTES;
+        }
+        let (from, to) = self.link_ends[link];
+        let arrives = arrives_ns.filter(|&a| a <= self.end_ns);
+        let hosts = [Some((from, t_ns)), arrives.map(|a| (to, a))];
+        // The hosts whose file this packet opens, and those whose view of the flow it opens.
+        let (mut new_files, mut new_views) = (Vec::new(), Vec::new());
+        for &(h, _) in hosts.iter().flatten() {
+            cost += record;
+            if !self.host_headers_counted[h as usize] && !new_files.contains(&h) {
+                new_files.push(h);
+                cost += FILE_HEADER_BYTES;
+            }
+            if tcp && !self.host_handshakes_counted.contains(&(h, flow)) && !new_views.contains(&h) {
+                new_views.push(h);
+                cost += self.host_handshake(h, flow).len() as u64 * hs_record;
+            }
+        }
+        if !self.room(cost, t_ns) {
             return;
         }
-        if self.writers[link].is_none() {
-            let path = self.dir.join(&self.file_names[link]);
+        for h in new_files {
+            self.host_headers_counted[h as usize] = true;
+        }
+        for h in new_views {
+            self.host_handshakes_counted.insert((h, flow));
+        }
+        self.ip_ids[link] = id.wrapping_add(1);
+        if link_hs {
+            self.link_handshakes.insert((link as u32, flow, ack_dir));
+            let mut hs = Vec::new();
+            encode_handshake(self.flows[flow as usize].as_ref().expect("a TCP flow"), flow, ack_dir, &mut hs);
+            let len = hs.len() as u32;
+            self.write(Target::Link(link), t_ns, len, &hs);
+        }
+        let bytes: Box<[u8]> = self.buf.as_slice().into();
+        self.write(Target::Link(link), t_ns, p.size_bytes, &bytes);
+        for &(h, t) in hosts.iter().flatten() {
+            self.produced += 1;
+            let r = HostRecord { t_ns: t, seq: self.produced, host: h, flow, tcp, orig_len: p.size_bytes, bytes: bytes.clone() };
+            self.pending.push(Reverse(r));
+        }
+        self.flush_hosts(now_ns);
+    }
+
+    /// Writes the host records up to `until_ns`, in time order (then in the order the engine
+    /// produced them: a packet's arrival before what it causes at the same instant). Every
+    /// record produced later is at or after the engine's clock, so those are final.
+    fn flush_hosts(&mut self, until_ns: u64) {
+        while self.pending.peek().is_some_and(|r| r.0.t_ns <= until_ns) {
+            let Reverse(r) = self.pending.pop().expect("peeked");
+            if r.tcp && self.host_handshakes_written.insert((r.host, r.flow)) {
+                let t = self.flows[r.flow as usize].as_ref().expect("a TCP flow");
+                let segments: Vec<Vec<u8>> = self
+                    .host_handshake(r.host, r.flow)
+                    .into_iter()
+                    .map(|syn_ack| {
+                        let mut b = Vec::new();
+                        encode_handshake(t, r.flow, syn_ack, &mut b);
+                        b
+                    })
+                    .collect();
+                for b in segments {
+                    self.write(Target::Host(r.host as usize), r.t_ns, b.len() as u32, &b);
+                }
+            }
+            self.write(Target::Host(r.host as usize), r.t_ns, r.orig_len, &r.bytes);
+        }
+    }
+
+    /// Writes one record into a file, opening it (with its folder) on its first record.
+    fn write(&mut self, which: Target, t_ns: u64, orig_len: u32, bytes: &[u8]) {
+        if self.error.is_some() {
+            return;
+        }
+        let f = match which {
+            Target::Link(i) => &mut self.link_files[i],
+            Target::Host(i) => &mut self.host_files[i],
+        };
+        let path = self.dir.join(&f.name);
+        if f.writer.is_none() {
             let header = PcapHeader {
                 version_major: 2,
                 version_minor: 4,
@@ -180,22 +450,22 @@ impl Capture {
                 ts_resolution: TsResolution::NanoSecond,
                 endianness: Endianness::native(),
             };
-            match File::create(&path)
+            let parent = path.parent().expect("inside the capture folder");
+            match std::fs::create_dir_all(parent)
+                .and_then(|_| File::create(&path))
                 .map_err(|e| e.to_string())
                 .and_then(|f| PcapWriter::with_header(BufWriter::new(f), header).map_err(|e| e.to_string()))
             {
-                Ok(w) => self.writers[link] = Some(w),
+                Ok(w) => f.writer = Some(w),
                 Err(e) => {
                     self.error = Some(format!("cannot write '{}': {e}", path.display()));
                     return;
                 }
             }
         }
-        self.ip_ids[link] = id.wrapping_add(1);
-        let w = self.writers[link].as_mut().expect("opened above");
-        let rec = PcapPacket::new(Duration::from_nanos(t_ns), p.size_bytes, &self.buf);
-        if let Err(e) = w.write_packet(&rec) {
-            self.error = Some(format!("cannot write '{}': {e}", self.dir.join(&self.file_names[link]).display()));
+        let w = f.writer.as_mut().expect("opened above");
+        if let Err(e) = w.write_packet(&PcapPacket::new(Duration::from_nanos(t_ns), orig_len, bytes)) {
+            self.error = Some(format!("cannot write '{}': {e}", path.display()));
         }
     }
 
@@ -215,6 +485,9 @@ impl Capture {
             PacketKind::Udp => (String::new(), String::new()),
             _ => (p.tcp.seq.to_string(), p.tcp.ack.to_string()),
         };
+        // Written with `format!` rather than the `csv` crate: the size limit must know a line's
+        // length before it is written, every field but the link name is a number, and the link
+        // name is quoted once, when the capture is created (RFC 4180: in quotes, quotes doubled).
         let line = format!(
             "{}.{:09},{},{},{},{},{},{},{seq},{ack},{payload},{}\n",
             t_ns / 1_000_000_000,
@@ -235,18 +508,27 @@ impl Capture {
         }
     }
 
-    /// Flushes every file; the first error of the run, if any.
+    /// Writes what the host files still wait for, flushes every file; the first error of the
+    /// run, if any.
     pub(crate) fn finish(mut self) -> Result<(), String> {
+        self.flush_hosts(u64::MAX);
         if let Some(e) = self.error.take() {
             return Err(e);
         }
-        for (i, w) in self.writers.into_iter().enumerate() {
-            if let Some(w) = w {
-                w.into_writer().flush().map_err(|e| format!("cannot write '{}': {e}", self.dir.join(&self.file_names[i]).display()))?;
+        for f in self.link_files.into_iter().chain(self.host_files) {
+            if let Some(w) = f.writer {
+                w.into_writer().flush().map_err(|e| format!("cannot write '{}': {e}", self.dir.join(&f.name).display()))?;
             }
         }
         self.log.flush().map_err(|e| format!("cannot write '{}': {e}", self.dir.join("events.csv").display()))
     }
+}
+
+/// Which file a record goes to.
+#[derive(Clone, Copy)]
+enum Target {
+    Link(usize),
+    Host(usize),
 }
 
 /// IPv4 address of node `n`: 10.0.x.y with x.y = n + 1 (at most 10⁴ nodes, so it fits).
@@ -255,9 +537,10 @@ pub(crate) fn node_ip(n: u32) -> [u8; 4] {
     [10, (v >> 16) as u8, (v >> 8) as u8, v as u8]
 }
 
-/// Port of flow `f`'s sending end.
+/// Port of flow `f`'s sending end, in the IANA ephemeral range (flows `f` and `f + 16384`
+/// between the same two hosts share their ports).
 pub(crate) fn sender_port(f: u32) -> u16 {
-    1024 + (f % 64512) as u16
+    EPHEMERAL_FIRST + (f % EPHEMERAL_PORTS) as u16
 }
 
 /// RFC 1071 Internet checksum of `bytes` (an even number of them).
@@ -269,8 +552,74 @@ fn checksum(bytes: &[u8]) -> u16 {
     !(sum as u16)
 }
 
-/// Writes the headers of `p` (IPv4, then TCP with its options or UDP) into `out`.
-pub(crate) fn encode(p: &Packet, ip_id: u16, out: &mut Vec<u8>) {
+// Why the headers are written here and not by `etherparse`: what takes the lines is the TCP
+// options, which must be exactly as many bytes as the engine counted in the packet's size, padded
+// where it padded them, with RFC 4727 experimental kinds of lengths RFC 6994 does not foresee;
+// etherparse takes such options only as raw bytes, so they would stay hand-written. What it would
+// replace is the 20-byte IPv4 header and its RFC 1071 checksum (some 20 lines, checked by
+// `headers_have_the_engine_sizes_and_read_back` and by tshark in the Python tests); its TCP
+// checksum needs the payload, which is not captured. A dependency for 20 lines is not simpler.
+
+/// Writes an IPv4 header (`len` bytes in all, ECN field `ecn`, Don't Fragment, TTL 64) from
+/// `src` to `dst` into `out`, with its checksum.
+fn ipv4_header(len: u32, ecn: u8, ip_id: u16, proto: u8, src: u32, dst: u32, out: &mut Vec<u8>) {
+    out.push(0x45);
+    out.push(ecn);
+    out.extend_from_slice(&(len.min(65535) as u16).to_be_bytes());
+    out.extend_from_slice(&ip_id.to_be_bytes());
+    out.extend_from_slice(&[0x40, 0]); // Don't Fragment
+    out.push(64);
+    out.push(proto);
+    out.extend_from_slice(&[0, 0]);
+    out.extend_from_slice(&node_ip(src));
+    out.extend_from_slice(&node_ip(dst));
+    let c = checksum(&out[out.len() - 20..]);
+    let n = out.len();
+    out[n - 10..n - 8].copy_from_slice(&c.to_be_bytes());
+}
+
+/// Appends flow `flow`'s SYN (`syn_ack` false, sender → receiver) or SYN-ACK (receiver →
+/// sender) to `out`: the options the flow uses (module doc), the receiver window unscaled (RFC
+/// 7323 §2.2: a SYN's window is never scaled), ECN setup flags when the flow is ECN-capable
+/// (RFC 3168 §6.1.1: ECE and CWR on the SYN, ECE on the SYN-ACK; both Not-ECT). The same bytes
+/// in every file, whatever instant the record has there (`out` is cleared).
+pub(crate) fn encode_handshake(t: &TcpFlowInfo, flow: u32, syn_ack: bool, out: &mut Vec<u8>) {
+    out.clear();
+    let opt = t.syn_option_bytes();
+    let (src, dst) = if syn_ack { (t.dst, t.src) } else { (t.src, t.dst) };
+    ipv4_header((IP_HEADER_BYTES + TCP_HEADER_BYTES) + opt as u32, 0, 0, 6, src, dst, out);
+    let (sport, dport) = if syn_ack { (RECEIVER_PORT, sender_port(flow)) } else { (sender_port(flow), RECEIVER_PORT) };
+    out.extend_from_slice(&sport.to_be_bytes());
+    out.extend_from_slice(&dport.to_be_bytes());
+    out.extend_from_slice(&ISN.to_be_bytes());
+    out.extend_from_slice(&(if syn_ack { ISN.wrapping_add(1) } else { 0 }).to_be_bytes());
+    out.push((((TCP_HEADER_BYTES as usize + opt) / 4) as u8) << 4);
+    // Flags: CWR 0x80, ECE 0x40, ACK 0x10, SYN 0x02.
+    let ecn_flags = match (t.ecn, syn_ack) {
+        (false, _) => 0,
+        (true, false) => 0xc0,
+        (true, true) => 0x40,
+    };
+    out.push(ecn_flags | if syn_ack { 0x12 } else { 0x02 });
+    out.extend_from_slice(&(t.rwnd_bytes.min(65535) as u16).to_be_bytes());
+    out.extend_from_slice(&[0, 0, 0, 0]); // checksum (as every segment's, see the module doc), urgent pointer
+    out.extend_from_slice(&[2, 4]);
+    out.extend_from_slice(&(t.mss.min(65535) as u16).to_be_bytes());
+    if t.timestamps {
+        out.extend_from_slice(if t.sack { &[4, 2, 8, 10] } else { &[1, 1, 8, 10] });
+        // Both ends' clocks (µs, as on every segment) at the flow's start; the SYN-ACK echoes the SYN's.
+        let ts = (t.start_ns / 1000) as u32;
+        out.extend_from_slice(&ts.to_be_bytes());
+        out.extend_from_slice(&(if syn_ack { ts } else { 0 }).to_be_bytes());
+    } else if t.sack {
+        out.extend_from_slice(&[1, 1, 4, 2]);
+    }
+    out.extend_from_slice(&[1, 3, 3, t.window().0]);
+}
+
+/// Writes the headers of `p` (IPv4, then TCP with its options or UDP) into `out`; `win` is the
+/// TCP window field (the flow's window, scaled).
+pub(crate) fn encode(p: &Packet, ip_id: u16, win: u16, out: &mut Vec<u8>) {
     out.clear();
     let proto = if p.kind == PacketKind::Udp { 17 } else { 6 };
     let ecn = match p.ecn {
@@ -278,18 +627,7 @@ pub(crate) fn encode(p: &Packet, ip_id: u16, out: &mut Vec<u8>) {
         Ecn::Ect => 0b10, // ECT(0)
         Ecn::Ce => 0b11,
     };
-    out.push(0x45);
-    out.push(ecn);
-    out.extend_from_slice(&(p.size_bytes.min(65535) as u16).to_be_bytes());
-    out.extend_from_slice(&ip_id.to_be_bytes());
-    out.extend_from_slice(&[0x40, 0]); // Don't Fragment
-    out.push(64);
-    out.push(proto);
-    out.extend_from_slice(&[0, 0]);
-    out.extend_from_slice(&node_ip(p.src));
-    out.extend_from_slice(&node_ip(p.dst));
-    let c = checksum(&out[..20]);
-    out[10..12].copy_from_slice(&c.to_be_bytes());
+    ipv4_header(p.size_bytes, ecn, ip_id, proto, p.src, p.dst, out);
     let data = p.kind == PacketKind::TcpData;
     let (sport, dport) =
         if data || p.kind == PacketKind::Udp { (sender_port(p.flow), RECEIVER_PORT) } else { (RECEIVER_PORT, sender_port(p.flow)) };
@@ -310,7 +648,7 @@ pub(crate) fn encode(p: &Packet, ip_id: u16, out: &mut Vec<u8>) {
     out.push((((TCP_HEADER_BYTES as usize + opt_len) / 4) as u8) << 4);
     // Flags: CWR 0x80, ECE 0x40, ACK 0x10 (every segment after the handshake carries ACK).
     out.push(if h.cwr { 0x80 } else { 0 } | if h.ece { 0x40 } else { 0 } | 0x10);
-    out.extend_from_slice(&65535u16.to_be_bytes());
+    out.extend_from_slice(&win.to_be_bytes());
     out.extend_from_slice(&[0, 0, 0, 0]); // checksum (covers the payload, not captured), urgent pointer
     let start = out.len();
     if h.has_ts {
@@ -384,12 +722,13 @@ mod tests {
             ..TcpHeader::default()
         };
         let p = packet(PacketKind::TcpData, h, TS_OPTION_BYTES + HACK_HEADER_CHECKSUM_OPTION_BYTES);
-        encode(&p, 9, &mut buf);
+        encode(&p, 9, 0x1234, &mut buf);
         assert_eq!(buf.len(), 20 + 20 + 16);
         assert_eq!((buf[0], buf[1] & 3, u16::from_be_bytes([buf[2], buf[3]])), (0x45, 3, 1056));
         assert_eq!((&buf[12..16], &buf[16..20]), (&[10, 0, 0, 1][..], &[10, 0, 0, 3][..]));
         assert_eq!(checksum(&buf[..20]), 0, "the IPv4 header checksum verifies");
-        assert_eq!((u16::from_be_bytes([buf[20], buf[21]]), u16::from_be_bytes([buf[22], buf[23]])), (1031, RECEIVER_PORT));
+        assert_eq!((u16::from_be_bytes([buf[20], buf[21]]), u16::from_be_bytes([buf[22], buf[23]])), (49159, RECEIVER_PORT));
+        assert_eq!(u16::from_be_bytes([buf[34], buf[35]]), 0x1234, "the window field");
         assert_eq!(be32(&buf[24..]), 5000, "sequence modulo 2^32");
         assert_eq!((buf[32] >> 4, buf[33]), (9, 0x90), "offset 36 B; CWR + ACK");
         assert_eq!(&buf[40..44], &[1, 1, 8, 10]);
@@ -402,16 +741,16 @@ mod tests {
         }
         let h = TcpHeader { ack: 7000, ece: true, has_ts: true, n_sack: 3, sack, ..TcpHeader::default() };
         let p = packet(PacketKind::TcpAck, h, TS_OPTION_BYTES + sack_option_bytes(3));
-        encode(&p, 0, &mut buf);
+        encode(&p, 0, 65535, &mut buf);
         assert_eq!(buf.len(), 80);
-        assert_eq!((u16::from_be_bytes([buf[20], buf[21]]), u16::from_be_bytes([buf[22], buf[23]])), (RECEIVER_PORT, 1031));
+        assert_eq!((u16::from_be_bytes([buf[20], buf[21]]), u16::from_be_bytes([buf[22], buf[23]])), (RECEIVER_PORT, 49159));
         assert_eq!((be32(&buf[28..]), buf[32] >> 4, buf[33]), (7000, 15, 0x50));
         assert_eq!(&buf[52..56], &[1, 1, 5, 26]);
         assert_eq!((be32(&buf[56..]), be32(&buf[60..]), be32(&buf[72..]), be32(&buf[76..])), (10_000, 11_000, 30_000, 31_000));
         // A CAIAD ACK with both options: 6 + 3 padded to 12.
         let h = TcpHeader { ack: 1000, corrupt_seq: Some(4000), no_congestion: true, ..TcpHeader::default() };
         let p = packet(PacketKind::TcpAck, h, caiad_option_bytes(true, true));
-        encode(&p, 0, &mut buf);
+        encode(&p, 0, 65535, &mut buf);
         assert_eq!(buf.len(), 52);
         assert_eq!(&buf[40..52], &[EXPERIMENTAL_KIND_1, 6, 0, 0, 0x0f, 0xa0, EXPERIMENTAL_KIND_2, 3, 1, 1, 1, 1]);
         // UDP: 8-byte header, length = size − 20.
@@ -425,10 +764,93 @@ mod tests {
             corrupted: false,
             tcp: TcpHeader::default(),
         };
-        encode(&p, 0, &mut buf);
+        encode(&p, 0, 65535, &mut buf);
         assert_eq!(buf.len(), 28);
         assert_eq!((buf[9], &buf[12..16]), (17, &[10, 0, 1, 45][..]));
-        assert_eq!((u16::from_be_bytes([buf[20], buf[21]]), u16::from_be_bytes([buf[24], buf[25]])), (1024 + (70_000 % 64512) as u16, 508));
+        assert_eq!(
+            (u16::from_be_bytes([buf[20], buf[21]]), u16::from_be_bytes([buf[24], buf[25]])),
+            (49152 + (70_000 % 16384) as u16, 508)
+        );
+    }
+
+    fn flow(rwnd_bytes: u64, sack: bool, timestamps: bool, ecn: bool) -> TcpFlowInfo {
+        TcpFlowInfo {
+            src: 0,
+            dst: 2,
+            mss: 1000,
+            rwnd_bytes,
+            sack,
+            timestamps,
+            ecn,
+            start_ns: 2_500_000_000,
+            data_path: vec![0, 1, 2],
+            ack_path: vec![2, 1, 0],
+        }
+    }
+
+    /// The window scale is the smallest shift that fits the receiver window in 16 bits, at most
+    /// 14 (RFC 7323 §2.3), and the field is the window shifted right (worked by hand).
+    #[test]
+    fn window_scale_is_the_smallest_that_fits() {
+        let w = |rwnd| flow(rwnd, false, false, false).window();
+        assert_eq!(w(65_535), (0, 65_535));
+        assert_eq!(w(65_536), (1, 32_768));
+        assert_eq!(w(20 * 1460), (0, 29_200));
+        assert_eq!(w(1_000_000), (4, 62_500)); // 10^6 >> 3 = 125,000 does not fit
+        assert_eq!(w(3_000_000), (6, 46_875)); // 3·10^6 >> 5 = 93,750 does not fit
+        assert_eq!(w(65_535 << 14), (14, 65_535));
+        assert_eq!(w(u64::MAX / 4), (14, 65_535), "past RFC 7323's 1 GiB: the largest window a header carries");
+    }
+
+    /// The SYN and SYN-ACK read back by hand: addresses and ports each way, ISN 2³² − 1 (the
+    /// SYN-ACK acknowledges it with 0, the first data byte's number), the ECN setup flags, an
+    /// unscaled window, and the options in Linux's layout for each mix.
+    #[test]
+    fn handshake_segments_read_back() {
+        let mut b = Vec::new();
+        let t = flow(1_000_000, true, true, true);
+        encode_handshake(&t, 7, false, &mut b);
+        assert_eq!(b.len(), 20 + 20 + 20);
+        assert_eq!((b[1], u16::from_be_bytes([b[2], b[3]])), (0, 60), "Not-ECT (RFC 3168 §6.1.1), total length");
+        assert_eq!(checksum(&b[..20]), 0);
+        assert_eq!((&b[12..16], &b[16..20]), (&[10, 0, 0, 1][..], &[10, 0, 0, 3][..]));
+        assert_eq!((u16::from_be_bytes([b[20], b[21]]), u16::from_be_bytes([b[22], b[23]])), (49159, RECEIVER_PORT));
+        assert_eq!((be32(&b[24..]), be32(&b[28..])), (u32::MAX, 0));
+        assert_eq!((b[32] >> 4, b[33], u16::from_be_bytes([b[34], b[35]])), (10, 0xc2, 65_535), "SYN + ECE + CWR");
+        assert_eq!(&b[40..48], &[2, 4, 0x03, 0xe8, 4, 2, 8, 10], "MSS 1000, SACK-permitted, timestamps");
+        assert_eq!((be32(&b[48..]), be32(&b[52..])), (2_500_000, 0), "TSval: the flow's start in µs");
+        assert_eq!(&b[56..60], &[1, 3, 3, 4], "NOP, window scale 4");
+        encode_handshake(&t, 7, true, &mut b);
+        assert_eq!((&b[12..16], &b[16..20]), (&[10, 0, 0, 3][..], &[10, 0, 0, 1][..]));
+        assert_eq!((u16::from_be_bytes([b[20], b[21]]), u16::from_be_bytes([b[22], b[23]])), (RECEIVER_PORT, 49159));
+        assert_eq!((be32(&b[24..]), be32(&b[28..])), (u32::MAX, 0));
+        assert_eq!(b[33], 0x52, "SYN + ACK + ECE");
+        assert_eq!((be32(&b[48..]), be32(&b[52..])), (2_500_000, 2_500_000), "the SYN's TSval echoed");
+        // SACK without timestamps; neither; a small window (shift 0, the window itself).
+        encode_handshake(&flow(1_000_000, true, false, false), 0, false, &mut b);
+        assert_eq!((b.len(), b[33]), (52, 0x02));
+        assert_eq!(&b[40..52], &[2, 4, 0x03, 0xe8, 1, 1, 4, 2, 1, 3, 3, 4]);
+        encode_handshake(&flow(29_200, false, false, false), 0, true, &mut b);
+        assert_eq!((b.len(), b[33], u16::from_be_bytes([b[34], b[35]])), (48, 0x12, 29_200));
+        assert_eq!(&b[40..48], &[2, 4, 0x03, 0xe8, 1, 3, 3, 0]);
+        encode_handshake(&flow(1_000_000, false, true, false), 0, false, &mut b);
+        assert_eq!(&b[40..48], &[2, 4, 0x03, 0xe8, 1, 1, 8, 10]);
+    }
+
+    /// Which handshake segments a host's file holds: the endpoints one each way, a router on
+    /// both paths each arriving and leaving, a node off the paths none.
+    #[test]
+    fn a_host_sees_the_handshake_segments_that_cross_it() {
+        let dir = std::env::temp_dir().join(format!("airtcp-pcap-hs-{}", std::process::id()));
+        let spec =
+            CaptureSpec { links: vec![], nodes: (0..4).map(|i| i.to_string()).collect(), flows: vec![Some(flow(1, false, false, false))] };
+        let c = Capture::create(&dir, spec, 10, u64::MAX).unwrap();
+        assert_eq!(c.host_handshake(0, 0), [false, true], "sender: SYN out, SYN-ACK in");
+        assert_eq!(c.host_handshake(2, 0), [false, true], "receiver: SYN in, SYN-ACK out");
+        assert_eq!(c.host_handshake(1, 0), [false, false, true, true]);
+        assert!(c.host_handshake(3, 0).is_empty());
+        c.finish().unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
@@ -436,8 +858,12 @@ mod tests {
         assert_eq!(file_name("BS->D"), "BS-to-D.pcap");
         assert_eq!(file_name("a/../b c"), "a_.._b_c.pcap");
         let dir = std::env::temp_dir().join(format!("airtcp-pcap-test-{}", std::process::id()));
-        let c = Capture::create(&dir, &["a b".into(), "a_b".into()], 10, u64::MAX).unwrap();
-        assert_eq!(c.file_names, vec!["a_b.pcap".to_string(), "a_b-1.pcap".to_string()]);
+        let spec =
+            CaptureSpec { links: vec![("a b".into(), 0, 1), ("a_b".into(), 1, 0)], nodes: vec!["x/y".into(), "x y".into()], flows: vec![] };
+        let c = Capture::create(&dir, spec, 10, u64::MAX).unwrap();
+        let names = |v: &[PcapFile]| v.iter().map(|f| f.name.clone()).collect::<Vec<_>>();
+        assert_eq!(names(&c.link_files), ["a_b.pcap", "a_b-1.pcap"]);
+        assert_eq!(names(&c.host_files), ["hosts/x_y.pcap", "hosts/x_y-1.pcap"]);
         c.finish().unwrap();
         std::fs::remove_dir_all(&dir).unwrap();
     }

@@ -29,7 +29,7 @@ use crate::metrics::delay::OneWayDelays;
 use crate::metrics::energy::{EnergySpec, HostActivity};
 use crate::metrics::loss_verdicts::LossVerdicts;
 use crate::net::capacity::hsdpa::HsdpaCell;
-use crate::net::pcap::Capture;
+use crate::net::pcap::{Capture, CaptureSpec, TcpFlowInfo};
 use crate::net::{Link, PacketArena, RoutingTable};
 use crate::output::{FlowSeries, LinkSeries, RunOutput};
 use crate::scenario::ScenarioError;
@@ -188,8 +188,10 @@ impl Simulator {
     }
 
     /// Captures every link direction's packets into `dir` during the run (`net::pcap`): one
-    /// libpcap file per link direction that carries a packet, and `events.csv` for drops, losses
-    /// and corruptions. An I/O error fails the run with one line naming the file.
+    /// libpcap file per link direction that carries a packet, one per host that sends or receives
+    /// one (`hosts/`), and `events.csv` for drops, losses and corruptions. The capture learns each
+    /// TCP flow's options and paths here, for the handshake it writes before the flow's first
+    /// frame in each file. An I/O error fails the run with one line naming the file.
     /// A flow with `option_sizes = "ns2"` is refused: its packets' sizes count option bytes that
     /// no real header can carry (10 bytes of timestamps, SACK blocks without kind and length).
     pub(crate) fn enable_pcap(&mut self, dir: &std::path::Path) -> Result<(), ScenarioError> {
@@ -202,9 +204,41 @@ impl Simulator {
                 ),
             ));
         }
-        let names: Vec<String> = self.links.iter().map(|l| l.name.clone()).collect();
+        let path = |from: u32, to: u32| {
+            let mut nodes = vec![from];
+            let mut at = from;
+            while let Some(l) = self.routes.next_hop(at, to) {
+                at = self.links[l as usize].to;
+                nodes.push(at);
+            }
+            nodes
+        };
+        let flows = self
+            .flows
+            .iter()
+            .map(|f| match &f.kind {
+                FlowKind::Tcp(t) => {
+                    let cfg = &t.sender.view().cfg;
+                    Some(TcpFlowInfo {
+                        src: f.src,
+                        dst: f.dst,
+                        mss: cfg.mss,
+                        rwnd_bytes: cfg.rwnd_bytes,
+                        sack: cfg.sack,
+                        timestamps: cfg.timestamps,
+                        ecn: cfg.ecn,
+                        start_ns: f.start,
+                        data_path: path(f.src, f.dst),
+                        ack_path: path(f.dst, f.src),
+                    })
+                }
+                FlowKind::Udp(_) => None,
+            })
+            .collect();
+        let spec =
+            CaptureSpec { links: self.links.iter().map(|l| (l.name.clone(), l.from, l.to)).collect(), nodes: self.nodes.clone(), flows };
         self.capture =
-            Some(Box::new(Capture::create(dir, &names, self.end, self.max_capture_bytes).map_err(|e| ScenarioError::new("pcap", e))?));
+            Some(Box::new(Capture::create(dir, spec, self.end, self.max_capture_bytes).map_err(|e| ScenarioError::new("pcap", e))?));
         self.enqueue_special = true;
         Ok(())
     }

@@ -45,7 +45,7 @@ impl Simulator {
             match link.offer_at(self.now, at, p.size_bytes, payload, p.ecn, p.kind == PacketKind::TcpData) {
                 Offer::Arrives { at_ns, ce, corrupted } => {
                     if let (true, Some(c)) = (CAPTURE, &mut self.capture) {
-                        capture_offer(c, l, link, at, Offer::Arrives { at_ns, ce, corrupted }, p);
+                        capture_offer(c, l, link, self.now, at, Offer::Arrives { at_ns, ce, corrupted }, p);
                     }
                     if ce {
                         p.ecn = Ecn::Ce;
@@ -73,14 +73,14 @@ impl Simulator {
                 // At the offer's instant, which is ahead of the clock on a cut-through link.
                 Offer::Lost { ce } => {
                     if let (true, Some(c)) = (CAPTURE, &mut self.capture) {
-                        capture_offer(c, l, link, at, Offer::Lost { ce }, p);
+                        capture_offer(c, l, link, self.now, at, Offer::Lost { ce }, p);
                     }
                     note_drop(&mut self.flows, p, DropCause::Channel, at);
                     self.pkts.free(pkt);
                 }
                 Offer::Dropped => {
                     if let (true, Some(c)) = (CAPTURE, &mut self.capture) {
-                        capture_offer(c, l, link, at, Offer::Dropped, p);
+                        capture_offer(c, l, link, self.now, at, Offer::Dropped, p);
                     }
                     note_drop(&mut self.flows, p, DropCause::Queue, at);
                     self.pkts.free(pkt);
@@ -164,7 +164,7 @@ impl Simulator {
         for pkt in out.delivered {
             // An HSDPA hop is captured as its packets leave the cell: at the TTI that delivers them.
             if let Some(c) = &mut self.capture {
-                c.packet(l, now, self.pkts.get(pkt));
+                c.packet(l, now, Some(at), now, self.pkts.get(pkt));
             }
             if link.in_flight.is_empty() {
                 self.queue.push(at, Event::Arrive { link: l as u32 });
@@ -189,20 +189,22 @@ impl Simulator {
 }
 
 /// Records a link's offer in the capture: a transmitted packet at its serialization's start (with
-/// its channel fate in the log when it was lost or corrupted), a queue drop at its offer.
+/// its channel fate in the log when it was lost or corrupted), a queue drop at its offer. `now` is
+/// the engine's clock (`offered_at` may be ahead of it on a cut-through link).
 #[cold]
 #[inline(never)]
-fn capture_offer(c: &mut Capture, l: usize, link: &crate::net::link::Link, offered_at: SimTime, offer: Offer, p: &Packet) {
+#[allow(clippy::too_many_arguments)]
+fn capture_offer(c: &mut Capture, l: usize, link: &crate::net::link::Link, now: SimTime, offered_at: SimTime, offer: Offer, p: &Packet) {
     let start = || link.last_serialization_start().unwrap_or(offered_at);
     match offer {
-        Offer::Arrives { corrupted, ce, .. } => {
+        Offer::Arrives { corrupted, ce, at_ns } => {
             let t = start();
             // On the wire with the queue's CE mark (the caller sets it on the packet after this).
             let mut on_wire = *p;
             if ce {
                 on_wire.ecn = Ecn::Ce;
             }
-            c.packet(l, t, &on_wire);
+            c.packet(l, t, Some(at_ns), now, &on_wire);
             if corrupted {
                 c.event(l, t, Fate::Corrupted, p);
             }
@@ -215,7 +217,7 @@ fn capture_offer(c: &mut Capture, l: usize, link: &crate::net::link::Link, offer
             if ce {
                 on_wire.ecn = Ecn::Ce;
             }
-            c.packet(l, t, &on_wire);
+            c.packet(l, t, None, now, &on_wire);
             c.event(l, t, Fate::ChannelLoss, &on_wire);
         }
         Offer::Dropped => c.event(l, offered_at, Fate::QueueDrop, p),
