@@ -38,7 +38,7 @@ pub struct LinkArq {
 /// sent, its bytes and busy time, one channel loss or corruption and, unless it was the frame's
 /// first attempt, one link retransmission. The frame's last failed attempt also stands for its
 /// final attempt's link retransmission (that attempt is the frame's `pending` entry).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Default)]
 pub struct FailedAttempt {
     /// Its serialization interval, ns.
     pub start: u64,

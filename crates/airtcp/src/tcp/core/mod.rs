@@ -5,8 +5,10 @@
 //! neither of those imports the other's file: recovery -> core <- sender.
 
 mod config;
+mod ctx;
 
 pub use self::config::{OutSegment, RtoUndoPolicy, RttSampling, SenderConfig, SenderStats};
+pub use self::ctx::RecoveryCtx;
 use crate::cc::{AckInfo, CongestionControl, Head, LossSignal, RateSample, Reaction, RecoverGuard, SendInfo, Window};
 use crate::net::TcpHeader;
 use crate::tcp::rate::RateSampler;
@@ -118,6 +120,10 @@ pub struct SenderCore {
     /// The delivery-rate sampler, for a window policy that reads rate samples
     /// ([`CongestionControl::reads_rate_sample`]); `None` for the others.
     pub(super) rate: Option<Box<RateSampler>>,
+    /// `paced || rate.is_some()`, fixed for the flow's life: each transmission tests this one flag
+    /// and only then tells the pacing clock and the rate sampler (out of line), so that the
+    /// schemes that neither pace nor sample rates (all but BBR) pay one test per segment.
+    pub(super) send_hooks: bool,
 }
 
 impl SenderCore {
@@ -277,10 +283,26 @@ impl SenderCore {
         }
     }
 
+    /// A transmission of a flow that paces or samples delivery rates: told to the pacing clock and
+    /// the rate sampler (before the segment's scoreboard entry and snd_max change).
+    #[cold]
+    #[inline(never)]
+    fn on_send_hooks(&mut self, now: SimTime, seq: u64, len: u64, retransmission: bool) {
+        if self.paced {
+            self.pace(now, seq, len, retransmission);
+        }
+        if self.rate.is_some() {
+            let flight = self.flight();
+            if let Some(r) = self.rate.as_deref_mut() {
+                r.on_send(now, seq, len, retransmission, flight);
+            }
+        }
+    }
+
     /// A paced flow's transmission of `len` bytes at `now`: told to the policy, and the next slot
     /// is `len`/rate later (integer ns, rounded down; from `now` if the flow was idle).
-    #[cold]
-    pub(super) fn pace(&mut self, now: SimTime, seq: u64, len: u64, retransmission: bool) {
+    #[inline]
+    fn pace(&mut self, now: SimTime, seq: u64, len: u64, retransmission: bool) {
         self.cc.on_send(&SendInfo { now, seq, len, retransmission, flight_bytes: self.flight() });
         if let Some(rate) = self.cc.pacing_rate().filter(|&r| r > 0) {
             let gap = (len as u128 * crate::time::NS_PER_S as u128 / rate as u128).min(u64::MAX as u128) as u64;
@@ -291,14 +313,8 @@ impl SenderCore {
     pub(super) fn emit(&mut self, now: SimTime, seq: u64, retransmission: bool) {
         let len = self.seg_len(seq);
         debug_assert!(len > 0 && seq < self.seq.app_limit.max(self.seq.snd_max));
-        if self.paced {
-            self.pace(now, seq, len, retransmission);
-        }
-        if self.rate.is_some() {
-            let flight = self.flight();
-            if let Some(r) = self.rate.as_deref_mut() {
-                r.on_send(now, seq, len, retransmission, flight);
-            }
+        if self.send_hooks {
+            self.on_send_hooks(now, seq, len, retransmission);
         }
         let i = self.seg_index(seq);
         let m = self.board.get_mut(i);

@@ -11,31 +11,35 @@ pub mod sack;
 pub mod tahoe;
 
 use crate::cc::Reaction;
-use crate::tcp::core::SenderCore;
+pub use crate::tcp::core::RecoveryCtx;
 use crate::time::SimTime;
 
-/// A loss-recovery strategy.
+/// A loss-recovery strategy. Its hooks get a [`RecoveryCtx`]: the scoreboard, the recovery
+/// episode, the window and a send hook, not the whole sender (see the module doc).
 pub trait LossRecovery: Send {
     /// Name as written in scenario files.
     fn name(&self) -> &'static str;
     /// Whether a new fast retransmit may start now (the "recover" guard of RFC 6582 §3.2 step 2).
-    fn may_enter(&self, s: &SenderCore) -> bool {
+    fn may_enter(&self, s: &RecoveryCtx<'_>) -> bool {
         s.recover_guard_passes()
     }
     /// Whether this duplicate ACK shows a loss before the DupThresh-th one (FACK's
     /// snd.fack − snd.una > DupThresh·MSS); the sender then starts fast retransmit.
-    fn detects_loss(&self, _s: &SenderCore) -> bool {
+    fn detects_loss(&self, _s: &RecoveryCtx<'_>) -> bool {
         false
     }
     /// The n-th duplicate ACK arrived outside recovery; the policy already reacted with `reaction`.
-    fn enter(&mut self, s: &mut SenderCore, now: SimTime, reaction: Reaction);
+    fn enter(&mut self, s: RecoveryCtx<'_>, now: SimTime, reaction: Reaction);
     /// A duplicate ACK arrived during recovery.
-    fn on_dup_ack(&mut self, s: &mut SenderCore, now: SimTime);
+    fn on_dup_ack(&mut self, s: RecoveryCtx<'_>, now: SimTime);
     /// A cumulative ACK advanced snd_una by `acked` bytes during recovery. Returns true when
     /// recovery ends.
-    fn on_ack(&mut self, s: &mut SenderCore, now: SimTime, acked: u64) -> bool;
-    /// Sends what the window allows.
-    fn send(&mut self, s: &mut SenderCore, now: SimTime) {
+    fn on_ack(&mut self, s: RecoveryCtx<'_>, now: SimTime, acked: u64) -> bool;
+    /// Sends what the window allows during a recovery. The sender asks only then (and, for a
+    /// strategy that marks losses, after every ACK and timeout): outside a recovery every other
+    /// strategy sends what min(cwnd, rwnd) allows, which the sender does itself
+    /// ([`RecoveryCtx::send_window_limited`]), saving a call per ACK.
+    fn send(&mut self, mut s: RecoveryCtx<'_>, now: SimTime) {
         s.send_window_limited(now);
     }
     /// Whether the strategy marks lost segments itself on every ACK ([`linux::Linux`]): the sender
@@ -46,35 +50,35 @@ pub trait LossRecovery: Send {
     }
     /// After an ACK that is new or duplicate has been processed (scoreboard, snd_una, window):
     /// marks lost segments; true when at least one was newly marked.
-    fn mark_losses(&mut self, _s: &mut SenderCore, _now: SimTime) -> bool {
+    fn mark_losses(&mut self, _s: RecoveryCtx<'_>, _now: SimTime) -> bool {
         false
     }
     /// Only for strategies that mark losses: the first `n` outstanding segments are about to leave
     /// the scoreboard (cumulatively ACKed).
-    fn before_cumulative_ack(&mut self, _s: &SenderCore, _n: usize) {}
+    fn before_cumulative_ack(&mut self, _s: &RecoveryCtx<'_>, _n: usize) {}
     /// Packets in flight now, in bytes, for a window policy that asks
     /// ([`crate::cc::CongestionControl::reads_in_flight`]): outstanding segments that the receiver
     /// has not SACKed, times the MSS.
-    fn in_flight_bytes(&self, s: &SenderCore) -> u64 {
-        s.board.iter().filter(|m| !m.sacked).count() as u64 * s.w.mss
+    fn in_flight_bytes(&self, s: &RecoveryCtx<'_>) -> u64 {
+        s.board().iter().filter(|m| !m.sacked).count() as u64 * s.w().mss
     }
     /// Only for strategies that mark losses: the retransmission timer expired; the sender has
     /// backed off, signalled the window policy and set `recover`, and sends through
     /// [`LossRecovery::send`] right after this (the others go back N by `send_window_limited`).
-    fn on_timeout(&mut self, _s: &mut SenderCore, _now: SimTime) {}
+    fn on_timeout(&mut self, _s: RecoveryCtx<'_>, _now: SimTime) {}
     /// The last timeout proved spurious and was undone (`rto_undo = "eifel"`): forget what it
     /// marked lost. The sender has restored the window and stopped the go-back-N resends.
-    fn on_spurious_timeout(&mut self, _s: &mut SenderCore) {}
+    fn on_spurious_timeout(&mut self, _s: RecoveryCtx<'_>) {}
 }
 
 /// RFC 5681 §3.2 steps 2–3, shared by Reno and NewReno: retransmit the first unacknowledged
 /// segment and set cwnd = (ssthresh, or the kept window) + DupThresh·SMSS ("inflation" by the
 /// segments that have left the network: one per duplicate ACK, fewer than DupThresh when Vegas
 /// expiry started the retransmit early).
-pub(crate) fn fast_retransmit_with_inflation(s: &mut SenderCore, now: SimTime, reaction: Reaction) {
+pub(crate) fn fast_retransmit_with_inflation(mut s: RecoveryCtx<'_>, now: SimTime, reaction: Reaction) {
     s.begin_recovery(reaction);
-    s.retransmit(now, s.seq.snd_una);
-    s.w.cwnd = s.rec.recovery_base + s.rec.dupacks as u64 * s.w.mss;
+    s.retransmit(now, s.seq().snd_una);
+    s.set_cwnd(s.rec().recovery_base + s.rec().dupacks as u64 * s.w().mss);
 }
 
 /// One entry of the recovery registry: the name scenario files use, whether the strategy reads
