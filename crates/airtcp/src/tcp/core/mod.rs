@@ -36,49 +36,49 @@ pub struct RecoveryState {
     pub dupacks: u32,
     /// Bytes sent by limited transmit since the last new ACK (RFC 5681 §3.2 step 2: not part of
     /// the FlightSize that ssthresh is computed from).
-    pub limited_sent: u64,
+    pub(crate) limited_sent: u64,
     pub in_recovery: bool,
     /// snd_max when recovery or the last timeout began (RFC 6582 "recover", exclusive end).
     pub recover: Option<u64>,
     /// `recover` was set by a timeout (not by a fast retransmit): see [`RecoverGuard`].
-    pub recover_by_timeout: bool,
+    pub(crate) recover_by_timeout: bool,
     /// snd_una before the latest cumulative ACK advance (RFC 6582 prev_highest_ack).
-    pub prev_highest_ack: u64,
+    pub(crate) prev_highest_ack: u64,
     /// How the policy reacted to the loss that started the current recovery.
-    pub reaction: Reaction,
+    pub(crate) reaction: Reaction,
     /// cwnd restored when recovery ends (ssthresh, or the kept window).
-    pub recovery_base: u64,
+    pub(crate) recovery_base: u64,
     /// One past the highest byte retransmitted in this recovery (RFC 6675 HighRxt).
-    pub high_rxt: u64,
+    pub(crate) high_rxt: u64,
     /// cwnd just before the window policy reacted to the loss that started the current recovery
     /// (rate halving starts from it, see [`crate::tcp::recovery::linux`]).
-    pub prior_cwnd: u64,
+    pub(crate) prior_cwnd: u64,
     /// With `rto_undo = "eifel"`: what the latest timeout changed, until the first ACK after it
     /// says whether it was spurious.
-    pub rto_undo: Option<RtoUndo>,
+    pub(crate) rto_undo: Option<RtoUndo>,
 }
 
 /// The window before a retransmission timeout, kept so that the timeout can be undone if the
 /// first acceptable ACK after it proves it spurious (RFC 3522 Eifel detection).
 #[derive(Debug, Clone, Copy)]
-pub struct RtoUndo {
+pub(crate) struct RtoUndo {
     /// cwnd before the timeout (Linux `prior_cwnd`).
-    pub prior_cwnd: u64,
+    pub(crate) prior_cwnd: u64,
     /// Linux `prior_ssthresh` = `tcp_current_ssthresh`: max(ssthresh, 3/4·cwnd).
-    pub prior_ssthresh: u64,
+    pub(crate) prior_ssthresh: u64,
     /// When the timeout's retransmission left (its TSval; Linux `retrans_stamp`).
-    pub retransmitted_at: SimTime,
+    pub(crate) retransmitted_at: SimTime,
 }
 
 /// ECN state (RFC 3168 §6.1.2).
 #[derive(Debug, Clone)]
-pub struct EcnState {
+pub(crate) struct EcnState {
     /// No ECN reaction until snd_una passes this (once per window, RFC 3168 §6.1.2).
-    pub ecn_recover: Option<u64>,
-    pub cwr_pending: bool,
+    pub(crate) ecn_recover: Option<u64>,
+    pub(crate) cwr_pending: bool,
     /// The last ACK received (new or duplicate) carried ECN-Echo: the congestion-warning state a
     /// timeout is judged by (TCP New Jersey, NJ+ Fig. 3: "if (Congestion Warning)").
-    pub last_ack_ece: bool,
+    pub(crate) last_ack_ece: bool,
 }
 
 /// The sender state shared by all recovery strategies.
@@ -92,26 +92,26 @@ pub struct SenderCore {
     /// Loss-recovery state: what the recovery strategies (`tcp::recovery`) read and change.
     pub rec: RecoveryState,
     /// ECN state (RFC 3168): the once-per-window reaction and the CWR flag.
-    pub ecn: EcnState,
-    pub dupthresh: u32,
+    pub(crate) ecn: EcnState,
+    pub(crate) dupthresh: u32,
     pub board: Scoreboard,
     /// Karn: the byte whose ACK ends the RTT measurement in progress, and when it was sent.
     pub(super) timing: Option<(u64, SimTime)>,
     /// Restart the timer on this ACK of new data (NewReno turns it off after the first partial ACK).
-    pub restart_timer_on_ack: bool,
+    pub(crate) restart_timer_on_ack: bool,
     /// Deadline of the retransmission timer.
     pub rto_deadline: Option<SimTime>,
     /// Loss verdicts of a loss-differentiating policy, (first byte of the segment retransmitted,
     /// answered as congestion), for the engine to compare with the real cause; drained by it.
-    pub verdicts: Vec<(u64, bool)>,
-    pub out: Vec<OutSegment>,
+    pub(crate) verdicts: Vec<(u64, bool)>,
+    pub(crate) out: Vec<OutSegment>,
     pub stats: SenderStats,
     /// The window policy paces (`cc.pacing_rate()` was `Some` when the flow was built): each
     /// transmission is told to it and pushes `next_send_at` on. Fixed for the flow's life.
-    pub paced: bool,
+    pub(crate) paced: bool,
     /// Earliest time the next segment may leave (pacing; stays 0 for a flow that does not pace,
     /// so that [`SenderCore::pacing_allows`] always answers yes).
-    pub next_send_at: SimTime,
+    pub(crate) next_send_at: SimTime,
     /// Pacing held back a segment that the window allowed: the sender wants to be woken at
     /// `next_send_at` (the engine's pacing timer). Always `None` for a flow that does not pace.
     pub pacing_deadline: Option<SimTime>,
@@ -129,13 +129,13 @@ pub struct SenderCore {
 impl SenderCore {
     /// Bytes outstanding: FlightSize of RFC 5681.
     #[inline]
-    pub fn flight(&self) -> u64 {
+    pub(crate) fn flight(&self) -> u64 {
         self.seq.snd_max - self.seq.snd_una
     }
 
     /// Length of the segment starting at `seq`.
     #[inline]
-    pub fn seg_len(&self, seq: u64) -> u64 {
+    pub(crate) fn seg_len(&self, seq: u64) -> u64 {
         (self.cfg.mss as u64).min(self.seq.app_limit.max(self.seq.snd_max) - seq)
     }
 
@@ -274,7 +274,7 @@ impl SenderCore {
     /// forces (the fast retransmit itself, NewReno's partial-ACK retransmission, a corruption
     /// report) are not held, but they use up pacing time like any other segment.
     #[inline]
-    pub fn pacing_allows(&mut self, now: SimTime) -> bool {
+    pub(crate) fn pacing_allows(&mut self, now: SimTime) -> bool {
         if now >= self.next_send_at {
             true
         } else {
@@ -365,7 +365,7 @@ impl SenderCore {
     }
 
     /// Retransmits the segment starting at `seq`.
-    pub fn retransmit(&mut self, now: SimTime, seq: u64) {
+    pub(crate) fn retransmit(&mut self, now: SimTime, seq: u64) {
         if seq < self.seq.snd_max {
             self.emit(now, seq, true);
         }

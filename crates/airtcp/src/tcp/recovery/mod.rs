@@ -1,14 +1,41 @@
 //! Loss-recovery strategies, separate from the window policy (`cc`), as ns-3 separates
 //! `TcpRecoveryOps` from `TcpCongestionOps`. Each strategy decides what happens from the n-th
 //! duplicate ACK until the loss is repaired; timeouts are handled by the sender for all of them.
+//!
+//! A strategy sees the sender through a [`RecoveryCtx`] (defined in `tcp/core/ctx.rs`, whose
+//! field is private there), as ns-3's `TcpRecoveryOps` hooks get the socket's state
+//! (`TcpSocketState`) and not the socket. What each part is for:
+//! - the **scoreboard and the sequence space**, read: SACK, FACK, PRR and Linux choose what to
+//!   send from which segments are SACKed, lost or retransmitted, and every strategy compares
+//!   snd_una with the recovery point. Two named moves of snd_nxt (Tahoe's go-back-N; a SACK
+//!   recovery's stop of a timeout's go-back-N) and Linux's forgetting of SACK marks at its exit
+//!   are the only changes.
+//! - the **recovery episode** (recover, the window to restore, the policy's reaction, cwnd before
+//!   it, HighRxt): set at its start (`RecoveryCtx::begin_recovery`), HighRxt as retransmissions
+//!   go (RFC 6675 §4); the duplicate-ACK count, limited transmit and the Eifel undo record stay
+//!   the sender's.
+//! - the **window**: a strategy sets cwnd (inflation and deflation, the restored window, PRR's
+//!   quota); ssthresh is the window policy's, read only (Linux's exit moderation).
+//! - the **settings** (MSS, receiver window, `max_cwnd_bytes`, NewReno's
+//!   `rto_reset_every_partial_ack`) and the **minimum RTT** (RACK's test in `prr-rack`), read.
+//! - one **timer flag**: NewReno's Impatient variant stops restarting the retransmission timer
+//!   after the first partial ACK (RFC 6582 §4); the deadline itself is out of reach.
+//! - the **send hook** (`retransmit`, `send_new`, `send_window_limited`, `pacing_allows`): every
+//!   segment goes through the sender's one `emit`, which marks the scoreboard, moves snd_max,
+//!   keeps Karn's rule, tells the pacing clock and the rate sampler, counts, and starts the timer.
+//!
+//! Out of reach: the RTT estimator, the retransmission timer's deadline, the window policy, the
+//! ECN state, the counters and the segments already emitted. Outside a recovery the sender sends
+//! what min(cwnd, rwnd) allows without asking the strategy (each one did exactly that);
+//! [`LossRecovery::send`] runs during a recovery, and always for a strategy that marks losses.
 
-pub mod fack;
-pub mod linux;
-pub mod newreno;
-pub mod prr;
-pub mod reno;
-pub mod sack;
-pub mod tahoe;
+pub(crate) mod fack;
+pub(crate) mod linux;
+pub(crate) mod newreno;
+pub(crate) mod prr;
+pub(crate) mod reno;
+pub(crate) mod sack;
+pub(crate) mod tahoe;
 
 use crate::cc::Reaction;
 pub use crate::tcp::core::RecoveryCtx;
@@ -38,11 +65,11 @@ pub trait LossRecovery: Send {
     /// Sends what the window allows during a recovery. The sender asks only then (and, for a
     /// strategy that marks losses, after every ACK and timeout): outside a recovery every other
     /// strategy sends what min(cwnd, rwnd) allows, which the sender does itself
-    /// ([`RecoveryCtx::send_window_limited`]), saving a call per ACK.
+    /// (`RecoveryCtx::send_window_limited`), saving a call per ACK.
     fn send(&mut self, mut s: RecoveryCtx<'_>, now: SimTime) {
         s.send_window_limited(now);
     }
-    /// Whether the strategy marks lost segments itself on every ACK ([`linux::Linux`]): the sender
+    /// Whether the strategy marks lost segments itself on every ACK (`linux::Linux`): the sender
     /// then starts a recovery when [`LossRecovery::mark_losses`] newly marks a segment lost,
     /// instead of on the DupThresh-th duplicate ACK, and does no limited transmit.
     fn marks_losses(&self) -> bool {

@@ -15,9 +15,8 @@
 #[cfg(test)]
 pub(crate) mod tests;
 
-pub use crate::tcp::core::{
-    EcnState, OutSegment, RecoveryState, RtoUndo, RtoUndoPolicy, RttSampling, SenderConfig, SenderCore, SenderStats, SeqSpace,
-};
+pub(crate) use crate::tcp::core::{EcnState, RtoUndo};
+pub use crate::tcp::core::{OutSegment, RecoveryState, RtoUndoPolicy, RttSampling, SenderConfig, SenderCore, SenderStats, SeqSpace};
 
 use crate::cc::{CongestionControl, DupAckCount, LossKind, LossSignal, Reaction, Window};
 use crate::net::TcpHeader;
