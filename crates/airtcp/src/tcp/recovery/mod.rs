@@ -143,3 +143,66 @@ pub fn find(name: &str) -> Option<&'static Strategy> {
 pub fn by_name(name: &str) -> Option<Box<dyn LossRecovery>> {
     find(name).map(|s| (s.make)())
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Arc, Mutex};
+
+    use super::*;
+    use crate::tcp::sender::tests::{ack, cfg, sent};
+    use crate::tcp::Sender;
+
+    const MS: u64 = 1_000_000;
+
+    /// NewReno's hooks, recording whether each call of its `send` came during a recovery.
+    struct Probe {
+        inner: newreno::NewReno,
+        sends: Arc<Mutex<Vec<bool>>>,
+    }
+
+    impl LossRecovery for Probe {
+        fn name(&self) -> &'static str {
+            "probe"
+        }
+        fn enter(&mut self, s: RecoveryCtx<'_>, now: SimTime, reaction: Reaction) {
+            self.inner.enter(s, now, reaction);
+        }
+        fn on_dup_ack(&mut self, s: RecoveryCtx<'_>, now: SimTime) {
+            self.inner.on_dup_ack(s, now);
+        }
+        fn on_ack(&mut self, s: RecoveryCtx<'_>, now: SimTime, acked: u64) -> bool {
+            self.inner.on_ack(s, now, acked)
+        }
+        fn send(&mut self, mut s: RecoveryCtx<'_>, now: SimTime) {
+            self.sends.lock().unwrap().push(s.rec().in_recovery);
+            s.send_window_limited(now);
+        }
+    }
+
+    /// The contract of `LossRecovery::send`: asked only during a recovery; outside one the sender
+    /// sends what min(cwnd, rwnd) allows itself. Reno, IW 4: ACK 1000 grows cwnd to 5000, and
+    /// the sender (not the strategy) sends 4000 and 5000; the third duplicate ACK retransmits
+    /// 1000 (ssthresh = 5000/2, cwnd = 2500 + 3000 = 5500: no room above snd_max 6000), and the
+    /// strategy is asked once, in recovery; the full ACK of 6000 ends the recovery and the new
+    /// window's segments go out without asking it.
+    #[test]
+    fn send_is_asked_only_during_a_recovery() {
+        let sends = Arc::new(Mutex::new(vec![]));
+        let probe = Probe { inner: newreno::NewReno::default(), sends: Arc::clone(&sends) };
+        let mut s = Sender::new(cfg(false, 4), crate::cc::build("reno", None).unwrap(), Box::new(probe));
+        s.offer(0, u64::MAX);
+        assert_eq!(sent(&mut s).len(), 4);
+        s.on_ack(MS, &ack(1000));
+        assert_eq!(sent(&mut s), vec![(4000, false), (5000, false)]);
+        for k in 2..=4 {
+            s.on_ack(k * MS, &ack(1000));
+        }
+        assert!(s.core.rec.in_recovery);
+        assert_eq!((s.core.w.ssthresh, s.core.w.cwnd), (2500, 5500));
+        assert_eq!(sent(&mut s), vec![(1000, true)]);
+        s.on_ack(5 * MS, &ack(6000));
+        assert!(!s.core.rec.in_recovery);
+        assert!(!sent(&mut s).is_empty());
+        assert_eq!(*sends.lock().unwrap(), vec![true]);
+    }
+}
