@@ -1,8 +1,10 @@
-//! The sender's state that the loss-recovery strategies act on ([`SenderCore`]: sequence space,
-//! scoreboard, timers, recovery episode, ECN) with its send and retransmit primitives, and the
-//! sender's settings and counters (`config`). It sits below both [`crate::tcp::recovery`] and
-//! [`crate::tcp::sender`] (which drives the ACK path and calls the recovery strategy), so that
-//! neither of those imports the other's file: recovery -> core <- sender.
+//! The sender's state ([`SenderCore`]: sequence space, scoreboard, timers, recovery episode, ECN)
+//! with its send and retransmit primitives, the narrow view of it that a loss-recovery strategy
+//! gets ([`RecoveryCtx`], `ctx.rs`), and the sender's settings and counters (`config`). It sits
+//! below both [`crate::tcp::recovery`] and [`crate::tcp::sender`] (which drives the ACK path and
+//! calls the recovery strategy), so that neither of those imports the other's file:
+//! recovery -> core <- sender. A strategy never holds a `SenderCore`: the sender wraps it in a
+//! `RecoveryCtx` for each hook, whose field is private to `ctx.rs`.
 
 mod config;
 mod ctx;
@@ -81,7 +83,8 @@ pub(crate) struct EcnState {
     pub(crate) last_ack_ece: bool,
 }
 
-/// The sender state shared by all recovery strategies.
+/// The sender's state: what the ACK path, the timers and the send primitives work on. Recovery
+/// strategies see it only through [`RecoveryCtx`].
 pub struct SenderCore {
     pub cfg: SenderConfig,
     pub w: Window,

@@ -6,11 +6,11 @@
 //! options of its configuration (as ns-2's one-way TCP agents do). Sequence numbers are absolute
 //! byte offsets starting at 0, and segments are cut at multiples of the MSS.
 //!
-//! The settings, the segments handed to the engine, the counters, and the state that the
-//! loss-recovery strategies act on with its send and retransmit primitives live one level down,
-//! in `crate::tcp::core` (shared with the recovery strategies, which so never import this file);
+//! The settings, the segments handed to the engine, the counters, and the sender's state with its
+//! send and retransmit primitives live one level down, in `crate::tcp::core`, with the narrow
+//! context a recovery strategy gets (`RecoveryCtx`; the strategies so never import this file);
 //! this file is [`Sender`]: the ACK path, the timers and the hooks that call the window policy
-//! and the recovery strategy.
+//! and the recovery strategy (wrapping its state in a `RecoveryCtx` for each call).
 
 #[cfg(test)]
 pub(crate) mod tests;
