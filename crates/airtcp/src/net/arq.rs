@@ -38,7 +38,7 @@ pub struct LinkArq {
 /// sent, its bytes and busy time, one channel loss or corruption and, unless it was the frame's
 /// first attempt, one link retransmission. The frame's last failed attempt also stands for its
 /// final attempt's link retransmission (that attempt is the frame's `pending` entry).
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy)]
 pub struct FailedAttempt {
     /// Its serialization interval, ns.
     pub start: u64,
@@ -108,6 +108,13 @@ pub fn repair(
         failed(FailedAttempt { final_end: Some(end), ..a });
     }
     (fate, start, end, tally)
+}
+
+/// Padding for a link's ring of attempts (`Ring` grows without taking an item).
+impl Default for FailedAttempt {
+    fn default() -> Self {
+        FailedAttempt { start: 0, end: 0, bytes: 0, corrupted: false, retransmission: false, final_end: None }
+    }
 }
 
 #[cfg(test)]

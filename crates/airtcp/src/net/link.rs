@@ -85,7 +85,7 @@ pub struct Link {
 }
 
 /// The serialization interval of an admitted packet (and whether the channel will lose it).
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy)]
 pub struct PendingTx {
     /// When the packet reached the transmitter (was offered): non-decreasing along `pending`.
     /// Entries offered for an instant after the simulator's clock were offered ahead of it (see
@@ -447,7 +447,7 @@ impl Link {
 /// a mask instead of `VecDeque`'s wrap-around arithmetic and capacity checks on the hot path (a
 /// link pushes and pops each of its packets twice: admitted, then in flight).
 #[derive(Debug, Clone)]
-pub struct Ring<T: Copy + Default> {
+pub struct Ring<T: Copy> {
     buf: Vec<T>,
     head: usize,
     len: usize,
@@ -489,13 +489,13 @@ impl<T: Copy + Default> Ring<T> {
         (i < self.len).then(|| &self.buf[(self.head + i) & (self.buf.len() - 1)])
     }
 
-    /// Appends an item, doubling the buffer when full. The growth takes no item (it pads with
-    /// `T::default()`), so that the item is written straight into its slot: handing it to `grow`
-    /// made the compiler build it on the stack first and copy it (9 instructions per admitted
-    /// packet on Fig. 10, BENCHMARKS.md).
+    /// Appends an item, doubling the buffer when full.
     #[inline]
     pub fn push_back(&mut self, x: T) {
         if self.len == self.buf.len() {
+            // The growth takes no item (it pads with `T::default()`), so that `x` is written
+            // straight into its slot: handing it to `grow` made the compiler build it on the stack
+            // and copy it (9 instructions per admitted packet on Fig. 10, BENCHMARKS.md).
             self.grow();
         }
         let mask = self.buf.len() - 1;
@@ -530,6 +530,13 @@ impl<T: Copy + Default> Ring<T> {
         buf.resize(cap, T::default());
         self.buf = buf;
         self.head = 0;
+    }
+}
+
+/// Padding for a link's ring of pending transmissions (`Ring` grows without taking an item).
+impl Default for PendingTx {
+    fn default() -> Self {
+        PendingTx { offered: 0, losses_before: 0, start: 0, end: 0, bytes: 0, lost: false, corrupted: false, ce: false }
     }
 }
 

@@ -15,8 +15,8 @@
 #[cfg(test)]
 pub(crate) mod tests;
 
-pub(crate) use crate::tcp::core::{EcnState, RtoUndo};
-pub use crate::tcp::core::{OutSegment, RecoveryState, RtoUndoPolicy, RttSampling, SenderConfig, SenderCore, SenderStats, SeqSpace};
+pub(crate) use crate::tcp::core::{EcnState, RecoveryState, RtoUndo, SeqSpace};
+pub use crate::tcp::core::{OutSegment, RtoUndoPolicy, RttSampling, SenderConfig, SenderCore, SenderStats};
 
 use crate::cc::{CongestionControl, DupAckCount, LossKind, LossSignal, Reaction, Window};
 use crate::net::TcpHeader;
