@@ -110,6 +110,13 @@ pub(crate) fn repair(
     (fate, start, end, tally)
 }
 
+/// Padding for a link's ring of attempts (`Ring` grows without taking an item).
+impl Default for FailedAttempt {
+    fn default() -> Self {
+        FailedAttempt { start: 0, end: 0, bytes: 0, corrupted: false, retransmission: false, final_end: None }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

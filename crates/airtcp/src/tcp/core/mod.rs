@@ -1,12 +1,16 @@
-//! The sender's state that the loss-recovery strategies act on ([`SenderCore`]: sequence space,
-//! scoreboard, timers, recovery episode, ECN) with its send and retransmit primitives, and the
-//! sender's settings and counters (`config`). It sits below both [`crate::tcp::recovery`] and
-//! [`crate::tcp::sender`] (which drives the ACK path and calls the recovery strategy), so that
-//! neither of those imports the other's file: recovery -> core <- sender.
+//! The sender's state ([`SenderCore`]: sequence space, scoreboard, timers, recovery episode, ECN)
+//! with its send and retransmit primitives, the narrow view of it that a loss-recovery strategy
+//! gets ([`RecoveryCtx`], `ctx.rs`), and the sender's settings and counters (`config`). It sits
+//! below both [`crate::tcp::recovery`] and [`crate::tcp::sender`] (which drives the ACK path and
+//! calls the recovery strategy), so that neither of those imports the other's file:
+//! recovery -> core <- sender. A strategy never holds a `SenderCore`: the sender wraps it in a
+//! `RecoveryCtx` for each hook, whose field is private to `ctx.rs`.
 
 mod config;
+mod ctx;
 
 pub use self::config::{OutSegment, RtoUndoPolicy, RttSampling, SenderConfig, SenderStats};
+pub use self::ctx::RecoveryCtx;
 use crate::cc::{AckInfo, CongestionControl, Head, LossSignal, RateSample, Reaction, RecoverGuard, SendInfo, Window};
 use crate::net::TcpHeader;
 use crate::tcp::rate::RateSampler;
@@ -34,52 +38,53 @@ pub struct RecoveryState {
     pub dupacks: u32,
     /// Bytes sent by limited transmit since the last new ACK (RFC 5681 §3.2 step 2: not part of
     /// the FlightSize that ssthresh is computed from).
-    pub limited_sent: u64,
+    pub(crate) limited_sent: u64,
     pub in_recovery: bool,
     /// snd_max when recovery or the last timeout began (RFC 6582 "recover", exclusive end).
     pub recover: Option<u64>,
     /// `recover` was set by a timeout (not by a fast retransmit): see [`RecoverGuard`].
-    pub recover_by_timeout: bool,
+    pub(crate) recover_by_timeout: bool,
     /// snd_una before the latest cumulative ACK advance (RFC 6582 prev_highest_ack).
-    pub prev_highest_ack: u64,
+    pub(crate) prev_highest_ack: u64,
     /// How the policy reacted to the loss that started the current recovery.
-    pub reaction: Reaction,
+    pub(crate) reaction: Reaction,
     /// cwnd restored when recovery ends (ssthresh, or the kept window).
-    pub recovery_base: u64,
+    pub(crate) recovery_base: u64,
     /// One past the highest byte retransmitted in this recovery (RFC 6675 HighRxt).
-    pub high_rxt: u64,
+    pub(crate) high_rxt: u64,
     /// cwnd just before the window policy reacted to the loss that started the current recovery
     /// (rate halving starts from it, see [`crate::tcp::recovery::linux`]).
-    pub prior_cwnd: u64,
+    pub(crate) prior_cwnd: u64,
     /// With `rto_undo = "eifel"`: what the latest timeout changed, until the first ACK after it
     /// says whether it was spurious.
-    pub rto_undo: Option<RtoUndo>,
+    pub(crate) rto_undo: Option<RtoUndo>,
 }
 
 /// The window before a retransmission timeout, kept so that the timeout can be undone if the
 /// first acceptable ACK after it proves it spurious (RFC 3522 Eifel detection).
 #[derive(Debug, Clone, Copy)]
-pub struct RtoUndo {
+pub(crate) struct RtoUndo {
     /// cwnd before the timeout (Linux `prior_cwnd`).
-    pub prior_cwnd: u64,
+    pub(crate) prior_cwnd: u64,
     /// Linux `prior_ssthresh` = `tcp_current_ssthresh`: max(ssthresh, 3/4·cwnd).
-    pub prior_ssthresh: u64,
+    pub(crate) prior_ssthresh: u64,
     /// When the timeout's retransmission left (its TSval; Linux `retrans_stamp`).
-    pub retransmitted_at: SimTime,
+    pub(crate) retransmitted_at: SimTime,
 }
 
 /// ECN state (RFC 3168 §6.1.2).
 #[derive(Debug, Clone)]
-pub struct EcnState {
+pub(crate) struct EcnState {
     /// No ECN reaction until snd_una passes this (once per window, RFC 3168 §6.1.2).
-    pub ecn_recover: Option<u64>,
-    pub cwr_pending: bool,
+    pub(crate) ecn_recover: Option<u64>,
+    pub(crate) cwr_pending: bool,
     /// The last ACK received (new or duplicate) carried ECN-Echo: the congestion-warning state a
     /// timeout is judged by (TCP New Jersey, NJ+ Fig. 3: "if (Congestion Warning)").
-    pub last_ack_ece: bool,
+    pub(crate) last_ack_ece: bool,
 }
 
-/// The sender state shared by all recovery strategies.
+/// The sender's state: what the ACK path, the timers and the send primitives work on. Recovery
+/// strategies see it only through [`RecoveryCtx`].
 pub struct SenderCore {
     pub cfg: SenderConfig,
     pub w: Window,
@@ -90,26 +95,26 @@ pub struct SenderCore {
     /// Loss-recovery state: what the recovery strategies (`tcp::recovery`) read and change.
     pub rec: RecoveryState,
     /// ECN state (RFC 3168): the once-per-window reaction and the CWR flag.
-    pub ecn: EcnState,
-    pub dupthresh: u32,
+    pub(crate) ecn: EcnState,
+    pub(crate) dupthresh: u32,
     pub board: Scoreboard,
     /// Karn: the byte whose ACK ends the RTT measurement in progress, and when it was sent.
     pub(super) timing: Option<(u64, SimTime)>,
     /// Restart the timer on this ACK of new data (NewReno turns it off after the first partial ACK).
-    pub restart_timer_on_ack: bool,
+    pub(crate) restart_timer_on_ack: bool,
     /// Deadline of the retransmission timer.
     pub rto_deadline: Option<SimTime>,
     /// Loss verdicts of a loss-differentiating policy, (first byte of the segment retransmitted,
     /// answered as congestion), for the engine to compare with the real cause; drained by it.
-    pub verdicts: Vec<(u64, bool)>,
-    pub out: Vec<OutSegment>,
+    pub(crate) verdicts: Vec<(u64, bool)>,
+    pub(crate) out: Vec<OutSegment>,
     pub stats: SenderStats,
     /// The window policy paces (`cc.pacing_rate()` was `Some` when the flow was built): each
     /// transmission is told to it and pushes `next_send_at` on. Fixed for the flow's life.
-    pub paced: bool,
+    pub(crate) paced: bool,
     /// Earliest time the next segment may leave (pacing; stays 0 for a flow that does not pace,
     /// so that [`SenderCore::pacing_allows`] always answers yes).
-    pub next_send_at: SimTime,
+    pub(crate) next_send_at: SimTime,
     /// Pacing held back a segment that the window allowed: the sender wants to be woken at
     /// `next_send_at` (the engine's pacing timer). Always `None` for a flow that does not pace.
     pub pacing_deadline: Option<SimTime>,
@@ -118,18 +123,22 @@ pub struct SenderCore {
     /// The delivery-rate sampler, for a window policy that reads rate samples
     /// ([`CongestionControl::reads_rate_sample`]); `None` for the others.
     pub(super) rate: Option<Box<RateSampler>>,
+    /// `paced || rate.is_some()`, fixed for the flow's life: each transmission tests this one flag
+    /// and only then tells the pacing clock and the rate sampler (out of line), so that the
+    /// schemes that neither pace nor sample rates (all but BBR) pay one test per segment.
+    pub(super) send_hooks: bool,
 }
 
 impl SenderCore {
     /// Bytes outstanding: FlightSize of RFC 5681.
     #[inline]
-    pub fn flight(&self) -> u64 {
+    pub(crate) fn flight(&self) -> u64 {
         self.seq.snd_max - self.seq.snd_una
     }
 
     /// Length of the segment starting at `seq`.
     #[inline]
-    pub fn seg_len(&self, seq: u64) -> u64 {
+    pub(crate) fn seg_len(&self, seq: u64) -> u64 {
         (self.cfg.mss as u64).min(self.seq.app_limit.max(self.seq.snd_max) - seq)
     }
 
@@ -268,7 +277,7 @@ impl SenderCore {
     /// forces (the fast retransmit itself, NewReno's partial-ACK retransmission, a corruption
     /// report) are not held, but they use up pacing time like any other segment.
     #[inline]
-    pub fn pacing_allows(&mut self, now: SimTime) -> bool {
+    pub(crate) fn pacing_allows(&mut self, now: SimTime) -> bool {
         if now >= self.next_send_at {
             true
         } else {
@@ -277,10 +286,26 @@ impl SenderCore {
         }
     }
 
+    /// A transmission of a flow that paces or samples delivery rates: told to the pacing clock and
+    /// the rate sampler (before the segment's scoreboard entry and snd_max change).
+    #[cold]
+    #[inline(never)]
+    fn on_send_hooks(&mut self, now: SimTime, seq: u64, len: u64, retransmission: bool) {
+        if self.paced {
+            self.pace(now, seq, len, retransmission);
+        }
+        if self.rate.is_some() {
+            let flight = self.flight();
+            if let Some(r) = self.rate.as_deref_mut() {
+                r.on_send(now, seq, len, retransmission, flight);
+            }
+        }
+    }
+
     /// A paced flow's transmission of `len` bytes at `now`: told to the policy, and the next slot
     /// is `len`/rate later (integer ns, rounded down; from `now` if the flow was idle).
-    #[cold]
-    pub(super) fn pace(&mut self, now: SimTime, seq: u64, len: u64, retransmission: bool) {
+    #[inline]
+    fn pace(&mut self, now: SimTime, seq: u64, len: u64, retransmission: bool) {
         self.cc.on_send(&SendInfo { now, seq, len, retransmission, flight_bytes: self.flight() });
         if let Some(rate) = self.cc.pacing_rate().filter(|&r| r > 0) {
             let gap = (len as u128 * crate::time::NS_PER_S as u128 / rate as u128).min(u64::MAX as u128) as u64;
@@ -291,14 +316,8 @@ impl SenderCore {
     pub(super) fn emit(&mut self, now: SimTime, seq: u64, retransmission: bool) {
         let len = self.seg_len(seq);
         debug_assert!(len > 0 && seq < self.seq.app_limit.max(self.seq.snd_max));
-        if self.paced {
-            self.pace(now, seq, len, retransmission);
-        }
-        if self.rate.is_some() {
-            let flight = self.flight();
-            if let Some(r) = self.rate.as_deref_mut() {
-                r.on_send(now, seq, len, retransmission, flight);
-            }
+        if self.send_hooks {
+            self.on_send_hooks(now, seq, len, retransmission);
         }
         let i = self.seg_index(seq);
         let m = self.board.get_mut(i);
@@ -349,7 +368,7 @@ impl SenderCore {
     }
 
     /// Retransmits the segment starting at `seq`.
-    pub fn retransmit(&mut self, now: SimTime, seq: u64) {
+    pub(crate) fn retransmit(&mut self, now: SimTime, seq: u64) {
         if seq < self.seq.snd_max {
             self.emit(now, seq, true);
         }

@@ -32,7 +32,7 @@
 use super::sack::Sack;
 use super::LossRecovery;
 use crate::cc::Reaction;
-use crate::tcp::core::SenderCore;
+use crate::tcp::core::RecoveryCtx;
 use crate::time::SimTime;
 
 /// FACK recovery.
@@ -40,38 +40,40 @@ use crate::time::SimTime;
 pub(crate) struct Fack;
 
 /// snd.fack: one past the forward-most byte the receiver holds.
-pub(crate) fn snd_fack(s: &SenderCore) -> u64 {
-    s.seq.snd_una.max(s.board.high_sacked)
+pub(crate) fn snd_fack(s: &RecoveryCtx<'_>) -> u64 {
+    s.seq().snd_una.max(s.board().high_sacked)
 }
 
 /// retran_data: bytes retransmitted in this recovery that are neither ACKed nor SACKed.
-pub(crate) fn retran_data(s: &SenderCore) -> u64 {
-    let mss = s.cfg.mss as u64;
-    s.board
+pub(crate) fn retran_data(s: &RecoveryCtx<'_>) -> u64 {
+    let mss = s.cfg().mss as u64;
+    let (una, high_rxt) = (s.seq().snd_una, s.rec().high_rxt);
+    s.board()
         .iter()
         .enumerate()
-        .map(|(i, m)| (s.seq.snd_una + i as u64 * mss, m.sacked))
-        .take_while(|&(seq, _)| seq < s.rec.high_rxt)
+        .map(|(i, m)| (una + i as u64 * mss, m.sacked))
+        .take_while(|&(seq, _)| seq < high_rxt)
         .filter(|&(_, sacked)| !sacked)
-        .map(|(seq, _)| s.seg_len(seq).min(s.rec.high_rxt - seq))
+        .map(|(seq, _)| s.seg_len(seq).min(high_rxt - seq))
         .sum()
 }
 
 /// awnd = (snd.nxt − snd.fack) + retran_data (Mathis & Mahdavi §3; thesis §2.2.5).
-pub fn awnd(s: &SenderCore) -> u64 {
-    s.seq.snd_max.saturating_sub(snd_fack(s)) + retran_data(s)
+pub(crate) fn awnd(s: &RecoveryCtx<'_>) -> u64 {
+    s.seq().snd_max.saturating_sub(snd_fack(s)) + retran_data(s)
 }
 
 /// The lowest un-SACKed segment at or above HighRxt and below snd.fack: the next hole to resend.
-pub(crate) fn next_hole(s: &SenderCore) -> Option<u64> {
-    let mss = s.cfg.mss as u64;
+pub(crate) fn next_hole(s: &RecoveryCtx<'_>) -> Option<u64> {
+    let mss = s.cfg().mss as u64;
     let fack = snd_fack(s);
-    let first = (s.rec.high_rxt.max(s.seq.snd_una) - s.seq.snd_una).div_ceil(mss) as usize;
-    s.board
+    let una = s.seq().snd_una;
+    let first = (s.rec().high_rxt.max(una) - una).div_ceil(mss) as usize;
+    s.board()
         .iter()
         .enumerate()
         .skip(first)
-        .map(|(i, m)| (s.seq.snd_una + i as u64 * mss, m.sacked))
+        .map(|(i, m)| (una + i as u64 * mss, m.sacked))
         .take_while(|&(seq, _)| seq < fack)
         .find(|&(_, sacked)| !sacked)
         .map(|(seq, _)| seq)
@@ -82,36 +84,36 @@ impl LossRecovery for Fack {
         "fack"
     }
 
-    fn detects_loss(&self, s: &SenderCore) -> bool {
+    fn detects_loss(&self, s: &RecoveryCtx<'_>) -> bool {
         // thesis §2.2.5: enter recovery when snd.fack − snd.una > tcp_rexmt_thresh·MSS.
-        snd_fack(s) - s.seq.snd_una > s.dupthresh as u64 * s.cfg.mss as u64
+        snd_fack(s) - s.seq().snd_una > s.dupthresh() as u64 * s.cfg().mss as u64
     }
 
-    fn enter(&mut self, s: &mut SenderCore, now: SimTime, reaction: Reaction) {
+    fn enter(&mut self, s: RecoveryCtx<'_>, now: SimTime, reaction: Reaction) {
         Sack.enter(s, now, reaction);
     }
 
-    fn on_dup_ack(&mut self, _s: &mut SenderCore, _now: SimTime) {}
+    fn on_dup_ack(&mut self, _s: RecoveryCtx<'_>, _now: SimTime) {}
 
-    fn on_ack(&mut self, s: &mut SenderCore, now: SimTime, acked: u64) -> bool {
+    fn on_ack(&mut self, s: RecoveryCtx<'_>, now: SimTime, acked: u64) -> bool {
         Sack.on_ack(s, now, acked)
     }
 
-    fn send(&mut self, s: &mut SenderCore, now: SimTime) {
-        if !s.rec.in_recovery {
+    fn send(&mut self, mut s: RecoveryCtx<'_>, now: SimTime) {
+        if !s.rec().in_recovery {
             s.send_window_limited(now);
             return;
         }
-        let mut awnd = awnd(s);
+        let mut awnd = awnd(&s);
         // Mathis & Mahdavi: while (awnd < cwnd) send something.
-        while awnd < s.w.cwnd && s.pacing_allows(now) {
-            if let Some(seq) = next_hole(s) {
+        while awnd < s.w().cwnd && s.pacing_allows(now) {
+            if let Some(seq) = next_hole(&s) {
                 let len = s.seg_len(seq);
                 s.retransmit(now, seq);
-                s.rec.high_rxt = seq + len;
+                s.set_high_rxt(seq + len);
                 awnd += len;
-            } else if s.seq.snd_max < s.seq.app_limit && s.seq.snd_max + s.seg_len(s.seq.snd_max) - s.seq.snd_una <= s.cfg.rwnd_bytes {
-                awnd += s.seg_len(s.seq.snd_max);
+            } else if s.new_data_fits() {
+                awnd += s.seg_len(s.seq().snd_max);
                 s.send_new(now);
             } else {
                 break;
@@ -137,25 +139,25 @@ mod tests {
     #[test]
     fn fack_awnd_by_hand() {
         let mut s = sacked_4_5_6_8("fack");
-        let c = &mut s.core;
-        c.rec.high_rxt = 2000;
-        assert_eq!(snd_fack(c), 9000);
-        assert_eq!(retran_data(c), 2000);
-        assert_eq!(awnd(c), 3000);
+        let mut c = RecoveryCtx::new(&mut s.core);
+        c.set_high_rxt(2000);
+        assert_eq!(snd_fack(&c), 9000);
+        assert_eq!(retran_data(&c), 2000);
+        assert_eq!(awnd(&c), 3000);
         assert_eq!(c.pipe(), 4000);
-        assert_eq!(next_hole(c), Some(2000));
-        c.rec.high_rxt = 4000; // segments 2 and 3 retransmitted as well
-        assert_eq!(awnd(c), 5000);
-        assert_eq!(next_hole(c), Some(7000));
-        c.rec.high_rxt = 8000; // and segment 7
-        assert_eq!((retran_data(c), awnd(c)), (5000, 6000));
-        assert_eq!(next_hole(c), None); // 8 is SACKed, 9 is above snd.fack: new data next
-                                        // A SACK of segment 2's retransmission takes it out of retran_data.
+        assert_eq!(next_hole(&c), Some(2000));
+        c.set_high_rxt(4000); // segments 2 and 3 retransmitted as well
+        assert_eq!(awnd(&c), 5000);
+        assert_eq!(next_hole(&c), Some(7000));
+        c.set_high_rxt(8000); // and segment 7
+        assert_eq!((retran_data(&c), awnd(&c)), (5000, 6000));
+        assert_eq!(next_hole(&c), None); // 8 is SACKed, 9 is above snd.fack: new data next
+                                         // A SACK of segment 2's retransmission takes it out of retran_data.
         let mut h = ack(0);
         h.n_sack = 1;
         h.sack[0] = SackBlock { start: 2000, end: 3000 };
         s.on_ack(2 * MS, &h);
-        assert_eq!(retran_data(&s.core), 4000);
+        assert_eq!(retran_data(&RecoveryCtx::new(&mut s.core)), 4000);
     }
 
     /// The snd.fack trigger: segments 0–3 lost, the first duplicate ACK SACKs segment 4, so
@@ -180,11 +182,11 @@ mod tests {
         assert_eq!(s.core.rec.dupacks, 1);
         assert_eq!((s.core.w.ssthresh, s.core.w.cwnd), (5000, 5000));
         assert_eq!(sent(&mut s), vec![(0, true)]);
-        assert_eq!(awnd(&s.core), 6000);
+        assert_eq!(awnd(&RecoveryCtx::new(&mut s.core)), 6000);
         s.on_ack(2 * MS, &dup(1));
         assert_eq!(sent(&mut s), vec![]);
         s.on_ack(3 * MS, &dup(2));
         assert_eq!(sent(&mut s), vec![(1000, true)]);
-        assert_eq!(awnd(&s.core), 5000);
+        assert_eq!(awnd(&RecoveryCtx::new(&mut s.core)), 5000);
     }
 }

@@ -59,7 +59,7 @@ use std::collections::VecDeque;
 
 use super::LossRecovery;
 use crate::cc::Reaction;
-use crate::tcp::core::SenderCore;
+use crate::tcp::core::RecoveryCtx;
 use crate::time::SimTime;
 
 /// What the port's scoreboard keeps per outstanding segment beyond SACKed (kept here, beside the
@@ -95,13 +95,13 @@ pub struct Linux {
 
 impl Linux {
     /// One entry per outstanding segment (segments sent since the last call start unmarked).
-    fn sync(&mut self, s: &SenderCore) {
-        self.marks.resize(s.board.len(), Marks::default());
+    fn sync(&mut self, s: &RecoveryCtx<'_>) {
+        self.marks.resize(s.board().len(), Marks::default());
     }
 
     /// Packets in flight (`ScoreBoard1::packets_in_flight`): outstanding − SACKed − lost.
-    fn in_flight(&self, s: &SenderCore) -> u64 {
-        s.board.iter().zip(&self.marks).filter(|(b, m)| !b.sacked && !m.lost).count() as u64
+    fn in_flight(&self, s: &RecoveryCtx<'_>) -> u64 {
+        s.board().iter().zip(&self.marks).filter(|(b, m)| !b.sacked && !m.lost).count() as u64
     }
 
     /// Forgets the episode's marks and counters (`ClearScoreBoard`, `MarkLoss`'s reset of ids).
@@ -112,16 +112,16 @@ impl Linux {
     }
 
     /// Step E: the cumulative ACK reached `recover`.
-    fn exit(&mut self, s: &mut SenderCore) {
+    fn exit(&mut self, mut s: RecoveryCtx<'_>) {
         self.clear_marks();
-        s.board.clear_sacked();
+        s.forget_sacks();
         self.next_pif = 0;
         self.loss_state = false;
         self.just_exited = true;
-        if s.w.cwnd < s.w.ssthresh {
+        if s.w().cwnd < s.w().ssthresh {
             // tcp_moderate_cwnd on the cleared scoreboard: in flight = everything outstanding.
-            let outstanding = s.board.len() as u64;
-            s.w.cwnd = s.w.ssthresh.min((outstanding + 3) * s.w.mss);
+            let outstanding = s.board().len() as u64;
+            s.set_cwnd(s.w().ssthresh.min((outstanding + 3) * s.w().mss));
         }
     }
 }
@@ -135,35 +135,35 @@ impl LossRecovery for Linux {
         true
     }
 
-    fn may_enter(&self, _s: &SenderCore) -> bool {
+    fn may_enter(&self, _s: &RecoveryCtx<'_>) -> bool {
         true
     }
 
-    fn mark_losses(&mut self, s: &mut SenderCore, _now: SimTime) -> bool {
-        self.sync(s);
+    fn mark_losses(&mut self, s: RecoveryCtx<'_>, _now: SimTime) -> bool {
+        self.sync(&s);
         if std::mem::take(&mut self.just_exited) {
             return false;
         }
-        if self.loss_state && s.seq.snd_una >= s.rec.recover.unwrap_or(0) {
+        if self.loss_state && s.seq().snd_una >= s.rec().recover.unwrap_or(0) {
             self.exit(s);
             self.just_exited = false;
             return false;
         }
-        let mss = s.cfg.mss as u64;
-        let high_sacked = s.board.high_sacked;
-        if high_sacked <= s.seq.snd_una || s.board.is_empty() {
+        let mss = s.cfg().mss as u64;
+        let high_sacked = s.board().high_sacked;
+        if high_sacked <= s.seq().snd_una || s.board().is_empty() {
             return false;
         }
-        let fack = (((high_sacked - 1 - s.seq.snd_una) / mss) as usize).min(s.board.len() - 1);
-        for (b, m) in s.board.iter().zip(&self.marks).take(fack + 1) {
+        let fack = (((high_sacked - 1 - s.seq().snd_una) / mss) as usize).min(s.board().len() - 1);
+        for (b, m) in s.board().iter().zip(&self.marks).take(fack + 1) {
             if b.sacked && m.rtx_snd_max > 0 {
                 self.acked_rtx_id = Some(self.acked_rtx_id.map_or(m.rtx_id, |a| a.max(m.rtx_id)));
             }
         }
-        let thresh = s.dupthresh as usize + 1;
+        let thresh = s.dupthresh() as usize + 1;
         let acked_rtx = self.acked_rtx_id;
         let mut newly = false;
-        for (i, (b, m)) in s.board.iter().zip(self.marks.iter_mut()).enumerate().take(fack + 1) {
+        for (i, (b, m)) in s.board().iter().zip(self.marks.iter_mut()).enumerate().take(fack + 1) {
             if b.sacked || m.lost {
                 continue;
             }
@@ -182,12 +182,12 @@ impl LossRecovery for Linux {
 
     /// `LinuxTcpAgent::packets_in_flight`: outstanding − SACKed − lost (segments sent since the
     /// last `Linux::sync` are unmarked).
-    fn in_flight_bytes(&self, s: &SenderCore) -> u64 {
+    fn in_flight_bytes(&self, s: &RecoveryCtx<'_>) -> u64 {
         let lost = |i: usize| self.marks.get(i).is_some_and(|m| m.lost);
-        s.board.iter().enumerate().filter(|&(i, b)| !b.sacked && !lost(i)).count() as u64 * s.w.mss
+        s.board().iter().enumerate().filter(|&(i, b)| !b.sacked && !lost(i)).count() as u64 * s.w().mss
     }
 
-    fn before_cumulative_ack(&mut self, _s: &SenderCore, n: usize) {
+    fn before_cumulative_ack(&mut self, _s: &RecoveryCtx<'_>, n: usize) {
         let n = n.min(self.marks.len());
         for m in self.marks.iter().take(n) {
             if m.rtx_snd_max > 0 {
@@ -197,28 +197,28 @@ impl LossRecovery for Linux {
         self.marks.drain(..n);
     }
 
-    fn enter(&mut self, s: &mut SenderCore, _now: SimTime, reaction: Reaction) {
+    fn enter(&mut self, mut s: RecoveryCtx<'_>, _now: SimTime, reaction: Reaction) {
         s.begin_recovery(reaction);
-        s.w.cwnd = s.rec.recovery_base;
-        s.seq.snd_nxt = s.seq.snd_max;
+        s.set_cwnd(s.rec().recovery_base);
+        s.stop_go_back_n();
         self.loss_state = false;
-        self.next_pif = s.rec.prior_cwnd / s.w.mss;
+        self.next_pif = s.rec().prior_cwnd / s.w().mss;
     }
 
-    fn on_dup_ack(&mut self, _s: &mut SenderCore, _now: SimTime) {}
+    fn on_dup_ack(&mut self, _s: RecoveryCtx<'_>, _now: SimTime) {}
 
-    fn on_ack(&mut self, s: &mut SenderCore, _now: SimTime, _acked: u64) -> bool {
-        if s.seq.snd_una >= s.rec.recover.unwrap_or(0) {
+    fn on_ack(&mut self, s: RecoveryCtx<'_>, _now: SimTime, _acked: u64) -> bool {
+        if s.seq().snd_una >= s.rec().recover.unwrap_or(0) {
             self.exit(s);
             return true;
         }
         false
     }
 
-    fn on_timeout(&mut self, s: &mut SenderCore, _now: SimTime) {
-        self.sync(s);
+    fn on_timeout(&mut self, s: RecoveryCtx<'_>, _now: SimTime) {
+        self.sync(&s);
         self.clear_marks();
-        for (b, m) in s.board.iter().zip(self.marks.iter_mut()) {
+        for (b, m) in s.board().iter().zip(self.marks.iter_mut()) {
             m.lost = !b.sacked;
         }
         self.loss_state = true;
@@ -226,34 +226,34 @@ impl LossRecovery for Linux {
         self.just_exited = false;
     }
 
-    fn on_spurious_timeout(&mut self, s: &mut SenderCore) {
+    fn on_spurious_timeout(&mut self, s: RecoveryCtx<'_>) {
         // Linux `tcp_undo_cwnd_reduction(sk, true)` clears every LOST mark, and the state is Open.
-        self.sync(s);
+        self.sync(&s);
         self.clear_marks();
         self.loss_state = false;
         self.next_pif = 0;
     }
 
-    fn send(&mut self, s: &mut SenderCore, now: SimTime) {
-        self.sync(s);
-        let mss = s.w.mss;
-        let cwnd = s.w.cwnd / mss;
-        let mut pif = self.in_flight(s);
+    fn send(&mut self, mut s: RecoveryCtx<'_>, now: SimTime) {
+        self.sync(&s);
+        let mss = s.w().mss;
+        let cwnd = s.w().cwnd / mss;
+        let mut pif = self.in_flight(&s);
         self.next_pif = self.next_pif.min(pif + 1);
         let mut first_lost = 0;
         while pif < cwnd.max(self.next_pif) && s.pacing_allows(now) {
-            while first_lost < self.marks.len() && (!self.marks[first_lost].lost || s.board.get(first_lost).sacked) {
+            while first_lost < self.marks.len() && (!self.marks[first_lost].lost || s.board().get(first_lost).sacked) {
                 first_lost += 1;
             }
             if first_lost < self.marks.len() {
-                let seq = s.seq.snd_una + first_lost as u64 * mss;
+                let seq = s.seq().snd_una + first_lost as u64 * mss;
                 let m = &mut self.marks[first_lost];
                 m.lost = false;
-                m.rtx_snd_max = s.seq.snd_max;
+                m.rtx_snd_max = s.seq().snd_max;
                 m.rtx_id = self.next_rtx_id;
                 self.next_rtx_id += 1;
                 s.retransmit(now, seq);
-            } else if s.seq.snd_max < s.seq.app_limit && s.seq.snd_max + s.seg_len(s.seq.snd_max) - s.seq.snd_una <= s.cfg.rwnd_bytes {
+            } else if s.new_data_fits() {
                 s.send_new(now);
                 self.marks.push_back(Marks::default());
             } else {
@@ -330,8 +330,8 @@ mod tests {
     /// SACKed (1..9), 0 retransmitted and no longer marked lost: 6 segments.
     #[test]
     fn in_flight_counts_outstanding_minus_sacked_minus_lost() {
-        let s = one_loss_in_recovery(false);
-        assert_eq!(s.recovery.in_flight_bytes(&s.core), 6000);
+        let mut s = one_loss_in_recovery(false);
+        assert_eq!(s.recovery.in_flight_bytes(&crate::tcp::recovery::RecoveryCtx::new(&mut s.core)), 6000);
     }
 
     /// Westwood+ with `growth = "linux-ns2"` gets the in-flight count before each ACK: IW 2, both

@@ -13,7 +13,7 @@
 
 use super::LossRecovery;
 use crate::cc::Reaction;
-use crate::tcp::core::SenderCore;
+use crate::tcp::core::RecoveryCtx;
 use crate::time::SimTime;
 
 #[derive(Debug, Default)]
@@ -26,35 +26,33 @@ impl LossRecovery for NewReno {
         "newreno"
     }
 
-    fn enter(&mut self, s: &mut SenderCore, now: SimTime, reaction: Reaction) {
+    fn enter(&mut self, s: RecoveryCtx<'_>, now: SimTime, reaction: Reaction) {
         self.partial_acks = 0;
         super::fast_retransmit_with_inflation(s, now, reaction);
     }
 
-    fn on_dup_ack(&mut self, s: &mut SenderCore, _now: SimTime) {
-        s.w.cwnd += s.w.mss;
+    fn on_dup_ack(&mut self, mut s: RecoveryCtx<'_>, _now: SimTime) {
+        s.set_cwnd(s.w().cwnd + s.w().mss);
     }
 
-    fn on_ack(&mut self, s: &mut SenderCore, now: SimTime, acked: u64) -> bool {
-        let recover = s.rec.recover.unwrap_or(0);
-        if s.seq.snd_una >= recover {
+    fn on_ack(&mut self, mut s: RecoveryCtx<'_>, now: SimTime, acked: u64) -> bool {
+        let recover = s.rec().recover.unwrap_or(0);
+        let mss = s.w().mss;
+        if s.seq().snd_una >= recover {
             // Full acknowledgment.
-            s.w.cwnd = if s.rec.reaction == Reaction::Reduce {
-                s.rec.recovery_base.min(s.flight().max(s.w.mss) + s.w.mss)
-            } else {
-                s.rec.recovery_base
-            };
+            let base = s.rec().recovery_base;
+            s.set_cwnd(if s.rec().reaction == Reaction::Reduce { base.min(s.flight().max(mss) + mss) } else { base });
             return true;
         }
         // Partial acknowledgment.
         self.partial_acks += 1;
-        s.retransmit(now, s.seq.snd_una);
-        s.w.cwnd = s.w.cwnd.saturating_sub(acked);
-        if acked >= s.w.mss {
-            s.w.cwnd += s.w.mss;
+        s.retransmit(now, s.seq().snd_una);
+        let mut cwnd = s.w().cwnd.saturating_sub(acked);
+        if acked >= mss {
+            cwnd += mss;
         }
-        s.w.cwnd = s.w.cwnd.max(s.w.mss);
-        s.restart_timer_on_ack = self.partial_acks == 1 || s.cfg.rto_reset_every_partial_ack;
+        s.set_cwnd(cwnd.max(mss));
+        s.set_restart_timer_on_ack(self.partial_acks == 1 || s.cfg().rto_reset_every_partial_ack);
         false
     }
 }

@@ -55,7 +55,7 @@ use std::collections::BTreeSet;
 
 use super::LossRecovery;
 use crate::cc::Reaction;
-use crate::tcp::core::SenderCore;
+use crate::tcp::core::RecoveryCtx;
 use crate::time::SimTime;
 
 /// RFC 6675 recovery paced by Proportional Rate Reduction (RFC 9937); with `rack_rtx`, lost
@@ -96,7 +96,7 @@ impl Prr {
     }
 
     /// NextSeg(): a retransmission found lost first, then RFC 6675's rules.
-    fn next_seg(&self, s: &SenderCore) -> Option<(u64, bool)> {
+    fn next_seg(&self, s: &RecoveryCtx<'_>) -> Option<(u64, bool)> {
         match self.lost_rtx.first() {
             Some(&seq) => Some((seq, true)),
             None => s.next_seg(),
@@ -105,22 +105,22 @@ impl Prr {
 
     /// RFC 8985 §6.2 steps 2 and 5 for the retransmissions of this recovery (see the module
     /// docs): true when one was newly found lost.
-    fn rack_detect(&mut self, s: &SenderCore, now: SimTime) -> bool {
-        let mss = s.cfg.mss as u64;
-        let min_rtt = s.rtt.min_rtt.unwrap_or(0);
-        let una = s.seq.snd_una;
-        self.lost_rtx.retain(|&seq| seq >= una && !s.board.get(((seq - una) / mss) as usize).sacked);
-        for (i, m) in s.board.iter().enumerate() {
+    fn rack_detect(&mut self, s: &RecoveryCtx<'_>, now: SimTime) -> bool {
+        let mss = s.cfg().mss as u64;
+        let min_rtt = s.min_rtt();
+        let una = s.seq().snd_una;
+        self.lost_rtx.retain(|&seq| seq >= una && !s.board().get(((seq - una) / mss) as usize).sacked);
+        for (i, m) in s.board().iter().enumerate() {
             if m.sacked && (!m.retransmitted || now.saturating_sub(m.sent_at) >= min_rtt) {
                 let seq = una + i as u64 * mss;
                 self.rack_sent = self.rack_sent.max((m.sent_at, seq + s.seg_len(seq)));
             }
         }
         let mut newly = false;
-        for (i, m) in s.board.iter().enumerate() {
+        for (i, m) in s.board().iter().enumerate() {
             let seq = una + i as u64 * mss;
             let end = seq + s.seg_len(seq);
-            if end > s.rec.high_rxt {
+            if end > s.rec().high_rxt {
                 break;
             }
             if !m.sacked && m.retransmitted && (m.sent_at, end) < self.rack_sent && self.lost_rtx.insert(seq) {
@@ -133,11 +133,11 @@ impl Prr {
     /// One pass over the scoreboard: bytes SACKed above snd.una, one past the highest segment
     /// IsLost (snd.una if none), and pipe: RFC 6675 SetPipe, less the retransmissions found lost
     /// (which are no longer in the network).
-    fn view(&self, s: &SenderCore) -> View {
-        let mss = s.cfg.mss as u64;
-        let mut v = View { sacked: 0, lost_end: s.seq.snd_una, pipe: 0 };
+    fn view(&self, s: &RecoveryCtx<'_>) -> View {
+        let mss = s.cfg().mss as u64;
+        let mut v = View { sacked: 0, lost_end: s.seq().snd_una, pipe: 0 };
         for (i, is_sacked, lost) in s.lost_flags() {
-            let seq = s.seq.snd_una + i as u64 * mss;
+            let seq = s.seq().snd_una + i as u64 * mss;
             let len = s.seg_len(seq);
             if is_sacked {
                 v.sacked += len;
@@ -148,7 +148,7 @@ impl Prr {
             } else {
                 v.pipe += len;
             }
-            if seq + len <= s.rec.high_rxt && !self.lost_rtx.contains(&seq) {
+            if seq + len <= s.rec().high_rxt && !self.lost_rtx.contains(&seq) {
                 v.pipe += len;
             }
         }
@@ -157,14 +157,14 @@ impl Prr {
 
     /// RFC 9937 §4, "on every ACK during recovery": `delivered` bytes reached the receiver;
     /// `safe_ack` (snd.una advanced and no loss was newly found) picks PRR-SSRB over PRR-CRB.
-    fn on_delivery(&mut self, s: &SenderCore, pipe: u64, delivered: u64, safe_ack: bool) {
+    fn on_delivery(&mut self, s: &RecoveryCtx<'_>, pipe: u64, delivered: u64, safe_ack: bool) {
         self.sndcnt = 0;
         if delivered == 0 {
             return;
         }
-        let mss = s.w.mss;
+        let mss = s.w().mss;
         self.prr_delivered += delivered;
-        let ssthresh = s.rec.recovery_base;
+        let ssthresh = s.rec().recovery_base;
         let mut sndcnt = if pipe > ssthresh {
             // RFC 9937 §4: SndCnt = CEIL(prr_delivered * ssthresh / RecoverFS) - prr_out
             let target = (self.prr_delivered as u128 * ssthresh as u128).div_ceil(self.recover_fs.max(1) as u128) as u64;
@@ -187,11 +187,11 @@ impl Prr {
 
     /// The scoreboard after an ACK in recovery: DeliveredData = change_in(snd.una) +
     /// change_in(SACKd), and whether the ACK is "safe" (advanced snd.una, found no new loss).
-    fn after_ack(&mut self, s: &SenderCore, now: SimTime, acked: u64) {
+    fn after_ack(&mut self, s: &RecoveryCtx<'_>, now: SimTime, acked: u64) {
         let rtx_lost = self.rack_rtx && self.rack_detect(s, now);
         let v = self.view(s);
         let delivered = (acked + v.sacked).saturating_sub(self.sacked_bytes);
-        let newly_lost = rtx_lost || v.lost_end > self.lost_end.max(s.seq.snd_una);
+        let newly_lost = rtx_lost || v.lost_end > self.lost_end.max(s.seq().snd_una);
         self.sacked_bytes = v.sacked;
         self.lost_end = v.lost_end;
         self.on_delivery(s, v.pipe, delivered, acked > 0 && !newly_lost);
@@ -207,59 +207,59 @@ impl LossRecovery for Prr {
         }
     }
 
-    fn enter(&mut self, s: &mut SenderCore, now: SimTime, reaction: Reaction) {
+    fn enter(&mut self, mut s: RecoveryCtx<'_>, now: SimTime, reaction: Reaction) {
         s.begin_recovery(reaction);
-        s.seq.snd_nxt = s.seq.snd_max;
+        s.stop_go_back_n();
         // RFC 9937 §4, on entering recovery.
         self.recover_fs = s.flight();
         self.prr_delivered = 0;
         self.prr_out = 0;
         self.rack_sent = (0, 0);
         self.lost_rtx.clear();
-        let v = self.view(s);
+        let v = self.view(&s);
         (self.sacked_bytes, self.lost_end) = (v.sacked, v.lost_end);
         // The entering duplicate ACK delivered one segment (the reading above).
-        self.on_delivery(s, v.pipe, s.w.mss, false);
+        self.on_delivery(&s, v.pipe, s.w().mss, false);
         // RFC 6675 §5 step (4): retransmit HighACK + 1, out of this ACK's SndCnt.
-        let head = s.seq.snd_una;
+        let head = s.seq().snd_una;
         let len = s.seg_len(head);
         s.retransmit(now, head);
-        s.rec.high_rxt = head + len;
+        s.set_high_rxt(head + len);
         self.prr_out += len;
         self.sndcnt = self.sndcnt.saturating_sub(len);
     }
 
-    fn on_dup_ack(&mut self, s: &mut SenderCore, now: SimTime) {
-        self.after_ack(s, now, 0);
+    fn on_dup_ack(&mut self, s: RecoveryCtx<'_>, now: SimTime) {
+        self.after_ack(&s, now, 0);
     }
 
-    fn on_ack(&mut self, s: &mut SenderCore, now: SimTime, acked: u64) -> bool {
-        s.rec.high_rxt = s.rec.high_rxt.max(s.seq.snd_una);
-        if s.seq.snd_una >= s.rec.recover.unwrap_or(0) {
+    fn on_ack(&mut self, mut s: RecoveryCtx<'_>, now: SimTime, acked: u64) -> bool {
+        s.set_high_rxt(s.rec().high_rxt.max(s.seq().snd_una));
+        if s.seq().snd_una >= s.rec().recover.unwrap_or(0) {
             // RFC 9937 §4: at the end of recovery, cwnd = ssthresh.
-            s.w.cwnd = s.rec.recovery_base;
+            s.set_cwnd(s.rec().recovery_base);
             self.sndcnt = 0;
             return true;
         }
-        self.after_ack(s, now, acked);
+        self.after_ack(&s, now, acked);
         false
     }
 
-    fn send(&mut self, s: &mut SenderCore, now: SimTime) {
-        if !s.rec.in_recovery {
+    fn send(&mut self, mut s: RecoveryCtx<'_>, now: SimTime) {
+        if !s.rec().in_recovery {
             s.send_window_limited(now);
             return;
         }
-        let mut pipe = self.view(s).pipe;
+        let mut pipe = self.view(&s).pipe;
         // RFC 9937 §4: cwnd = pipe + SndCnt; RFC 6675 step (C) sends while cwnd - pipe >= 1 SMSS.
         // The window stays within the flow's bounds: at most `max_cwnd`, and at least 1 SMSS
         // (Linux's `tcp_snd_cwnd_set` refuses 0), so that with nothing in flight and nothing
         // delivered SndCnt = 0 sends nothing but leaves cwnd nonzero.
-        let max = s.cfg.max_cwnd_bytes;
+        let max = s.cfg().max_cwnd_bytes;
         let allowed = (pipe + self.sndcnt).min(max);
-        s.w.cwnd = allowed.max(s.w.mss).min(max).max(1);
-        while allowed >= pipe + s.w.mss {
-            let Some((seq, retx)) = self.next_seg(s) else { break };
+        s.set_cwnd(allowed.max(s.w().mss).min(max).max(1));
+        while allowed >= pipe + s.w().mss {
+            let Some((seq, retx)) = self.next_seg(&s) else { break };
             if !s.pacing_allows(now) {
                 break;
             }
@@ -267,7 +267,7 @@ impl LossRecovery for Prr {
             if retx {
                 s.retransmit(now, seq);
                 self.lost_rtx.remove(&seq);
-                s.rec.high_rxt = s.rec.high_rxt.max(seq + len);
+                s.set_high_rxt(s.rec().high_rxt.max(seq + len));
             } else {
                 s.send_new(now);
             }

@@ -13,7 +13,7 @@
 
 use super::LossRecovery;
 use crate::cc::Reaction;
-use crate::tcp::core::SenderCore;
+use crate::tcp::core::RecoveryCtx;
 use crate::time::SimTime;
 
 #[derive(Debug, Default)]
@@ -24,16 +24,16 @@ impl LossRecovery for Reno {
         "reno"
     }
 
-    fn enter(&mut self, s: &mut SenderCore, now: SimTime, reaction: Reaction) {
+    fn enter(&mut self, s: RecoveryCtx<'_>, now: SimTime, reaction: Reaction) {
         super::fast_retransmit_with_inflation(s, now, reaction);
     }
 
-    fn on_dup_ack(&mut self, s: &mut SenderCore, _now: SimTime) {
-        s.w.cwnd += s.w.mss;
+    fn on_dup_ack(&mut self, mut s: RecoveryCtx<'_>, _now: SimTime) {
+        s.set_cwnd(s.w().cwnd + s.w().mss);
     }
 
-    fn on_ack(&mut self, s: &mut SenderCore, _now: SimTime, _acked: u64) -> bool {
-        s.w.cwnd = s.rec.recovery_base;
+    fn on_ack(&mut self, mut s: RecoveryCtx<'_>, _now: SimTime, _acked: u64) -> bool {
+        s.set_cwnd(s.rec().recovery_base);
         true
     }
 }

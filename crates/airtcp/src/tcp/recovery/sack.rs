@@ -9,7 +9,7 @@
 
 use super::LossRecovery;
 use crate::cc::Reaction;
-use crate::tcp::core::SenderCore;
+use crate::tcp::core::RecoveryCtx;
 use crate::time::SimTime;
 
 #[derive(Debug, Default)]
@@ -20,29 +20,30 @@ impl LossRecovery for Sack {
         "sack"
     }
 
-    fn enter(&mut self, s: &mut SenderCore, now: SimTime, reaction: Reaction) {
+    fn enter(&mut self, mut s: RecoveryCtx<'_>, now: SimTime, reaction: Reaction) {
         s.begin_recovery(reaction);
-        s.w.cwnd = s.rec.recovery_base;
-        s.seq.snd_nxt = s.seq.snd_max;
-        s.rec.high_rxt = s.seq.snd_una;
-        s.retransmit(now, s.seq.snd_una);
-        s.rec.high_rxt = s.seq.snd_una + s.seg_len(s.seq.snd_una);
+        s.set_cwnd(s.rec().recovery_base);
+        s.stop_go_back_n();
+        let una = s.seq().snd_una;
+        s.set_high_rxt(una);
+        s.retransmit(now, una);
+        s.set_high_rxt(una + s.seg_len(una));
     }
 
-    fn on_dup_ack(&mut self, _s: &mut SenderCore, _now: SimTime) {}
+    fn on_dup_ack(&mut self, _s: RecoveryCtx<'_>, _now: SimTime) {}
 
-    fn on_ack(&mut self, s: &mut SenderCore, _now: SimTime, _acked: u64) -> bool {
-        s.rec.high_rxt = s.rec.high_rxt.max(s.seq.snd_una);
-        s.seq.snd_una >= s.rec.recover.unwrap_or(0)
+    fn on_ack(&mut self, mut s: RecoveryCtx<'_>, _now: SimTime, _acked: u64) -> bool {
+        s.set_high_rxt(s.rec().high_rxt.max(s.seq().snd_una));
+        s.seq().snd_una >= s.rec().recover.unwrap_or(0)
     }
 
-    fn send(&mut self, s: &mut SenderCore, now: SimTime) {
-        if !s.rec.in_recovery {
+    fn send(&mut self, mut s: RecoveryCtx<'_>, now: SimTime) {
+        if !s.rec().in_recovery {
             s.send_window_limited(now);
             return;
         }
         let mut pipe = s.pipe();
-        while s.w.cwnd >= pipe + s.w.mss {
+        while s.w().cwnd >= pipe + s.w().mss {
             let Some((seq, retx)) = s.next_seg() else { break };
             if !s.pacing_allows(now) {
                 break;
@@ -50,7 +51,7 @@ impl LossRecovery for Sack {
             let len = s.seg_len(seq);
             if retx {
                 s.retransmit(now, seq);
-                s.rec.high_rxt = s.rec.high_rxt.max(seq + len);
+                s.set_high_rxt(s.rec().high_rxt.max(seq + len));
             } else {
                 s.send_new(now);
             }

@@ -8,7 +8,7 @@
 
 use super::LossRecovery;
 use crate::cc::Reaction;
-use crate::tcp::core::SenderCore;
+use crate::tcp::core::RecoveryCtx;
 use crate::time::SimTime;
 
 #[derive(Debug, Default)]
@@ -19,20 +19,20 @@ impl LossRecovery for Tahoe {
         "tahoe"
     }
 
-    fn enter(&mut self, s: &mut SenderCore, now: SimTime, reaction: Reaction) {
-        s.rec.recover = Some(s.seq.snd_max);
+    fn enter(&mut self, mut s: RecoveryCtx<'_>, now: SimTime, reaction: Reaction) {
+        s.set_recover_to_high_data();
         if reaction == Reaction::Reduce {
-            s.w.cwnd = s.w.mss;
-            s.seq.snd_nxt = s.seq.snd_una;
+            s.set_cwnd(s.w().mss);
+            s.go_back_n();
             s.send_window_limited(now);
         } else {
-            s.retransmit(now, s.seq.snd_una);
+            s.retransmit(now, s.seq().snd_una);
         }
     }
 
-    fn on_dup_ack(&mut self, _s: &mut SenderCore, _now: SimTime) {}
+    fn on_dup_ack(&mut self, _s: RecoveryCtx<'_>, _now: SimTime) {}
 
-    fn on_ack(&mut self, _s: &mut SenderCore, _now: SimTime, _acked: u64) -> bool {
+    fn on_ack(&mut self, _s: RecoveryCtx<'_>, _now: SimTime, _acked: u64) -> bool {
         true
     }
 }

@@ -6,11 +6,11 @@
 //! options of its configuration (as ns-2's one-way TCP agents do). Sequence numbers are absolute
 //! byte offsets starting at 0, and segments are cut at multiples of the MSS.
 //!
-//! The settings, the segments handed to the engine, the counters, and the state that the
-//! loss-recovery strategies act on with its send and retransmit primitives live one level down,
-//! in `crate::tcp::core` (shared with the recovery strategies, which so never import this file);
+//! The settings, the segments handed to the engine, the counters, and the sender's state with its
+//! send and retransmit primitives live one level down, in `crate::tcp::core`, with the narrow
+//! context a recovery strategy gets (`RecoveryCtx`; the strategies so never import this file);
 //! this file is [`Sender`]: the ACK path, the timers and the hooks that call the window policy
-//! and the recovery strategy.
+//! and the recovery strategy (wrapping its state in a `RecoveryCtx` for each call).
 
 #[cfg(test)]
 pub(crate) mod tests;
@@ -21,7 +21,7 @@ pub use crate::tcp::core::{OutSegment, RtoUndoPolicy, RttSampling, SenderConfig,
 use crate::cc::{CongestionControl, DupAckCount, LossKind, LossSignal, Reaction, Window};
 use crate::net::TcpHeader;
 use crate::tcp::rate::RateSampler;
-use crate::tcp::recovery::LossRecovery;
+use crate::tcp::recovery::{LossRecovery, RecoveryCtx};
 use crate::tcp::rto::RttEstimator;
 use crate::tcp::scoreboard::Scoreboard;
 use crate::time::SimTime;
@@ -129,6 +129,7 @@ impl Sender {
                 next_send_at: 0,
                 pacing_deadline: None,
                 pace_blocked: false,
+                send_hooks: paced || rate.is_some(),
                 rate,
             },
             marks_losses,
@@ -146,15 +147,27 @@ impl Sender {
     /// The application offers data up to byte `limit` (u64::MAX for an infinite source).
     pub fn offer(&mut self, now: SimTime, limit: u64) {
         self.core.seq.app_limit = limit;
-        self.recovery.send(&mut self.core, now);
+        self.send(now);
         self.after_send();
     }
 
     /// The pacing timer fired (`pacing_deadline` reached): send what the window allows.
     pub fn on_pacing_timer(&mut self, now: SimTime) {
         self.core.pacing_deadline = None;
-        self.recovery.send(&mut self.core, now);
+        self.send(now);
         self.after_send();
+    }
+
+    /// Sends what the window allows: the strategy's own `send` during a recovery (always, for a
+    /// strategy that marks losses), else min(cwnd, rwnd) from snd_nxt, as every strategy's
+    /// [`LossRecovery::send`] does outside a recovery.
+    #[inline]
+    fn send(&mut self, now: SimTime) {
+        if self.marks_losses || self.core.rec.in_recovery {
+            self.recovery.send(RecoveryCtx::new(&mut self.core), now);
+        } else {
+            self.core.send_window_limited(now);
+        }
     }
 
     /// After a send opportunity of a paced flow: ask for the pacing timer if pacing held a
@@ -202,7 +215,8 @@ impl Sender {
         let marks_losses = HOOKS && self.marks_losses;
         let reads_send_times = HOOKS && self.cc_reads_send_times;
         // ns-2.35 TCP-Linux `recv`: `prior_in_flight = packets_in_flight()` before the ACK.
-        let in_flight_before = if HOOKS && self.cc_reads_in_flight { self.recovery.in_flight_bytes(&self.core) } else { 0 };
+        let in_flight_before =
+            if HOOKS && self.cc_reads_in_flight { self.recovery.in_flight_bytes(&RecoveryCtx::new(&mut self.core)) } else { 0 };
         let s = &mut self.core;
         if h.ack > s.seq.snd_max {
             return; // acknowledges data never sent: ignore (RFC 793)
@@ -284,7 +298,7 @@ impl Sender {
                 s.count_rtt_sample(r);
             }
             if marks_losses {
-                self.recovery.before_cumulative_ack(s, advance);
+                self.recovery.before_cumulative_ack(&RecoveryCtx::new(s), advance);
             }
             s.board.advance(advance);
             s.rec.prev_highest_ack = s.seq.snd_una;
@@ -307,13 +321,13 @@ impl Sender {
                     s.rec.recover = None;
                     s.rec.recover_by_timeout = false;
                     s.stats.spurious_timeouts += 1;
-                    self.recovery.on_spurious_timeout(s);
+                    self.recovery.on_spurious_timeout(RecoveryCtx::new(s));
                 }
             }
             s.rec.dupacks = 0;
             s.rec.limited_sent = 0;
             let was_in_recovery = s.rec.in_recovery;
-            if was_in_recovery && self.recovery.on_ack(s, now, acked) {
+            if was_in_recovery && self.recovery.on_ack(RecoveryCtx::new(s), now, acked) {
                 s.rec.in_recovery = false;
                 s.cc.on_recovery_exit(&mut s.w);
             }
@@ -348,7 +362,7 @@ impl Sender {
                     s.retransmit(now, s.seq.snd_una);
                 } else {
                     s.stats.fast_retransmits += 1;
-                    self.recovery.enter(s, now, Reaction::KeepWindow);
+                    self.recovery.enter(RecoveryCtx::new(s), now, Reaction::KeepWindow);
                 }
             }
             self.clamp();
@@ -387,13 +401,13 @@ impl Sender {
                     s.retransmit(now, s.seq.snd_una);
                     s.fast_retransmit_timers(now);
                 } else {
-                    self.recovery.on_dup_ack(s, now);
+                    self.recovery.on_dup_ack(RecoveryCtx::new(s), now);
                 }
             } else if marks_losses {
                 // Recovery starts from the strategy's loss marks (below), not a count.
             } else if count == DupAckCount::Count
-                && (s.rec.dupacks == s.dupthresh || self.recovery.detects_loss(s) || head_due)
-                && self.recovery.may_enter(s)
+                && (s.rec.dupacks == s.dupthresh || self.recovery.detects_loss(&RecoveryCtx::new(s)) || head_due)
+                && self.recovery.may_enter(&RecoveryCtx::new(s))
             {
                 self.fast_retransmit(now, h.ece);
             } else if s.cfg.limited_transmit && count == DupAckCount::Count && s.rec.dupacks < s.dupthresh {
@@ -404,7 +418,7 @@ impl Sender {
         if marks_losses && h.ack == self.core.seq.snd_una {
             // ns-2.35 TCP-Linux `recv`: the scoreboard update marks losses on every ACK, then
             // `tcp_fastretrans_alert` enters TCP_CA_Recovery from Open or Loss on FLAG_DATA_LOST.
-            let newly_lost = self.recovery.mark_losses(&mut self.core, now);
+            let newly_lost = self.recovery.mark_losses(RecoveryCtx::new(&mut self.core), now);
             if newly_lost && !self.core.rec.in_recovery {
                 self.fast_retransmit(now, h.ece);
             }
@@ -412,7 +426,11 @@ impl Sender {
             // (fuzzing finding, issue 25 part 6): the bound holds after it too.
             self.clamp();
         }
-        self.recovery.send(&mut self.core, now);
+        if (HOOKS && self.marks_losses) || self.core.rec.in_recovery {
+            self.recovery.send(RecoveryCtx::new(&mut self.core), now);
+        } else {
+            self.core.send_window_limited(now);
+        }
         if HOOKS {
             self.after_send();
         }
@@ -431,7 +449,7 @@ impl Sender {
             s.ecn.ecn_recover = Some(s.seq.snd_max);
             s.ecn.cwr_pending = true;
         }
-        self.recovery.enter(s, now, reaction);
+        self.recovery.enter(RecoveryCtx::new(s), now, reaction);
         s.fast_retransmit_timers(now);
     }
 
@@ -481,8 +499,8 @@ impl Sender {
         s.seq.snd_nxt = s.seq.snd_una;
         self.clamp();
         if self.marks_losses {
-            self.recovery.on_timeout(&mut self.core, now);
-            self.recovery.send(&mut self.core, now);
+            self.recovery.on_timeout(RecoveryCtx::new(&mut self.core), now);
+            self.recovery.send(RecoveryCtx::new(&mut self.core), now);
         } else {
             self.core.send_window_limited(now);
         }
