@@ -635,9 +635,9 @@ def render(meta: dict, rows: list[tuple[dict, list[dict], list[dict]]]) -> str:
         "above: Westwood+ on DropTail, Jain 0.993 (0.990 to 0.996) vs ns-2's 0.997 (0.995 to 0.998), 0 and 0 "
         "timeouts, drops 2421 vs 2490; Westwood+ on CW, Jain 0.898 (0.838 to 0.936) vs 0.944 (0.895 to 0.983), "
         "timeouts 52.8 vs 25.6, drops 13 375 vs 15 530: the deterministic cell meets the target (0.923 vs "
-        "0.916) but the jittered means differ by 0.045, a gap not explained yet (ns-2's RED idle decay, its "
-        "`ts_resetRTO_` on duplicate ACKs, the option sizes and ns-2's RED rules on the CW queue were tried "
-        "and move neither side). SACK on RED at 0%, jittered: 116 vs 90 timeouts, drops 3983 vs 3863, goodput "
+        "0.916) but the jittered means differed by 0.045, the gap the `use_mark_p_` rule above closes (ns-2's "
+        "RED idle decay, its `ts_resetRTO_` on duplicate ACKs, the option sizes and ns-2's `qlen > 1` rule on "
+        "the CW queue had been tried and moved neither side). SACK on RED at 0%, jittered: 116 vs 90 timeouts, drops 3983 vs 3863, goodput "
         "17.09 vs 17.22 Mb/s; Reno 913 vs 758 timeouts.",
         "",
     ]
