@@ -16,7 +16,7 @@ Cells (both sides built from the numbers in this file and the twins' settings):
             loss 0, 0.1, 1, 3, 5 %; 100 s, goodput over [10 s, 100 s]; 10 seeds (quick 3).
             Twin: bench/ns2/fig10.tcl.
   dumbbell  experiments/jersey/manyflows.toml (TCP-Jersey Table I path), S -100 Mb/s 45 ms- R
-            -20 Mb/s 1 ms- D, 20 flows 10 ms apart; the R->D queue of 100 packets is DropTail,
+            -20 Mb/s 1 ms- D, 20 flows 10 ms apart (at 0% loss plus per-seed offsets below 100 ms); the R->D queue of 100 packets is DropTail,
             RED (RED below) or CW (the scenario's own; ns-2: RED set up as CW); Reno, NewReno,
             SACK, Westwood+; loss 0 and 1 %; 100 s, goodput over [20 s, 100 s]; 5 seeds (quick 2).
             Twin: bench/ns2/dumbbell.tcl.
@@ -62,6 +62,12 @@ DB_LIMIT = 100
 RED = {"min_th": 15.0, "max_th": 45.0, "weight": 0.002, "max_p": 0.1}
 #: The scenario's CW queue on the bottleneck (weight 0.2, threshold a third of the buffer).
 CW = {"weight": 0.2, "threshold": DB_LIMIT / 3}
+#: Per-seed start offsets of the dumbbell's flows at 0% loss, ms, both sides (uniform in
+#: [0, DB_JITTER_MS), airtcp `start_jitter`, the twin's JITTER_MS). Without loss neither side draws
+#: a random number that matters (airtcp none; ns-2 only its agents' `boot_time_` clock phase), so
+#: the five seeds would be five copies of one run of chaotic dynamics: Westwood+ on CW gave Jain
+#: 0.938 against ns-2's 0.916 as one run each, and 0.950 against 0.946 over 10 jittered seeds.
+DB_JITTER_MS = 100
 DURATIONS = {"fig10": (100.0, 10.0), "dumbbell": (100.0, 20.0)}  # (duration, warmup) s
 SEEDS = {"fig10": 10, "dumbbell": 5}
 QUICK_SEEDS = {"fig10": 3, "dumbbell": 2}
@@ -243,8 +249,8 @@ def airtcp_doc(cell: dict, duration: float | None = None, warmup: float | None =
         set_path(doc, "links.1.queue", q)
         set_path(doc, "flows.0.count", DB_FLOWS)
         set_path(doc, "flows.0.start_spacing", "10ms")
-        # The twin starts its flows exactly 10 ms apart: no per-seed start offsets on our side.
-        set_path(doc, "flows.0.start_jitter", "0s")
+        # The twin starts its flows 10 ms apart, plus its per-seed offsets at 0% loss.
+        set_path(doc, "flows.0.start_jitter", f"{DB_JITTER_MS}ms" if cell["loss"] == 0 else "0s")
     set_path(doc, "name", f"ns2-{cell['scenario']}-{cell['queue']}-{cell['scheme']}")
     set_path(doc, "duration", f"{dur:g}s")
     set_path(doc, "warmup", f"{warm:g}s")
@@ -325,6 +331,9 @@ def run_ns2_once(cell: dict, seed: int) -> dict:
             f"{warm:g}",
             str(DB_FLOWS),
         ]
+        if cell["loss"] == 0:
+            # An explicit JITTER_MS in the environment (bench/validate_ns2_jitter.py) wins.
+            env.setdefault("JITTER_MS", f"{DB_JITTER_MS}")
         env |= {
             "RED_MIN": f"{RED['min_th']:g}",
             "RED_MAX": f"{RED['max_th']:g}",
@@ -385,7 +394,7 @@ def write_reference(cell_list: list[dict], ns: dict[str, list[dict]], seeds: dic
         "machine": f"{platform.machine()} {os.cpu_count()} cpus ({cpu_model()})",
         "ns2_wall_s": round(wall, 1),
         "durations": reference_durations(),
-        "dumbbell": {"flows": DB_FLOWS, "limit_pkts": DB_LIMIT, "red": RED, "cw": CW},
+        "dumbbell": {"flows": DB_FLOWS, "limit_pkts": DB_LIMIT, "red": RED, "cw": CW, "jitter_ms_at_0": DB_JITTER_MS},
         "targets": {
             "timeouts": f"ns-2/{RTO_FACTOR:g} - {RTO_SLACK:g} <= airtcp <= {RTO_FACTOR:g} x ns-2 + {RTO_SLACK:g}",
             "retransmissions": f"ns-2/{RTX_FACTOR:g} - {RTX_SLACK:g} <= airtcp <= {RTX_FACTOR:g} x ns-2 + {RTX_SLACK:g}",
@@ -460,7 +469,7 @@ def render(meta: dict, rows: list[tuple[dict, list[dict], list[dict]]]) -> str:
         "Twins: `bench/ns2/fig10.tcl` and `bench/ns2/dumbbell.tcl` (their comments list every matched setting); "
         "airtcp side: the shipped scenario files with the settings of `bench/validate_ns2.py` (`COMMON`, `SCHEMES`). "
         f"Seeds per cell: Fig. 10 {len(meta['seeds']['fig10'])}, dumbbell {len(meta['seeds']['dumbbell'])} "
-        "(ns-2: seed k is substream k of one generator, `bench/ns2/seeds.tcl`, since `$defaultRNG seed k` gives scaled copies of one stream; without loss and RED ns-2 draws no random numbers, so its seeds agree). "
+        f"(ns-2: seed k is substream k of one generator, `bench/ns2/seeds.tcl`, since `$defaultRNG seed k` gives scaled copies of one stream; the dumbbell's flows at 0% loss start at per-seed offsets, uniform in [0, {DB_JITTER_MS} ms), on both sides: without them neither side draws a random number that matters there and the seeds are copies of one run). "
         "Means over seeds; goodput ± 95% CI (Student t), in-order payload at the receivers over [warm-up, end], "
         "summed over flows; timeouts (ns-2: `nrexmit_`; FACK: rises of `backoff_`, which its agent does not count "
         "in `nrexmit_`), retransmitted packets (`nrexmitpack_`) and bottleneck queue drops (queue monitor; "
@@ -555,7 +564,8 @@ def render(meta: dict, rows: list[tuple[dict, list[dict], list[dict]]]) -> str:
         "1-ms jiffy), losses after serialization on the wireless hop (`link-lossmodel`), RED counted in packets "
         'without `wait_`, and ns-2.35\'s RED drop rules on RED and CW (airtcp `rules = "ns2"`, `queue/red.cc` '
         "`enque`: nothing dropped while at most one packet waits, the first arrival after the average "
-        "crosses min_th untested with the count restarting at 1, (1 − w)^(m+1) after idle time; without them "
+        "crosses min_th untested with the count restarting at 1 — above max_th too, since ns-2.35's default "
+        "`use_mark_p_ true` turns the forced drop off there —, (1 − w)^(m+1) after idle time; without them "
         "RED at 0% loss cost airtcp's SACK 2.3 times ns-2's timeouts, 212 against 90 jittered, and Reno "
         "and NewReno a fifth more drops), and ns-2's Sack1 `recover_` rule for SACK (airtcp "
         '`recover_guard = "timeout-only"`: Sack1 clears `recover_` when its fast recovery ends, so only a '
@@ -580,10 +590,33 @@ def render(meta: dict, rows: list[tuple[dict, list[dict], list[dict]]]) -> str:
         "ns-2's 201 and 57: airtcp times out far less). The first two were met since (the timeout rule and "
         "limited transmit of issue 38 item 3), and SACK on the DropTail dumbbell at 1%, a strict expected "
         "failure until then (65.4 timeouts against 31.0), is met with Sack1's guard (41.2). The two CW cells at "
-        "0% still miss (NewReno 45 timeouts and 3323 retransmissions against 204.6 and 5005, SACK 6 against "
+        "0% missed until the CW rule below (NewReno 45 timeouts and 3323 retransmissions against 204.6 and 5005, SACK 6 against "
         "56.6; airtcp's goodput 0.953 of ns-2's in both): no loss and no RED randomness on our side, so each "
         "is one deterministic run, while ns-2's five seeds differ (goodput ± 19.9 and ± 2.2 kb/s), which "
-        "says its CW twin draws random numbers we do not model; not traced further.",
+        "says its CW twin draws random numbers we do not model. Traced since (below): the first arrival after "
+        "the CW queue's average crosses its threshold.",
+        "",
+        "The CW twin is ns-2.35's RED at its defaults, and there `use_mark_p_` is `true` (`ns-default.tcl`): "
+        "`REDQueue::enque` takes its forced drop above max_th only `if (!edp_.use_mark_p && ...)`, so an "
+        "arrival above max_th meets the `edv_.old` test first — the first one after the average crosses, or "
+        "after the queue held one packet or none, passes untested — and the later ones reach `drop_early`, "
+        "where `calculate_p_new` gives 1. With max_th a millionth above min_th, as the twin sets CW, every "
+        'crossing is such a one. airtcp\'s `rules = "ns2"` dropped from the first arrival on. Measured on seed 1 '
+        "at 0% (flows exactly 10 ms apart): ns-2 NewReno 197 timeouts, 4947 retransmissions, 3842 drops, 18.86 "
+        "Mb/s; the twin with `Queue/RED set use_mark_p_ false` 37, 3447, 3038, 18.12 Mb/s; airtcp before 45, "
+        "3323, 2957, 17.96 Mb/s; airtcp with the crossing arrival spared 172, 4580, 3810, 18.85 Mb/s. SACK: ns-2 "
+        "61, 4171, 4106; `use_mark_p_ false` 10, 3141, 3121; airtcp before 6, 3055, 3059; now 68, 4083, 4069. "
+        "The rule moved every CW cell: Reno at 0% from 544 timeouts to 887 (ns-2 899), and Westwood+ over 10 "
+        "jittered seeds (`bench/validate_ns2_jitter.py`) from Jain 0.898 and 52.8 timeouts to 0.950 and 28.6 "
+        '(ns-2 0.946 and 28.4). `rules = "ns2"` on RED now also spares that arrival, resets the count at a drop '
+        "above max_th, and marks an ECT packet only while p_b < `mark_p_` = 0.1 (dropping it above), as "
+        "ns-2.35's `drop_early` does with `use_mark_p_`. What made ns-2's seeds differ at 0%: not RED's draws "
+        "(with `use_mark_p_ false` the seeds agree, and `drop_early`'s draws meet p = 1), but the agents' "
+        "`boot_time_ = Random::uniform(tcp_tick_)` (`TcpAgent::reset`), the phase of the 1-ms clock against "
+        "which `rtt_update` quantizes each RTT sample; seeds 1 and 4 first part at 3.290 s, where one flow's "
+        "retransmission timer fires 1 ms apart. It matters only where the RTO is above its 200-ms floor, and "
+        "airtcp does not model it (its RTT samples are not quantized); the per-seed start offsets now draw the "
+        "spread on both sides.",
         "",
         "Why the twin has no SYN: ns-2's 40-B SYN gives the first RTT sample without the 1000-B serialization "
         "at 2 Mb/s (92 ms instead of 97 ms on Fig. 10), and TCP-Linux's Westwood+ keeps the least SRTT as its "
@@ -594,15 +627,17 @@ def render(meta: dict, rows: list[tuple[dict, list[dict], list[dict]]]) -> str:
         "packets replayed by index in airtcp), the two agree within 3% on seed 1 at 3%: 1.30 vs 1.27 Mb/s with "
         "the byte counting, 0.82 vs 0.83 without; 473 vs 470 retransmissions, 283 vs 288 fast retransmits.",
         "",
-        "The 20-flow cells at 0% loss are one deterministic run per side (without loss and RED neither side draws "
-        "a random number); `python3 bench/validate_ns2_jitter.py` draws per-seed start offsets on both sides "
-        "(10 seeds, 100 ms) to tell one sample of chaotic dynamics from a systematic miss. With the settings "
+        "The 20-flow cells at 0% loss were one deterministic run per side until the CW rule above; since, their "
+        "flows start at per-seed offsets (100 ms) on both sides, as `python3 bench/validate_ns2_jitter.py` "
+        "draws them (10 seeds, any cell) to tell one sample of chaotic dynamics from a systematic miss: as one "
+        "run each, Westwood+ on CW read Jain 0.938 against ns-2's 0.916 with the rule, outside 0.02, and 0.950 "
+        "against 0.946 over 10 jittered seeds. Before the CW rule, with the settings "
         "above: Westwood+ on DropTail, Jain 0.993 (0.990 to 0.996) vs ns-2's 0.997 (0.995 to 0.998), 0 and 0 "
         "timeouts, drops 2421 vs 2490; Westwood+ on CW, Jain 0.898 (0.838 to 0.936) vs 0.944 (0.895 to 0.983), "
         "timeouts 52.8 vs 25.6, drops 13 375 vs 15 530: the deterministic cell meets the target (0.923 vs "
-        "0.916) but the jittered means differ by 0.045, a gap not explained yet (ns-2's RED idle decay, its "
-        "`ts_resetRTO_` on duplicate ACKs, the option sizes and ns-2's RED rules on the CW queue were tried "
-        "and move neither side). SACK on RED at 0%, jittered: 116 vs 90 timeouts, drops 3983 vs 3863, goodput "
+        "0.916) but the jittered means differed by 0.045, the gap the `use_mark_p_` rule above closes (ns-2's "
+        "RED idle decay, its `ts_resetRTO_` on duplicate ACKs, the option sizes and ns-2's `qlen > 1` rule on "
+        "the CW queue had been tried and moved neither side). SACK on RED at 0%, jittered: 116 vs 90 timeouts, drops 3983 vs 3863, goodput "
         "17.09 vs 17.22 Mb/s; Reno 913 vs 758 timeouts.",
         "",
     ]

@@ -5,9 +5,9 @@
                                          [--schemes westwood-plus,sack]
                                          [--airtcp-set KEY=VALUE ...] [--ns2-env NAME=VALUE ...]
 
-The 20-flow dumbbell cells of `make validate-ns2` at 0% loss draw no random numbers on either side
-(flows start exactly 10 ms apart), so each side is one run. This runs the same cells with per-seed
-start offsets on both sides: ns-2 through bench/ns2/dumbbell.tcl's JITTER_MS (an RNG stream of its
+Without start offsets, the 20-flow dumbbell at 0% loss draws no random number that matters on either
+side (flows exactly 10 ms apart), so each side is one run; `make validate-ns2` draws offsets of
+100 ms there since issue 38. This runs any cell with per-seed start offsets on both sides: ns-2 through bench/ns2/dumbbell.tcl's JITTER_MS (an RNG stream of its
 own), airtcp through `start_jitter`, and prints per side the mean, min and max of Jain's index and
 the mean timeouts, bottleneck drops and goodput. Needs `ns` (Debian's ns2).
 

@@ -90,7 +90,10 @@ switch $qkind {
     cw {
         # TCP-Jersey's CW queue (airtcp `kind = "cw"`, limit 100, weight 0.2, threshold 100/3)
         # drops every non-ECT arrival while the EWMA queue is at or above the threshold: RED with
-        # max_p 1 and a vanishing ramp above the threshold, not gentle.
+        # max_p 1 and a vanishing ramp above the threshold, not gentle. At ns-2.35's default
+        # `use_mark_p_ true` RED takes no forced drop above maxthresh_ (`red.cc` `enque`): the first
+        # arrival after the average crosses passes untested (`edv_.old`), the later ones meet
+        # drop_early's p = 1 (airtcp `rules = "ns2"` does the same since issue 38).
         set bq RED
         Queue/RED set thresh_ [expr {100.0 / 3.0}]
         Queue/RED set maxthresh_ [expr {100.0 / 3.0 + 1e-6}]

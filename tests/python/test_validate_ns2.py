@@ -31,6 +31,12 @@ FIELDS = {"seed": int, "goodput_bps": float, "jain": float, "timeouts": int, "re
 #: rto_restart "every-ack"; with RFC 6675 SACK recovery it timed out 25 and 69 times where ns-2
 #: times out 0 and 0.4).
 DROPTAIL = [c for c in vn.cells({"dumbbell"}) if c["queue"] == "droptail"]
+#: And the CW cells that ns-2.35's `use_mark_p_` rule decides (issue 38): NewReno and SACK at 0%,
+#: where airtcp timed out 45 and 6 times against ns-2's 204.6 and 56.6 while its CW queue dropped
+#: the arrival that crossed the threshold (ns-2's RED at its defaults lets it pass).
+CHECKED = DROPTAIL + [
+    c for c in vn.cells({"dumbbell"}) if c["queue"] == "cw" and c["loss"] == 0 and c["scheme"] in ("newreno", "sack")
+]
 #: Seeds of airtcp's side: all five of the reference's, as the harness runs them (each 20-flow 100-s run takes
 #: ~0.1 s; with two, SACK at 1% times out 65.5 times against ns-2's 29 on those two seeds, outside 2x ± 3).
 TEST_SEEDS = 5
@@ -44,7 +50,13 @@ def reference() -> dict:
 def test_reference_is_well_formed_and_covers_the_harness_cells(reference):
     assert reference["ns2"].startswith("ns-2.35")
     assert reference["durations"] == vn.reference_durations()
-    assert reference["dumbbell"] == {"flows": vn.DB_FLOWS, "limit_pkts": vn.DB_LIMIT, "red": vn.RED, "cw": vn.CW}
+    assert reference["dumbbell"] == {
+        "flows": vn.DB_FLOWS,
+        "limit_pkts": vn.DB_LIMIT,
+        "red": vn.RED,
+        "cw": vn.CW,
+        "jitter_ms_at_0": vn.DB_JITTER_MS,
+    }
     keys = [vn.cell_key(c) for c in reference["cells"]]
     assert len(keys) == len(set(keys)), "duplicate cells"
     by_key = dict(zip(keys, reference["cells"]))
@@ -100,11 +112,11 @@ KNOWN_GAPS: dict[str, str] = {}
         pytest.param(c, marks=pytest.mark.xfail(strict=True, reason=KNOWN_GAPS[vn.cell_key(c)]))
         if vn.cell_key(c) in KNOWN_GAPS
         else c
-        for c in DROPTAIL
+        for c in CHECKED
     ],
-    ids=[vn.cell_key(c) for c in DROPTAIL],
+    ids=[vn.cell_key(c) for c in CHECKED],
 )
-def test_airtcp_meets_the_targets_against_ns2_on_the_droptail_dumbbell(reference, cell):
+def test_airtcp_meets_the_targets_against_ns2_on_the_dumbbell(reference, cell):
     ref = next(c for c in reference["cells"] if vn.cell_key(c) == vn.cell_key(cell))
     seeds = ref["seeds"][:TEST_SEEDS]
     ns = [r for r in ref["runs"] if r["seed"] in seeds]

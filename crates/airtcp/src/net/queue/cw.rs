@@ -83,25 +83,43 @@ pub(crate) struct CwState {
     /// Drop non-ECT arrivals where ECT ones are marked (RED/ECN behaviour).
     pub drop_non_ect: bool,
     /// ns-2.35's RED as the CW queue (`rules = "ns2"`): nothing is marked or dropped early while
-    /// at most one packet waits (`red.cc` `enque`: `if (qavg >= th_min && qlen > 1)`).
+    /// at most one packet waits (`red.cc` `enque`: `if (qavg >= th_min && qlen > 1)`), and the
+    /// first arrival after the average crosses the threshold passes untested (`edv_.old`; the
+    /// forced drop above max_th that would skip it is off at ns-2.35's default `use_mark_p_
+    /// true`, see `RedState::admit_ns2`).
     pub ns2_rules: bool,
+    /// ns-2 rules: the last arrival found the average at or above the threshold with more than
+    /// one packet waiting (`edv_.old`).
+    old: bool,
 }
 
 impl CwState {
     /// A CW queue with EWMA weight `weight` and threshold `threshold_pkts`, the paper's rules.
     pub(crate) fn new(weight: f64, threshold_pkts: f64, drop_non_ect: bool) -> Self {
-        CwState { weight, threshold_pkts, avg: 0.0, drop_non_ect, ns2_rules: false }
+        CwState { weight, threshold_pkts, avg: 0.0, drop_non_ect, ns2_rules: false, old: false }
     }
 
     /// Admission of an arrival that finds `q` packets waiting.
     pub(crate) fn admit(&mut self, q: u32, limit: u32, ecn: Ecn) -> Admission {
         self.avg = (1.0 - self.weight) * self.avg + self.weight * q as f64;
-        if q >= limit {
+        if self.ns2_rules {
+            // `red.cc` `enque`: the `edv_.old` test comes before the buffer-limit one, so an
+            // arrival to a full buffer still updates it.
+            let above = self.avg >= self.threshold_pkts && q > 1;
+            let first = above && !self.old;
+            self.old = above;
+            if q >= limit {
+                return Admission::OverflowDrop;
+            }
+            if !above || first {
+                return Admission::Queued;
+            }
+        } else if q >= limit {
             return Admission::OverflowDrop;
+        } else if self.avg < self.threshold_pkts {
+            return Admission::Queued;
         }
-        if self.avg < self.threshold_pkts || (self.ns2_rules && q <= 1) {
-            Admission::Queued
-        } else if ecn != Ecn::NotEct {
+        if ecn != Ecn::NotEct {
             Admission::QueuedMarked
         } else if self.drop_non_ect {
             Admission::EarlyDrop
@@ -144,16 +162,34 @@ mod tests {
         assert_eq!(cw.admit(10, 10, Ecn::Ect), Admission::OverflowDrop);
     }
 
-    /// ns-2's rule: with the average above the threshold, an arrival that finds 0 or 1 packet
-    /// waiting passes unmarked (paper rules: marked), one that finds 2 is marked.
+    /// ns-2's rules, w = 1 and threshold 0 (avg = the queue seen, always at or above it):
+    /// - an arrival that finds 0 or 1 packet waiting passes (paper rules: marked) and resets
+    ///   `old`;
+    /// - the first arrival that finds 2 or more after that passes untested (`edv_.old`), the
+    ///   next ones are marked (ECT) or dropped (non-ECT);
+    /// - an arrival to a full buffer is dropped and still sets `old`, so the one after it is not
+    ///   spared.
     #[test]
-    fn ns2_rules_spare_arrivals_at_an_almost_empty_queue() {
-        for (q, paper, ns2) in [(0, true, false), (1, true, false), (2, true, true)] {
+    fn ns2_rules_spare_the_crossing_arrival_and_an_almost_empty_queue() {
+        for (q, paper) in [(0, true), (1, true), (2, true)] {
             let mut a = CwState::new(1.0, 0.0, true);
-            let mut b = CwState { ns2_rules: true, ..CwState::new(1.0, 0.0, true) };
             assert_eq!(a.admit(q, 10, Ecn::Ect) == Admission::QueuedMarked, paper, "paper, q {q}");
-            assert_eq!(b.admit(q, 10, Ecn::Ect) == Admission::QueuedMarked, ns2, "ns2, q {q}");
-            assert_eq!(b.admit(q, 10, Ecn::NotEct) == Admission::EarlyDrop, ns2, "ns2 non-ECT, q {q}");
+        }
+        let mut b = CwState { ns2_rules: true, ..CwState::new(1.0, 0.0, true) };
+        let seq = [
+            (2, Ecn::Ect, Admission::Queued),
+            (2, Ecn::Ect, Admission::QueuedMarked),
+            (3, Ecn::NotEct, Admission::EarlyDrop),
+            (1, Ecn::Ect, Admission::Queued),
+            (0, Ecn::NotEct, Admission::Queued),
+            (5, Ecn::NotEct, Admission::Queued),
+            (5, Ecn::NotEct, Admission::EarlyDrop),
+            (1, Ecn::NotEct, Admission::Queued),
+            (10, Ecn::NotEct, Admission::OverflowDrop),
+            (9, Ecn::NotEct, Admission::EarlyDrop),
+        ];
+        for (i, (q, ecn, want)) in seq.into_iter().enumerate() {
+            assert_eq!(b.admit(q, 10, ecn), want, "arrival {i}: q {q}");
         }
     }
 

@@ -104,6 +104,10 @@ pub(crate) struct RedParams {
     pub ns2_rules: bool,
 }
 
+/// ns-2.35's `Queue/RED set mark_p_ 0.1` (`ns-default.tcl`): with `use_mark_p_ true`, the
+/// default, RED marks an ECT packet only while its p_b is below this, and drops it above.
+const NS2_MARK_P: f64 = 0.1;
+
 /// State of a RED queue.
 #[derive(Debug, Clone)]
 pub(crate) struct RedState {
@@ -178,22 +182,33 @@ impl RedState {
         self.avg += self.p.weight * q as f64;
     }
 
-    /// ns-2.35 `REDQueue::enque`'s drop logic (`drop_tail_`, not `wait_`, no `cautious`):
-    /// `++count` on every arrival; only if avg ≥ min_th and more than one packet waits
-    /// (`qlen > 1`): forced drop at avg ≥ max_th (2·max_th gentle), else the first arrival after
-    /// crossing sets count = 1 untested (`edv_.old`), else drop with p_b/(1 − count·p_b)
-    /// (`modify_p`; `u <= p`), count = 0 at a drop or mark; otherwise `old = 0`.
+    /// ns-2.35 `REDQueue::enque`'s drop logic at its defaults (`drop_tail_`, not `wait_`, no
+    /// `cautious`, `use_mark_p_ true`): `++count` on every arrival; only if avg ≥ min_th and more
+    /// than one packet waits (`qlen > 1`): the first arrival after crossing sets count = 1
+    /// untested (`edv_.old`), else drop with p_b/(1 − count·p_b) (`modify_p`; `u <= p`), count = 0
+    /// at a drop or mark; otherwise `old = 0`.
+    ///
+    /// Above max_th (2·max_th gentle) `enque`'s forced drop is guarded by `!edp_.use_mark_p`,
+    /// and `use_mark_p_` is `true` in ns-2.35's `ns-default.tcl`: such an arrival takes the same
+    /// `edv_.old` test, so the first one after crossing passes, and later ones reach
+    /// `drop_early` with `calculate_p_new` = 1 — always dropped (`u <= 1`; we draw no number
+    /// for it), count = 0. It matters where the average can cross min_th and max_th at once: a
+    /// CW queue set up as RED (max_th just above min_th), or an average above max_th when the
+    /// queue drains to one packet (`old = 0`). Measured on bench/ns2/dumbbell.tcl's CW queue, 20
+    /// NewReno flows at 0% loss, seed 1: ns-2.35 times out 197 times at its default and 37 with
+    /// `use_mark_p_ false`; airtcp with the forced drop (before this reading) 45.
     fn admit_ns2(&mut self, now: SimTime, q: u32, idle_since: Option<SimTime>, limit: u32, ecn: Ecn, rng: &mut RngStream) -> Admission {
         self.update_avg_ns2(now, q, idle_since);
         self.count += 1;
         let p = &self.p;
         let mut mark = false;
         if self.avg >= p.min_th && q > 1 {
-            if (!p.gentle && self.avg >= p.max_th) || (p.gentle && self.avg >= 2.0 * p.max_th) {
-                return if q >= limit { Admission::OverflowDrop } else { Admission::EarlyDrop };
-            } else if !self.old {
+            if !self.old {
                 self.count = 1;
                 self.old = true;
+            } else if (!p.gentle && self.avg >= p.max_th) || (p.gentle && self.avg >= 2.0 * p.max_th) {
+                self.count = 0;
+                return if q >= limit { Admission::OverflowDrop } else { Admission::EarlyDrop };
             } else {
                 let pa = Self::spaced_probability(self.base_probability(), self.count);
                 if rng.uniform() <= pa {
@@ -208,7 +223,9 @@ impl RedState {
             Admission::OverflowDrop
         } else if !mark {
             Admission::Queued
-        } else if self.p.ecn && ecn != Ecn::NotEct {
+        } else if self.p.ecn && ecn != Ecn::NotEct && self.base_probability() < NS2_MARK_P {
+            // `drop_early`: with `use_mark_p_` an ECT packet is marked only while
+            // `v_prob1` (p_b) < `mark_p_`, and dropped above it.
             Admission::QueuedMarked
         } else {
             Admission::EarlyDrop
@@ -298,9 +315,12 @@ mod tests {
     /// ns-2 rules by hand, w = 1 (avg = the queue seen), min 5, max 15, max_p 0.1:
     /// - q = 6 (first crossing): untested, count = 1 (`edv_.old`);
     /// - q = 10: count 2, p_b = 0.05, p_a = 0.05/(1 − 0.1) = 0.0556: the stream's draw decides;
-    /// - q = 1 (avg 1 < min): passes, old = 0; q = 20 (avg 20 ≥ max): forced drop;
-    /// - with w = 0.5, max 8, from avg 20: q = 1 gives avg 10.5 ≥ max but passes (`qlen > 1`
-    ///   fails); then q = 20 gives avg 15.25: forced drop;
+    /// - q = 1 (avg 1 < min): passes, old = 0; q = 20 (avg 20 ≥ max): crosses both thresholds
+    ///   at once, so it too passes untested (`use_mark_p_`: no forced drop), count = 1; the next
+    ///   q = 20 is dropped (p = 1), count = 0;
+    /// - with w = 0.5, max 8, from avg 20 and `old` set: q = 1 gives avg 10.5 ≥ max but passes
+    ///   (`qlen > 1` fails) and clears `old`; then q = 20 gives avg 15.25, spared again; q = 20
+    ///   (avg 17.625) is dropped;
     /// - an idle period of 10 small-packet times decays by (1 − w)^11 before adding w·q.
     #[test]
     fn ns2_rules_by_hand() {
@@ -314,13 +334,35 @@ mod tests {
         assert_eq!(st.admit(0, 10, None, 100, Ecn::NotEct, &mut rng), want);
         assert_eq!(st.admit(0, 1, None, 100, Ecn::NotEct, &mut rng), Admission::Queued);
         assert!(!st.old);
+        assert_eq!(st.admit(0, 20, None, 100, Ecn::NotEct, &mut rng), Admission::Queued);
+        assert_eq!((st.count, st.old), (1, true));
         assert_eq!(st.admit(0, 20, None, 100, Ecn::NotEct, &mut rng), Admission::EarlyDrop);
+        assert_eq!(st.count, 0);
         let mut half = RedState::new(RedParams { weight: 0.5, max_th: 8.0, ..ns2.clone() });
-        half.avg = 20.0;
+        (half.avg, half.old) = (20.0, true);
         assert_eq!(half.admit(0, 1, None, 100, Ecn::NotEct, &mut rng), Admission::Queued); // avg 10.5, q 1
         assert!((half.avg - 10.5).abs() < 1e-12);
-        assert_eq!(half.admit(0, 20, None, 100, Ecn::NotEct, &mut rng), Admission::EarlyDrop);
+        assert!(!half.old);
+        assert_eq!(half.admit(0, 20, None, 100, Ecn::NotEct, &mut rng), Admission::Queued);
         assert!((half.avg - 15.25).abs() < 1e-12);
+        assert_eq!(half.admit(0, 20, None, 100, Ecn::NotEct, &mut rng), Admission::EarlyDrop);
+        assert!((half.avg - 17.625).abs() < 1e-12);
+        // ECN (`setbit_`): an ECT packet is marked while p_b < mark_p_ = 0.1, dropped above. With
+        // w = 1, min 5, max 15, max_p 0.2 and count spacing at q = 14 (p_b = 0.18) every hit drops;
+        // at q = 7 (p_b = 0.04) every hit marks.
+        let mut ecn = RedState::new(RedParams { ecn: true, max_p: 0.2, ..ns2.clone() });
+        let mut seen = [[0u32; 2]; 2]; // [high p_b, low p_b] x [marked, dropped]
+        for _ in 0..200 {
+            for (q, row) in [(14, 0), (7, 1)] {
+                ecn.old = true;
+                match ecn.admit(0, q, None, 100, Ecn::Ect, &mut rng) {
+                    Admission::QueuedMarked => seen[row][0] += 1,
+                    Admission::EarlyDrop => seen[row][1] += 1,
+                    _ => {}
+                }
+            }
+        }
+        assert!(seen[0][0] == 0 && seen[0][1] > 0 && seen[1][0] > 0 && seen[1][1] == 0, "{seen:?}");
         let mut idle = RedState::new(RedParams { weight: 0.5, ..ns2 });
         idle.avg = 1.0;
         idle.admit(10_000, 0, Some(0), 100, Ecn::NotEct, &mut rng);
