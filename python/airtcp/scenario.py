@@ -339,18 +339,19 @@ def read_with_overrides(path: str | os.PathLike, sets: list[str] | None) -> tupl
 
 
 @contextlib.contextmanager
-def located_errors(path: str | os.PathLike, sets: list[str] | None) -> Iterator[None]:
+def located_errors(path: str | os.PathLike, sets: list[str] | None, regenerated: bool = False) -> Iterator[None]:
     """Within it, a ScenarioError about a scenario read by ``read_with_overrides(path, sets)``
     names what the user wrote: the ``--set`` that caused it (the file itself, checked without the
     overrides, does not have the error), or ``path`` and the line of the user's file (the engine
     saw the regenerated text, whose lines may differ). Without ``sets`` the engine's lines are the
-    file's own and its errors pass unchanged."""
+    file's own and its errors pass unchanged, unless ``regenerated``: the engine saw the document
+    written out again (a sweep's), whose lines are not the file's either."""
     from ._core import ScenarioError, locate_override_error, validate
 
     try:
         yield
     except ScenarioError as e:
-        if not sets:
+        if not sets and not regenerated:
             raise
         try:
             original = read_text(path)
@@ -361,7 +362,7 @@ def located_errors(path: str | os.PathLike, sets: list[str] | None) -> Iterator[
             original_error = None
         except ScenarioError as o:
             original_error = str(o)
-        located = locate_override_error(str(e), original, str(path), list(sets), original_error)
+        located = locate_override_error(str(e), original, str(path), list(sets or []), original_error)
         raise ScenarioError(located) from None
 
 

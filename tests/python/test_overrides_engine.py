@@ -280,3 +280,19 @@ def test_an_error_in_an_untouched_part_names_the_users_file_and_line(tmp_path):
     # With --set (a key added above it) the line is still the user's, and the file is named.
     line = _error_line(["validate", str(path), "--set", "links.0.duplex=true", "--set", "seed=3"])
     assert line.startswith(f"error: links[0].bogus ({path}:11): unknown field `bogus`"), line
+
+
+def test_a_sweep_names_the_set_or_the_file_not_the_grid(tmp_path):
+    """A sweep checks each --grid value on the base scenario: an error the base has without any
+    grid value is the --set's or the file's, and says so."""
+    path = tmp_path / "mine.toml"
+    path.write_text(SCENARIO)
+    sweep = ["sweep", str(path), "--grid", "flows.0.cc=reno,cubic", "--out", str(tmp_path / "o")]
+    line = _error_line([*sweep, "--set", "flows.0.mss_bytes=-3"])
+    assert line == "error: --set 'flows.0.mss_bytes=-3': flows[0].mss_bytes: invalid value: integer `-3`, expected u32"
+    path.write_text(SCENARIO.replace('delay = "10ms"', 'delay = "10ms"\nbogus = 1'))
+    line = _error_line(sweep)
+    assert line.startswith(f"error: links[0].bogus ({path}:11): unknown field `bogus`"), line
+    path.write_text(SCENARIO)
+    line = _error_line(["sweep", str(path), "--grid", "flows.0.mss_bytes=5,-3", "--out", str(tmp_path / "o")])
+    assert line.startswith("error: --grid flows.0.mss_bytes=-3: flows[0].mss_bytes: invalid value"), line
