@@ -66,8 +66,9 @@ def apply_overrides(scenario_text: str, sets: Sequence[str]) -> str:
     """``--set KEY=VALUE`` assignments applied to scenario text by the engine's rule (layout and
     comments kept); ValueError with a one-line message naming the assignment."""
 
-def set_values(scenario_text: str, values: Sequence[tuple[str, str]]) -> str:
-    """Typed values set at dotted paths; each value is a TOML document whose key ``v`` holds it."""
+def set_values(scenario_text: str, values: Sequence[tuple[str, str]]) -> tuple[str, list[list[str]]]:
+    """Typed values set at dotted paths; each value is a TOML document whose key ``v`` holds it.
+    Returns the text and the path each value was set at (indices counted from the start)."""
 
 def override_value(text: str) -> str:
     """An override value as ``--set`` reads it, as a TOML document whose key ``v`` holds it."""

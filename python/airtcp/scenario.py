@@ -229,11 +229,40 @@ def set_path(doc: dict[str, Any], key: str, value: Any) -> None:
     """
     from . import _core
 
-    text = dumps(doc)
+    # The engine gets only the containers along the path (a 10 000-flow document written out and
+    # read back for every grid point took seconds): other keys and array entries are left out or
+    # stand in as empty tables, which keeps every index, type and message the rule depends on.
+    # It returns the path it set, indices resolved; the value is put there in ``doc``.
+    text = dumps(_skeleton(doc, key.strip().split(".")))
     value_doc = dumps({"v": value})
-    new = loads(_engine_edit(lambda: _core.set_values(text, [(key, value_doc)])))
-    doc.clear()
-    doc.update(new)
+    out, paths = _engine_edit(lambda: _core.set_values(text, [(key, value_doc)]))
+    node, src = doc, loads(out)
+    path = paths[0]
+    for part in path[:-1]:
+        i: Any = int(part) if isinstance(node, list) else part
+        if isinstance(node, dict) and part not in node:
+            node[part] = {}  # a table the engine created on the way
+        node, src = node[i], src[i]
+    i = int(path[-1]) if isinstance(node, list) else path[-1]
+    node[i] = src[i]
+
+
+def _skeleton(node: Any, parts: list[str]) -> Any:
+    """The containers of ``node`` along ``parts`` (see ``set_path``); anything else is left out
+    (table keys) or an empty table (array entries)."""
+    if not parts:
+        return 0  # the value there is replaced: any stands in
+    if isinstance(node, dict):
+        return {parts[0]: _skeleton(node[parts[0]], parts[1:])} if parts[0] in node else {}
+    if isinstance(node, list):
+        out: list[Any] = [{} for _ in node]
+        try:
+            i = int(parts[0])
+            out[i] = _skeleton(node[i], parts[1:])
+        except (ValueError, IndexError):
+            pass  # the engine says what is wrong with the index
+        return out
+    return node  # a value the path goes through: the engine names its type
 
 
 def apply_overrides(doc: dict[str, Any], sets: list[str] | tuple[str, ...]) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import airtcp
@@ -157,6 +157,8 @@ def _outcome(fn: Any) -> tuple[str, Any]:
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(key=KEYS, value=VALUES, pad=SPACE)
+@example(key="flows.0.cc", value="00", pad="")  # not a TOML integer: a string, not "out of range"
+@example(key="flows.-2.cc.x", value="1", pad=" ")  # a message shows the index as typed
 def test_set_agrees_with_the_replaced_python_code(key, value, pad):
     assignment = f"{key}={pad}{value}{pad}"
     old = _outcome(lambda: _old_apply(BASE, [assignment]))

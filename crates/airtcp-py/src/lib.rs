@@ -229,9 +229,10 @@ fn apply_overrides(scenario_text: &str, sets: Vec<String>) -> PyResult<String> {
 }
 
 /// Typed values set at dotted paths by the same rule: each `(key, value)` has the value as a TOML
-/// document whose key `v` holds it (a sweep's grid point, an experiment's assignment).
+/// document whose key `v` holds it (a sweep's grid point, an experiment's assignment). Returns
+/// the text and the path each value was set at (indices counted from the start).
 #[pyfunction]
-fn set_values(scenario_text: &str, values: Vec<(String, String)>) -> PyResult<String> {
+fn set_values(scenario_text: &str, values: Vec<(String, String)>) -> PyResult<(String, Vec<Vec<String>>)> {
     let values: Vec<(&str, &str)> = values.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
     airtcp::scenario::overrides::set_values(scenario_text, &values).map_err(PyValueError::new_err)
 }

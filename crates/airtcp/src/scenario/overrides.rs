@@ -43,8 +43,11 @@ pub fn apply_overrides(text: &str, sets: &[&str]) -> Result<String, String> {
 /// The scenario `text` with each `(key, value)` of `values` set in order, where each value is a
 /// TOML document whose key `v` holds the value (how the Python package hands over values that are
 /// already typed: a sweep's grid points, an experiment's assignments). Errors name the key.
-pub fn set_values(text: &str, values: &[(&str, &str)]) -> Result<String, String> {
+/// Also returns the path each value was set at, array indices counted from the start (so that a
+/// caller that sent only the containers along the path can put the value into its own copy).
+pub fn set_values(text: &str, values: &[(&str, &str)]) -> Result<(String, Vec<Vec<String>>), String> {
     let mut doc = parse_doc(text)?;
+    let mut paths = Vec::new();
     for (key, value_doc) in values {
         let value = value_doc
             .parse::<DocumentMut>()
@@ -52,9 +55,9 @@ pub fn set_values(text: &str, values: &[(&str, &str)]) -> Result<String, String>
             .and_then(|mut d| d.as_table_mut().remove("v"))
             .and_then(|item| item.into_value().ok())
             .ok_or_else(|| format!("value for '{key}' is not a TOML document with a key 'v'"))?;
-        set_path(&mut doc, key, canonical(&value, 0)?)?;
+        paths.push(set_path(&mut doc, key, canonical(&value, 0)?)?);
     }
-    Ok(doc.to_string())
+    Ok((doc.to_string(), paths))
 }
 
 fn parse_doc(text: &str) -> Result<DocumentMut, String> {
@@ -107,14 +110,18 @@ pub const TOO_DEEP: &str = "arrays or tables nested too deeply";
 /// The reason for an integer TOML cannot hold.
 pub const TOO_LONG_INT: &str = "an integer out of range (TOML integers are 64-bit: -2^63 to 2^63-1)";
 
-/// A decimal integer literal (sign, digits, underscores between digits) as TOML writes one.
+/// A TOML decimal integer (sign, no leading zero, underscores only between digits) that a 64-bit
+/// integer cannot hold: the one case where a value TOML reads as an integer fails to parse.
 fn is_integer_literal(text: &str) -> bool {
     let digits = text.strip_prefix(['+', '-']).unwrap_or(text);
-    !digits.is_empty()
-        && digits.bytes().all(|b| b.is_ascii_digit() || b == b'_')
-        && digits.bytes().next().is_some_and(|b| b.is_ascii_digit())
-        && digits.bytes().last().is_some_and(|b| b.is_ascii_digit())
+    let b = digits.as_bytes();
+    let well_formed = !b.is_empty()
+        && b.iter().all(|&c| c.is_ascii_digit() || c == b'_')
+        && b[0].is_ascii_digit()
+        && b[b.len() - 1].is_ascii_digit()
         && !digits.contains("__")
+        && (b[0] != b'0' || b.len() == 1);
+    well_formed && text.replace('_', "").parse::<i64>().is_err()
 }
 
 /// The first 40 characters of `text`, quoted as Python's `repr` would for plain text, for an
@@ -453,6 +460,9 @@ mod tests {
         assert_eq!(t["links"][0]["channel"]["loss"].as_float(), Some(0.01));
         assert_eq!(t["links"][1]["queue"]["limit_pkts"].as_integer(), Some(5));
         assert_eq!(t["x"].as_bool(), Some(true));
+        // Not TOML integers (a leading zero): kept as strings, as before.
+        let t = table(&apply_overrides("", &["a=00", "b=0_1", "c=-00000000000000000000001"]).unwrap());
+        assert_eq!((t["a"].as_str(), t["b"].as_str(), t["c"].as_str()), (Some("00"), Some("0_1"), Some("-00000000000000000000001")));
         // A whole entry of an array of tables replaced by a table, then by a plain value.
         let t = table(&apply_overrides("[[f]]\na = 1\n[[f]]\na = 2\n", &["f.0={ b = 3 }"]).unwrap());
         assert_eq!(t["f"][0].as_table().map(|x| x.len()), Some(1));
@@ -470,6 +480,7 @@ mod tests {
             ("=3", "empty key or empty part in ''"),
             ("flows", "expected KEY=VALUE"),
             ("x=99999999999999999999", TOO_LONG_INT),
+            ("x=-9_223_372_036_854_775_809", TOO_LONG_INT),
         ] {
             let e = apply_overrides("[[flows]]\nrecovery = \"reno\"\n", &[set]).unwrap_err();
             assert!(e.contains(says) && e.contains(set) && !e.contains('\n'), "{set}: {e}");
@@ -490,7 +501,9 @@ mod tests {
     /// Typed values handed over as a one-key document.
     #[test]
     fn set_values_takes_typed_values() {
-        let out = set_values("[[flows]]\ncc = \"reno\"\n", &[("flows.0.cc", "v = \"bbr\"\n"), ("a.b", "[v]\nc = [1, 2]\n")]).unwrap();
+        let (out, paths) =
+            set_values("[[flows]]\ncc = \"reno\"\n", &[("flows.-1.cc", "v = \"bbr\"\n"), ("a.b", "[v]\nc = [1, 2]\n")]).unwrap();
+        assert_eq!(paths, [vec!["flows", "0", "cc"], vec!["a", "b"]]);
         let t = table(&out);
         assert_eq!(t["flows"][0]["cc"].as_str(), Some("bbr"));
         assert_eq!(t["a"]["b"]["c"][1].as_integer(), Some(2));
