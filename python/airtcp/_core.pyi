@@ -7,6 +7,10 @@ from typing import Any, TypedDict, type_check_only
 
 __all__ = [
     "ScenarioError",
+    "apply_overrides",
+    "locate_override_error",
+    "override_value",
+    "set_values",
     "flow_requirements",
     "parse_duration_ns",
     "parse_mahimahi",
@@ -57,3 +61,21 @@ def parse_mahimahi(text: str) -> list[int]:
 def flow_requirements() -> FlowRequirements:
     """What each window policy and loss recovery needs from its flow (ecn, timestamps, sack), read
     from the engine's registries."""
+
+def apply_overrides(scenario_text: str, sets: Sequence[str]) -> str:
+    """``--set KEY=VALUE`` assignments applied to scenario text by the engine's rule (layout and
+    comments kept); ValueError with a one-line message naming the assignment."""
+
+def set_values(scenario_text: str, values: Sequence[tuple[str, str]]) -> tuple[str, list[list[str]]]:
+    """Typed values set at dotted paths; each value is a TOML document whose key ``v`` holds it.
+    Returns the text and the path each value was set at (indices counted from the start)."""
+
+def override_value(text: str) -> str:
+    """An override value as ``--set`` reads it, as a TOML document whose key ``v`` holds it."""
+
+def locate_override_error(
+    message: str, scenario_text: str, source: str, sets: Sequence[str], original_error: str | None = None
+) -> str:
+    """An engine error about a scenario made with ``--set``, pointed at the ``--set`` that caused
+    it or at the user's file (``source``) and line; ``original_error``: the engine's error about
+    the user's file itself (None when it is valid)."""

@@ -27,6 +27,7 @@ from . import api, outputs
 from .scenario import (
     OverrideError,
     ScenarioFileError,
+    located_errors,
     parse_duration_s,
     read_with_overrides,
     safe_name,
@@ -318,7 +319,8 @@ def run(
     if pcap and not write:
         raise CliError("--pcap: needs the output folder (drop --no-write)")
     if not write:
-        result = api.run(text=text, seed=seed, base_dir=scenario.resolve().parent, presets=False)
+        with located_errors(scenario, sets):
+            result = api.run(text=text, seed=seed, base_dir=scenario.resolve().parent, presets=False)
         _print_run(result.summary)
         return
     out_dir = outputs.check_path(
@@ -334,13 +336,14 @@ def run(
     # Everything, the capture too, is written into a temporary folder beside out_dir and moved
     # into place only when complete: an error or Ctrl-C at any moment leaves out_dir as it was.
     with outputs.staged(out_dir, "summary.json", names, invocation, force) as tmp:
-        result = api.run(
-            text=text,
-            seed=seed,
-            base_dir=scenario.resolve().parent,
-            pcap_dir=tmp / "pcap" if pcap else None,
-            presets=False,
-        )
+        with located_errors(scenario, sets):
+            result = api.run(
+                text=text,
+                seed=seed,
+                base_dir=scenario.resolve().parent,
+                pcap_dir=tmp / "pcap" if pcap else None,
+                presets=False,
+            )
         _print_run(result.summary)
         prov = outputs.provenance(invocation, list(names), scenario=text, overrides=sets, seed=result.seed)
         result.write(tmp, provenance=prov)
@@ -381,7 +384,8 @@ def validate(
 ) -> None:
     """Check a scenario file without running it."""
     text, doc = _with_presets(read_with_overrides(scenario, sets), sets)
-    api.validate(text=text, base_dir=scenario.resolve().parent, presets=False)
+    with located_errors(scenario, sets):
+        api.validate(text=text, base_dir=scenario.resolve().parent, presets=False)
     console.print(
         f"ok: {scenario} ({len(doc.get('nodes') or [])} nodes, {len(doc.get('links') or [])} links, "
         f"{len(doc.get('flows') or [])} flows)"

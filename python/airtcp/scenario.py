@@ -6,7 +6,7 @@ moves TOML around. Scenario values with units are strings ("45ms", "10Mbps", "64
 
 from __future__ import annotations
 
-import copy
+import contextlib
 import datetime
 import os
 import re
@@ -14,6 +14,7 @@ import stat
 import sys
 import unicodedata
 from pathlib import Path
+from collections.abc import Iterator
 from typing import Any, Union
 
 import tomli_w
@@ -29,6 +30,7 @@ __all__ = [
     "load",
     "loads",
     "read_with_overrides",
+    "located_errors",
     "safe_name",
     "dumps",
     "apply_overrides",
@@ -189,94 +191,84 @@ def dumps(doc: dict[str, Any]) -> str:
     return tomli_w.dumps(doc)
 
 
+def _engine_edit(edit: Any) -> Any:
+    """Runs one of the engine's override functions, its ValueError as OverrideError."""
+    try:
+        return edit()
+    except ValueError as e:
+        raise OverrideError(str(e)) from None
+
+
 def parse_value(text: str) -> Any:
     """Parses an override value as a TOML value (``3``, ``0.01``, ``true``, ``"x"``, ``[1, 2]``,
     ``{kind = "uniform", loss = 0.01}``); anything that is not valid TOML is kept as a string, so
-    ``sack``, ``20s`` and ``10Mbps`` need no quotes."""
-    if len(text) > MAX_VALUE_CHARS:
-        raise OverrideError(f"value of {len(text)} characters (allowed: up to {MAX_VALUE_CHARS})")
-    try:
-        return tomllib.loads(f"v = {text}")["v"]
-    except tomllib.TOMLDecodeError:
-        return text
-    except RecursionError:
-        raise OverrideError(f"value {_head(text)}: {_TOO_DEEP}") from None
-    except ValueError:  # Python's int-from-text limit (4300 digits)
-        raise OverrideError(f"value {_head(text)}: {_TOO_LONG_INT}") from None
+    ``sack``, ``20s`` and ``10Mbps`` need no quotes. The engine reads the value
+    (``_core.override_value``, the rule of ``airtcp run --set``); a value over
+    ``MAX_VALUE_CHARS`` characters, nested too deeply or an integer out of range raises
+    OverrideError."""
+    from . import _core
 
-
-def _head(text: str, n: int = 40) -> str:
-    """The first ``n`` characters of ``text`` for an error message ("..." when cut)."""
-    return repr(text[:n]) + ("..." if len(text) > n else "")
-
-
-_INDEX = re.compile(r"^-?\d+$")
-
-
-def _step(node: Any, key: str, walked: str) -> Any:
-    """Returns node[key] (key an int for arrays), raising OverrideError when it does not exist."""
-    if isinstance(node, list):
-        if not _INDEX.match(key):
-            raise OverrideError(f"'{walked}' is an array: index it with an integer, not '{key}'")
-        i = int(key)
-        if not -len(node) <= i < len(node):
-            raise OverrideError(f"'{walked}' has {len(node)} entries: no index {i}")
-        return node[i]
-    if isinstance(node, dict):
-        return node[key]
-    raise OverrideError(f"'{walked}' is a value ({_type_name(node)}), not a table or array")
-
-
-def _type_name(v: Any) -> str:
-    return {bool: "boolean", int: "integer", float: "float", str: "string"}.get(type(v), type(v).__name__)
+    return loads(_engine_edit(lambda: _core.override_value(text)), source="<value>")["v"]
 
 
 def apply_override(doc: dict[str, Any], assignment: str) -> None:
     """Applies one ``dotted.path=value`` assignment to ``doc`` in place (the value is read by
     ``parse_value``; see ``set_path`` for the path rules). ``apply_overrides`` is the copying form."""
-    if "=" not in assignment:
-        raise OverrideError(f"--set '{assignment}': expected KEY=VALUE, e.g. flows.0.recovery=sack")
-    key, raw = assignment.split("=", 1)
-    try:
-        set_path(doc, key, parse_value(raw.strip()))
-    except OverrideError as e:
-        raise OverrideError(f"--set '{assignment}': {e}") from None
+    new = apply_overrides(doc, [assignment])
+    doc.clear()
+    doc.update(new)
 
 
 def set_path(doc: dict[str, Any], key: str, value: Any) -> None:
     """Sets ``doc[a][b][0][c] = value`` for the dotted path ``key = "a.b.0.c"``, in place.
 
-    Path parts index tables by key and arrays (of tables) by integer (negative counts from the end).
-    Missing tables along the way are created; a missing array index is an error. Used by ``--set``
-    and by the sweep specs of ``airtcp reproduce``, whose values are already typed TOML values.
+    Path parts index tables by key and arrays by integer (negative counts from the end). Missing
+    tables along the way are created; a missing array index is an error (OverrideError). Used by
+    the sweeps and the specs of ``airtcp reproduce``, whose values are already typed TOML values.
+    The engine applies the rule (``_core.set_values``): the one implementation ``--set`` uses.
     """
-    key = key.strip()
-    parts = key.split(".")
-    if not key or any(not p for p in parts):
-        raise OverrideError(f"empty key or empty part in '{key}'")
-    if len(parts) > MAX_KEY_PARTS:
-        raise OverrideError(f"key {_head(key)} has {len(parts)} parts (allowed: up to {MAX_KEY_PARTS})")
-    node: Any = doc
-    walked: list[str] = []
-    for part in parts[:-1]:
+    from . import _core
+
+    # The engine gets only the containers along the path (a 10 000-flow document written out and
+    # read back for every grid point took seconds): other keys and array entries are left out or
+    # stand in as empty tables, which keeps every index, type and message the rule depends on.
+    # It returns the path it set, indices resolved; the value is put there in ``doc``.
+    text = dumps(_skeleton(doc, key.strip().split(".")))
+    value_doc = dumps({"v": value})
+    out, paths = _engine_edit(lambda: _core.set_values(text, [(key, value_doc)]))
+    node, src = doc, loads(out)
+    path = paths[0]
+    for part in path[:-1]:
+        i: Any = int(part) if isinstance(node, list) else part
         if isinstance(node, dict) and part not in node:
-            node[part] = {}
-        node = _step(node, part, ".".join(walked) or "<root>")
-        walked.append(part)
-    last = parts[-1]
-    where = ".".join(walked) or "<root>"
+            node[part] = {}  # a table the engine created on the way
+        node, src = node[i], src[i]
+    i = int(path[-1]) if isinstance(node, list) else path[-1]
+    node[i] = src[i]
+
+
+def _skeleton(node: Any, parts: list[str]) -> Any:
+    """The containers of ``node`` along ``parts`` (see ``set_path``); anything else is left out
+    (table keys) or an empty table (array entries)."""
+    if not parts:
+        return 0  # the value there is replaced: any stands in
+    if isinstance(node, dict):
+        return {parts[0]: _skeleton(node[parts[0]], parts[1:])} if parts[0] in node else {}
     if isinstance(node, list):
-        _step(node, last, where)  # validates the index
-        node[int(last)] = value
-    elif isinstance(node, dict):
-        node[last] = value
-    else:
-        raise OverrideError(f"'{where}' is a value ({_type_name(node)}), not a table or array")
+        out: list[Any] = [{} for _ in node]
+        try:
+            i = int(parts[0])
+            out[i] = _skeleton(node[i], parts[1:])
+        except (ValueError, IndexError):
+            pass  # the engine says what is wrong with the index
+        return out
+    return node  # a value the path goes through: the engine names its type
 
 
 def apply_overrides(doc: dict[str, Any], sets: list[str] | tuple[str, ...]) -> dict[str, Any]:
-    """Returns a copy of ``doc`` with ``--set`` style overrides applied in order; ``doc`` itself is
-    left untouched (a deep copy), so variants of one loaded scenario do not accumulate overrides.
+    """Returns a copy of ``doc`` with ``--set`` style overrides applied in order by the engine's
+    rule (``_core.apply_overrides``, the one ``airtcp run --set`` uses); ``doc`` itself is left
+    untouched, so variants of one loaded scenario do not accumulate overrides.
 
     >>> base = {"flows": [{"recovery": "reno"}]}
     >>> apply_overrides(base, ["flows.0.recovery=sack", "duration=20s"])
@@ -284,10 +276,10 @@ def apply_overrides(doc: dict[str, Any], sets: list[str] | tuple[str, ...]) -> d
     >>> base
     {'flows': [{'recovery': 'reno'}]}
     """
-    out = copy.deepcopy(doc)
-    for s in sets:
-        apply_override(out, s)
-    return out
+    from . import _core
+
+    text = dumps(doc)
+    return loads(_engine_edit(lambda: _core.apply_overrides(text, list(sets))))
 
 
 def parse_duration_s(text: str) -> float:
@@ -361,14 +353,46 @@ def read_with_overrides(path: str | os.PathLike, sets: list[str] | None) -> tupl
     command that takes a scenario file does first.
 
     Returns (text for the engine, parsed document). Without overrides the engine gets the file's
-    text unchanged.
+    text unchanged; with them, the file's text with the assigned values replaced or added (its
+    layout and comments kept). Wrap the engine's checks of that text in ``located_errors`` so
+    that its errors name the ``--set`` or the line of the user's file.
     """
+    from . import _core
+
     text = read_text(path)
     doc = loads(text, source=str(path))
     if sets:
-        doc = apply_overrides(doc, sets)
-        text = dumps(doc)
+        text = _engine_edit(lambda: _core.apply_overrides(text, list(sets)))
+        doc = loads(text, source=str(path))
     return text, doc
+
+
+@contextlib.contextmanager
+def located_errors(path: str | os.PathLike, sets: list[str] | None, regenerated: bool = False) -> Iterator[None]:
+    """Within it, a ScenarioError about a scenario read by ``read_with_overrides(path, sets)``
+    names what the user wrote: the ``--set`` that caused it (the file itself, checked without the
+    overrides, does not have the error), or ``path`` and the line of the user's file (the engine
+    saw the regenerated text, whose lines may differ). Without ``sets`` the engine's lines are the
+    file's own and its errors pass unchanged, unless ``regenerated``: the engine saw the document
+    written out again (a sweep's), whose lines are not the file's either."""
+    from ._core import ScenarioError, locate_override_error, validate
+
+    try:
+        yield
+    except ScenarioError as e:
+        if not sets and not regenerated:
+            raise
+        try:
+            original = read_text(path)
+        except ScenarioFileError:
+            raise e from None
+        try:  # does the user's file say the same without the overrides?
+            validate(original, os.path.dirname(os.path.abspath(path)))
+            original_error = None
+        except ScenarioError as o:
+            original_error = str(o)
+        located = locate_override_error(str(e), original, str(path), list(sets or []), original_error)
+        raise ScenarioError(located) from None
 
 
 def safe_name(name: str) -> str:

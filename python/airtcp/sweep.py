@@ -185,6 +185,19 @@ def _check(doc: dict[str, Any], base_dir: str, where: str) -> str:
     return text
 
 
+def _raise_if_the_base_has_it(base: dict[str, Any], base_dir: str, message: str) -> None:
+    """Raises the engine's error about the base scenario itself (its ``--set``s applied, no grid
+    value) when it is ``message``: then no ``--grid`` value caused it, and the caller's
+    ``located_errors`` names the ``--set`` or the user's file and line instead."""
+    d = copy.deepcopy(base)
+    complete(d)
+    try:
+        api.validate(text=dumps(d), base_dir=base_dir, presets=False)
+    except api.ScenarioError as e:
+        if re.sub(r" [(]line [0-9]+[)]", "", str(e)) == message:
+            raise
+
+
 def plan_sweep(base: dict[str, Any], base_dir: str, axes: list[GridAxis], seeds: int) -> SweepPlan:
     """Expands the grid; every value is checked alone on the base scenario first (so an error names
     the ``--grid`` value), then every point. Raises SweepError."""
@@ -205,7 +218,11 @@ def plan_sweep(base: dict[str, Any], base_dir: str, axes: list[GridAxis], seeds:
             except OverrideError as e:
                 raise SweepError(f"--grid {a.path}={lab}: {e}") from None
             complete(d)
-            _check(d, base_dir, f"--grid {a.path}={lab}")
+            try:
+                _check(d, base_dir, f"--grid {a.path}={lab}")
+            except SweepError as e:
+                _raise_if_the_base_has_it(base, base_dir, str(e).split(": ", 1)[1])
+                raise
     seed_list = tuple(range(1, seeds + 1))
     points: list[dict[str, str]] = []
     tasks: list[RunTask] = []

@@ -19,7 +19,7 @@ from .presets import notice
 from .progress import eta_bar
 from .reproduce.backend import make_backend
 from .reproduce.metrics import MIN_CI_SEEDS
-from .scenario import read_with_overrides, safe_name
+from .scenario import located_errors, read_with_overrides, safe_name
 
 __all__ = ["sweep_command"]
 
@@ -46,7 +46,8 @@ def sweep_command(
         raise sw.SweepError(f"--seeds {seeds}: must be an integer from 1 to {sw.MAX_SEEDS}")
     text, doc = read_with_overrides(scenario, sets)
     axes = [sw.parse_grid(g) for g in grid]
-    plan = sw.plan_sweep(doc, str(scenario.resolve().parent), axes, seeds)
+    with located_errors(scenario, sets, regenerated=True):  # an error of the file or a --set, not a --grid
+        plan = sw.plan_sweep(doc, str(scenario.resolve().parent), axes, seeds)
     if plan.notes:
         print(f"note: {notice(list(plan.notes))}", file=sys.stderr)
     name = str(doc.get("name") or scenario.stem)

@@ -179,8 +179,10 @@ def test_set_run_gets_the_presets(tmp_path):
     r = run_cli("validate", str(FIG10), "--set", "flows.0.cc=nj+", "--set", "flows.0.timestamps=false")
     assert r.returncode == 2
     assert r.stderr.startswith("note: presets: flows.0.ecn = true for cc nj+ (")
+    # the error names the --set that caused it (issue 40 item 12)
     assert r.stderr.splitlines()[1] == (
-        'error: flows[0].timestamps: cc = "nj+" needs timestamps = true (its estimator reads the receiver\'s clock)'
+        "error: --set 'flows.0.timestamps=false': "
+        'flows[0].timestamps: cc = "nj+" needs timestamps = true (its estimator reads the receiver\'s clock)'
     )
 
 

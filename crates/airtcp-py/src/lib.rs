@@ -219,6 +219,41 @@ fn parse_mahimahi(text: &str) -> PyResult<Vec<u64>> {
     airtcp::net::capacity::trace::parse_mahimahi(text).map(|o| o.ms().to_vec()).map_err(PyValueError::new_err)
 }
 
+/// `--set KEY=VALUE` assignments applied to scenario text by the engine's one implementation of
+/// the rule (`airtcp::scenario::overrides`), so the CLI, the Python API and the Rust tests cannot
+/// drift apart; the user's layout and comments are kept. ValueError with a one-line message.
+#[pyfunction]
+fn apply_overrides(scenario_text: &str, sets: Vec<String>) -> PyResult<String> {
+    let sets: Vec<&str> = sets.iter().map(String::as_str).collect();
+    airtcp::scenario::overrides::apply_overrides(scenario_text, &sets).map_err(PyValueError::new_err)
+}
+
+/// Typed values set at dotted paths by the same rule: each `(key, value)` has the value as a TOML
+/// document whose key `v` holds it (a sweep's grid point, an experiment's assignment). Returns
+/// the text and the path each value was set at (indices counted from the start).
+#[pyfunction]
+fn set_values(scenario_text: &str, values: Vec<(String, String)>) -> PyResult<(String, Vec<Vec<String>>)> {
+    let values: Vec<(&str, &str)> = values.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    airtcp::scenario::overrides::set_values(scenario_text, &values).map_err(PyValueError::new_err)
+}
+
+/// An override value as `--set` reads it (a TOML value, else a string), as a TOML document whose
+/// key `v` holds it. ValueError for a value too long, too deep or an integer out of range.
+#[pyfunction]
+fn override_value(text: &str) -> PyResult<String> {
+    airtcp::scenario::overrides::value_document(text).map_err(PyValueError::new_err)
+}
+
+/// An engine error about a scenario made with `--set` pointed back at the user's input: the
+/// `--set` that caused it, or the user's file (`source`) and line. `original_error` is the
+/// engine's error about the user's file itself (None when it is valid).
+#[pyfunction]
+#[pyo3(signature = (message, scenario_text, source, sets, original_error = None))]
+fn locate_override_error(message: &str, scenario_text: &str, source: &str, sets: Vec<String>, original_error: Option<&str>) -> String {
+    let sets: Vec<&str> = sets.iter().map(String::as_str).collect();
+    airtcp::scenario::overrides::locate_error(message, scenario_text, source, &sets, original_error)
+}
+
 #[pyfunction]
 fn flow_requirements(py: Python<'_>) -> PyResult<Py<PyDict>> {
     let cc = PyDict::new(py);
@@ -253,6 +288,10 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(flow_requirements, m)?)?;
     m.add_function(wrap_pyfunction!(parse_duration_ns, m)?)?;
     m.add_function(wrap_pyfunction!(parse_mahimahi, m)?)?;
+    m.add_function(wrap_pyfunction!(apply_overrides, m)?)?;
+    m.add_function(wrap_pyfunction!(set_values, m)?)?;
+    m.add_function(wrap_pyfunction!(override_value, m)?)?;
+    m.add_function(wrap_pyfunction!(locate_override_error, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

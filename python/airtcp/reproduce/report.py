@@ -136,8 +136,12 @@ def figure(
             for y in group:
                 if f.kind == "timeseries":
                     _plot_series(ax, f, axes, series_runs, pl)
+                    _series_paper_values(ax, exp, claims or [], pl)
                 else:
-                    _plot_agg(ax, exp, axes, agg_rows, y, pl, names, overlay=f.overlay, claims=claims or [], runs=runs)
+                    _plot_agg(
+                        ax, exp, axes, agg_rows, y, pl, names, overlay=f.overlay, claims=claims or [], runs=runs,
+                        series_payloads=[p for _, p in series_runs],
+                    )  # fmt: skip
             ax.grid(True, alpha=0.3)
             if f.x_scale == "log" and f.kind != "bar" and not _one_x(f, axes):  # bars: categories, evenly spaced
                 ax.set_xscale("log")
@@ -296,6 +300,7 @@ def _plot_agg(
     overlay: bool = False,
     claims: Optional[list[Claim]] = None,
     runs: Any = None,
+    series_payloads: Optional[list[dict]] = None,
 ) -> None:
     f = exp.figure
     x_axis = next(a for a in axes if a.name == f.x)
@@ -376,6 +381,19 @@ def _plot_agg(
             label=PAPER_LABEL,
             zorder=5,
         )
+    # The capacity of the path, dashed, on a goodput metric (a sum or mean of flows' goodput*_bps)
+    # where every grid point's first run has the same one (the run figures' line).
+    if (
+        metric.source == "flows"
+        and metric.field.startswith("goodput")
+        and metric.field.endswith("_bps")
+        and not (metric.per or metric.per_capacity or metric.per_second)
+        and metric.agg in ("sum", "mean", "min", "max")
+        and series_payloads
+    ):
+        cap = _capacity_bps(series_payloads)
+        if cap is not None:
+            ax.axhline(cap * metric.scale, color="0.3", ls="--", lw=1.0, label=f"capacity {cap / 1e6:g} Mb/s")
     if ticks is not None:
         ax.set_xticks(xs_all)
         ax.set_xticklabels(ticks, fontsize=7)
@@ -384,6 +402,61 @@ def _plot_agg(
     ax.set_xlabel(f.x_label or x_axis.label)
     ax.set_ylabel(f.y_label or (metric.label + (f" ({metric.unit})" if metric.unit else "")))
     del names
+
+
+def _capacity_bps(payloads: list[dict]) -> Optional[float]:
+    """The capacity every drawn run shares (``plots.bottleneck_bps``: one path, fixed rates), or
+    None when the runs have none or differ (a grid over the link's rate)."""
+    from ..plots import bottleneck_bps
+
+    caps = {bottleneck_bps(p["summary"]) if isinstance(p.get("summary"), dict) else None for p in payloads}
+    return caps.pop() if len(caps) == 1 else None
+
+
+def _mark_runs(ax: Any, payloads: list[dict], column: str, scale: float) -> None:
+    """The run figures' marks on a time series (``plots.mark_warmup``, the capacity line): the
+    warm-up the runs' scenario defines, shaded, and for a rate column (``*_bps``) the capacity of
+    the path, dashed, where every drawn run has the same one."""
+    from ..plots import mark_warmup
+
+    warm = {float(p["summary"].get("warmup_s") or 0.0) for p in payloads if isinstance(p.get("summary"), dict)}
+    if len(warm) == 1 and (w := warm.pop()) > 0:
+        mark_warmup(ax, w, label=False)
+        ax.plot([], [], color="0.85", alpha=0.5, lw=6, label=f"warm-up {w:g} s (not in goodput)")
+    cap = _capacity_bps(payloads) if column.endswith("_bps") else None
+    if cap is not None:
+        ax.axhline(cap * scale, color="0.3", ls="--", lw=1.0, label=f"capacity {cap / 1e6:g} Mb/s (slowest link)")
+
+
+def _series_paper_values(ax: Any, exp: Experiment, claims: list[Claim], panel: Optional[str]) -> None:
+    """The paper's values on a time series: each claim of kind ``value`` on a series metric of the
+    drawn column (its mean, median or max over the metric's window) as a dotted black segment over
+    that window (as far as the runs go), at the value in the figure's units, marked with the paper's words (``shown``). In
+    a panel only the claims at that panel's point."""
+    f = exp.figure
+    drawn = False
+    for c in claims:
+        m = next((m for m in exp.metrics if m.name == c.metric), None)
+        if c.kind != "value" or m is None or m.source != f.source or m.field != f.column or not m.scale:
+            continue
+        if f.panels is not None and c.at.get(f.panels, panel) != panel:
+            continue
+        y = c.value / m.scale * f.scale
+        end = ax.dataLim.x1  # the drawn runs' end (a quick run is shorter than the window)
+        t0, t1 = m.window if m.window else (0.0, end)
+        t1 = min(t1, end)
+        if not t0 < t1:
+            continue
+        ax.plot([t0, t1], [y, y], color="black", ls=":", lw=1.5, label=None if drawn else PAPER_LABEL, zorder=5)
+        ax.annotate(
+            f"{c.shown or f'{c.value:g}'} ({m.stat})",
+            (t1, y),
+            textcoords="offset points",
+            xytext=(-2, 3),
+            ha="right",
+            fontsize=7,
+        )
+        drawn = True
 
 
 def _plot_series(
@@ -410,6 +483,9 @@ def _plot_series(
             if f.minus:
                 w = [float(s[f.minus][i]) * f.scale if s[f.minus][i] is not None else math.nan for i in idx]
                 ax.plot(t, w, lw=0.8, ls=":", label=f"{tag} {f.minus}".strip())
+    _mark_runs(
+        ax, [payload for point, payload in runs if panel is None or point.get(f.panels) == panel], f.column, f.scale
+    )
     if f.reference:
         ts = [at for at, _ in f.reference]
         end = ax.get_xlim()[1]

@@ -11,13 +11,16 @@ The format is documented in ``docs/reproduce.md``.
 
 from __future__ import annotations
 
-import builtins
 import fnmatch
 import math
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Optional
+from typing import Annotated, Any, Optional, TypeVar, Union, get_args, get_origin
+
+from pydantic import BaseModel, ConfigDict, Field, PlainValidator, ValidationError
+from pydantic_core import PydanticCustomError
 
 from ..scenario import ScenarioFileError, loads, parse_duration_s, read_text
 from ..traces import TRACES_ENV, traces_dir  # the traces folder: $AIRTCP_TRACES or the per-user default
@@ -57,119 +60,8 @@ class SpecError(ValueError):
 
 
 # --------------------------------------------------------------------------------------------
-# small typed readers: each names the field it rejects
-
-
-class _Table:
-    """A TOML table being read, remembering its file and path for error messages, and refusing
-    keys nobody read (a typo is an error, as in scenario files)."""
-
-    def __init__(self, data: Any, where: str, source: str):
-        if not isinstance(data, dict):
-            raise SpecError(f"{source}: {where}: must be a table, got {_kind(data)}")
-        self.data = data
-        self.where = where
-        self.source = source
-        self.read: set[str] = set()
-
-    def path(self, key: str) -> str:
-        return f"{self.where}.{key}" if self.where else key
-
-    def fail(self, key: str, message: str) -> SpecError:
-        return SpecError(f"{self.source}: {self.path(key)}: {message}")
-
-    def has(self, key: str) -> bool:
-        return key in self.data
-
-    def get(self, key: str, default: Any = None) -> Any:
-        self.read.add(key)
-        return self.data.get(key, default)
-
-    def str(
-        self, key: builtins.str, default: Optional[builtins.str] = None, choices: tuple[builtins.str, ...] = ()
-    ) -> builtins.str:
-        v = self.get(key, default)
-        if v is None:
-            raise self.fail(key, "is required (a string)")
-        if not isinstance(v, str):
-            raise self.fail(key, f"must be a string, got {_kind(v)}")
-        if choices and v not in choices:
-            raise self.fail(key, f"'{v}' is not one of: {', '.join(choices)}")
-        return v
-
-    def opt_str(self, key: builtins.str) -> Optional[builtins.str]:
-        return self.str(key) if self.data.get(key) is not None else self.get(key)
-
-    def int(
-        self, key: builtins.str, default: Optional[builtins.int] = None, lo: builtins.int = 0, hi: builtins.int = 10**9
-    ) -> builtins.int:
-        v = self.get(key, default)
-        if v is None:
-            raise self.fail(key, f"is required (an integer from {lo} to {hi})")
-        if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
-            raise self.fail(key, f"must be an integer from {lo} to {hi}, got {v!r}")
-        return v
-
-    def num(self, key: builtins.str, default: Optional[float] = None) -> float:
-        v = self.get(key, default)
-        if v is None:
-            raise self.fail(key, "is required (a number)")
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-            raise self.fail(key, f"must be a finite number, got {v!r}")
-        return float(v)
-
-    def opt_num(self, key: builtins.str) -> Optional[float]:
-        return self.num(key) if self.data.get(key) is not None else self.get(key)
-
-    def bool(self, key: builtins.str, default: builtins.bool = False) -> builtins.bool:
-        v = self.get(key, default)
-        if not isinstance(v, bool):
-            raise self.fail(key, f"must be true or false, got {v!r}")
-        return v
-
-    def duration(self, key: builtins.str, default: Optional[builtins.str] = None) -> Optional[builtins.str]:
-        v = self.get(key, default)
-        if v is None:
-            return None
-        if not isinstance(v, str):
-            raise self.fail(key, f'must be a duration string such as "30s", got {_kind(v)}')
-        try:
-            parse_duration_s(v)
-        except ValueError as e:
-            raise self.fail(key, str(e)) from None
-        return v
-
-    def list(self, key: builtins.str, default: Any = None) -> builtins.list[Any]:
-        v = self.get(key, default)
-        if v is None:
-            return []
-        if not isinstance(v, list):
-            raise self.fail(key, f"must be an array, got {_kind(v)}")
-        return v
-
-    def str_list(self, key: builtins.str) -> builtins.list[builtins.str]:
-        out = self.list(key)
-        for i, x in enumerate(out):
-            if not isinstance(x, str):
-                raise self.fail(f"{key}[{i}]", f"must be a string, got {_kind(x)}")
-        return out
-
-    def table(self, key: builtins.str, required: builtins.bool = False) -> Optional["_Table"]:
-        v = self.get(key)
-        if v is None:
-            if required:
-                raise self.fail(key, "is required (a table)")
-            return None
-        return _Table(v, self.path(key), self.source)
-
-    def tables(self, key: builtins.str) -> builtins.list[_Table]:
-        return [_Table(x, f"{self.path(key)}[{i}]", self.source) for i, x in enumerate(self.list(key))]
-
-    def done(self) -> None:
-        """Refuses keys nobody read, naming the first and listing the allowed ones."""
-        extra = sorted(set(self.data) - self.read)
-        if extra:
-            raise self.fail(extra[0], f"unknown key (allowed here: {', '.join(sorted(self.read))})")
+# the file's shape as pydantic models: each scalar type checks itself and says what it wants in
+# one line; `_spec_error` turns pydantic's first error into SpecError "<file>: <field path>: <why>"
 
 
 def _kind(v: Any) -> str:
@@ -183,11 +75,339 @@ def _kind(v: Any) -> str:
     }.get(type(v), type(v).__name__)
 
 
-def _label(v: Any) -> str:
-    """The label of a grid value: ``0.01`` → ``"0.01"``, ``1e-05`` stays compact."""
-    if isinstance(v, float):
-        return f"{v:g}"
-    return str(v)
+def _bad(message: str) -> PydanticCustomError:
+    return PydanticCustomError("spec", "{m}", {"m": message})
+
+
+def _typed(what: str, check: Callable[[Any], Any]) -> Any:
+    """A field type read by ``check`` (which raises ``_bad``); ``what`` completes "is required
+    (...)" when the field is missing."""
+    v = PlainValidator(check)
+    _WHAT[id(v)] = what
+    return v
+
+
+_WHAT: dict[int, str] = {}
+
+
+def _str(v: Any) -> str:
+    if not isinstance(v, str):
+        raise _bad(f"must be a string, got {_kind(v)}")
+    return v
+
+
+def _choice(*choices: str) -> Any:
+    def check(v: Any) -> str:
+        _str(v)
+        if v not in choices:
+            raise _bad(f"'{v}' is not one of: {', '.join(choices)}")
+        return v
+
+    return Annotated[str, _typed("a string", check)]
+
+
+def _int_range(lo: int, hi: int) -> Any:
+    def check(v: Any) -> int:
+        if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
+            raise _bad(f"must be an integer from {lo} to {hi}, got {v!r}")
+        return v
+
+    return Annotated[int, _typed(f"an integer from {lo} to {hi}", check)]
+
+
+def _num(v: Any) -> float:
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+        raise _bad(f"must be a finite number, got {v!r}")
+    return float(v)
+
+
+def _bool(v: Any) -> bool:
+    if not isinstance(v, bool):
+        raise _bad(f"must be true or false, got {v!r}")
+    return v
+
+
+def _duration(v: Any) -> str:
+    if not isinstance(v, str):
+        raise _bad(f'must be a duration string such as "30s", got {_kind(v)}')
+    try:
+        parse_duration_s(v)
+    except ValueError as e:
+        raise _bad(str(e)) from None
+    return v
+
+
+def _str_list(v: Any) -> tuple[str, ...]:
+    if not isinstance(v, list):
+        raise _bad(f"must be an array, got {_kind(v)}")
+    for i, x in enumerate(v):
+        if not isinstance(x, str):
+            raise _bad(f"[{i}] must be a string, got {_kind(x)}")
+    return tuple(v)
+
+
+def _array(v: Any) -> list[Any]:
+    if not isinstance(v, list):
+        raise _bad(f"must be an array, got {_kind(v)}")
+    return v
+
+
+def _table(v: Any) -> dict[str, Any]:
+    if not isinstance(v, dict):
+        raise _bad(f"must be a table, got {_kind(v)}")
+    return v
+
+
+Str = Annotated[str, _typed("a string", _str)]
+Num = Annotated[float, _typed("a number", _num)]
+Bool = Annotated[bool, _typed("true or false", _bool)]
+Duration = Annotated[str, _typed('a duration string such as "30s"', _duration)]
+StrList = Annotated[tuple[str, ...], _typed("an array of strings", _str_list)]
+AnyList = Annotated[list[Any], _typed("an array", _array)]
+AnyTable = Annotated[dict[str, Any], _typed("a table", _table)]
+
+
+class _Model(BaseModel):
+    """A table of a spec: unknown keys are errors (a typo is an error, as in scenario files)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class _RunsDoc(_Model):
+    seeds: _int_range(1, 1000)  # type: ignore[valid-type]
+    quick_seeds: Optional[_int_range(1, 1000)] = None  # type: ignore[valid-type]
+    quick_duration: Optional[Duration] = None
+    quick_warmup: Optional[Duration] = None
+
+
+class _PointDoc(_Model):
+    label: Str
+    x: Optional[Num] = None
+    set: Optional[AnyTable] = None
+    needs: StrList = ()
+    optional: Bool = False
+
+
+class _AxisDoc(_Model):
+    name: Str
+    label: Optional[Str] = None
+    scale: _choice("linear", "log") = "linear"  # type: ignore[valid-type]
+    values: Optional[AnyList] = None
+    set: Optional[Str] = None
+    points: Optional[list[_PointDoc]] = None
+    quick: AnyList = []
+
+
+class _NeedDoc(_Model):
+    part: Str
+    what: Str = ""
+    probe: Optional[AnyTable] = None
+
+
+class _StepDoc(_Model):
+    at: Duration
+    value: Num
+
+
+class _MetricDoc(_Model):
+    name: Str
+    label: Optional[Str] = None
+    source: _choice(*METRIC_SOURCES) = Field("flows", alias="from")  # type: ignore[valid-type]
+    field: Optional[Str] = None
+    select: Str = "*"
+    per: Optional[Str] = None
+    agg: _choice(*AGGS) = "sum"  # type: ignore[valid-type]
+    scale: Num = 1.0
+    per_second: Bool = False
+    unit: Str = ""
+    per_capacity: Optional[Str] = None
+    # series metrics only (from = "flow_series" or "link_series")
+    stat: Optional[_choice(*SERIES_STATS)] = None  # type: ignore[valid-type]
+    window: Optional[AnyList] = None
+    reference: Optional[list[_StepDoc]] = None
+    minus: Optional[Str] = None
+    settle: Optional[Duration] = None
+
+
+class _FigureDoc(_Model):
+    kind: _choice(*FIGURE_KINDS)  # type: ignore[valid-type]
+    x: Optional[Str] = None
+    y: Any = []
+    series: Optional[Str] = None
+    panels: Optional[Str] = None
+    x_scale: _choice("linear", "log") = "linear"  # type: ignore[valid-type]
+    y_scale: _choice("linear", "log") = "linear"  # type: ignore[valid-type]
+    x_label: Str = ""
+    y_label: Str = ""
+    title: Str = ""
+    overlay: Bool = False
+    source: _choice("flow_series", "link_series") = "flow_series"  # type: ignore[valid-type]
+    column: Str = ""
+    select: Str = "*"
+    minus: Optional[Str] = None
+    reference: list[_StepDoc] = []
+    scale: Num = 1.0
+    # scatter figures only
+    x_invert: Optional[Bool] = None
+    ceiling: Optional[Str] = None
+
+
+class _CheckDoc(_Model):
+    id: Str
+    text: Str
+    metric: Str
+    at_most: Optional[Num] = None
+    at_least: Optional[Num] = None
+
+
+class _ExperimentDoc(_Model):
+    id: Str
+    paper: Str
+    title: Str
+    source: Str
+    design: Str
+    scenario: Str
+    notes: Str = ""
+    runs: _RunsDoc
+    axes: list[_AxisDoc] = []
+    needs: list[_NeedDoc] = []
+    metrics: list[_MetricDoc] = []
+    figure: Optional[_FigureDoc] = None
+    checks: list[_CheckDoc] = []
+    external_traces: Bool = False
+
+
+class _ClaimDoc(_Model):
+    id: Str
+    experiment: Str
+    figure: Str
+    condition: Str
+    quote: Str
+    kind: _choice(*CLAIM_KINDS)  # type: ignore[valid-type]
+    metric: Str
+    at: Optional[AnyTable] = None
+    over: Optional[AnyTable] = None
+    value: Num
+    shown: Str = ""
+    units: Str = ""
+    check: _choice(*CHECKS) = "within"  # type: ignore[valid-type]
+    abs_tol: Optional[Num] = None
+    rel_tol: Optional[Num] = None
+    target: Optional[Str] = None
+    note: Str = ""
+
+
+class _ClaimsDoc(_Model):
+    paper: Str
+    seed: Str
+    claims: list[_ClaimDoc] = []
+
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def _read(model: type[M], doc: Any, source: str) -> M:
+    """``doc`` (a parsed TOML file) as ``model``, or SpecError for its first problem."""
+    try:
+        return model.model_validate(doc)
+    except ValidationError as e:
+        raise _spec_error(e, model, source) from None
+
+
+def _path(loc: Sequence[Union[int, str]]) -> str:
+    """("axes", 0, "name") as "axes[0].name"."""
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def _spec_error(e: ValidationError, model: type[BaseModel], source: str) -> SpecError:
+    """SpecError "<file>: <field path>: <why>" for the first of pydantic's errors."""
+    err = e.errors(include_url=False)[0]
+    loc = err["loc"]
+    where = _path(loc)
+    kind = err["type"]
+    if kind == "spec":
+        why = str(err["ctx"]["m"])
+        if why.startswith("[") and "] " in why:  # an array entry: "[2] must be a string"
+            i, why = why[1:].split("] ", 1)
+            where += f"[{i}]"
+    elif kind == "missing":
+        field = _field(model, loc)
+        what = next((_WHAT[id(m)] for m in (field.metadata if field else ()) if id(m) in _WHAT), None)
+        if what is None and field is not None:
+            what = next((_WHAT[id(m)] for m in _metadata(field.annotation) if id(m) in _WHAT), "a table")
+        why = f"is required ({what})" if what else "is required"
+    elif kind == "extra_forbidden":
+        parent = _owner(model, loc)
+        allowed = sorted((f.alias or n) for n, f in parent.model_fields.items()) if parent else []
+        why = f"unknown key (allowed here: {', '.join(allowed)})"
+    elif kind in ("list_type", "tuple_type"):
+        why = f"must be an array, got {_kind(err['input'])}"
+    elif kind in ("model_type", "model_attributes_type", "dict_type"):
+        why = f"must be a table, got {_kind(err['input'])}"
+    else:
+        why = " ".join(str(err["msg"]).split())
+    return SpecError(f"{source}: {where}: {why}" if where else f"{source}: {why}")
+
+
+def _metadata(annotation: Any) -> list[Any]:
+    """The validators of an ``Annotated`` type, also inside ``Optional``."""
+    out: list[Any] = []
+    if get_origin(annotation) is Annotated:
+        out.extend(get_args(annotation)[1:])
+    for a in get_args(annotation) if get_origin(annotation) is not Annotated else ():
+        out.extend(_metadata(a))
+    return out
+
+
+def _inner_model(annotation: Any) -> Optional[type[BaseModel]]:
+    """The model class inside ``list[M]``, ``Optional[M]`` or ``M``."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for a in get_args(annotation):
+        m = _inner_model(a)
+        if m is not None:
+            return m
+    return None
+
+
+def _owner(model: type[BaseModel], loc: Sequence[Union[int, str]]) -> Optional[type[BaseModel]]:
+    """The model class of the table that holds the key at ``loc``."""
+    node: Optional[type[BaseModel]] = model
+    for part in loc[:-1]:
+        if isinstance(part, int) or node is None:
+            continue
+        field = next((f for n, f in node.model_fields.items() if (f.alias or n) == part), None)
+        node = _inner_model(field.annotation) if field else None
+    return node
+
+
+def _field(model: type[BaseModel], loc: Sequence[Union[int, str]]) -> Any:
+    """The pydantic FieldInfo of the key at ``loc``."""
+    owner = _owner(model, loc)
+    if owner is None or not loc or isinstance(loc[-1], int):
+        return None
+    return next((f for n, f in owner.model_fields.items() if (f.alias or n) == loc[-1]), None)
+
+
+class _Where:
+    """Names a table's fields in errors of the checks that span fields (references, orderings),
+    made after the shape is read: "<file>: <path>.<key>: <why>"."""
+
+    def __init__(self, source: str, path: str):
+        self.source = source
+        self.path = path
+
+    def at(self, key: Union[int, str]) -> "_Where":
+        if isinstance(key, int):
+            return _Where(self.source, f"{self.path}[{key}]")
+        return _Where(self.source, f"{self.path}.{key}" if self.path else key)
+
+    def fail(self, key: str, message: str) -> SpecError:
+        where = self.at(key).path
+        return SpecError(f"{self.source}: {where}: {message}")
 
 
 # --------------------------------------------------------------------------------------------
@@ -340,179 +560,177 @@ class Experiment:
         raise KeyError(name)
 
 
-def _point_sets(t: _Table, key: str) -> tuple[tuple[str, Any], ...]:
-    sets = t.table(key)
+def _label(v: Any) -> str:
+    """The label of a grid value: ``0.01`` → ``"0.01"``, ``1e-05`` stays compact."""
+    if isinstance(v, float):
+        return f"{v:g}"
+    return str(v)
+
+
+def _point_sets(sets: Optional[dict[str, Any]], w: _Where) -> tuple[tuple[str, Any], ...]:
     if sets is None:
         return ()
-    sets.read |= set(sets.data)
-    for k in sets.data:
+    for k in sets:
         if not k or any(not p for p in k.split(".")):
-            raise sets.fail(k, 'a scenario path such as "flows.0.cc" (dotted, no empty parts)')
-    return tuple(sets.data.items())
+            raise w.fail(k, 'a scenario path such as "flows.0.cc" (dotted, no empty parts)')
+    return tuple(sets.items())
 
 
-def _schedule(t: _Table, key: str) -> tuple[tuple[float, float], ...]:
+def _schedule(steps: Optional[list[_StepDoc]], w: _Where) -> tuple[tuple[float, float], ...]:
     """A piecewise-constant reference: ``[{ at = "0s", value = 1.0e6 }, ...]``, times increasing."""
     out: list[tuple[float, float]] = []
-    for step in t.tables(key):
-        at = parse_duration_s(step.duration("at", None) or _missing(step, "at"))
-        out.append((at, step.num("value")))
-        step.done()
+    for i, step in enumerate(steps or ()):
+        out.append((parse_duration_s(step.at), step.value))
         if len(out) > 1 and out[-1][0] <= out[-2][0]:
-            raise step.fail("at", "times must increase")
+            raise w.at(i).fail("at", "times must increase")
     return tuple(out)
 
 
-def _missing(t: _Table, key: str) -> str:
-    raise t.fail(key, "is required")
-
-
-def _window(t: _Table, key: str) -> Optional[tuple[float, float]]:
-    w = t.get(key)
+def _window(w: Optional[list[Any]], where: _Where) -> Optional[tuple[float, float]]:
     if w is None:
         return None
-    if not (isinstance(w, list) and len(w) == 2 and all(isinstance(x, str) for x in w)):
-        raise t.fail(key, 'must be two duration strings [from, to], e.g. ["10s", "30s"]')
+    if not (len(w) == 2 and all(isinstance(x, str) for x in w)):
+        raise where.fail("window", 'must be two duration strings [from, to], e.g. ["10s", "30s"]')
     try:
         a, b = parse_duration_s(w[0]), parse_duration_s(w[1])
     except ValueError as e:
-        raise t.fail(key, str(e)) from None
+        raise where.fail("window", str(e)) from None
     if not a < b:
-        raise t.fail(key, f"from ({w[0]}) must be before to ({w[1]})")
+        raise where.fail("window", f"from ({w[0]}) must be before to ({w[1]})")
     return (a, b)
 
 
-def _axis(t: _Table, names: set[str]) -> Axis:
-    name = t.str("name")
+def _axis(d: _AxisDoc, w: _Where, names: set[str]) -> Axis:
     # Column names of runs.parquet and aggregated.csv: an axis of the same name would be overwritten.
     reserved = ("seed", "key", "metric", "n", "mean", "sd", "ci95")
-    if name in names or name in reserved:
-        raise t.fail("name", f"'{name}' is used twice or reserved ({', '.join(reserved)})")
-    label = t.str("label", name)
-    scale = t.str("scale", "linear", ("linear", "log"))
+    if d.name in names or d.name in reserved:
+        raise w.fail("name", f"'{d.name}' is used twice or reserved ({', '.join(reserved)})")
     points: list[Point] = []
-    if t.has("values") == t.has("points"):
-        raise t.fail("values", "give exactly one of values (with set) and points")
-    if t.has("values"):
-        path = t.str("set")
-        for i, v in enumerate(t.list("values")):
+    if (d.values is None) == (d.points is None):
+        raise w.fail("values", "give exactly one of values (with set) and points")
+    if d.values is not None:
+        if d.set is None:
+            raise w.fail("set", 'is required with values (a scenario path such as "flows.0.cc")')
+        for i, v in enumerate(d.values):
             if isinstance(v, (dict, list)):
-                raise t.fail(f"values[{i}]", "must be a number, string or boolean (use points for tables)")
+                raise w.fail(f"values[{i}]", "must be a number, string or boolean (use points for tables)")
             x = float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
-            points.append(Point(label=_label(v), x=x, sets=((path, v),)))
+            points.append(Point(label=_label(v), x=x, sets=((d.set, v),)))
     else:
-        for p in t.tables("points"):
-            x = p.opt_num("x")
-            points.append(
-                Point(
-                    label=p.str("label"),
-                    x=x,
-                    sets=_point_sets(p, "set"),
-                    needs=tuple(p.str_list("needs")),
-                    optional=p.bool("optional"),
-                )
-            )
-            p.done()
+        if d.set is not None:
+            raise w.fail("set", "goes with values; a point of points has its own set")
+        for i, p in enumerate(d.points or ()):
+            sets = _point_sets(p.set, w.at("points").at(i).at("set"))
+            points.append(Point(label=p.label, x=p.x, sets=sets, needs=p.needs, optional=p.optional))
     if not points:
-        raise t.fail("values" if t.has("values") else "points", "must not be empty")
+        raise w.fail("values" if d.values is not None else "points", "must not be empty")
     labels = [p.label for p in points]
     if len(set(labels)) != len(labels):
-        raise t.fail("points", f"labels must be unique, got {labels}")
-    quick_raw = t.list("quick")
-    quick = tuple(_label(v) for v in quick_raw)
+        raise w.fail("points", f"labels must be unique, got {labels}")
+    quick = tuple(_label(v) for v in d.quick)
     for q in quick:
         if q not in labels:
-            raise t.fail("quick", f"'{q}' is not a point of this axis (points: {', '.join(labels)})")
-    t.done()
-    return Axis(name=name, label=label, points=tuple(points), quick=quick, scale=scale)
+            raise w.fail("quick", f"'{q}' is not a point of this axis (points: {', '.join(labels)})")
+    return Axis(name=d.name, label=d.label or d.name, points=tuple(points), quick=quick, scale=d.scale)
 
 
-def _metric(t: _Table) -> Metric:
-    source = t.str("from", "flows", METRIC_SOURCES)
-    series = source in ("flow_series", "link_series")
+#: The fields of a metric read only for series metrics (``from = "flow_series"`` or
+#: ``"link_series"``), and only for the others.
+_SERIES_ONLY = ("stat", "window", "reference", "minus", "settle")
+_NOT_SERIES_ONLY = ("per_capacity",)
+
+
+def _metric(d: _MetricDoc, w: _Where) -> Metric:
+    series = d.source in ("flow_series", "link_series")
+    for key in _SERIES_ONLY if not series else _NOT_SERIES_ONLY:
+        if getattr(d, key) is not None:
+            kinds = 'from = "flow_series" or "link_series"'
+            raise w.fail(key, f"only with {kinds}" if not series else f"not with {kinds}")
+    if d.field is None and d.source != "trace_capacity":
+        raise w.fail("field", "is required (a string)")
     m = Metric(
-        name=t.str("name"),
-        label=t.str("label", t.data.get("name", "")),
-        source=source,
-        field=t.str("field", "capacity_bps" if source == "trace_capacity" else None),
-        select=t.str("select", "*"),
-        per=t.opt_str("per"),
-        agg=t.str("agg", "sum", AGGS),
-        scale=t.num("scale", 1.0),
-        per_second=t.bool("per_second"),
-        stat=t.str("stat", "mean", SERIES_STATS) if series else "mean",
-        window=_window(t, "window") if series else None,
-        reference=_schedule(t, "reference") if series else (),
-        minus=t.opt_str("minus") if series else None,
-        settle_s=parse_duration_s(t.duration("settle", "0s") or "0s") if series else 0.0,
-        unit=t.str("unit", ""),
-        per_capacity=t.opt_str("per_capacity") if not series else None,
+        name=d.name,
+        label=d.name if d.label is None else d.label,
+        source=d.source,
+        field="capacity_bps" if d.field is None else d.field,
+        select=d.select,
+        per=d.per,
+        agg=d.agg,
+        scale=d.scale,
+        per_second=d.per_second,
+        stat=d.stat or "mean",
+        window=_window(d.window, w),
+        reference=_schedule(d.reference, w.at("reference")),
+        minus=d.minus,
+        settle_s=parse_duration_s(d.settle or "0s"),
+        unit=d.unit,
+        per_capacity=d.per_capacity,
     )
     if m.source == "trace_capacity" and (m.per or m.per_capacity):
-        raise t.fail("per", 'give no per or per_capacity with from = "trace_capacity"')
+        raise w.fail("per", 'give no per or per_capacity with from = "trace_capacity"')
     if m.agg == "ratio_of_sums" and not m.per:
-        raise t.fail("per", 'is required with agg = "ratio_of_sums" (the denominator field)')
+        raise w.fail("per", 'is required with agg = "ratio_of_sums" (the denominator field)')
     if m.reference and m.minus:
-        raise t.fail("minus", "give at most one of reference and minus")
-    t.done()
+        raise w.fail("minus", "give at most one of reference and minus")
     return m
 
 
-def _figure(t: Optional[_Table], axes: tuple[Axis, ...], metrics: tuple[Metric, ...]) -> Figure:
-    if t is None:
+def _figure(d: Optional[_FigureDoc], w: _Where, axes: tuple[Axis, ...], metrics: tuple[Metric, ...]) -> Figure:
+    if d is None:
         return Figure(kind="none")
-    kind = t.str("kind", None, FIGURE_KINDS)
     axis_names = [a.name for a in axes]
     metric_names = [m.name for m in metrics]
+    scatter = d.kind == "scatter"
 
-    def metric_ref(key: str, required: bool) -> Optional[str]:
-        v = t.opt_str(key) if not required else t.str(key)
-        if v is not None and v not in metric_names:
-            raise t.fail(key, f"'{v}' is not a metric (metrics: {', '.join(metric_names)})")
+    def ref(key: str, v: Optional[str], required: bool, names: list[str], what: str, plural: str) -> Optional[str]:
+        if v is None and required:
+            raise w.fail(key, "is required (a string)")
+        if v is not None and v not in names:
+            raise w.fail(key, f"'{v}' is not {what} ({plural}: {', '.join(names)})")
         return v
 
-    def axis_ref(key: str, required: bool) -> Optional[str]:
-        v = t.opt_str(key) if not required else t.str(key)
-        if v is not None and v not in axis_names:
-            raise t.fail(key, f"'{v}' is not an axis (axes: {', '.join(axis_names)})")
-        return v
+    def metric_ref(key: str, v: Optional[str], required: bool) -> Optional[str]:
+        return ref(key, v, required, metric_names, "a metric", "metrics")
 
-    y = t.get("y", [])
-    y = [y] if isinstance(y, str) else y
+    def axis_ref(key: str, v: Optional[str], required: bool) -> Optional[str]:
+        return ref(key, v, required, axis_names, "an axis", "axes")
+
+    if not scatter:
+        for key in ("x_invert", "ceiling"):
+            if getattr(d, key) is not None:
+                raise w.fail(key, 'only with kind = "scatter"')
+    y = [d.y] if isinstance(d.y, str) else d.y
     if not isinstance(y, list) or not all(isinstance(v, str) for v in y):
-        raise t.fail("y", "must be a metric name or an array of them")
+        raise w.fail("y", "must be a metric name or an array of them")
     for v in y:
-        if v not in metric_names:
-            raise t.fail("y", f"'{v}' is not a metric (metrics: {', '.join(metric_names)})")
-    scatter = kind == "scatter"
+        metric_ref("y", v, True)
     f = Figure(
-        kind=kind,
-        x=metric_ref("x", True) if scatter else axis_ref("x", kind in ("line", "bar")),
+        kind=d.kind,
+        x=metric_ref("x", d.x, True) if scatter else axis_ref("x", d.x, d.kind in ("line", "bar")),
         y=tuple(y),
-        series=axis_ref("series", False),
-        panels=axis_ref("panels", False),
-        x_scale=t.str("x_scale", "linear", ("linear", "log")),
-        y_scale=t.str("y_scale", "linear", ("linear", "log")),
-        x_label=t.str("x_label", ""),
-        y_label=t.str("y_label", ""),
-        title=t.str("title", ""),
-        overlay=t.bool("overlay"),
-        x_invert=t.bool("x_invert") if scatter else False,
-        ceiling=metric_ref("ceiling", False) if scatter else None,
-        source=t.str("source", "flow_series", ("flow_series", "link_series")),
-        column=t.str("column", ""),
-        select=t.str("select", "*"),
-        minus=t.opt_str("minus"),
-        reference=_schedule(t, "reference"),
-        scale=t.num("scale", 1.0),
+        series=axis_ref("series", d.series, False),
+        panels=axis_ref("panels", d.panels, False),
+        x_scale=d.x_scale,
+        y_scale=d.y_scale,
+        x_label=d.x_label,
+        y_label=d.y_label,
+        title=d.title,
+        overlay=d.overlay,
+        x_invert=bool(d.x_invert),
+        ceiling=metric_ref("ceiling", d.ceiling, False),
+        source=d.source,
+        column=d.column,
+        select=d.select,
+        minus=d.minus,
+        reference=_schedule(d.reference, w.at("reference")),
+        scale=d.scale,
     )
-    if kind in ("line", "bar") and not f.y:
-        raise t.fail("y", "is required for a line or bar figure (metric names)")
+    if d.kind in ("line", "bar") and not f.y:
+        raise w.fail("y", "is required for a line or bar figure (metric names)")
     if scatter and len(f.y) != 1:
-        raise t.fail("y", "a scatter figure needs exactly one metric (the vertical axis)")
-    if kind == "timeseries" and not f.column:
-        raise t.fail("column", "is required for a timeseries figure (a series column, e.g. bwe_bps)")
-    t.done()
+        raise w.fail("y", "a scatter figure needs exactly one metric (the vertical axis)")
+    if d.kind == "timeseries" and not f.column:
+        raise w.fail("column", "is required for a timeseries figure (a series column, e.g. bwe_bps)")
     return f
 
 
@@ -521,41 +739,37 @@ _ID_MAX = 100
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,%d}" % (_ID_MAX - 1))
 
 
-def load_experiment(spec_path: Path) -> Experiment:
-    """Reads and checks one ``*.sweep.toml``; raises SpecError naming the file and field."""
-    source = str(spec_path)
+def _read_toml(path: Path) -> Any:
     try:
-        doc = loads(read_text(spec_path), source=source)
+        return loads(read_text(path), source=str(path))
     except ScenarioFileError as e:
         raise SpecError(str(e)) from None
-    t = _Table(doc, "", source)
-    exp_id = t.str("id")
-    if not _ID.fullmatch(exp_id):
+
+
+def load_experiment(spec_path: Path) -> Experiment:
+    """Reads and checks one ``*.sweep.toml`` (its shape by the pydantic models above, then the
+    references between its fields); raises SpecError naming the file and field."""
+    source = str(spec_path)
+    d = _read(_ExperimentDoc, _read_toml(spec_path), source)
+    top = _Where(source, "")
+    if not _ID.fullmatch(d.id):
         # the id names the results folder <out>/<id>/: a path ("/tmp/x", "../x", "a/b") would put
         # results outside --out (issue 39 item 14)
-        raise t.fail(
+        raise top.fail(
             "id",
-            f"{exp_id[:60]!r}{'...' if len(exp_id) > 60 else ''} is not a name: use letters, digits, '.', '_', '+' and '-' "
+            f"{d.id[:60]!r}{'...' if len(d.id) > 60 else ''} is not a name: use letters, digits, '.', '_', '+' and '-' "
             f"(starting with a letter or digit), at most {_ID_MAX} characters",
         )
-    scenario_path = (spec_path.parent / t.str("scenario")).resolve()
+    scenario_path = (spec_path.parent / d.scenario).resolve()
     if not scenario_path.is_file():
-        raise t.fail("scenario", f"{scenario_path}: no such file")
-    runs = t.table("runs", required=True)
-    assert runs is not None
-    seeds = runs.int("seeds", None, 1, 1000)
-    quick_seeds = runs.int("quick_seeds", min(seeds, 3), 1, 1000)
-    quick_duration = runs.duration("quick_duration")
-    quick_warmup = runs.duration("quick_warmup")
-    runs.done()
+        raise top.fail("scenario", f"{scenario_path}: no such file")
     axes: list[Axis] = []
-    for ta in t.tables("axes"):
-        axes.append(_axis(ta, {x.name for x in axes}))
-    needs: list[Need] = []
-    for n in t.tables("needs"):
-        probe = _point_sets(n, "probe")
-        needs.append(Need(part=n.str("part"), what=n.str("what", ""), probe=probe))
-        n.done()
+    for i, ad in enumerate(d.axes):
+        axes.append(_axis(ad, top.at("axes").at(i), {x.name for x in axes}))
+    needs = tuple(
+        Need(part=n.part, what=n.what, probe=_point_sets(n.probe, top.at("needs").at(i).at("probe")))
+        for i, n in enumerate(d.needs)
+    )
     known_parts = {n.part for n in needs}
     for a in axes:
         for p in a.points:
@@ -565,53 +779,43 @@ def load_experiment(spec_path: Path) -> Experiment:
                         f"{source}: axes ({a.name}) point '{p.label}': needs '{part}' is not "
                         f"declared in [[needs]] (declared: {', '.join(sorted(known_parts)) or 'none'})"
                     )
-    metrics = tuple(_metric(m) for m in t.tables("metrics"))
+    metrics = tuple(_metric(m, top.at("metrics").at(i)) for i, m in enumerate(d.metrics))
     if not metrics:
-        raise t.fail("metrics", "at least one [[metrics]] table is required")
+        raise top.fail("metrics", "at least one [[metrics]] table is required")
     names = [m.name for m in metrics]
     if len(set(names)) != len(names):
-        raise t.fail("metrics", f"metric names must be unique, got {names}")
-    figure = _figure(t.table("figure"), tuple(axes), metrics)
+        raise top.fail("metrics", f"metric names must be unique, got {names}")
+    figure = _figure(d.figure, top.at("figure"), tuple(axes), metrics)
     checks: list[Check] = []
-    for c in t.tables("checks"):
-        metric = c.str("metric")
-        if metric not in names:
-            raise c.fail("metric", f"'{metric}' is not a metric (metrics: {', '.join(names)})")
-        check = Check(
-            id=c.str("id"),
-            text=c.str("text"),
-            metric=metric,
-            at_most=c.opt_num("at_most"),
-            at_least=c.opt_num("at_least"),
-        )
-        if check.at_most is None and check.at_least is None:
-            raise c.fail("at_most", "give at_most, at_least or both (the bound every run must meet)")
-        c.done()
-        checks.append(check)
+    for i, c in enumerate(d.checks):
+        w = top.at("checks").at(i)
+        if c.metric not in names:
+            raise w.fail("metric", f"'{c.metric}' is not a metric (metrics: {', '.join(names)})")
+        if c.at_most is None and c.at_least is None:
+            raise w.fail("at_most", "give at_most, at_least or both (the bound every run must meet)")
+        checks.append(Check(id=c.id, text=c.text, metric=c.metric, at_most=c.at_most, at_least=c.at_least))
     if len({c.id for c in checks}) != len(checks):
-        raise t.fail("checks", f"check ids must be unique, got {[c.id for c in checks]}")
-    exp = Experiment(
-        id=exp_id,
-        paper=t.str("paper"),
-        title=t.str("title"),
-        source=t.str("source"),
-        design=t.str("design"),
+        raise top.fail("checks", f"check ids must be unique, got {[c.id for c in checks]}")
+    return Experiment(
+        id=d.id,
+        paper=d.paper,
+        title=d.title,
+        source=d.source,
+        design=d.design,
         scenario_path=scenario_path,
         spec_path=spec_path.resolve(),
-        notes=t.str("notes", "").strip(),
-        seeds=seeds,
-        quick_seeds=quick_seeds,
-        quick_duration=quick_duration,
-        quick_warmup=quick_warmup,
+        notes=d.notes.strip(),
+        seeds=d.runs.seeds,
+        quick_seeds=min(d.runs.seeds, 3) if d.runs.quick_seeds is None else d.runs.quick_seeds,
+        quick_duration=d.runs.quick_duration,
+        quick_warmup=d.runs.quick_warmup,
         axes=tuple(axes),
-        needs=tuple(needs),
+        needs=needs,
         metrics=metrics,
         figure=figure,
-        external_traces=t.bool("external_traces"),
+        external_traces=d.external_traces,
         checks=tuple(checks),
     )
-    t.done()
-    return exp
 
 
 #: Papers in the order of the catalogue, ``experiments/catalogue.toml`` (others follow, alphabetically;
@@ -680,69 +884,58 @@ class Claim:
     source: str
 
 
-def _coords(t: _Table, key: str) -> dict[str, str]:
-    c = t.table(key)
-    if c is None:
-        return {}
-    c.read |= set(c.data)
-    out = {}
-    for k, v in c.data.items():
+def _coords(c: Optional[dict[str, Any]], w: _Where) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for k, v in (c or {}).items():
         if isinstance(v, (dict, list)):
-            raise c.fail(k, "must be an axis label (string or number)")
+            raise w.fail(k, "must be an axis label (string or number)")
         out[k] = _label(v)
     return out
 
 
 def load_claims(path: Path) -> list[Claim]:
-    """Reads ``experiments/<paper>/claims.toml``; raises SpecError naming file and field."""
+    """Reads ``experiments/<paper>/claims.toml`` (its shape by the pydantic models above, then the
+    rules between a claim's fields); raises SpecError naming file and field."""
     source = str(path)
-    try:
-        doc = loads(read_text(path), source=source)
-    except ScenarioFileError as e:
-        raise SpecError(str(e)) from None
-    t = _Table(doc, "", source)
-    paper = t.str("paper")
-    t.str("seed")
+    d = _read(_ClaimsDoc, _read_toml(path), source)
     claims = []
-    for c in t.tables("claims"):
-        kind = c.str("kind", None, CLAIM_KINDS)
-        check = c.str("check", "within", CHECKS)
+    for i, c in enumerate(d.claims):
+        w = _Where(source, f"claims[{i}]")
         claim = Claim(
-            id=c.str("id"),
-            paper=paper,
-            experiment=c.str("experiment"),
-            figure=c.str("figure"),
-            condition=c.str("condition"),
-            quote=c.str("quote"),
-            kind=kind,
-            metric=c.str("metric"),
-            at=_coords(c, "at"),
-            over=_coords(c, "over"),
-            value=c.num("value"),
-            shown=c.str("shown", ""),
-            units=c.str("units", ""),
-            check=check,
-            abs_tol=c.opt_num("abs_tol"),
-            rel_tol=c.opt_num("rel_tol"),
-            target=c.opt_str("target"),
-            note=c.str("note", ""),
+            id=c.id,
+            paper=d.paper,
+            experiment=c.experiment,
+            figure=c.figure,
+            condition=c.condition,
+            quote=c.quote,
+            kind=c.kind,
+            metric=c.metric,
+            at=_coords(c.at, w.at("at")),
+            over=_coords(c.over, w.at("over")),
+            value=c.value,
+            shown=c.shown,
+            units=c.units,
+            check=c.check,
+            abs_tol=c.abs_tol,
+            rel_tol=c.rel_tol,
+            target=c.target,
+            note=c.note,
             source=source,
         )
+        kind = c.kind
         if (
-            check == "within"
+            c.check == "within"
             and kind not in ("lowest", "highest")
             and (claim.abs_tol is None) == (claim.rel_tol is None)
         ):
-            raise c.fail("abs_tol", 'check = "within" needs exactly one of abs_tol and rel_tol')
+            raise w.fail("abs_tol", 'check = "within" needs exactly one of abs_tol and rel_tol')
         if kind in ("ratio", "gain", "reduction") and not claim.over:
-            raise c.fail("over", f'kind = "{kind}" needs over (the grid point it is compared with)')
+            raise w.fail("over", f'kind = "{kind}" needs over (the grid point it is compared with)')
         if kind in ("spread", "min", "max", "lowest", "highest") and list(claim.at.values()).count("*") != 1:
-            raise c.fail("at", f'kind = "{kind}" needs exactly one axis given as "*"')
+            raise w.fail("at", f'kind = "{kind}" needs exactly one axis given as "*"')
         if kind in ("lowest", "highest") and claim.target is None:
-            raise c.fail("target", f'kind = "{kind}" needs target (the label expected to be {kind})')
-        c.done()
+            raise w.fail("target", f'kind = "{kind}" needs target (the label expected to be {kind})')
         claims.append(claim)
-    t.done()
     ids = [c.id for c in claims]
     dup = {i for i in ids if ids.count(i) > 1}
     if dup:

@@ -26,8 +26,7 @@ import fnmatch
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..scenario import ScenarioFileError, loads, read_text
-from .spec import Claim, SpecError, _Table, paper_files
+from .spec import Claim, SpecError, Str, StrList, _choice, _Model, _read, _read_toml, _Where, paper_files
 from .text import NOT_REPRODUCED
 
 __all__ = ["CAUSES", "Why", "all_why", "match_why", "unexplained"]
@@ -61,35 +60,33 @@ class Why:
         return any(fnmatch.fnmatchcase(claim_id, p) for p in self.claims)
 
 
+class _WhyDoc(_Model):
+    id: Str
+    title: Str
+    cause: _choice(*CAUSES)  # type: ignore[valid-type]
+    claims: StrList
+    text: Str
+    commands: StrList = ()
+
+
+class _WhyFileDoc(_Model):
+    why: list[_WhyDoc] = []
+
+
 def _load_why(path: Path) -> list[Why]:
-    """Reads one ``why.toml``; raises SpecError naming the file and field."""
+    """Reads one ``why.toml`` (its shape by pydantic models, as the specs); raises SpecError
+    naming the file and field."""
     source = str(path)
-    try:
-        doc = loads(read_text(path), source=source)
-    except ScenarioFileError as e:
-        raise SpecError(str(e)) from None
-    t = _Table(doc, "", source)
     out = []
-    for w in t.tables("why"):
-        claims = tuple(w.str_list("claims"))
-        if not claims:
-            raise w.fail("claims", "is required (claim ids or shell patterns)")
-        text = " ".join(w.str("text").split())
+    for i, w in enumerate(_read(_WhyFileDoc, _read_toml(path), source).why):
+        if not w.claims:
+            raise _Where(source, f"why[{i}]").fail("claims", "is required (claim ids or shell patterns)")
+        text = " ".join(w.text.split())
         if not text:
-            raise w.fail("text", "must not be empty")
+            raise _Where(source, f"why[{i}]").fail("text", "must not be empty")
         out.append(
-            Why(
-                id=w.str("id"),
-                title=w.str("title"),
-                cause=w.str("cause", None, tuple(CAUSES)),
-                claims=claims,
-                text=text,
-                commands=tuple(w.str_list("commands")),
-                source=source,
-            )
+            Why(id=w.id, title=w.title, cause=w.cause, claims=w.claims, text=text, commands=w.commands, source=source)
         )
-        w.done()
-    t.done()
     return out
 
 
