@@ -5,7 +5,10 @@
 # New inputs go to fuzz/corpus-tmp/<target>/ (not committed); the committed fuzz/corpus/<target>/
 # seeds the run. Findings are written to fuzz/artifacts/<target>/ (reproduce on stable with
 # `cargo run --profile test -p airtcp-fuzz --example replay -- <target> FILE`). Limits: 10 s per
-# input, 2 GiB of memory. The last lines are libFuzzer's final statistics (executions, peak RSS).
+# input, 2 GiB of memory. FUZZ_TIMEOUT_S overrides the 10 s: on a machine loaded well past its
+# cores, a starved run of a millisecond input can pass 10 s of wall time and be reported as a
+# libFuzzer "timeout" (replay such an input on stable to tell). The last lines are libFuzzer's
+# final statistics (executions, peak RSS).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 target=${1:?usage: fuzz/run.sh scenario|receiver|sender [SECONDS]}
@@ -17,4 +20,4 @@ case "$target" in
 esac
 mkdir -p "fuzz/corpus-tmp/$target" "fuzz/corpus/$target"
 exec cargo +nightly fuzz run -O "$target" "fuzz/corpus-tmp/$target" "fuzz/corpus/$target" -- \
-    -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 "${extra[@]}"
+    -max_total_time="$seconds" -timeout="${FUZZ_TIMEOUT_S:-10}" -rss_limit_mb=2048 -print_final_stats=1 "${extra[@]}"

@@ -3,9 +3,9 @@
 
 mod limits;
 pub(crate) mod model;
-/// The `--set` rules of the Python CLI, for tests that derive a variant of a shared scenario;
-/// a run reads none of it.
-#[cfg(feature = "testing")]
+// The one implementation of `--set` overrides: the Python package calls it through `_core`
+// (so it is not behind the `testing` feature), the Rust tests derive scenario variants with it;
+// a run itself reads none of it.
 pub mod overrides;
 pub(crate) mod plan;
 pub(crate) mod validate;
