@@ -17,7 +17,7 @@ from typing import Any, cast
 
 from . import _core
 from ._signals import sigint_held
-from .outputs import umask
+from ._modes import umask
 from .presets import PresetWarning, notice, text_with_presets
 from .scenario import ScenarioLike, resolve
 from .summary import Summary

@@ -37,6 +37,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Optional
 
+from ._modes import umask
 from ._signals import sigint_held
 
 __all__ = [
@@ -208,13 +209,6 @@ def write_json(path: Path, doc: Any) -> None:
     with open(path, "w", encoding="utf-8") as f:
         json.dump(doc, f, indent=2)
         f.write("\n")
-
-
-def umask() -> int:
-    """The process's umask (read by setting it, then setting it back)."""
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
 
 
 @contextlib.contextmanager
