@@ -73,11 +73,18 @@ class _App(typer.Typer):
         if rv == 130:
             if not _REPORTED:  # Typer turns a Ctrl-C outside our commands' wrapper into a silent 130
                 sys.stderr.write("error: interrupted\n")
-            # A Ctrl-C inside code run from a string (namedtuple's eval, dataclasses' exec, while a
-            # module is imported) sets CPython's "unhandled KeyboardInterrupt" flag, which makes
-            # the process kill itself with SIGINT at exit whatever sys.exit says; the next string
-            # evaluation clears it, so the status is 130 as documented.
-            eval("0")
+            # Ends here, without the interpreter's finalization: an engine run that the Ctrl-C
+            # left on its detached worker (see `_core`'s `interruptible`), or a native library's
+            # thread, may still be working, and a thread that touches the runtime while it
+            # finalizes aborts the process ("PyThreadState_Get: ... the GIL is released",
+            # status -6; seen once in CI). Everything this command wrote is already in place or
+            # removed (`outputs.staged`), so only the streams need flushing. This also bypasses
+            # CPython's "unhandled KeyboardInterrupt" flag (set by a Ctrl-C inside code run from a
+            # string), which would make the process kill itself with SIGINT at exit: the status is
+            # 130 as documented.
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(130)
         sys.exit(rv if isinstance(rv, int) else 0)
 
 
