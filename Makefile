@@ -21,7 +21,7 @@ TEST_PKGS := tshark
 SUDO := $(shell [ "$$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1 && echo sudo)
 
 .PHONY: setup deps develop demo test test-rust test-python test-floors lint lint-rust lint-python rust-tools kernel kernel-deps \
-        test-deps bench pgo validate-ns3 validate-ns2 fmt fmt-check wheel clean distclean reproduce reproduce-quick \
+        test-deps bench bench-ab pgo validate-ns3 validate-ns2 fmt fmt-check wheel clean distclean reproduce reproduce-quick \
         campaign fuzz fuzz-cmin
 
 ## setup: the virtual environment .venv/ with the build/test tools, and the package (editable,
@@ -191,6 +191,14 @@ bench: $(VENV)/.installed
 	$(CARGO) bench -p airtcp --bench engine -- --quick
 	$(CARGO) build --release -p airtcp --example bench_scenarios
 	$(VPY) bench/run_bench.py
+
+## bench-ab: steady-state CPU time per simulated 100 s (1000-s run minus 1-s run, whole process),
+## this checkout A/B against BASE (default 0172df5, built once in a worktree under target/ab), on
+## Fig. 10 at 0% and 1% loss and the 20-flow dumbbell; NS2=1 adds ns-2.35 on Fig. 10
+BASE ?= 0172df5
+AB_ROUNDS ?= 11
+bench-ab:
+	python3 bench/steady_ab.py --base $(BASE) --rounds $(AB_ROUNDS) $(if $(NS2),--ns2,)
 
 ## fuzz: each cargo-fuzz target of fuzz/ (scenario, receiver, sender) for FUZZ_SECONDS (default 60)
 ## on nightly, one at a time, then the hypothesis fuzz of the Python API and CLI with

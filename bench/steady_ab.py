@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""Steady-state CPU time, A/B against an earlier build (issue 42's yardstick).
+
+For each scenario the runner is timed on a 1000-s and on a 1-s version of it, each as a whole
+process, and its steady-state cost per simulated 100 s is (T(1000 s) - T(1 s)) × 100 / 999, where T
+is the process's CPU time (user + system, from the kernel's rusage of the child): start-up, parsing
+and output cancel out. The two builds are alternated run by run (A, B, A, B, ...),
+so that a slow stretch of a shared machine hits both alike; each figure is a median.
+
+  python3 bench/steady_ab.py                     # this checkout against 0172df5 (built once)
+  python3 bench/steady_ab.py --base REV --rounds 15
+  python3 bench/steady_ab.py --ns2               # also ns-2.35 on Fig. 10 (Debian ns2)
+
+The baseline is built from a detached git worktree under target/ab/REV (release profile, the
+`run_toml` example), this checkout's runner with `cargo build --release`. Results go to
+bench/steady_ab.json and are printed as a table.
+"""
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+TARGET = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
+FIG10 = ROOT / "examples" / "jersey_fig10.toml"
+DUMBBELL = ROOT / "bench" / "scenarios" / "dumbbell20.toml"
+NS2_FIG10 = ROOT / "bench" / "ns2" / "fig10.tcl"
+
+
+def build_runner(checkout: Path, target: Path) -> Path:
+    """Builds `run_toml` (release) in `checkout` into `target` and returns its path."""
+    env = dict(os.environ, CARGO_TARGET_DIR=str(target))
+    subprocess.run(
+        ["cargo", "build", "--release", "-q", "-p", "airtcp", "--example", "run_toml"], cwd=checkout, check=True, env=env
+    )
+    return target / "release" / "examples" / "run_toml"
+
+
+def base_runner(rev: str) -> Path:
+    """The baseline's runner: a detached worktree of `rev` under target/ab, built once."""
+    sha = subprocess.run(["git", "rev-parse", "--short", rev], cwd=ROOT, check=True, capture_output=True, text=True)
+    sha = sha.stdout.strip()
+    tree = TARGET / "ab" / sha
+    if not tree.exists():
+        subprocess.run(["git", "worktree", "add", "--detach", str(tree), sha], cwd=ROOT, check=True, capture_output=True)
+    return build_runner(tree, tree / "target")
+
+
+def cpu_time(cmd: list[str]) -> float:
+    """CPU seconds (user + system) of one whole process, from the kernel's accounting."""
+    with open(os.devnull, "wb") as null:
+        p = subprocess.Popen(cmd, stdout=null, stderr=null)
+        _, status, ru = os.wait4(p.pid, 0)
+    if os.waitstatus_to_exitcode(status) != 0:
+        sys.exit(f"error: {' '.join(cmd)} exited with {os.waitstatus_to_exitcode(status)}")
+    return ru.ru_utime + ru.ru_stime
+
+
+def variants(src: str, tmp: Path, name: str, loss: float | None) -> tuple[Path, Path]:
+    """The scenario at 1000 s and at 1 s (warm-up 0.5 s), with the channel loss set if given."""
+    if loss is not None:
+        src = src.replace("loss = 0.01", f"loss = {loss}", 1)
+    out = []
+    for secs in (1000, 1):
+        text = src.replace('duration = "100s"', f'duration = "{secs}s"', 1)
+        text = text.replace('warmup = "10s"', 'warmup = "0.5s"' if secs == 1 else 'warmup = "10s"', 1)
+        p = tmp / f"{name}-{secs}s.toml"
+        p.write_text(text)
+        out.append(p)
+    return out[0], out[1]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--base", default="0172df5", help="the earlier build's git revision (default 0172df5)")
+    ap.add_argument("--rounds", type=int, default=11, help="A/B rounds per scenario and length (default 11)")
+    ap.add_argument("--ns2", action="store_true", help="also time ns-2.35 on Fig. 10 (0%% and 1%%)")
+    a = ap.parse_args()
+    if a.rounds < 1:
+        sys.exit("error: --rounds must be at least 1")
+    if a.ns2 and shutil.which("ns") is None:
+        sys.exit("error: --ns2 needs ns-2.35's `ns` on PATH (Debian: apt-get install ns2)")
+    new = build_runner(ROOT, TARGET)
+    old = base_runner(a.base)
+    rows = []
+    with tempfile.TemporaryDirectory() as d:
+        tmp = Path(d)
+        cases = [
+            ("fig10 0%", variants(FIG10.read_text(), tmp, "fig10-0", 0.0), 0.0),
+            ("fig10 1%", variants(FIG10.read_text(), tmp, "fig10-1", 0.01), 0.01),
+            ("dumbbell 20", variants(DUMBBELL.read_text(), tmp, "dumbbell", None), None),
+        ]
+        for name, (long, short), loss in cases:
+            t: dict[str, list[float]] = {k: [] for k in ("new_long", "new_short", "old_long", "old_short", "ns2_long", "ns2_short")}
+            for _ in range(a.rounds):
+                for who, exe in (("new", new), ("old", old)):
+                    t[f"{who}_long"].append(cpu_time([str(exe), str(long), "1"]))
+                    t[f"{who}_short"].append(cpu_time([str(exe), str(short), "1"]))
+                if a.ns2 and loss is not None:
+                    t["ns2_long"].append(cpu_time(["ns", str(NS2_FIG10), str(loss), "1000", "1"]))
+                    t["ns2_short"].append(cpu_time(["ns", str(NS2_FIG10), str(loss), "1", "1"]))
+            med = {k: statistics.median(v) for k, v in t.items() if v}
+
+            def steady(who: str, med: dict[str, float] = med) -> float:
+                return (med[f"{who}_long"] - med[f"{who}_short"]) / 999 * 100
+
+            row = {"scenario": name, "rounds": a.rounds, "medians_s": med, "new_per_100s": steady("new"), "old_per_100s": steady("old")}
+            row["speedup_vs_base"] = row["old_per_100s"] / row["new_per_100s"]
+            if "ns2_long" in med:
+                row["ns2_per_100s"] = steady("ns2")
+                row["ns2_over_new"] = row["ns2_per_100s"] / row["new_per_100s"]
+            rows.append(row)
+            extra = f"  ns-2 {row['ns2_per_100s'] * 1e3:7.2f} ms ({row['ns2_over_new']:.1f}x)" if "ns2_per_100s" in row else ""
+            print(
+                f"{name:12} steady CPU per 100 s: this {row['new_per_100s'] * 1e3:7.2f} ms, "
+                f"{a.base} {row['old_per_100s'] * 1e3:7.2f} ms, speed-up {row['speedup_vs_base']:.2f}x{extra}",
+                flush=True,
+            )
+    (ROOT / "bench" / "steady_ab.json").write_text(json.dumps({"base": a.base, "rows": rows}, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
