@@ -640,7 +640,15 @@ def render(meta: dict, rows: list[tuple[dict, list[dict], list[dict]]]) -> str:
         "runs). With `rwnd_pkts = 20` instead, Westwood+ read 1302, 893 and 717 kb/s at 1, 3 and 5% against "
         "ns-2's 1580, 1265 and 821, retransmitting 157, 340 and 466 times against 201, 482 and 534 "
         "(0.82, 0.71 and 0.87 of ns-2's goodput, three misses); with the in-flight bound, 1582, 1231 and 782 "
-        "kb/s, 191, 481 and 510 retransmissions.",
+        "kb/s, 191, 481 and 510 retransmissions. Vegas at 3% reads ± 98 kb/s: airtcp's seed 8 gives 244 kb/s "
+        "with 26 timeouts, its cwnd at 2 segments from 29 s to the end. Traced: after a timeout's go-back-N "
+        "the ACK of the first resent segment (no fine sample: it was sent twice) begins an epoch, and the "
+        "ACK of the second, 4.16 ms later, covers a segment the receiver held and ends it, so the epoch's "
+        "RTT is `currentTime - v_begtime_` = 4.16 ms with `rttLen` 1, which `VegasTcpAgent::recv` takes as "
+        "BaseRTT (`if (rtt < v_baseRTT_ || rttLen <= 1)`); then delta ≈ the segments in transit, 2, "
+        "between α and β, and the window holds. ns-2's agent does the same: over 200 seeds each side has "
+        "two runs below 450 kb/s (airtcp 244 and 414, ns-2 303 and 390 kb/s; means 657 and 614), and on "
+        "ns-2's seed 177 cwnd_ stays at 2 to 4 segments from 40 s to the end.",
         "",
         "The count targets are two-sided since issue 38 (they were: timeouts at most 2 × ns-2 + 10, "
         "retransmissions printed): timing out or retransmitting far less than ns-2 now misses too. Against the "
