@@ -227,7 +227,7 @@ pgo:
 validate-ns3: $(VENV)/.installed
 	$(VPY) bench/validate_ns3.py $(if $(QUICK),--quick,)
 
-## validate-ns2: airtcp vs ns-2.35 (Fig. 10 path, 7 schemes; 20-flow dumbbell, DropTail/RED/CW) ->
+## validate-ns2: airtcp vs ns-2.35 (Fig. 10 path, 7 schemes, windows 1000 and 20; 20-flow dumbbell, DropTail/RED/CW) ->
 ## VALIDATION.md's "airtcp vs ns-2.35" section; where `ns` (Debian's ns2) is installed it also rewrites
 ## the committed reference bench/ns2/reference.json, elsewhere it compares against that file
 ## (QUICK=1: fewer seeds, reference.json untouched)

@@ -13,7 +13,8 @@ file is kept), each cell marked against the targets below.
 Cells (both sides built from the numbers in this file and the twins' settings):
   fig10     examples/jersey_fig10.toml, S -10 Mb/s 45 ms- BS -2 Mb/s 1 ms- D, DropTail 50, uniform
             loss on BS->D data; 1 flow; Tahoe, Reno, NewReno, SACK, FACK, Vegas, Westwood+;
-            loss 0, 0.1, 1, 3, 5 %; 100 s, goodput over [10 s, 100 s]; 10 seeds (quick 3).
+            loss 0, 0.1, 1, 3, 5 %; window 1000 and 20 (ns-2.35's default `window_`, airtcp
+            `rwnd_pkts`); 100 s, goodput over [10 s, 100 s]; 10 seeds (quick 3).
             Twin: bench/ns2/fig10.tcl.
   dumbbell  experiments/jersey/manyflows.toml (TCP-Jersey Table I path), S -100 Mb/s 45 ms- R
             -20 Mb/s 1 ms- D, 20 flows 10 ms apart (at 0% loss plus per-seed offsets below 100 ms); the R->D queue of 100 packets is DropTail,
@@ -52,6 +53,12 @@ SECTION = "## airtcp vs ns-2.35"
 
 FIG10_SCHEMES = ["tahoe", "reno", "newreno", "sack", "fack", "vegas", "westwood-plus"]
 FIG10_LOSSES = [0.0, 0.001, 0.01, 0.03, 0.05]
+#: The send-window caps of the Fig. 10 cells, both sides (ns-2 `window_`, airtcp `rwnd_pkts`): 1000,
+#: which never binds there, and ns-2.35's default 20, below this path's bandwidth-delay product
+#: (2 Mb/s × 97.2 ms / 8320 b ≈ 23.4 packets), which the seed papers ran where they name no window.
+FIG10_WINDOWS = [1000, 20]
+#: The window of the dumbbell's cells, and of a cell that names none (bench/validate_ns2_jitter.py).
+WINDOW = 1000
 DB_SCHEMES = ["reno", "newreno", "sack", "westwood-plus"]
 DB_LOSSES = [0.0, 0.01]
 DB_QUEUES = ["droptail", "red", "cw"]
@@ -81,7 +88,7 @@ JAIN_TOL = 0.02
 #: airtcp's flow settings that match the ns-2 agents' (bench/ns2/dumbbell.tcl documents each).
 COMMON = {
     "mss_bytes": 1000,
-    "rwnd_pkts": 1000,  # window_ 1000
+    "rwnd_pkts": WINDOW,  # window_ 1000 (a cell's own window wins: FIG10_WINDOWS, window_settings)
     "initial_cwnd_pkts": 1,  # windowInit_ 1
     "min_rto": "200ms",  # minrto_ 0.2
     "max_rto": "60000ms",  # maxrto_ 60
@@ -175,29 +182,56 @@ SCHEMES = {
 }
 
 
+#: The schemes whose ns-2 agent is TCP-Linux, where `window_` bounds the packets in flight, not
+#: the sequence space: `LinuxTcpAgent::send_much` (tcp/linux/tcp-linux.cc) sends `while
+#: (packets_in_flight() < max(win, next_pkts_in_flight_))` with `win = window()` = min(cwnd_, wnd_)
+#: and `packets_in_flight()` = outstanding − SACKed − lost (`ScoreBoard1`), and nothing else of the
+#: agent or its Sack1 sink checks `highest_ack_ + wnd_`. Each SACKed segment thus releases a new one
+#: past snd.una + window_. airtcp's `rwnd_pkts` bounds the outstanding data (a receiver's window, as
+#: ns-2's own agents apply `window_`: `TcpAgent::send_much`, `t_seqno_ <= highest_ack_ + win`); with
+#: `recovery = "linux"`, which sends while in flight < max(cwnd, the rate-halving allowance), the
+#: port's bound is `max_cwnd_pkts`. Measured on Fig. 10 with window 20 (10 seeds, 1 / 3 / 5% loss):
+#: with `rwnd_pkts = 20` airtcp's Westwood+ had 1302 / 893 / 717 kb/s and 157 / 340 / 466
+#: retransmissions against ns-2's 1580 / 1265 / 821 and 201 / 482 / 534; with `max_cwnd_pkts = 20`,
+#: 1582 / 1231 / 782 and 191 / 481 / 510.
+IN_FLIGHT_WINDOW = {"westwood-plus", "linux-reno"}
+
+
+def window_settings(scheme: str, window: int) -> dict:
+    """airtcp's flow settings for ns-2's `window_` = `window` under `scheme`'s agent."""
+    if scheme in IN_FLIGHT_WINDOW:
+        return {"rwnd_pkts": WINDOW, "max_cwnd_pkts": window}
+    return {"rwnd_pkts": window}
+
+
 # --------------------------------------------------------------------------- cells
 
 
 def cell_key(c: dict) -> str:
-    return f"{c['scenario']}/{c['queue']}/{c['scheme']}/{c['loss']:g}"
+    return f"{c['scenario']}/{c['queue']}/{c['scheme']}/{c['loss']:g}/w{c.get('window', WINDOW)}"
 
 
 def cells(only: set[str] | None = None) -> list[dict]:
     """Every cell of the comparison, in table order."""
     out = []
     if only is None or "fig10" in only:
-        for scheme in FIG10_SCHEMES:
-            for loss in FIG10_LOSSES:
-                out.append({"scenario": "fig10", "scheme": scheme, "loss": loss, "queue": "droptail"})
+        for window in FIG10_WINDOWS:
+            for scheme in FIG10_SCHEMES:
+                for loss in FIG10_LOSSES:
+                    out.append(
+                        {"scenario": "fig10", "scheme": scheme, "loss": loss, "queue": "droptail", "window": window}
+                    )
     if only is None or "dumbbell" in only:
         for queue in DB_QUEUES:
             for scheme in DB_SCHEMES:
                 for loss in DB_LOSSES:
-                    out.append({"scenario": "dumbbell", "scheme": scheme, "loss": loss, "queue": queue})
+                    out.append(
+                        {"scenario": "dumbbell", "scheme": scheme, "loss": loss, "queue": queue, "window": WINDOW}
+                    )
     return out
 
 
-def _flow_settings(doc: dict, scheme: str) -> None:
+def _flow_settings(doc: dict, scheme: str, window: int) -> None:
     from airtcp.scenario import set_path
 
     flow = doc["flows"][0]
@@ -205,7 +239,7 @@ def _flow_settings(doc: dict, scheme: str) -> None:
     # cell's: each scheme below names what its ns-2 agent does, TCP-Linux keeping the default.
     for k in ("cc_params", "partial_ack_timer", "sack", "timestamps", "timeout_ssthresh", "recover_guard"):
         flow.pop(k, None)
-    for key, value in {**COMMON, **SCHEMES[scheme]}.items():
+    for key, value in {**COMMON, **window_settings(scheme, window), **SCHEMES[scheme]}.items():
         # A copy: a later override of the document (e.g. flows.0.cc_params.growth) must not
         # change SCHEMES for the cells after it.
         set_path(doc, f"flows.0.{key}", copy.deepcopy(value))
@@ -256,7 +290,7 @@ def airtcp_doc(cell: dict, duration: float | None = None, warmup: float | None =
     set_path(doc, "warmup", f"{warm:g}s")
     set_path(doc, "sample_interval", "10s")
     set_path(doc, "links.1.channel", {"kind": "uniform", "loss": cell["loss"]})
-    _flow_settings(doc, cell["scheme"])
+    _flow_settings(doc, cell["scheme"], cell.get("window", WINDOW))
     return doc
 
 
@@ -318,6 +352,7 @@ def run_ns2_once(cell: dict, seed: int) -> dict:
             str(seed),
             cell["scheme"],
             f"{warm:g}",
+            str(cell.get("window", WINDOW)),
         ]
     else:
         cmd = [
@@ -487,8 +522,11 @@ def render(meta: dict, rows: list[tuple[dict, list[dict], list[dict]]]) -> str:
         (
             "fig10",
             "droptail",
-            f"Fig. 10 path, 1 flow ({DURATIONS['fig10'][0]:g} s, goodput over [{DURATIONS['fig10'][1]:g} s, end])",
+            window,
+            f"Fig. 10 path, 1 flow, window {window}{' (ns-2.35’s default `window_`)' if window == 20 else ''} "
+            f"({DURATIONS['fig10'][0]:g} s, goodput over [{DURATIONS['fig10'][1]:g} s, end])",
         )
+        for window in FIG10_WINDOWS
     ]
     for q, label in (
         ("droptail", "DropTail"),
@@ -507,13 +545,18 @@ def render(meta: dict, rows: list[tuple[dict, list[dict], list[dict]]]) -> str:
             (
                 "dumbbell",
                 q,
+                WINDOW,
                 f"20-flow dumbbell (TCP-Jersey Table I path), {DB_LIMIT}-packet {label} "
                 f"bottleneck ({DURATIONS['dumbbell'][0]:g} s, goodput over "
                 f"[{DURATIONS['dumbbell'][1]:g} s, end])",
             )
         )
-    for scen, queue, title in groups:
-        sel = [r for r in rows if r[0]["scenario"] == scen and r[0]["queue"] == queue]
+    for scen, queue, window, title in groups:
+        sel = [
+            r
+            for r in rows
+            if r[0]["scenario"] == scen and r[0]["queue"] == queue and r[0].get("window", WINDOW) == window
+        ]
         if not sel:
             continue
         multi = scen != "fig10"
@@ -546,7 +589,8 @@ def render(meta: dict, rows: list[tuple[dict, list[dict], list[dict]]]) -> str:
         out.append("")
     out += [
         "Settings matched on both sides: 1000-B segments (1040 B on the wire, ns-2's Vegas agent set to 1040 B "
-        "since it adds no headers), no handshake (ns-2 `syn_ false`: airtcp starts with data), window 1000, "
+        "since it adds no headers), no handshake (ns-2 `syn_ false`: airtcp starts with data), window 1000 (on Fig. 10 "
+        "also 20, ns-2.35's default `window_`: airtcp `rwnd_pkts`, for TCP-Linux `max_cwnd_pkts`, below), "
         "initial window 1, minimum RTO 200 ms, maximum 60 s, initial RTO 1 s, "
         "1-ms RTO clock, 3 duplicate ACKs, no delayed ACKs, limited transmit (ns-2 `singledup_`) for the agents "
         "that have it (not FACK, Vegas, TCP-Linux), NewReno's timer reset on the first partial ACK only (ns-2.35's "
@@ -581,6 +625,30 @@ def render(meta: dict, rows: list[tuple[dict, list[dict], list[dict]]]) -> str:
         "settings gave 1.105, 1.151 and 1.163 of ns-2's goodput at 1, 3 and 5% loss (10 seeds); with ns-2's, "
         "1.026, 1.003 and 1.043, timeouts 0.6, 4.8 and 10.7 against 0.8, 4.2 and 12.6, retransmissions 161, 264 "
         "and 310 against 174, 286 and 328.",
+        "",
+        "Window 20 (issue 38): ns-2.35's own default `window_`, which the seed papers ran where they name no "
+        "window, below Fig. 10's bandwidth-delay product (2 Mb/s × 97.2 ms / 8320 b = 23.4 segments): at 0% "
+        "loss every scheme on both sides sends 20 segments per RTT, 1646.4 kb/s (1645.5 with TCP-Linux's "
+        "timestamps), and nothing is queued or dropped; with loss, only the wireless losses. ns-2's agents "
+        "apply `window_` in two ways. Its own (`TcpAgent::send_much`, `t_seqno_ <= highest_ack_ + win`) bound "
+        "the sequence space, as airtcp's `rwnd_pkts` does. TCP-Linux bounds the packets in flight "
+        "(`LinuxTcpAgent::send_much`: `packets_in_flight() < max(win, next_pkts_in_flight_)`, `win` = "
+        "min(cwnd_, wnd_), in flight = outstanding − SACKed − lost), so every SACKed segment releases a new "
+        "one past snd.una + 20; for it the harness sets `max_cwnd_pkts` = the window (with `recovery = "
+        '"linux"` airtcp sends while in flight < max(cwnd, the rate-halving allowance)) and leaves '
+        "`rwnd_pkts` at 1000 (`window_settings`; on every window-1000 cell the two settings give the same "
+        "runs). With `rwnd_pkts = 20` instead, Westwood+ read 1302, 893 and 717 kb/s at 1, 3 and 5% against "
+        "ns-2's 1580, 1265 and 821, retransmitting 157, 340 and 466 times against 201, 482 and 534 "
+        "(0.82, 0.71 and 0.87 of ns-2's goodput, three misses); with the in-flight bound, 1582, 1231 and 782 "
+        "kb/s, 191, 481 and 510 retransmissions. Vegas at 3% reads ± 98 kb/s: airtcp's seed 8 gives 244 kb/s "
+        "with 26 timeouts, its cwnd at 2 segments from 29 s to the end. Traced: after a timeout's go-back-N "
+        "the ACK of the first resent segment (no fine sample: it was sent twice) begins an epoch, and the "
+        "ACK of the second, 4.16 ms later, covers a segment the receiver held and ends it, so the epoch's "
+        "RTT is `currentTime - v_begtime_` = 4.16 ms with `rttLen` 1, which `VegasTcpAgent::recv` takes as "
+        "BaseRTT (`if (rtt < v_baseRTT_ || rttLen <= 1)`); then delta ≈ the segments in transit, 2, "
+        "between α and β, and the window holds. ns-2's agent does the same: over 200 seeds each side has "
+        "two runs below 450 kb/s (airtcp 244 and 414, ns-2 303 and 390 kb/s; means 657 and 614), and on "
+        "ns-2's seed 177 cwnd_ stays at 2 to 4 segments from 40 s to the end.",
         "",
         "The count targets are two-sided since issue 38 (they were: timeouts at most 2 × ns-2 + 10, "
         "retransmissions printed): timing out or retransmitting far less than ns-2 now misses too. Against the "
@@ -668,7 +736,8 @@ def main() -> None:
     a = ap.parse_args()
     if a.render_only:
         d = json.loads((ROOT / "target" / "ns2" / "results.json").read_text())
-        rows = [({k: c[k] for k in ("scenario", "scheme", "loss", "queue")}, c["airtcp"], c["ns2"]) for c in d["cells"]]
+        keys = ("scenario", "scheme", "loss", "queue", "window")
+        rows = [({k: c[k] for k in keys if k in c}, c["airtcp"], c["ns2"]) for c in d["cells"]]
         replace_section(Path(a.out), SECTION, render(d["meta"], rows))
         return
     only = set(a.only.split(","))
@@ -715,7 +784,7 @@ def main() -> None:
     for c, A, N in rows:
         v = verdict(c, A, N)
         print(
-            f"{cell_key(c):32s} goodput {mean(A, 'goodput_bps') / 1e3:8.1f} / {mean(N, 'goodput_bps') / 1e3:8.1f} kb/s  "
+            f"{cell_key(c):38s} goodput {mean(A, 'goodput_bps') / 1e3:8.1f} / {mean(N, 'goodput_bps') / 1e3:8.1f} kb/s  "
             f"RTO {mean(A, 'timeouts'):6.1f} / {mean(N, 'timeouts'):6.1f}  Jain {mean(A, 'jain'):.4f} / "
             f"{mean(N, 'jain'):.4f}  {'ok' if all(v.values()) else 'MISS ' + ','.join(k for k, g in v.items() if not g)}",
             file=sys.stderr,

@@ -1,8 +1,10 @@
 # ns-2.35 twin of examples/jersey_fig10.toml (TCP-Jersey Fig. 10): S -10Mb/45ms- BS -2Mb/1ms, lossy- D.
-# Usage: ns fig10.tcl LOSS DURATION_S SEED [VARIANT [WARMUP_S]]
+# Usage: ns fig10.tcl LOSS DURATION_S SEED [VARIANT [WARMUP_S [WINDOW]]]
 #   VARIANT: tahoe | reno | newreno (default) | sack (Sack1) | fack (Fack, Sack1 sink) | vegas
 #            | westwood-plus (TCP-Linux `select_ca westwood`, Sack1 sink echoing timestamps)
 #   WARMUP_S: start of the goodput window of goodput_warm_bps (default 10, the scenario's warmup)
+#   WINDOW: every agent's `window_`, the cap on its send window in packets (default 1000, as
+#           common.tcl sets it; 20 is ns-2.35's own default; airtcp's `rwnd_pkts`)
 # Prints one line (key value pairs; the first four fields are as they always were):
 #   acked_pkts A goodput_bps G goodput_warm_bps W timeouts T rexmitpkts R fast_retransmits F drops D
 # goodput_bps: the sender's view, cumulative ACK over [0, DURATION] (TCP-Jersey's measure);
@@ -10,7 +12,7 @@
 # `goodput_bps`); timeouts = nrexmit_ (Fack: rises of backoff_, below); rexmitpkts = nrexmitpack_; fast_retransmits = ncwndcuts_ -
 # nrexmit_; drops = packets the BS->D queue dropped (queue monitor).
 # Agent settings as bench/ns2/dumbbell.tcl documents (matched to airtcp's defaults and scenario):
-# packetSize_ 1000, window_ 1000, windowInit_ 1, minrto_ 0.2, maxrto_ 60, rtxcur_init_ 1.0,
+# packetSize_ 1000, window_ 1000 (or WINDOW), windowInit_ 1, minrto_ 0.2, maxrto_ 60, rtxcur_init_ 1.0,
 # tcpTick_ 0.001, syn_ false (no handshake, as airtcp; common.tcl says why), singledup_ 1 (limited transmit; the Fack and Vegas agents have their own
 # duplicate-ACK handling without it), numdupacks_ 3, maxburst_ 0, no delayed ACKs.
 # Vegas: v_alpha_ 1, v_beta_ 3, v_gamma_ 1 (ns-2 defaults = airtcp's), with its fine-grained
@@ -21,12 +23,15 @@ set dur [lindex $argv 1]
 set seed [lindex $argv 2]
 set variant [expr {[llength $argv] > 3 ? [lindex $argv 3] : "newreno"}]
 set warmup [expr {[llength $argv] > 4 ? [lindex $argv 4] : 10.0}]
+set window [expr {[llength $argv] > 5 ? [lindex $argv 5] : 1000}]
 global defaultRNG
 source [file join [file dirname [info script]] seeds.tcl]
 seed_rng $defaultRNG 12345 $seed
 set ns [new Simulator]
 
 source [file join [file dirname [info script]] common.tcl]
+# After common.tcl's `window_ 1000`, before the agents are made (each agent class inherits it).
+Agent/TCP set window_ $window
 
 set S [$ns node]
 set BS [$ns node]
