@@ -37,7 +37,10 @@ def build_runner(checkout: Path, target: Path) -> Path:
     """Builds `run_toml` (release) in `checkout` into `target` and returns its path."""
     env = dict(os.environ, CARGO_TARGET_DIR=str(target))
     subprocess.run(
-        ["cargo", "build", "--release", "-q", "-p", "airtcp", "--example", "run_toml"], cwd=checkout, check=True, env=env
+        ["cargo", "build", "--release", "-q", "-p", "airtcp", "--example", "run_toml"],
+        cwd=checkout,
+        check=True,
+        env=env,
     )
     return target / "release" / "examples" / "run_toml"
 
@@ -48,7 +51,9 @@ def base_runner(rev: str) -> Path:
     sha = sha.stdout.strip()
     tree = TARGET / "ab" / sha
     if not tree.exists():
-        subprocess.run(["git", "worktree", "add", "--detach", str(tree), sha], cwd=ROOT, check=True, capture_output=True)
+        subprocess.run(
+            ["git", "worktree", "add", "--detach", str(tree), sha], cwd=ROOT, check=True, capture_output=True
+        )
     return build_runner(tree, tree / "target")
 
 
@@ -97,7 +102,9 @@ def main() -> int:
             ("dumbbell 20", variants(DUMBBELL.read_text(), tmp, "dumbbell", None), None),
         ]
         for name, (long, short), loss in cases:
-            t: dict[str, list[float]] = {k: [] for k in ("new_long", "new_short", "old_long", "old_short", "ns2_long", "ns2_short")}
+            t: dict[str, list[float]] = {
+                k: [] for k in ("new_long", "new_short", "old_long", "old_short", "ns2_long", "ns2_short")
+            }
             for _ in range(a.rounds):
                 for who, exe in (("new", new), ("old", old)):
                     t[f"{who}_long"].append(cpu_time([str(exe), str(long), "1"]))
@@ -110,13 +117,23 @@ def main() -> int:
             def steady(who: str, med: dict[str, float] = med) -> float:
                 return (med[f"{who}_long"] - med[f"{who}_short"]) / 999 * 100
 
-            row = {"scenario": name, "rounds": a.rounds, "medians_s": med, "new_per_100s": steady("new"), "old_per_100s": steady("old")}
+            row = {
+                "scenario": name,
+                "rounds": a.rounds,
+                "medians_s": med,
+                "new_per_100s": steady("new"),
+                "old_per_100s": steady("old"),
+            }
             row["speedup_vs_base"] = row["old_per_100s"] / row["new_per_100s"]
             if "ns2_long" in med:
                 row["ns2_per_100s"] = steady("ns2")
                 row["ns2_over_new"] = row["ns2_per_100s"] / row["new_per_100s"]
             rows.append(row)
-            extra = f"  ns-2 {row['ns2_per_100s'] * 1e3:7.2f} ms ({row['ns2_over_new']:.1f}x)" if "ns2_per_100s" in row else ""
+            extra = (
+                f"  ns-2 {row['ns2_per_100s'] * 1e3:7.2f} ms ({row['ns2_over_new']:.1f}x)"
+                if "ns2_per_100s" in row
+                else ""
+            )
             print(
                 f"{name:12} steady CPU per 100 s: this {row['new_per_100s'] * 1e3:7.2f} ms, "
                 f"{a.base} {row['old_per_100s'] * 1e3:7.2f} ms, speed-up {row['speedup_vs_base']:.2f}x{extra}",
