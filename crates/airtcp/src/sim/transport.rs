@@ -10,7 +10,7 @@ use crate::net::packet::{
     NS2_TS_OPTION_BYTES, TCP_HEADER_BYTES, TS_OPTION_BYTES,
 };
 use crate::net::{Ecn, Packet, PacketId, PacketKind, TcpHeader};
-use crate::tcp::AckDecision;
+use crate::tcp::{AckDecision, OutSegment};
 
 impl Simulator {
     pub(super) fn deliver(&mut self, pkt: PacketId) {
@@ -58,7 +58,8 @@ impl Simulator {
                     };
                 }
                 (PacketKind::TcpAck, FlowKind::Tcp(t)) => {
-                    t.sender.on_ack(now, &p.tcp);
+                    // The window-limited sends are pulled by `flush_sender`, one packet at a time.
+                    t.sender.on_ack_pulled(now, &p.tcp);
                     then = Then::FlushSender;
                 }
                 (PacketKind::Udp, FlowKind::Udp(u)) => {
@@ -113,6 +114,7 @@ impl Simulator {
     pub(super) fn flush_sender(&mut self, f: usize) {
         let now = self.now;
         let flow = &mut self.flows[f];
+        let (src, dst) = (flow.src, flow.dst);
         let FlowKind::Tcp(t) = &mut flow.kind else { return };
         // Score the policy's loss verdicts against why the segment was really dropped.
         for (seq, congestion) in t.sender.drain_verdicts() {
@@ -120,34 +122,27 @@ impl Simulator {
                 v.score(seq, congestion, now);
             }
         }
-        let mut segs = t.sender.take_segments();
         // ns-2.35: `TcpAgent::headersize()` adds `ts_option_size_` (10) with timestamps (tcp/tcp.cc).
         let ts = if t.ns2_option_sizes { NS2_TS_OPTION_BYTES } else { TS_OPTION_BYTES };
         let opt = if t.timestamps { ts } else { 0 } + if t.hack { HACK_HEADER_CHECKSUM_OPTION_BYTES } else { 0 };
-        let (src, dst) = (flow.src, flow.dst);
-        for s in segs.drain(..) {
-            // Built in its arena slot (see `PacketArena::alloc_with`): every field is written.
-            let id = self.pkts.alloc_with(|p| {
-                p.tcp = TcpHeader {
-                    seq: s.seq,
-                    len: s.len,
-                    cwr: s.cwr,
-                    has_ts: s.ts_val.is_some(),
-                    ts_val: s.ts_val.unwrap_or(0),
-                    ..TcpHeader::default()
-                };
-                p.src = src;
-                p.dst = dst;
-                p.flow = f as u32;
-                p.kind = PacketKind::TcpData;
-                p.size_bytes = IP_HEADER_BYTES + TCP_HEADER_BYTES + opt + s.len;
-                p.ecn = if s.ect { Ecn::Ect } else { Ecn::NotEct };
-                p.corrupted = false;
-            });
-            self.forward(src, id);
+        let head = DataHead { src, dst, flow: f as u32, bytes: IP_HEADER_BYTES + TCP_HEADER_BYTES + opt };
+        // The segments emitted in the middle of the sender's work (retransmissions, timeouts,
+        // recovery sends), in order; then those it left to pull (`Sender::on_ack_pulled`).
+        if t.sender.has_segments() {
+            let mut segs = t.sender.take_segments();
+            for s in segs.drain(..) {
+                let id = self.pkts.alloc_with(|p| head.write(p, &s));
+                self.forward(src, id);
+            }
+            if let FlowKind::Tcp(t) = &mut self.flows[f].kind {
+                t.sender.recycle_segments(segs);
+            }
         }
-        if let FlowKind::Tcp(t) = &mut self.flows[f].kind {
-            t.sender.recycle_segments(segs);
+        loop {
+            let FlowKind::Tcp(t) = &mut self.flows[f].kind else { break };
+            let Some(s) = t.sender.next_segment(now) else { break };
+            let id = self.pkts.alloc_with(|p| head.write(p, &s));
+            self.forward(src, id);
         }
         self.sync_timer(f, TimerKind::Rto);
         if let FlowKind::Tcp(t) = &self.flows[f].kind {
@@ -245,5 +240,36 @@ impl Simulator {
                 self.queue.push(n, Event::AppTick { flow: f as u32 });
             }
         }
+    }
+}
+
+/// What every data packet of one flush shares: its endpoints, its flow, and its size less the
+/// payload (headers and options).
+struct DataHead {
+    src: u32,
+    dst: u32,
+    flow: u32,
+    bytes: u32,
+}
+
+impl DataHead {
+    /// Writes segment `s` into packet slot `p` (see `PacketArena::alloc_with`): every field.
+    #[inline(always)]
+    fn write(&self, p: &mut Packet, s: &OutSegment) {
+        p.tcp = TcpHeader {
+            seq: s.seq,
+            len: s.len,
+            cwr: s.cwr,
+            has_ts: s.ts_val.is_some(),
+            ts_val: s.ts_val.unwrap_or(0),
+            ..TcpHeader::default()
+        };
+        p.src = self.src;
+        p.dst = self.dst;
+        p.flow = self.flow;
+        p.kind = PacketKind::TcpData;
+        p.size_bytes = self.bytes + s.len;
+        p.ecn = if s.ect { Ecn::Ect } else { Ecn::NotEct };
+        p.corrupted = false;
     }
 }

@@ -65,6 +65,12 @@ impl Sender {
         self.core.verdicts.drain(..)
     }
 
+    /// Whether segments were emitted since the last [`Sender::take_segments`].
+    #[inline]
+    pub(crate) fn has_segments(&self) -> bool {
+        !self.core.out.is_empty()
+    }
+
     /// Takes the segments emitted since the last call as a whole buffer; give the emptied buffer
     /// back with [`Sender::recycle_segments`], so that steady state allocates nothing.
     #[inline]
@@ -124,6 +130,7 @@ impl Sender {
                 rto_deadline: None,
                 verdicts: Vec::new(),
                 out: Vec::with_capacity(16),
+                pull_window: false,
                 stats: SenderStats::default(),
                 paced,
                 next_send_at: 0,
@@ -201,17 +208,49 @@ impl Sender {
     /// Westwood+'s `linux-ns2` growth), so that their ACKs do not test those per-flow options
     /// (~8 instructions per ACK; the choice is one branch).
     pub fn on_ack(&mut self, now: SimTime, h: &TcpHeader) {
+        debug_assert!(!self.core.pull_window, "the previous ACK's segments were not all pulled");
         if self.hooks {
-            self.process_ack::<true>(now, h);
+            self.process_ack::<true, false>(now, h);
         } else {
-            self.process_ack::<false>(now, h);
+            self.process_ack::<false, false>(now, h);
         }
     }
 
+    /// [`Sender::on_ack`] for the engine: the window-limited sends that end the ACK's processing
+    /// outside a recovery are left to [`Sender::next_segment`], which the caller must call until
+    /// it answers `None` before anything else touches the sender. The segments, their order and
+    /// the sender's state afterwards are those of `on_ack`; the engine so writes each one
+    /// straight into its packet instead of going through the `out` buffer. (Flows with hooks —
+    /// pacing, rate samples, send times, loss marking — send at once, as `on_ack` does.)
+    #[inline]
+    pub(crate) fn on_ack_pulled(&mut self, now: SimTime, h: &TcpHeader) {
+        debug_assert!(!self.core.pull_window, "the previous ACK's segments were not all pulled");
+        if self.hooks {
+            self.process_ack::<true, false>(now, h);
+        } else {
+            self.process_ack::<false, true>(now, h);
+        }
+    }
+
+    /// The next segment an [`Sender::on_ack_pulled`] left to send, or `None` once the window is
+    /// full (or nothing was left): one step of the window-limited send loop.
+    #[inline]
+    pub(crate) fn next_segment(&mut self, now: SimTime) -> Option<OutSegment> {
+        if !self.core.pull_window {
+            return None;
+        }
+        let seg = self.core.window_step(now);
+        if seg.is_none() {
+            self.core.pull_window = false;
+        }
+        seg
+    }
+
     /// [`Sender::on_ack`]; with `HOOKS = false`, `marks_losses` and `cc_reads_send_times` are
-    /// known to be false.
+    /// known to be false. With `PULL`, the final window-limited sends are left to
+    /// [`Sender::next_segment`].
     #[inline(always)]
-    fn process_ack<const HOOKS: bool>(&mut self, now: SimTime, h: &TcpHeader) {
+    fn process_ack<const HOOKS: bool, const PULL: bool>(&mut self, now: SimTime, h: &TcpHeader) {
         let marks_losses = HOOKS && self.marks_losses;
         let reads_send_times = HOOKS && self.cc_reads_send_times;
         // ns-2.35 TCP-Linux `recv`: `prior_in_flight = packets_in_flight()` before the ACK.
@@ -428,6 +467,8 @@ impl Sender {
         }
         if (HOOKS && self.marks_losses) || self.core.rec.in_recovery {
             self.recovery.send(RecoveryCtx::new(&mut self.core), now);
+        } else if PULL {
+            self.core.pull_window = true;
         } else {
             self.core.send_window_limited(now);
         }
