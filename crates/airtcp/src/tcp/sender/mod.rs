@@ -71,6 +71,12 @@ impl Sender {
         self.core.verdicts.drain(..)
     }
 
+    /// Whether loss verdicts wait for [`Sender::drain_verdicts`].
+    #[inline]
+    pub(crate) fn has_verdicts(&self) -> bool {
+        !self.core.verdicts.is_empty()
+    }
+
     /// Whether segments were emitted since the last [`Sender::take_segments`].
     #[inline]
     pub(crate) fn has_segments(&self) -> bool {
