@@ -240,8 +240,7 @@ fn random_ack(rng: &mut Xoshiro256PlusPlus, s: &SenderCore) -> TcpHeader {
 /// from its definition, independently of the sender's test).
 fn run(seed: u64, steps: usize) -> u64 {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x5eed);
-    let mut senders: Vec<Driven> =
-        [Mode::General, Mode::Fast, Mode::Pulled].into_iter().map(|m| random_sender(m, seed)).collect();
+    let mut senders: Vec<Driven> = [Mode::General, Mode::Fast, Mode::Pulled].into_iter().map(|m| random_sender(m, seed)).collect();
     let limit = if rng.random_bool(0.3) { rng.random_range(1..400_000) } else { u64::MAX };
     let mut now = 0;
     let mut eligible = 0;
@@ -275,7 +274,7 @@ fn run(seed: u64, steps: usize) -> u64 {
             && !core.rec.in_recovery
             && h.ack > una
             && h.ack <= max
-            && (h.ack == max || (h.ack - una) % mss == 0)
+            && (h.ack == max || (h.ack - una).is_multiple_of(mss))
             && h.corrupt_seq.is_none()
         {
             eligible += 1;
