@@ -2,15 +2,16 @@
 //! and data segments built in the packet arena, the per-flow timers, and the applications.
 
 use super::network::note_drop;
-use super::{FlowKind, Simulator};
-use crate::engine::{Event, TimerKind};
+use super::{FlowKind, Simulator, TcpFlow};
+use crate::engine::{Event, EventQueue, TimerKind};
 use crate::metrics::loss_verdicts::DropCause;
 use crate::net::packet::{
     caiad_option_bytes, ns2_sack_option_bytes, sack_option_bytes, udp_packet_bytes, HACK_HEADER_CHECKSUM_OPTION_BYTES, IP_HEADER_BYTES,
     NS2_TS_OPTION_BYTES, TCP_HEADER_BYTES, TS_OPTION_BYTES,
 };
-use crate::net::{Ecn, Packet, PacketId, PacketKind, TcpHeader};
-use crate::tcp::AckDecision;
+use crate::net::{Ecn, Packet, PacketArena, PacketId, PacketKind, TcpHeader};
+use crate::tcp::{AckDecision, OutSegment};
+use crate::time::SimTime;
 
 impl Simulator {
     pub(super) fn deliver(&mut self, pkt: PacketId) {
@@ -19,7 +20,6 @@ impl Simulator {
         enum Then {
             Nothing,
             Ack,
-            DelayAck,
             FlushSender,
         }
         let now = self.now;
@@ -43,7 +43,9 @@ impl Simulator {
                 FlowKind::Udp(u) => u.corrupted_received += 1,
             }
         } else {
-            match (p.kind, &mut self.flows[f].kind) {
+            let flow = &mut self.flows[f];
+            let (src, dst) = (flow.src, flow.dst);
+            match (p.kind, &mut flow.kind) {
                 (PacketKind::TcpData, FlowKind::Tcp(t)) => {
                     let before = t.receiver.rcv_nxt;
                     let (delivered, decision) = t.receiver.on_data(now, &p.tcp, p.ecn == Ecn::Ce);
@@ -52,13 +54,23 @@ impl Simulator {
                             a[f].push((before, before + delivered));
                         }
                     }
-                    then = match decision {
-                        AckDecision::Now => Then::Ack,
-                        AckDecision::Delay => Then::DelayAck,
-                    };
+                    // With the one borrow of the flow: the ACK is built in the slot the segment
+                    // frees (as `send_ack` would), the delayed-ACK timer armed.
+                    self.pkts.free(pkt);
+                    match decision {
+                        AckDecision::Now => {
+                            let id = ack_packet(&mut self.pkts, t, now, f, dst, src);
+                            self.forward(dst, id);
+                        }
+                        AckDecision::Delay => {
+                            arm(&mut self.queue, f, TimerKind::DelayedAck, t.receiver.delack_deadline, &mut t.delack_timer_at)
+                        }
+                    }
+                    return;
                 }
                 (PacketKind::TcpAck, FlowKind::Tcp(t)) => {
-                    t.sender.on_ack(now, &p.tcp);
+                    // The window-limited sends are pulled by `flush_sender`, one packet at a time.
+                    t.sender.on_ack_pulled(now, &p.tcp);
                     then = Then::FlushSender;
                 }
                 (PacketKind::Udp, FlowKind::Udp(u)) => {
@@ -74,7 +86,6 @@ impl Simulator {
         match then {
             Then::Nothing => {}
             Then::Ack => self.send_ack(f),
-            Then::DelayAck => self.sync_timer(f, TimerKind::DelayedAck),
             Then::FlushSender => self.flush_sender(f),
         }
     }
@@ -84,76 +95,55 @@ impl Simulator {
     pub(super) fn send_ack(&mut self, f: usize) {
         let now = self.now;
         let flow = &mut self.flows[f];
-        let FlowKind::Tcp(t) = &mut flow.kind else { return };
         let (src, dst) = (flow.dst, flow.src);
-        let receiver = &mut t.receiver;
-        let ns2 = t.ns2_option_sizes;
-        // Built in its arena slot (see `PacketArena::alloc_with`): every field is written.
-        let id = self.pkts.alloc_with(|p| {
-            receiver.write_ack(now, &mut p.tcp);
-            let h = &p.tcp;
-            // ns-2.35's sinks: 40 bytes whatever timestamp they echo, + 8 per SACK block
-            // (tcp/tcp-sink.cc `TcpSink::ack`, `Sacker::append_ack`).
-            let options = if ns2 {
-                ns2_sack_option_bytes(h.n_sack as usize)
-            } else {
-                (if h.has_ts { TS_OPTION_BYTES } else { 0 }) + sack_option_bytes(h.n_sack as usize)
-            };
-            p.size_bytes = IP_HEADER_BYTES + TCP_HEADER_BYTES + options + caiad_option_bytes(h.corrupt_seq.is_some(), h.no_congestion);
-            p.src = src;
-            p.dst = dst;
-            p.flow = f as u32;
-            p.kind = PacketKind::TcpAck;
-            p.ecn = Ecn::NotEct;
-            p.corrupted = false;
-        });
+        let FlowKind::Tcp(t) = &mut flow.kind else { return };
+        let id = ack_packet(&mut self.pkts, t, now, f, src, dst);
         self.forward(src, id);
     }
 
     pub(super) fn flush_sender(&mut self, f: usize) {
         let now = self.now;
         let flow = &mut self.flows[f];
+        let (src, dst) = (flow.src, flow.dst);
         let FlowKind::Tcp(t) = &mut flow.kind else { return };
         // Score the policy's loss verdicts against why the segment was really dropped.
-        for (seq, congestion) in t.sender.drain_verdicts() {
-            if let Some(v) = &mut t.verdicts {
-                v.score(seq, congestion, now);
+        if t.sender.has_verdicts() {
+            for (seq, congestion) in t.sender.drain_verdicts() {
+                if let Some(v) = &mut t.verdicts {
+                    v.score(seq, congestion, now);
+                }
             }
         }
-        let mut segs = t.sender.take_segments();
         // ns-2.35: `TcpAgent::headersize()` adds `ts_option_size_` (10) with timestamps (tcp/tcp.cc).
         let ts = if t.ns2_option_sizes { NS2_TS_OPTION_BYTES } else { TS_OPTION_BYTES };
         let opt = if t.timestamps { ts } else { 0 } + if t.hack { HACK_HEADER_CHECKSUM_OPTION_BYTES } else { 0 };
-        let (src, dst) = (flow.src, flow.dst);
-        for s in segs.drain(..) {
-            // Built in its arena slot (see `PacketArena::alloc_with`): every field is written.
-            let id = self.pkts.alloc_with(|p| {
-                p.tcp = TcpHeader {
-                    seq: s.seq,
-                    len: s.len,
-                    cwr: s.cwr,
-                    has_ts: s.ts_val.is_some(),
-                    ts_val: s.ts_val.unwrap_or(0),
-                    ..TcpHeader::default()
-                };
-                p.src = src;
-                p.dst = dst;
-                p.flow = f as u32;
-                p.kind = PacketKind::TcpData;
-                p.size_bytes = IP_HEADER_BYTES + TCP_HEADER_BYTES + opt + s.len;
-                p.ecn = if s.ect { Ecn::Ect } else { Ecn::NotEct };
-                p.corrupted = false;
-            });
-            self.forward(src, id);
-        }
-        if let FlowKind::Tcp(t) = &mut self.flows[f].kind {
-            t.sender.recycle_segments(segs);
-        }
-        self.sync_timer(f, TimerKind::Rto);
-        if let FlowKind::Tcp(t) = &self.flows[f].kind {
-            if t.sender.view().paced {
-                self.sync_timer(f, TimerKind::Pacing);
+        let head = DataHead { src, dst, flow: f as u32, bytes: IP_HEADER_BYTES + TCP_HEADER_BYTES + opt };
+        // The segments emitted in the middle of the sender's work (retransmissions, timeouts,
+        // recovery sends), in order; then those it left to pull (`Sender::on_ack_pulled`).
+        if t.sender.has_segments() {
+            let mut segs = t.sender.take_segments();
+            for s in segs.drain(..) {
+                let id = self.pkts.alloc_with(|p| head.write(p, &s));
+                self.forward(src, id);
             }
+            if let FlowKind::Tcp(t) = &mut self.flows[f].kind {
+                t.sender.recycle_segments(segs);
+            }
+        }
+        loop {
+            let FlowKind::Tcp(t) = &mut self.flows[f].kind else { return };
+            let Some(s) = t.sender.next_segment(now) else {
+                // The timers, with this borrow of the flow (as `sync_timer` does them).
+                let v = t.sender.view();
+                let (rto, paced, pacing) = (v.rto_deadline, v.paced, v.pacing_deadline);
+                arm(&mut self.queue, f, TimerKind::Rto, rto, &mut t.rto_timer_at);
+                if paced {
+                    arm(&mut self.queue, f, TimerKind::Pacing, pacing, &mut t.pace_timer_at);
+                }
+                return;
+            };
+            let id = self.pkts.alloc_with(|p| head.write(p, &s));
+            self.forward(src, id);
         }
     }
 
@@ -165,12 +155,7 @@ impl Simulator {
             TimerKind::DelayedAck => (t.receiver.delack_deadline, &mut t.delack_timer_at),
             TimerKind::Pacing => (t.sender.view().pacing_deadline, &mut t.pace_timer_at),
         };
-        if let Some(d) = deadline {
-            if slot.is_none_or(|s| s > d) {
-                *slot = Some(d);
-                self.queue.push(d, Event::Timer { flow: f as u32, kind });
-            }
-        }
+        arm(&mut self.queue, f, kind, deadline, slot);
     }
 
     pub(super) fn timer(&mut self, f: usize, kind: TimerKind) {
@@ -245,5 +230,82 @@ impl Simulator {
                 self.queue.push(n, Event::AppTick { flow: f as u32 });
             }
         }
+    }
+}
+
+/// Timer `kind` of flow `f` is due at `deadline`; `slot` holds the time of its one valid heap
+/// entry. Pushes an entry only when none is due by then: a deadline that moves later (the
+/// retransmission timer restarted by each ACK) leaves the earlier entry, which re-arms itself
+/// when it fires early (`Simulator::timer`).
+#[inline]
+fn arm(queue: &mut EventQueue, f: usize, kind: TimerKind, deadline: Option<SimTime>, slot: &mut Option<SimTime>) {
+    if let Some(d) = deadline {
+        if slot.is_none_or(|s| s > d) {
+            *slot = Some(d);
+            queue.push(d, Event::Timer { flow: f as u32, kind });
+        }
+    }
+}
+
+/// Builds flow `f`'s ACK from `src` to `dst` in an arena slot: the receiver writes its header
+/// (see `PacketArena::alloc_with`: every field the header's readers read is written).
+#[inline]
+fn ack_packet(pkts: &mut PacketArena, t: &mut TcpFlow, now: SimTime, f: usize, src: u32, dst: u32) -> PacketId {
+    let receiver = &mut t.receiver;
+    let ns2 = t.ns2_option_sizes;
+    pkts.alloc_with(|p| {
+        receiver.write_ack(now, &mut p.tcp);
+        let h = &p.tcp;
+        // ns-2.35's sinks: 40 bytes whatever timestamp they echo, + 8 per SACK block
+        // (tcp/tcp-sink.cc `TcpSink::ack`, `Sacker::append_ack`).
+        let options = if ns2 {
+            ns2_sack_option_bytes(h.n_sack as usize)
+        } else {
+            (if h.has_ts { TS_OPTION_BYTES } else { 0 }) + sack_option_bytes(h.n_sack as usize)
+        };
+        p.size_bytes = IP_HEADER_BYTES + TCP_HEADER_BYTES + options + caiad_option_bytes(h.corrupt_seq.is_some(), h.no_congestion);
+        p.src = src;
+        p.dst = dst;
+        p.flow = f as u32;
+        p.kind = PacketKind::TcpAck;
+        p.ecn = Ecn::NotEct;
+        p.corrupted = false;
+    })
+}
+
+/// What every data packet of one flush shares: its endpoints, its flow, and its size less the
+/// payload (headers and options).
+struct DataHead {
+    src: u32,
+    dst: u32,
+    flow: u32,
+    bytes: u32,
+}
+
+impl DataHead {
+    /// Writes segment `s` into packet slot `p` (see `PacketArena::alloc_with`): every field but
+    /// the SACK blocks, half of the header's 128 bytes, which a data segment does not carry and
+    /// nobody reads (every reader stops at `n_sack`, 0 here).
+    #[inline(always)]
+    fn write(&self, p: &mut Packet, s: &OutSegment) {
+        let h = &mut p.tcp;
+        h.seq = s.seq;
+        h.ack = 0;
+        h.len = s.len;
+        h.ece = false;
+        h.cwr = s.cwr;
+        h.has_ts = s.ts_val.is_some();
+        h.ts_val = s.ts_val.unwrap_or(0);
+        h.ts_ecr = 0;
+        h.n_sack = 0;
+        h.corrupt_seq = None;
+        h.no_congestion = false;
+        p.src = self.src;
+        p.dst = self.dst;
+        p.flow = self.flow;
+        p.kind = PacketKind::TcpData;
+        p.size_bytes = self.bytes + s.len;
+        p.ecn = if s.ect { Ecn::Ect } else { Ecn::NotEct };
+        p.corrupted = false;
     }
 }

@@ -246,9 +246,14 @@ impl Receiver {
                 self.rcv_nxt = self.rcv_nxt.max(self.ooo[i].1);
                 i += 1;
             }
-            self.ooo.drain(..i);
-            let nxt = self.rcv_nxt;
-            self.recent.retain(|&s| s >= nxt);
+            // The common case (nothing buffered out of order) skips the empty drain and retain.
+            if i > 0 {
+                self.ooo.drain(..i);
+            }
+            if !self.recent.is_empty() {
+                let nxt = self.rcv_nxt;
+                self.recent.retain(|&s| s >= nxt);
+            }
         } else {
             out_of_order = true;
             self.insert_ooo(start, end);

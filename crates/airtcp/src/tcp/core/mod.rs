@@ -108,6 +108,10 @@ pub struct SenderCore {
     /// answered as congestion), for the engine to compare with the real cause; drained by it.
     pub(crate) verdicts: Vec<(u64, bool)>,
     pub(crate) out: Vec<OutSegment>,
+    /// The window-limited sends that end an ACK's processing are due and left to the engine,
+    /// which pulls them one at a time ([`crate::tcp::Sender::next_segment`]) straight into their
+    /// packets; only [`crate::tcp::Sender::on_ack_pulled`] sets it.
+    pub(crate) pull_window: bool,
     pub stats: SenderStats,
     /// The window policy paces (`cc.pacing_rate()` was `Some` when the flow was built): each
     /// transmission is told to it and pushes `next_send_at` on. Fixed for the flow's life.
@@ -313,7 +317,18 @@ impl SenderCore {
         }
     }
 
+    /// Sends the segment starting at `seq`: into `out`, for the engine to turn into a packet.
+    #[inline]
     pub(super) fn emit(&mut self, now: SimTime, seq: u64, retransmission: bool) {
+        let seg = self.emit_seg(now, seq, retransmission);
+        self.out.push(seg);
+    }
+
+    /// Sends the segment starting at `seq` and returns it (`emit` without the buffer): the
+    /// scoreboard, snd_max, the counters, Karn's timing and the timer are updated as for any
+    /// transmission.
+    #[inline]
+    pub(super) fn emit_seg(&mut self, now: SimTime, seq: u64, retransmission: bool) -> OutSegment {
         let len = self.seg_len(seq);
         debug_assert!(len > 0 && seq < self.seq.app_limit.max(self.seq.snd_max));
         if self.send_hooks {
@@ -324,14 +339,14 @@ impl SenderCore {
         m.retransmitted |= retransmission;
         m.sent_at = now;
         let cwr = !retransmission && std::mem::take(&mut self.ecn.cwr_pending);
-        self.out.push(OutSegment {
+        let seg = OutSegment {
             seq,
             len: len as u32,
             retransmission,
             ect: self.cfg.ecn && (!retransmission || self.cfg.ect_on_retransmissions),
             cwr,
             ts_val: self.cfg.timestamps.then_some(now),
-        });
+        };
         self.stats.segments_sent += 1;
         if retransmission {
             self.stats.retransmissions += 1;
@@ -351,6 +366,7 @@ impl SenderCore {
         if self.rto_deadline.is_none() {
             self.rto_deadline = Some(now + self.rtt.rto());
         }
+        seg
     }
 
     /// The timers at a fast retransmit: ns-2.35's `reset_rtx_timer(1, backoff)` restarts the
@@ -399,22 +415,33 @@ impl SenderCore {
     /// Sends from snd_nxt while the window min(cwnd, rwnd) allows: new data, or after a timeout
     /// the go-back-N retransmissions (skipping SACKed segments).
     pub(crate) fn send_window_limited(&mut self, now: SimTime) {
-        let win = self.w.cwnd.min(self.cfg.rwnd_bytes);
-        loop {
-            while self.seq.snd_nxt < self.seq.snd_max && self.board.get(self.seg_index(self.seq.snd_nxt)).sacked {
-                self.seq.snd_nxt += self.seg_len(self.seq.snd_nxt);
-            }
-            if self.seq.snd_nxt >= self.seq.app_limit.max(self.seq.snd_max) {
-                break;
-            }
-            let len = self.seg_len(self.seq.snd_nxt);
-            if self.seq.snd_nxt + len - self.seq.snd_una > win || !self.pacing_allows(now) {
-                break;
-            }
-            let seq = self.seq.snd_nxt;
-            self.emit(now, seq, seq < self.seq.snd_max);
-            self.seq.snd_nxt = seq + len;
+        while let Some(seg) = self.window_step(now) {
+            self.out.push(seg);
         }
+    }
+
+    /// One step of [`SenderCore::send_window_limited`]: the next segment that min(cwnd, rwnd)
+    /// allows from snd_nxt (skipping SACKed segments), sent and returned, or `None` where the loop
+    /// stops. Sending changes neither cwnd nor rwnd, so the window read at each step is the one
+    /// the loop started with; the engine pulls the segments of an ACK one by one with it
+    /// ([`crate::tcp::Sender::next_segment`]), each written straight into its packet.
+    #[inline]
+    pub(crate) fn window_step(&mut self, now: SimTime) -> Option<OutSegment> {
+        let win = self.w.cwnd.min(self.cfg.rwnd_bytes);
+        while self.seq.snd_nxt < self.seq.snd_max && self.board.get(self.seg_index(self.seq.snd_nxt)).sacked {
+            self.seq.snd_nxt += self.seg_len(self.seq.snd_nxt);
+        }
+        if self.seq.snd_nxt >= self.seq.app_limit.max(self.seq.snd_max) {
+            return None;
+        }
+        let len = self.seg_len(self.seq.snd_nxt);
+        if self.seq.snd_nxt + len - self.seq.snd_una > win || !self.pacing_allows(now) {
+            return None;
+        }
+        let seq = self.seq.snd_nxt;
+        let seg = self.emit_seg(now, seq, seq < self.seq.snd_max);
+        self.seq.snd_nxt = seq + len;
+        Some(seg)
     }
 
     /// RFC 6675 IsLost for every outstanding segment, computed in one backward pass: a segment is

@@ -13,6 +13,8 @@
 //! and the recovery strategy (wrapping its state in a `RecoveryCtx` for each call).
 
 #[cfg(test)]
+mod differential;
+#[cfg(test)]
 pub(crate) mod tests;
 
 pub(crate) use crate::tcp::core::{EcnState, RecoveryState, RtoUndo, SeqSpace};
@@ -44,6 +46,10 @@ pub struct Sender {
     /// sampler (`core.rate`, for a policy that reads rate samples): which of the
     /// two copies of the ACK path runs (see [`Sender::on_ack`]).
     hooks: bool,
+    /// The flow may take the common-case ACK path ([`Sender::fast_ack`]): no hooks, and none of
+    /// SACK, timestamps, ECN or every-ACK RTT sampling, fixed for the flow's life. Each ACK then
+    /// checks the few per-ACK conditions of that path.
+    fast: bool,
 }
 
 impl Sender {
@@ -63,6 +69,18 @@ impl Sender {
     /// Hands over the window policy's loss verdicts since the last call: (segment, congestion?).
     pub fn drain_verdicts(&mut self) -> std::vec::Drain<'_, (u64, bool)> {
         self.core.verdicts.drain(..)
+    }
+
+    /// Whether loss verdicts wait for [`Sender::drain_verdicts`].
+    #[inline]
+    pub(crate) fn has_verdicts(&self) -> bool {
+        !self.core.verdicts.is_empty()
+    }
+
+    /// Whether segments were emitted since the last [`Sender::take_segments`].
+    #[inline]
+    pub(crate) fn has_segments(&self) -> bool {
+        !self.core.out.is_empty()
     }
 
     /// Takes the segments emitted since the last call as a whole buffer; give the emptied buffer
@@ -96,6 +114,7 @@ impl Sender {
         let rate = cc.reads_rate_sample().then(|| Box::new(RateSampler::new(cfg.mss as u64)));
         let marks_losses = recovery.marks_losses();
         let hooks = marks_losses || cc_reads_send_times || cc_reads_in_flight || paced || rate.is_some();
+        let fast = !hooks && !cfg.sack && !cfg.timestamps && !cfg.ecn && cfg.rtt_sampling == RttSampling::TimedSegment;
         let mut s = Sender {
             core: SenderCore {
                 cfg,
@@ -124,6 +143,7 @@ impl Sender {
                 rto_deadline: None,
                 verdicts: Vec::new(),
                 out: Vec::with_capacity(16),
+                pull_window: false,
                 stats: SenderStats::default(),
                 paced,
                 next_send_at: 0,
@@ -136,6 +156,7 @@ impl Sender {
             cc_reads_send_times,
             cc_reads_in_flight,
             hooks,
+            fast,
             recovery,
         };
         // `max_cwnd_bytes` bounds the first window too: an initial window (or one a policy sets in
@@ -201,17 +222,71 @@ impl Sender {
     /// Westwood+'s `linux-ns2` growth), so that their ACKs do not test those per-flow options
     /// (~8 instructions per ACK; the choice is one branch).
     pub fn on_ack(&mut self, now: SimTime, h: &TcpHeader) {
+        debug_assert!(!self.core.pull_window, "the previous ACK's segments were not all pulled");
         if self.hooks {
-            self.process_ack::<true>(now, h);
+            self.process_ack::<true, false>(now, h);
         } else {
-            self.process_ack::<false>(now, h);
+            self.process_ack::<false, false>(now, h);
         }
     }
 
+    /// [`Sender::on_ack`] for the engine: the window-limited sends that end the ACK's processing
+    /// outside a recovery are left to [`Sender::next_segment`], which the caller must call until
+    /// it answers `None` before anything else touches the sender. The segments, their order and
+    /// the sender's state afterwards are those of `on_ack`; the engine so writes each one
+    /// straight into its packet instead of going through the `out` buffer. (Flows with hooks —
+    /// pacing, rate samples, send times, loss marking — send at once, as `on_ack` does.)
+    #[inline]
+    pub(crate) fn on_ack_pulled(&mut self, now: SimTime, h: &TcpHeader) {
+        debug_assert!(!self.core.pull_window, "the previous ACK's segments were not all pulled");
+        if self.hooks {
+            self.process_ack::<true, false>(now, h);
+        } else {
+            self.process_ack::<false, true>(now, h);
+        }
+    }
+
+    /// The next segment an [`Sender::on_ack_pulled`] left to send, or `None` once the window is
+    /// full (or nothing was left): one step of the window-limited send loop.
+    #[inline]
+    pub(crate) fn next_segment(&mut self, now: SimTime) -> Option<OutSegment> {
+        if !self.core.pull_window {
+            return None;
+        }
+        let seg = self.core.window_step(now);
+        if seg.is_none() {
+            self.core.pull_window = false;
+        }
+        seg
+    }
+
+    /// Turns the common-case ACK path off (`false`) or back on, for the differential tests that
+    /// hold it against the general path.
+    #[cfg(test)]
+    pub(crate) fn set_fast_path(&mut self, on: bool) {
+        self.fast = on && !self.hooks && {
+            let c = &self.core.cfg;
+            !c.sack && !c.timestamps && !c.ecn && c.rtt_sampling == RttSampling::TimedSegment
+        };
+    }
+
     /// [`Sender::on_ack`]; with `HOOKS = false`, `marks_losses` and `cc_reads_send_times` are
-    /// known to be false.
+    /// known to be false. With `PULL`, the final window-limited sends are left to
+    /// [`Sender::next_segment`].
     #[inline(always)]
-    fn process_ack<const HOOKS: bool>(&mut self, now: SimTime, h: &TcpHeader) {
+    fn process_ack<const HOOKS: bool, const PULL: bool>(&mut self, now: SimTime, h: &TcpHeader) {
+        if !HOOKS && self.fast {
+            let s = &self.core;
+            let (una, max) = (s.seq.snd_una, s.seq.snd_max);
+            if h.ack > una && h.ack <= max && !s.rec.in_recovery && h.corrupt_seq.is_none() && s.rec.rto_undo.is_none() {
+                let mss = s.cfg.mss as u64;
+                let advance = if h.ack == max { s.board.len() } else { ((h.ack - una) / mss) as usize };
+                if h.ack == max || una + advance as u64 * mss == h.ack {
+                    self.fast_ack::<PULL>(now, h, advance);
+                    return;
+                }
+            }
+        }
         let marks_losses = HOOKS && self.marks_losses;
         let reads_send_times = HOOKS && self.cc_reads_send_times;
         // ns-2.35 TCP-Linux `recv`: `prior_in_flight = packets_in_flight()` before the ACK.
@@ -428,11 +503,65 @@ impl Sender {
         }
         if (HOOKS && self.marks_losses) || self.core.rec.in_recovery {
             self.recovery.send(RecoveryCtx::new(&mut self.core), now);
+        } else if PULL {
+            self.core.pull_window = true;
         } else {
             self.core.send_window_limited(now);
         }
         if HOOKS {
             self.after_send();
+        }
+    }
+
+    /// The common-case ACK: in order, new data (snd_una < ack <= snd_max, on a segment
+    /// boundary), outside a recovery, on a flow without hooks, SACK, timestamps, ECN or every-ACK
+    /// RTT sampling ([`Sender::fast`]), with no CAIAD corruption report and no Eifel undo record
+    /// (set only with timestamps). It does what [`Sender::process_ack`] does for such an ACK and
+    /// nothing else: the checks it leaves out all come out false for it, so the window policy
+    /// hears the same [`crate::cc::AckInfo`] and the sender ends in the same state with the same
+    /// segments (the differential tests in `tests.rs` drive both paths with random ACKs). What it
+    /// touches: ECE's last value, the timed segment (Karn's RTT sample), the scoreboard, snd_una,
+    /// the counters, the policy's window, the retransmission deadline (a stored time: the engine
+    /// re-arms its timer lazily, only when the deadline moves earlier) and the window-limited send.
+    #[inline(always)]
+    fn fast_ack<const PULL: bool>(&mut self, now: SimTime, h: &TcpHeader, advance: usize) {
+        let s = &mut self.core;
+        s.ecn.last_ack_ece = h.ece;
+        let acked = h.ack - s.seq.snd_una;
+        let mut sample = None;
+        if let Some((end, t0)) = s.timing {
+            if h.ack >= end {
+                sample = Some(now - t0);
+                s.timing = None;
+            }
+        }
+        if let Some(r) = sample {
+            s.rtt.sample(r, h.ack, s.seq.snd_max);
+            s.count_rtt_sample(r);
+        }
+        s.board.advance(advance);
+        s.rec.prev_highest_ack = s.seq.snd_una;
+        s.seq.snd_una = h.ack;
+        if s.seq.snd_nxt < s.seq.snd_una {
+            s.seq.snd_nxt = s.seq.snd_una;
+        }
+        s.stats.acked_bytes += acked;
+        s.rec.dupacks = 0;
+        s.rec.limited_sent = 0;
+        let info = s.ack_info(now, h, acked, sample, false, false, 0, None);
+        s.cc.on_ack(&mut s.w, &info);
+        if s.seq.snd_una == s.seq.snd_max {
+            s.rto_deadline = None;
+        } else if s.restart_timer_on_ack {
+            s.rto_deadline = Some(now + s.rtt.rto());
+        }
+        s.restart_timer_on_ack = true;
+        self.clamp();
+        // Not in a recovery (the policy's `on_ack` cannot start one): min(cwnd, rwnd) decides.
+        if PULL {
+            self.core.pull_window = true;
+        } else {
+            self.core.send_window_limited(now);
         }
     }
 
