@@ -17,6 +17,7 @@ __all__ = [
     "run",
     "run_many",
     "validate",
+    "_live_threads",
     "__version__",
 ]
 
@@ -44,6 +45,10 @@ def run_many(jobs: Sequence[tuple[str, int | None, _Dir]], jobs_n: int = 0) -> l
 
 def validate(scenario_text: str, base_dir: _Dir = None) -> None:
     """Parses and validates a scenario without running it; raises ScenarioError when it is invalid."""
+
+def _live_threads() -> int:
+    """How many engine threads of the extension are alive (a call's worker, a sweep's pool
+    threads): 0 once every call has returned or raised (for the tests)."""
 
 @type_check_only
 class FlowRequirements(TypedDict):

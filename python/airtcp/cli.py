@@ -73,15 +73,18 @@ class _App(typer.Typer):
         if rv == 130:
             if not _REPORTED:  # Typer turns a Ctrl-C outside our commands' wrapper into a silent 130
                 sys.stderr.write("error: interrupted\n")
-            # Ends here, without the interpreter's finalization: an engine run that the Ctrl-C
-            # left on its detached worker (see `_core`'s `interruptible`), or a native library's
-            # thread, may still be working, and a thread that touches the runtime while it
-            # finalizes aborts the process ("PyThreadState_Get: ... the GIL is released",
-            # status -6; seen once in CI). Everything this command wrote is already in place or
-            # removed (`outputs.staged`), so only the streams need flushing. This also bypasses
-            # CPython's "unhandled KeyboardInterrupt" flag (set by a Ctrl-C inside code run from a
-            # string), which would make the process kill itself with SIGINT at exit: the status is
-            # 130 as documented.
+            # Ends here, without the interpreter's finalization or the C runtime's exit handlers:
+            # a native module whose initialization a Ctrl-C cut short can leave Python objects
+            # in a C++ static, which exit() frees after the interpreter has finalized, aborting
+            # the process (status -6, "PyThreadState_Get: ... the GIL is released"; found in a
+            # core dump: matplotlib's ft2font). `airtcp.plots` now loads matplotlib with Ctrl-C
+            # held back, and the engine's threads are joined before the KeyboardInterrupt; this
+            # stays for any other library with the same flaw, since nothing is left to finalize:
+            # everything this command wrote is already in place or removed (`outputs.staged`),
+            # so only the streams need flushing. It also bypasses CPython's "unhandled
+            # KeyboardInterrupt" flag (set by a Ctrl-C inside code run from a string), which
+            # would make the process kill itself with SIGINT at exit: the status is 130 as
+            # documented.
             sys.stdout.flush()
             sys.stderr.flush()
             os._exit(130)

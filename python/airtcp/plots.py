@@ -8,10 +8,20 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Optional, cast
 
 import polars as pl
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
 
+from ._signals import sigint_held
 from .api import RunResult
+
+# matplotlib's native font module (ft2font, pybind11) keeps Python objects in a C++ static map
+# while it initializes and replaces them with its enum classes at the end; a Ctrl-C in between
+# leaves the first ones there, and the C runtime frees them when the process exits, after the
+# interpreter has finalized: the process aborted ("Fatal Python error: PyThreadState_Get ... the
+# GIL is released ... finalizing", status -6; the core dump's main thread: exit() ->
+# ~unordered_map<string, pybind11::object> in ft2font -> tupledealloc). So matplotlib loads whole
+# with Ctrl-C held back, and the KeyboardInterrupt comes right after (issue 39).
+with sigint_held():
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
 
 __all__ = ["goodput_series", "plot_run", "run_figure", "plot_demo", "sweep_figure"]
 

@@ -6,7 +6,7 @@
 //! (see `interruptible`).
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{channel, RecvTimeoutError};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -73,32 +73,65 @@ fn output_to_dict(py: Python<'_>, out: airtcp::RunOutput) -> PyResult<Py<PyDict>
 /// How often the waiting thread looks for a pending Python signal (Ctrl-C).
 const SIGNAL_POLL: Duration = Duration::from_millis(50);
 
-/// How long the caller still waits for the work after a Ctrl-C set its stop flag. A run reads
-/// the flag between slices of at most a few milliseconds of wall time and so ends well inside
-/// it; parsing, validating and building a large scenario do not read it (they are linear in the
-/// input, but a few megabytes of it take seconds), and are left to finish on their own.
+/// How long the caller waits for the work to end after a Ctrl-C set its stop flag. A run reads
+/// the flag every `airtcp::sim::EVENTS_PER_STOP_CHECK` events (a few tens of milliseconds of
+/// wall time, more on a starved machine) and so ends well inside it, and is then joined;
+/// parsing, validating and building a large scenario do not read it (they are linear in the
+/// input, but a few megabytes of it take seconds), and only they outlast it. With
+/// [`SIGNAL_POLL`] this keeps a Ctrl-C taking effect within a second at any moment (issue 39).
 const STOP_GRACE: Duration = Duration::from_millis(300);
+
+/// Engine threads this module started that have not ended: the worker of each
+/// [`interruptible`] call and the threads of [`run_jobs`]' pool. Read by `_live_threads` (the
+/// tests' view of "no thread of ours outlives the call").
+static LIVE_THREADS: AtomicUsize = AtomicUsize::new(0);
+
+/// One engine thread counted in [`LIVE_THREADS`] from its creation until this is dropped, as
+/// the last thing the thread does.
+struct LiveThread;
+
+impl LiveThread {
+    fn new() -> Self {
+        LIVE_THREADS.fetch_add(1, Ordering::SeqCst);
+        LiveThread
+    }
+}
+
+impl Drop for LiveThread {
+    fn drop(&mut self) {
+        LIVE_THREADS.fetch_sub(1, Ordering::SeqCst);
+    }
+}
 
 /// Runs `work` on a worker thread while the calling thread waits for it without the GIL. Python
 /// runs its signal handlers only on the main thread and only when asked, so while it waits the
 /// caller asks every [`SIGNAL_POLL`]: a pending Ctrl-C (the handler raises `KeyboardInterrupt`)
 /// sets the stop flag that the engine reads before and during a run, and that error is raised
-/// once `work` has returned or [`STOP_GRACE`] has passed, whichever comes first. Work still
-/// going after the grace is left behind (detached): it owns its inputs, stops at the engine's
-/// next look at the flag (before anything is run or written, see `airtcp::run_toml_capturing`),
-/// and its result is dropped; a process that exits on the interrupt (the `airtcp` command)
-/// takes it along. So Ctrl-C takes effect within a second at any moment, even while a large
-/// scenario is validated. Off the main thread `check_signals` finds nothing, and the work simply
-/// runs to its end. A panic in `work` is resumed here, so it surfaces as before.
+/// once the worker has ended (joined), or after [`STOP_GRACE`] if it has not.
+///
+/// So a call that returns or raises leaves no thread of ours behind: none of it can run while a
+/// script that caught the `KeyboardInterrupt` exits and the interpreter finalizes, and a run
+/// stopped in the middle has ended before the caller cleans up after it. (The one abort seen at
+/// that moment, status -6 in `PyThreadState_Get`, was matplotlib's, see `airtcp.plots`; the
+/// worker never held a Python object.) Work past the grace (only parsing, validating and
+/// building a large scenario, which do not read the flag) is left to end on its own so that
+/// Ctrl-C still takes effect within a second; it touches no Python object (`work` and `T` are
+/// plain Rust values: scenario text, paths, the engine's output; the GIL is never taken on the
+/// worker), stops at the engine's next look at the flag (before anything is run or written, see
+/// `airtcp::run`), and its result is dropped on that thread; a process that exits takes it
+/// along. Off the main thread `check_signals` finds nothing, and the work simply runs to its end.
+/// A panic in `work` is resumed here, so it surfaces as before.
 fn interruptible<T: Send + 'static>(py: Python<'_>, work: impl FnOnce(&AtomicBool) -> T + Send + 'static) -> PyResult<T> {
     let stop = Arc::new(AtomicBool::new(false));
     let mut pending: Option<PyErr> = None;
     let done: Result<Option<std::thread::Result<T>>, String> = py.allow_threads(|| {
         let (tx, rx) = channel();
         let flag = Arc::clone(&stop);
-        std::thread::Builder::new()
+        let live = LiveThread::new();
+        let worker = std::thread::Builder::new()
             .name("airtcp-run".into())
             .spawn(move || {
+                let _live = live;
                 let _ = tx.send(std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(&flag))));
             })
             .map_err(|e| format!("cannot start the engine's thread: {e}"))?;
@@ -109,10 +142,14 @@ fn interruptible<T: Send + 'static>(py: Python<'_>, work: impl FnOnce(&AtomicBoo
                 None => SIGNAL_POLL,
             };
             match rx.recv_timeout(wait) {
-                Ok(r) => return Ok(Some(r)),
+                Ok(r) => {
+                    // it has sent its last value: the join waits only for the thread's exit
+                    let _ = worker.join();
+                    return Ok(Some(r));
+                }
                 Err(RecvTimeoutError::Timeout) => {
                     if deadline.is_some() {
-                        return Ok(None); // interrupted; the worker is left to stop on its own
+                        return Ok(None); // interrupted while the engine builds; left to end on its own
                     }
                     if let Err(e) = Python::with_gil(|py| py.check_signals()) {
                         pending = Some(e);
@@ -135,6 +172,36 @@ fn interruptible<T: Send + 'static>(py: Python<'_>, work: impl FnOnce(&AtomicBoo
         (None, Some(v)) => Ok(v),
         (None, None) => unreachable!("the wait ends early only after a signal"),
     }
+}
+
+/// `airtcp::run_many` on a pool whose threads are all joined before it returns (rayon's
+/// `build_scoped`; a pool of `ThreadPoolBuilder::build` lets its threads end after the call):
+/// each job as `airtcp::run` with `stop`, results in job order, jobs not started when `stop` is
+/// set and runs it stopped are `Ok(None)`, exactly as `airtcp::run_many`.
+fn run_jobs(jobs: &[airtcp::Job], threads: usize, stop: &AtomicBool) -> Vec<Result<Option<airtcp::RunOutput>, airtcp::ScenarioError>> {
+    use rayon::prelude::*;
+    let one = |(t, s, d): &airtcp::Job| {
+        if stop.load(Ordering::Relaxed) {
+            return Ok(None);
+        }
+        airtcp::run(t, &airtcp::RunOptions { seed: *s, base_dir: d.as_deref(), interrupt: Some(stop), ..Default::default() })
+    };
+    let pooled = rayon::ThreadPoolBuilder::new().num_threads(threads).thread_name(|i| format!("airtcp-run-{i}")).build_scoped(
+        |thread| {
+            let _live = LiveThread::new();
+            thread.run()
+        },
+        |pool| pool.install(|| jobs.par_iter().map(one).collect()),
+    );
+    pooled.unwrap_or_else(|_| jobs.iter().map(one).collect())
+}
+
+/// How many engine threads of this module are alive (the worker of a call and a sweep's pool
+/// threads): 0 after any call has returned or raised, except one interrupted while the engine
+/// was still building a large scenario (see `interruptible`). For the tests.
+#[pyfunction(name = "_live_threads")]
+fn live_threads() -> usize {
+    LIVE_THREADS.load(Ordering::SeqCst)
 }
 
 fn interrupted() -> PyErr {
@@ -175,7 +242,7 @@ fn run(
 #[pyfunction]
 #[pyo3(signature = (jobs, jobs_n=0))]
 fn run_many(py: Python<'_>, jobs: Vec<(String, Option<u64>, Option<PathBuf>)>, jobs_n: usize) -> PyResult<Vec<Py<PyDict>>> {
-    let results = interruptible(py, move |stop| airtcp::run_many(&jobs, jobs_n, Some(stop)))?;
+    let results = interruptible(py, move |stop| run_jobs(&jobs, jobs_n, stop))?;
     let mut outs = Vec::with_capacity(results.len());
     for (i, r) in results.into_iter().enumerate() {
         match r {
@@ -285,6 +352,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(run_many, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(live_threads, m)?)?;
     m.add_function(wrap_pyfunction!(flow_requirements, m)?)?;
     m.add_function(wrap_pyfunction!(parse_duration_ns, m)?)?;
     m.add_function(wrap_pyfunction!(parse_mahimahi, m)?)?;

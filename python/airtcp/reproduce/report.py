@@ -99,10 +99,13 @@ def figure(
     f = exp.figure
     if f.kind == "none":
         return None
-    import matplotlib
+    from .._signals import sigint_held
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    with sigint_held():  # matplotlib's native modules load whole (see airtcp.plots)
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
 
     if f.kind == "scatter":
         return _scatter(exp, axes, agg_rows, runs, subtitle)
