@@ -209,6 +209,12 @@ def plan_sweep(base: dict[str, Any], base_dir: str, axes: list[GridAxis], seeds:
     for p in paths:
         if paths.count(p) > 1:
             raise SweepError(f"--grid {p}: given twice (one --grid per path)")
+    if "seed" in paths:
+        # Each run's seed (1..--seeds) replaces the scenario's `seed`: a grid over it would run the
+        # same seeds at every point (and its label column would clash with the runs' seed column).
+        raise SweepError(
+            "--grid seed: every point runs seeds 1..--seeds, which replace the scenario's seed; use --seeds N"
+        )
     notes: list[str] = []
     for a in axes:
         for i, lab in enumerate(a.labels):

@@ -201,6 +201,7 @@ def test_grid_values_are_read_like_set_values():
             "error: --grid duration.x=1: 'duration' is a value (string), not a table or array",
         ),
         ([], "error: --grid: give at least one"),
+        (["--grid", "seed=1,2"], "error: --grid seed: every point runs seeds 1..--seeds"),
         (["--grid", "flows.0.cc=reno", "--seeds", "0"], "error: --seeds 0: must be an integer from 1 to 1000"),
         (
             ["--grid", "flows.0.cc=reno", "--backend", "slurm"],
