@@ -62,6 +62,10 @@ pub struct Link {
     pub(crate) queue_rng: RngStream,
     /// When the transmitter finishes everything admitted so far.
     busy_until: u64,
+    /// The serialization times last computed at a constant rate, `(bytes, ns)`: one slot for
+    /// small packets (ACKs) and one for large ones (data), so that a link carrying one flow
+    /// direction, or both, divides only when a size changes (see [`Link::serve`]).
+    tx_cache: [(u32, u64); 2],
     /// Admitted packets whose serialization had not finished at the simulator's clock, in FIFO
     /// order (what the queue held, and will hold, from the clock on).
     pending: Ring<PendingTx>,
@@ -180,6 +184,8 @@ impl Link {
             arq,
             queue_rng: RngStream::new(seed, &format!("queue:{name}")),
             busy_until: 0,
+            // 0 bytes take 0 ns at any rate: a valid entry to start from.
+            tx_cache: [(0, 0); 2],
             pending: Ring::new(),
             pending_done: 0,
             drops_ahead: Ring::new(),
@@ -187,6 +193,25 @@ impl Link {
             attempts: Ring::new(),
             stats: LinkStats::default(),
             name,
+        }
+    }
+
+    /// The serialization interval of a packet of `bytes` that reaches the transmitter at `now`:
+    /// [`Capacity::serve`], with a constant rate's time per size cached (issue 42: a 64-bit
+    /// division per hop was among the hop's costliest instructions). The cache holds
+    /// `rate.tx_time_ns(bytes)` itself, so the interval is the same integer as without it.
+    #[inline(always)]
+    fn serve(&mut self, now: u64, bytes: u32) -> (u64, u64) {
+        match self.capacity {
+            Capacity::Constant(rate) => {
+                let start = now.max(self.busy_until);
+                let slot = &mut self.tx_cache[(bytes > SMALL_PACKET_BYTES) as usize];
+                if slot.0 != bytes {
+                    *slot = (bytes, rate.tx_time_ns(bytes));
+                }
+                (start, start + slot.1)
+            }
+            _ => self.capacity.serve(now, self.busy_until, bytes),
         }
     }
 
@@ -390,6 +415,10 @@ impl Link {
     }
 }
 
+/// The largest packet that [`Link::serve`] caches in its slot for small packets: pure ACKs (40
+/// bytes, up to 80 with options) go there, data segments in the other.
+const SMALL_PACKET_BYTES: u32 = 128;
+
 /// What became of a packet offered to a link with [`Link::offer`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Offer {
@@ -441,7 +470,7 @@ impl Link {
                     self.stats.ce_marks += 1;
                 }
                 let losses_before = self.stats.lost_packets as u32;
-                let (start, end) = self.capacity.serve(now, self.busy_until, bytes);
+                let (start, end) = self.serve(now, bytes);
                 self.busy_until = end;
                 self.stats.packets_sent += 1;
                 self.stats.bytes_sent += bytes as u64;
@@ -581,8 +610,35 @@ impl Default for PendingTx {
 
 #[cfg(test)]
 mod tests {
-    use super::Ring;
+    use super::{Link, Offer, Ring};
+    use crate::channel::Channel;
+    use crate::net::capacity::Capacity;
+    use crate::net::queue::{Aqm, Queue};
+    use crate::net::Ecn;
+    use crate::time::DataRate;
     use std::collections::VecDeque;
+
+    proptest::proptest! {
+        /// The cached serialization times: every packet of a constant-rate link arrives when a
+        /// FIFO at that rate, computed here without the cache (⌈bytes·8·10⁹ / rate⌉ after the
+        /// later of its offer and the previous packet's end), delivers it, whatever the mix of
+        /// sizes (both cache slots, misses and hits).
+        #[test]
+        fn cached_serialization_times_are_exact(
+            bps in 1u64..20_000_000_000,
+            offers in proptest::collection::vec((0u64..50_000_000, proptest::sample::select(vec![40u32, 52, 128, 129, 576, 1040, 1500, 9000])), 1..200),
+        ) {
+            let mut link = Link::new("a->b".into(), 0, 1, Capacity::Constant(DataRate(bps)), 7, Queue::new(u32::MAX, Aqm::DropTail), Channel::PERFECT, None, 1);
+            let (mut now, mut busy) = (0u64, 0u64);
+            for (gap, bytes) in offers {
+                now += gap;
+                let end = now.max(busy) + (bytes as u128 * 8_000_000_000).div_ceil(bps as u128) as u64;
+                busy = end;
+                let got = link.offer(now, bytes, 0, Ecn::NotEct, false);
+                proptest::prop_assert_eq!(got, Offer::Arrives { at_ns: end + 7, ce: false, corrupted: false });
+            }
+        }
+    }
 
     proptest::proptest! {
         /// Against `VecDeque`: the same pushes and pops give the same items, lengths and order.
