@@ -75,17 +75,28 @@ pub struct Link {
     /// Instants of overflow drops decided ahead of the simulator's clock and not yet passed by a
     /// sample (see [`Link::offer_at`]), so that counters read at the clock leave them out.
     drops_ahead: Ring<u64>,
-    /// Packets on their way to the far end: their arrival times (non-decreasing), the instants
-    /// they reached the link (offered, ahead of the clock on a cut-through link: when the
-    /// event-by-event engine would schedule their arrival, see `EventQueue::push_from`), and the
-    /// packets.
-    pub(crate) in_flight: Ring<(u64, u64, PacketId)>,
+    /// Packets on their way to the far end, in arrival order (see [`InFlight`]).
+    pub(crate) in_flight: Ring<InFlight>,
     /// The failed attempts of frames the link's ARQ repairs (see `net::arq`), in time order, from
     /// those not over at the latest repair or sample on. Their counts are added when the frame is
     /// admitted, so readers at a time take out those that end after it; the frame's last attempt
     /// is its `pending` entry. Empty without `link_retransmission`.
     attempts: Ring<FailedAttempt>,
     pub(crate) stats: LinkStats,
+}
+
+/// A packet on its way to a link's far end.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct InFlight {
+    /// When it arrives (non-decreasing along the link's `in_flight`).
+    pub(crate) at: u64,
+    /// When it reached the link (offered, ahead of the clock on a cut-through link): when the
+    /// event-by-event engine would schedule its arrival (see `EventQueue::push_from`).
+    pub(crate) offered: u64,
+    pub(crate) pkt: PacketId,
+    /// Its place on its route (an index into the simulator's `Paths`): the entry of this link,
+    /// so that the arrival finds the next link, or the route's end, without routing.
+    pub(crate) hop: u32,
 }
 
 /// The serialization interval of an admitted packet (and whether the channel will lose it).
@@ -398,7 +409,7 @@ impl Link {
         let serializing = self.pending.iter().filter(|p| p.offered <= end && p.end > end).count();
         // Every arrival up to `end` has been handled, so what is left in flight arrives after it;
         // an entry is pushed at admission, so those still serializing are counted above.
-        let propagating = self.in_flight.iter().filter(|&&(at, _, _)| at - self.delay_ns <= end).count();
+        let propagating = self.in_flight.iter().filter(|f| f.at - self.delay_ns <= end).count();
         (serializing + propagating) as u64
     }
 
