@@ -525,6 +525,12 @@ impl Link {
 /// A FIFO of `Copy` items in a power-of-two ring: `VecDeque`'s operations that the link uses, with
 /// a mask instead of `VecDeque`'s wrap-around arithmetic and capacity checks on the hot path (a
 /// link pushes and pops each of its packets twice: admitted, then in flight).
+///
+/// Its invariant: `buf.len()` is 0 or a power of two, `len <= buf.len()`, and `head < buf.len()`
+/// whenever `buf` is not empty. A slot index is then in bounds by construction — `head` when
+/// `len > 0`, or any value masked with `buf.len() - 1` when `buf` is not empty — so the hot
+/// operations index without a bounds check ([`Ring::slot`]), the bound checked by a debug
+/// assertion in the test profile (`ring_matches_vecdeque` drives every operation).
 #[derive(Debug, Clone)]
 pub(crate) struct Ring<T: Copy> {
     buf: Vec<T>,
@@ -556,16 +562,25 @@ impl<T: Copy + Default> Ring<T> {
         self.len == 0
     }
 
+    /// The slot at `i`, which the caller has masked or checked as the invariant says (see
+    /// [`Ring`]).
+    #[inline(always)]
+    fn slot(&self, i: usize) -> &T {
+        debug_assert!(i < self.buf.len(), "ring slot {i} of {}", self.buf.len());
+        // SAFETY: `i < buf.len()` by the ring's invariant (the caller's mask or check).
+        unsafe { self.buf.get_unchecked(i) }
+    }
+
     /// The oldest item.
     #[inline]
     pub(crate) fn front(&self) -> Option<&T> {
-        (self.len > 0).then(|| &self.buf[self.head])
+        (self.len > 0).then(|| self.slot(self.head))
     }
 
     /// The `i`-th oldest item.
     #[inline]
     pub(crate) fn get(&self, i: usize) -> Option<&T> {
-        (i < self.len).then(|| &self.buf[(self.head + i) & (self.buf.len() - 1)])
+        (i < self.len).then(|| self.slot((self.head + i) & (self.buf.len() - 1)))
     }
 
     /// Appends an item, doubling the buffer when full.
@@ -577,8 +592,10 @@ impl<T: Copy + Default> Ring<T> {
             // and copy it (9 instructions per admitted packet on Fig. 10, BENCHMARKS.md).
             self.grow();
         }
-        let mask = self.buf.len() - 1;
-        self.buf[(self.head + self.len) & mask] = x;
+        let i = (self.head + self.len) & (self.buf.len() - 1);
+        debug_assert!(i < self.buf.len());
+        // SAFETY: masked with `buf.len() - 1`, and `buf` is not empty (grown above when full).
+        unsafe { *self.buf.get_unchecked_mut(i) = x };
         self.len += 1;
     }
 
@@ -588,7 +605,7 @@ impl<T: Copy + Default> Ring<T> {
         if self.len == 0 {
             return None;
         }
-        let x = self.buf[self.head];
+        let x = *self.slot(self.head);
         self.head = (self.head + 1) & (self.buf.len() - 1);
         self.len -= 1;
         Some(x)

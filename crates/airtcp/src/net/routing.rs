@@ -126,13 +126,17 @@ impl Paths {
         }
     }
 
-    /// The entry at `hop` (a link id with its [`Paths::CUT`] flag, or [`Paths::END`]). `hop` is
-    /// an index this table gave (a route's start, or one past an entry that is not `END`), so it
-    /// is in bounds (`routes_are_resolved_with_their_cut_flags` checks that every route ends
-    /// with `END`).
+    /// The entry at `hop` (a link id with its [`Paths::CUT`] flag, or [`Paths::END`]). `hop`
+    /// must be an index this table gave — a route's start (not [`Paths::NONE`]), or one past an
+    /// entry that is not `END` — and is then in bounds, since every route ends with `END`
+    /// (`routes_are_resolved_with_their_cut_flags`); the hop reads it without a bounds check,
+    /// the bound checked by a debug assertion in the test profile, where every scenario test
+    /// walks its packets' routes.
     #[inline(always)]
     pub(crate) fn entry(&self, hop: u32) -> u32 {
-        self.hops[hop as usize]
+        debug_assert!((hop as usize) < self.hops.len(), "route entry {hop} of {}", self.hops.len());
+        // SAFETY: in bounds for the indices described above (routes end with `END`).
+        unsafe { *self.hops.get_unchecked(hop as usize) }
     }
 
     /// The link of the entry at `hop` (not [`Paths::END`]).
