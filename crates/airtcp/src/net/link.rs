@@ -72,6 +72,10 @@ pub struct Link {
     /// Leading entries of `pending` that finished serializing by the latest offer's instant. The
     /// same as 0 unless offers run ahead of the clock (see [`Link::offer_at`]).
     pending_done: usize,
+    /// The entries of `pending` the channel lost for good (counted in `lost_packets` when
+    /// admitted, not yet over at the clock): what [`Link::drops_at`] takes back out of
+    /// `channel_losses`. A count instead of a per-entry running total keeps an entry at 32 bytes.
+    pending_lost: u64,
     /// Instants of overflow drops decided ahead of the simulator's clock and not yet passed by a
     /// sample (see [`Link::offer_at`]), so that counters read at the clock leave them out.
     drops_ahead: Ring<u64>,
@@ -106,10 +110,6 @@ struct PendingTx {
     /// Entries offered for an instant after the simulator's clock were offered ahead of it (see
     /// [`Link::offer_at`]).
     offered: u64,
-    /// The link's count of packets lost for good (`lost_packets`) before this packet, modulo
-    /// 2³² (the losses among the entries from this one on are the count now minus this, see
-    /// [`Link::drops_at`]).
-    losses_before: u32,
     /// The serialization interval of the packet's last attempt (its only one without ARQ).
     start: u64,
     end: u64,
@@ -199,6 +199,7 @@ impl Link {
             tx_cache: [(0, 0); 2],
             pending: Ring::new(),
             pending_done: 0,
+            pending_lost: 0,
             drops_ahead: Ring::new(),
             in_flight: Ring::new(),
             attempts: Ring::new(),
@@ -229,7 +230,8 @@ impl Link {
     /// Forgets packets whose serialization finished by `now`, the simulator's clock.
     #[inline]
     pub(crate) fn purge(&mut self, now: u64) {
-        while self.pending.front().is_some_and(|p| p.end <= now) {
+        while let Some(p) = self.pending.front().filter(|p| p.end <= now) {
+            self.pending_lost -= p.lost as u64;
             self.pending.pop_front();
             self.pending_done = self.pending_done.saturating_sub(1);
         }
@@ -305,12 +307,12 @@ impl Link {
             self.drops_ahead.pop_front();
         }
         self.purge_attempts(now);
-        // Each entry lost for good counted one in `lost_packets` when it was admitted, so the
-        // entries from the first one still serializing on hold the losses counted since it; the
-        // ARQ's failed attempts not yet over are listed.
+        // Each entry lost for good counted one in `channel_losses` when it was admitted: those
+        // still serializing at `now` are taken back out (after the purge every entry ends after
+        // `now`, so `unfinished` is 0 and the count is `pending_lost`); the ARQ's failed attempts
+        // not yet over are listed.
         let unfinished = self.first_ending_after(now);
-        let pending_losses =
-            self.pending.get(unfinished).map_or(0, |p| (self.stats.lost_packets as u32).wrapping_sub(p.losses_before) as u64);
+        let pending_losses = self.pending_lost - self.pending.iter().take(unfinished).filter(|p| p.lost).count() as u64;
         let attempt_losses = self.attempts.iter().filter(|a| a.end > now && !a.corrupted).count() as u64;
         let st = &self.stats;
         (st.overflow_drops - self.drops_ahead.len() as u64, st.early_drops, st.channel_losses - pending_losses - attempt_losses)
@@ -480,7 +482,6 @@ impl Link {
                 if ce {
                     self.stats.ce_marks += 1;
                 }
-                let losses_before = self.stats.lost_packets as u32;
                 let (start, end) = self.serve(now, bytes);
                 self.busy_until = end;
                 self.stats.packets_sent += 1;
@@ -493,7 +494,8 @@ impl Link {
                 }
                 let lost = fate == Fate::Lost;
                 let corrupted = fate == Fate::Corrupted;
-                self.pending.push_back(PendingTx { offered: now, losses_before, start, end, bytes, lost, corrupted, ce });
+                self.pending.push_back(PendingTx { offered: now, start, end, bytes, lost, corrupted, ce });
+                self.pending_lost += lost as u64;
                 if corrupted {
                     self.stats.corruptions += 1;
                 }
@@ -632,7 +634,7 @@ impl<T: Copy + Default> Ring<T> {
 /// Padding for a link's ring of pending transmissions (`Ring` grows without taking an item).
 impl Default for PendingTx {
     fn default() -> Self {
-        PendingTx { offered: 0, losses_before: 0, start: 0, end: 0, bytes: 0, lost: false, corrupted: false, ce: false }
+        PendingTx { offered: 0, start: 0, end: 0, bytes: 0, lost: false, corrupted: false, ce: false }
     }
 }
 
@@ -666,6 +668,15 @@ mod tests {
                 proptest::prop_assert_eq!(got, Offer::Arrives { at_ns: end + 7, ce: false, corrupted: false });
             }
         }
+    }
+
+    /// Memory per packet on a link (issue 42 reports it): its pending entry while the queue holds
+    /// it or it serializes, its in-flight entry until it arrives. The in-flight entry carries the
+    /// packet's place on its route in what was padding.
+    #[test]
+    fn entries_per_packet_on_a_link() {
+        assert_eq!(std::mem::size_of::<super::PendingTx>(), 32);
+        assert_eq!(std::mem::size_of::<super::InFlight>(), 24);
     }
 
     proptest::proptest! {
