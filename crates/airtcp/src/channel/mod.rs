@@ -181,6 +181,13 @@ impl Channel {
         self.draw_fate(size_bytes, header_bytes, start_ns)
     }
 
+    /// Whether every packet is delivered (`kind = "none"`): the link's offer path then skips the
+    /// fate altogether.
+    #[inline(always)]
+    pub(crate) fn is_perfect(&self) -> bool {
+        matches!(self.model, ErrorModel::Perfect)
+    }
+
     /// [`Channel::fate`] of a channel that may hit the packet: its model draws.
     #[inline(never)]
     fn draw_fate(&mut self, size_bytes: u32, header_bytes: u32, start_ns: u64) -> Fate {

@@ -237,6 +237,27 @@ impl Link {
         }
     }
 
+    /// The end of [`Link::offer_at`] for an admitted packet of `bytes` offered at `now`, whose last
+    /// attempt is serialized over `interval` and meets `fate`: its pending entry, its channel
+    /// counters, and what becomes of it. Inlined twice, once with the fate of a perfect channel.
+    #[inline(always)]
+    fn admitted(&mut self, now: u64, (start, end): (u64, u64), bytes: u32, ce: bool, fate: Fate) -> Offer {
+        let lost = fate == Fate::Lost;
+        let corrupted = fate == Fate::Corrupted;
+        self.pending.push_back(PendingTx { offered: now, start, end, bytes, lost, corrupted, ce });
+        self.pending_lost += lost as u64;
+        if corrupted {
+            self.stats.corruptions += 1;
+        }
+        if lost {
+            self.stats.channel_losses += 1;
+            self.stats.lost_packets += 1;
+            Offer::Lost { ce }
+        } else {
+            Offer::Arrives { at_ns: end + self.delay_ns, ce, corrupted }
+        }
+    }
+
     /// TLLR (`net::arq`): repairs a frame whose first attempt over `interval` met `fate`; the
     /// link holds it meanwhile. Out of line: only a link with `link_retransmission` that has just
     /// lost or corrupted a data frame comes here.
@@ -487,25 +508,16 @@ impl Link {
                 self.stats.packets_sent += 1;
                 self.stats.bytes_sent += bytes as u64;
                 self.stats.busy_ns += end - start;
+                if self.channel.is_perfect() {
+                    // Most links: the fate is known, and the compiler folds it into what follows.
+                    return self.admitted(now, (start, end), bytes, ce, Fate::Delivered);
+                }
                 let hdr = bytes - payload.min(bytes);
                 let (mut fate, mut start, mut end) = (self.channel.fate(bytes, hdr, start), start, end);
                 if let Some(arq) = self.arq.filter(|_| repairable && fate != Fate::Delivered) {
                     (fate, start, end) = self.repair(arq, clock, bytes, hdr, (start, end), fate);
                 }
-                let lost = fate == Fate::Lost;
-                let corrupted = fate == Fate::Corrupted;
-                self.pending.push_back(PendingTx { offered: now, start, end, bytes, lost, corrupted, ce });
-                self.pending_lost += lost as u64;
-                if corrupted {
-                    self.stats.corruptions += 1;
-                }
-                if lost {
-                    self.stats.channel_losses += 1;
-                    self.stats.lost_packets += 1;
-                    Offer::Lost { ce }
-                } else {
-                    Offer::Arrives { at_ns: end + self.delay_ns, ce, corrupted }
-                }
+                self.admitted(now, (start, end), bytes, ce, fate)
             }
             Admission::OverflowDrop => {
                 self.stats.overflow_drops += 1;
