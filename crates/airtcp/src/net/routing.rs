@@ -126,23 +126,31 @@ impl Paths {
         }
     }
 
-    /// The entry at `hop` (a link id with its [`Paths::CUT`] flag, or [`Paths::END`]). `hop`
-    /// must be an index this table gave — a route's start (not [`Paths::NONE`]), or one past an
-    /// entry that is not `END` — and is then in bounds, since every route ends with `END`
-    /// (`routes_are_resolved_with_their_cut_flags`); the hop reads it without a bounds check,
-    /// the bound checked by a debug assertion in the test profile, where every scenario test
-    /// walks its packets' routes.
+    /// The entry at `hop` (a link id with its [`Paths::CUT`] flag, or [`Paths::END`]), read
+    /// without a bounds check: the hop's own read, the bound checked by a debug assertion in the
+    /// test profile, where every scenario test walks its packets' routes.
+    ///
+    /// # Safety
+    ///
+    /// `hop` must be an index this table gave: a route's start from [`Paths::resolve`] (not
+    /// [`Paths::NONE`]), or one past an entry that is not [`Paths::END`]. Every route ends with
+    /// `END` (`routes_are_resolved_with_their_cut_flags`), so such an index is in bounds.
     #[inline(always)]
-    pub(crate) fn entry(&self, hop: u32) -> u32 {
+    pub(crate) unsafe fn entry(&self, hop: u32) -> u32 {
         debug_assert!((hop as usize) < self.hops.len(), "route entry {hop} of {}", self.hops.len());
-        // SAFETY: in bounds for the indices described above (routes end with `END`).
+        // SAFETY: in bounds for the indices the caller guarantees (see above).
         unsafe { *self.hops.get_unchecked(hop as usize) }
     }
 
-    /// The link of the entry at `hop` (not [`Paths::END`]).
+    /// The link of the entry at `hop`, which is not [`Paths::END`].
+    ///
+    /// # Safety
+    ///
+    /// As for [`Paths::entry`].
     #[inline(always)]
-    pub(crate) fn link(&self, hop: u32) -> u32 {
-        self.entry(hop) & !Self::CUT
+    pub(crate) unsafe fn link(&self, hop: u32) -> u32 {
+        // SAFETY: the caller's guarantee.
+        unsafe { self.entry(hop) & !Self::CUT }
     }
 }
 
@@ -165,18 +173,19 @@ mod tests {
         assert_eq!(p.resolve(&r, &to, 0, 4), Paths::NONE);
         assert_eq!(p.resolve(&r, &to, 3, 0), Paths::NONE);
         assert_eq!(p.resolve(&r, &to, 2, 2), Paths::NONE);
-        let route = |p: &Paths, s: u32| (s..).map(|i| p.entry(i)).take_while(|&e| e != Paths::END).collect::<Vec<_>>();
+        let route = |p: &Paths, s: u32| p.hops[s as usize..].iter().copied().take_while(|&e| e != Paths::END).collect::<Vec<_>>();
         assert_eq!(route(&p, a), vec![0, 1, 2]);
         assert_eq!(route(&p, b), vec![3, 4]);
-        assert_eq!(p.entry(a + 3), Paths::END);
-        assert_eq!(p.entry(b + 2), Paths::END);
+        assert_eq!(p.hops[a as usize + 3], Paths::END);
+        assert_eq!(p.hops[b as usize + 2], Paths::END);
         // Link 1 fed by link 0 and link 4 fed by link 3: cut; link 2 fed by link 3 (not on this
         // route's previous link): not; a route's first link never.
         let feeders = [Some(3), Some(0), Some(3), None, Some(3)];
         p.mark_cut(&feeders);
         assert_eq!(route(&p, a), vec![0, 1 | Paths::CUT, 2]);
         assert_eq!(route(&p, b), vec![3, 4 | Paths::CUT]);
-        assert_eq!((p.link(a + 1), p.link(b + 1)), (1, 4));
+        // SAFETY: one past a route's start entry, which is a link.
+        assert_eq!(unsafe { (p.link(a + 1), p.link(b + 1)) }, (1, 4));
         p.mark_cut(&[None; 5]);
         assert_eq!(route(&p, a), vec![0, 1, 2]);
     }

@@ -397,7 +397,8 @@ impl Simulator {
                 }
                 // The packet's route says whether this is its destination or which link is next.
                 let next = arrived.hop + 1;
-                if self.paths.entry(next) == Paths::END {
+                // SAFETY: one past the entry of the link it arrived on (`Paths::entry`).
+                if unsafe { self.paths.entry(next) } == Paths::END {
                     debug_assert_eq!(self.pkts.get(pkt).dst, node, "a route ends at its destination");
                     self.deliver(pkt);
                 } else {

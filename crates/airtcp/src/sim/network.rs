@@ -24,11 +24,14 @@ impl Simulator {
             // Unreachable by construction (routes are validated); drop rather than panic.
             return self.pkts.free(pkt);
         }
-        debug_assert_eq!(self.links[self.paths.link(hop) as usize].from, node, "a route starts at its packets' source");
+        // SAFETY (here and below): a route's start, not `NONE` (`Paths::entry`).
+        debug_assert_eq!(self.links[unsafe { self.paths.link(hop) } as usize].from, node, "a route starts at its packets' source");
         self.forward_from(hop, pkt);
     }
 
-    /// Hands `pkt` to the link at `hop` of its route (not the route's end).
+    /// Hands `pkt` to the link at `hop` of its route (not the route's end): `hop` is valid for
+    /// [`Paths::entry`], as every `hop` the engine passes on (a route's start, one past a link's
+    /// entry, the hop of an in-flight entry).
     #[inline(always)]
     pub(super) fn forward_from(&mut self, hop: u32, pkt: PacketId) {
         // One flag for the rare paths (an HSDPA cell, the capture): the common path has no
@@ -53,7 +56,9 @@ impl Simulator {
     /// Whether the next link is cut through is one flag of the packet's route (`Paths::CUT`).
     pub(super) fn enqueue<const CAPTURE: bool>(&mut self, mut hop: u32, pkt: PacketId) {
         let mut at = self.now;
-        let mut l = self.paths.link(hop) as usize;
+        // SAFETY (here and below): `hop` is valid (see `forward_from`), and so is one past it
+        // while it is a link's entry.
+        let mut l = unsafe { self.paths.link(hop) } as usize;
         loop {
             let link = &mut self.links[l];
             let p = self.pkts.get_mut(pkt);
@@ -67,7 +72,7 @@ impl Simulator {
                         p.ecn = Ecn::Ce;
                     }
                     p.corrupted |= corrupted;
-                    let next = self.paths.entry(hop + 1);
+                    let next = unsafe { self.paths.entry(hop + 1) };
                     if next & Paths::CUT != 0 {
                         // It arrives at `at_ns` (after the run's end: see `output`).
                         link.stats.arrived_packets += 1;
@@ -106,7 +111,8 @@ impl Simulator {
     /// [`Simulator::enqueue`] where the scenario has an HSDPA cell or the run is captured.
     #[inline(never)]
     pub(super) fn enqueue_special(&mut self, hop: u32, pkt: PacketId) {
-        if let Some(ci) = self.cell_of_link[self.paths.link(hop) as usize] {
+        // SAFETY: a valid hop (see `forward_from`).
+        if let Some(ci) = self.cell_of_link[unsafe { self.paths.link(hop) } as usize] {
             self.cell_enqueue(ci as usize, pkt);
             return self.end_slice_if_capture_full();
         }
@@ -207,7 +213,8 @@ impl Simulator {
 fn hop_of(paths: &Paths, flow_paths: &[[u32; 2]], p: &Packet, l: usize) -> u32 {
     let mut hop = flow_paths[p.flow as usize][(p.kind == PacketKind::TcpAck) as usize];
     loop {
-        let e = paths.entry(hop);
+        // SAFETY: the route's start, then one past each entry that is not `END`.
+        let e = unsafe { paths.entry(hop) };
         assert_ne!(e, Paths::END, "a packet's link is on its route");
         if (e & !Paths::CUT) as usize == l {
             return hop;
