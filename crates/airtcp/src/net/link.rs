@@ -62,26 +62,45 @@ pub struct Link {
     pub(crate) queue_rng: RngStream,
     /// When the transmitter finishes everything admitted so far.
     busy_until: u64,
+    /// The serialization times last computed at a constant rate, `(bytes, ns)`: one slot for
+    /// small packets (ACKs) and one for large ones (data), so that a link carrying one flow
+    /// direction, or both, divides only when a size changes (see [`Link::serve`]).
+    tx_cache: [(u32, u64); 2],
     /// Admitted packets whose serialization had not finished at the simulator's clock, in FIFO
     /// order (what the queue held, and will hold, from the clock on).
     pending: Ring<PendingTx>,
     /// Leading entries of `pending` that finished serializing by the latest offer's instant. The
     /// same as 0 unless offers run ahead of the clock (see [`Link::offer_at`]).
     pending_done: usize,
+    /// The entries of `pending` the channel lost for good (counted in `lost_packets` when
+    /// admitted, not yet over at the clock): what [`Link::drops_at`] takes back out of
+    /// `channel_losses`. A count instead of a per-entry running total keeps an entry at 32 bytes.
+    pending_lost: u64,
     /// Instants of overflow drops decided ahead of the simulator's clock and not yet passed by a
     /// sample (see [`Link::offer_at`]), so that counters read at the clock leave them out.
     drops_ahead: Ring<u64>,
-    /// Packets on their way to the far end: their arrival times (non-decreasing), the instants
-    /// they reached the link (offered, ahead of the clock on a cut-through link: when the
-    /// event-by-event engine would schedule their arrival, see `EventQueue::push_from`), and the
-    /// packets.
-    pub(crate) in_flight: Ring<(u64, u64, PacketId)>,
+    /// Packets on their way to the far end, in arrival order (see [`InFlight`]).
+    pub(crate) in_flight: Ring<InFlight>,
     /// The failed attempts of frames the link's ARQ repairs (see `net::arq`), in time order, from
     /// those not over at the latest repair or sample on. Their counts are added when the frame is
     /// admitted, so readers at a time take out those that end after it; the frame's last attempt
     /// is its `pending` entry. Empty without `link_retransmission`.
     attempts: Ring<FailedAttempt>,
     pub(crate) stats: LinkStats,
+}
+
+/// A packet on its way to a link's far end.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct InFlight {
+    /// When it arrives (non-decreasing along the link's `in_flight`).
+    pub(crate) at: u64,
+    /// When it reached the link (offered, ahead of the clock on a cut-through link): when the
+    /// event-by-event engine would schedule its arrival (see `EventQueue::push_from`).
+    pub(crate) offered: u64,
+    pub(crate) pkt: PacketId,
+    /// Its place on its route (an index into the simulator's `Paths`): the entry of this link,
+    /// so that the arrival finds the next link, or the route's end, without routing.
+    pub(crate) hop: u32,
 }
 
 /// The serialization interval of an admitted packet (and whether the channel will lose it).
@@ -91,10 +110,6 @@ struct PendingTx {
     /// Entries offered for an instant after the simulator's clock were offered ahead of it (see
     /// [`Link::offer_at`]).
     offered: u64,
-    /// The link's count of packets lost for good (`lost_packets`) before this packet, modulo
-    /// 2³² (the losses among the entries from this one on are the count now minus this, see
-    /// [`Link::drops_at`]).
-    losses_before: u32,
     /// The serialization interval of the packet's last attempt (its only one without ARQ).
     start: u64,
     end: u64,
@@ -180,8 +195,11 @@ impl Link {
             arq,
             queue_rng: RngStream::new(seed, &format!("queue:{name}")),
             busy_until: 0,
+            // 0 bytes take 0 ns at any rate: a valid entry to start from.
+            tx_cache: [(0, 0); 2],
             pending: Ring::new(),
             pending_done: 0,
+            pending_lost: 0,
             drops_ahead: Ring::new(),
             in_flight: Ring::new(),
             attempts: Ring::new(),
@@ -190,12 +208,53 @@ impl Link {
         }
     }
 
+    /// The serialization interval of a packet of `bytes` that reaches the transmitter at `now`:
+    /// [`Capacity::serve`], with a constant rate's time per size cached (issue 42: a 64-bit
+    /// division per hop was among the hop's costliest instructions). The cache holds
+    /// `rate.tx_time_ns(bytes)` itself, so the interval is the same integer as without it.
+    #[inline(always)]
+    fn serve(&mut self, now: u64, bytes: u32) -> (u64, u64) {
+        match self.capacity {
+            Capacity::Constant(rate) => {
+                let start = now.max(self.busy_until);
+                let slot = &mut self.tx_cache[(bytes > SMALL_PACKET_BYTES) as usize];
+                if slot.0 != bytes {
+                    *slot = (bytes, rate.tx_time_ns(bytes));
+                }
+                (start, start + slot.1)
+            }
+            _ => self.capacity.serve(now, self.busy_until, bytes),
+        }
+    }
+
     /// Forgets packets whose serialization finished by `now`, the simulator's clock.
     #[inline]
     pub(crate) fn purge(&mut self, now: u64) {
-        while self.pending.front().is_some_and(|p| p.end <= now) {
+        while let Some(p) = self.pending.front().filter(|p| p.end <= now) {
+            self.pending_lost -= p.lost as u64;
             self.pending.pop_front();
             self.pending_done = self.pending_done.saturating_sub(1);
+        }
+    }
+
+    /// The end of [`Link::offer_at`] for an admitted packet of `bytes` offered at `now`, whose last
+    /// attempt is serialized over `interval` and meets `fate`: its pending entry, its channel
+    /// counters, and what becomes of it. Inlined twice, once with the fate of a perfect channel.
+    #[inline(always)]
+    fn admitted(&mut self, now: u64, (start, end): (u64, u64), bytes: u32, ce: bool, fate: Fate) -> Offer {
+        let lost = fate == Fate::Lost;
+        let corrupted = fate == Fate::Corrupted;
+        self.pending.push_back(PendingTx { offered: now, start, end, bytes, lost, corrupted, ce });
+        self.pending_lost += lost as u64;
+        if corrupted {
+            self.stats.corruptions += 1;
+        }
+        if lost {
+            self.stats.channel_losses += 1;
+            self.stats.lost_packets += 1;
+            Offer::Lost { ce }
+        } else {
+            Offer::Arrives { at_ns: end + self.delay_ns, ce, corrupted }
         }
     }
 
@@ -269,12 +328,12 @@ impl Link {
             self.drops_ahead.pop_front();
         }
         self.purge_attempts(now);
-        // Each entry lost for good counted one in `lost_packets` when it was admitted, so the
-        // entries from the first one still serializing on hold the losses counted since it; the
-        // ARQ's failed attempts not yet over are listed.
+        // Each entry lost for good counted one in `channel_losses` when it was admitted: those
+        // still serializing at `now` are taken back out (after the purge every entry ends after
+        // `now`, so `unfinished` is 0 and the count is `pending_lost`); the ARQ's failed attempts
+        // not yet over are listed.
         let unfinished = self.first_ending_after(now);
-        let pending_losses =
-            self.pending.get(unfinished).map_or(0, |p| (self.stats.lost_packets as u32).wrapping_sub(p.losses_before) as u64);
+        let pending_losses = self.pending_lost - self.pending.iter().take(unfinished).filter(|p| p.lost).count() as u64;
         let attempt_losses = self.attempts.iter().filter(|a| a.end > now && !a.corrupted).count() as u64;
         let st = &self.stats;
         (st.overflow_drops - self.drops_ahead.len() as u64, st.early_drops, st.channel_losses - pending_losses - attempt_losses)
@@ -373,7 +432,7 @@ impl Link {
         let serializing = self.pending.iter().filter(|p| p.offered <= end && p.end > end).count();
         // Every arrival up to `end` has been handled, so what is left in flight arrives after it;
         // an entry is pushed at admission, so those still serializing are counted above.
-        let propagating = self.in_flight.iter().filter(|&&(at, _, _)| at - self.delay_ns <= end).count();
+        let propagating = self.in_flight.iter().filter(|f| f.at - self.delay_ns <= end).count();
         (serializing + propagating) as u64
     }
 
@@ -389,6 +448,10 @@ impl Link {
         instants.fold((0, 0), |(all, sent), t| (all + 1, sent + (t - feeder_delay_ns <= end) as u64))
     }
 }
+
+/// The largest packet that [`Link::serve`] caches in its slot for small packets: pure ACKs (40
+/// bytes, up to 80 with options) go there, data segments in the other.
+const SMALL_PACKET_BYTES: u32 = 128;
 
 /// What became of a packet offered to a link with [`Link::offer`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -440,30 +503,21 @@ impl Link {
                 if ce {
                     self.stats.ce_marks += 1;
                 }
-                let losses_before = self.stats.lost_packets as u32;
-                let (start, end) = self.capacity.serve(now, self.busy_until, bytes);
+                let (start, end) = self.serve(now, bytes);
                 self.busy_until = end;
                 self.stats.packets_sent += 1;
                 self.stats.bytes_sent += bytes as u64;
                 self.stats.busy_ns += end - start;
+                if self.channel.is_perfect() {
+                    // Most links: the fate is known, and the compiler folds it into what follows.
+                    return self.admitted(now, (start, end), bytes, ce, Fate::Delivered);
+                }
                 let hdr = bytes - payload.min(bytes);
                 let (mut fate, mut start, mut end) = (self.channel.fate(bytes, hdr, start), start, end);
                 if let Some(arq) = self.arq.filter(|_| repairable && fate != Fate::Delivered) {
                     (fate, start, end) = self.repair(arq, clock, bytes, hdr, (start, end), fate);
                 }
-                let lost = fate == Fate::Lost;
-                let corrupted = fate == Fate::Corrupted;
-                self.pending.push_back(PendingTx { offered: now, losses_before, start, end, bytes, lost, corrupted, ce });
-                if corrupted {
-                    self.stats.corruptions += 1;
-                }
-                if lost {
-                    self.stats.channel_losses += 1;
-                    self.stats.lost_packets += 1;
-                    Offer::Lost { ce }
-                } else {
-                    Offer::Arrives { at_ns: end + self.delay_ns, ce, corrupted }
-                }
+                self.admitted(now, (start, end), bytes, ce, fate)
             }
             Admission::OverflowDrop => {
                 self.stats.overflow_drops += 1;
@@ -485,6 +539,12 @@ impl Link {
 /// A FIFO of `Copy` items in a power-of-two ring: `VecDeque`'s operations that the link uses, with
 /// a mask instead of `VecDeque`'s wrap-around arithmetic and capacity checks on the hot path (a
 /// link pushes and pops each of its packets twice: admitted, then in flight).
+///
+/// Its invariant: `buf.len()` is 0 or a power of two, `len <= buf.len()`, and `head < buf.len()`
+/// whenever `buf` is not empty. A slot index is then in bounds by construction — `head` when
+/// `len > 0`, or any value masked with `buf.len() - 1` when `buf` is not empty — so the hot
+/// operations index without a bounds check ([`Ring::slot`]), the bound checked by a debug
+/// assertion in the test profile (`ring_matches_vecdeque` drives every operation).
 #[derive(Debug, Clone)]
 pub(crate) struct Ring<T: Copy> {
     buf: Vec<T>,
@@ -516,16 +576,25 @@ impl<T: Copy + Default> Ring<T> {
         self.len == 0
     }
 
+    /// The slot at `i`, which the caller has masked or checked as the invariant says (see
+    /// [`Ring`]).
+    #[inline(always)]
+    fn slot(&self, i: usize) -> &T {
+        debug_assert!(i < self.buf.len(), "ring slot {i} of {}", self.buf.len());
+        // SAFETY: `i < buf.len()` by the ring's invariant (the caller's mask or check).
+        unsafe { self.buf.get_unchecked(i) }
+    }
+
     /// The oldest item.
     #[inline]
     pub(crate) fn front(&self) -> Option<&T> {
-        (self.len > 0).then(|| &self.buf[self.head])
+        (self.len > 0).then(|| self.slot(self.head))
     }
 
     /// The `i`-th oldest item.
     #[inline]
     pub(crate) fn get(&self, i: usize) -> Option<&T> {
-        (i < self.len).then(|| &self.buf[(self.head + i) & (self.buf.len() - 1)])
+        (i < self.len).then(|| self.slot((self.head + i) & (self.buf.len() - 1)))
     }
 
     /// Appends an item, doubling the buffer when full.
@@ -537,8 +606,10 @@ impl<T: Copy + Default> Ring<T> {
             // and copy it (9 instructions per admitted packet on Fig. 10, BENCHMARKS.md).
             self.grow();
         }
-        let mask = self.buf.len() - 1;
-        self.buf[(self.head + self.len) & mask] = x;
+        let i = (self.head + self.len) & (self.buf.len() - 1);
+        debug_assert!(i < self.buf.len());
+        // SAFETY: masked with `buf.len() - 1`, and `buf` is not empty (grown above when full).
+        unsafe { *self.buf.get_unchecked_mut(i) = x };
         self.len += 1;
     }
 
@@ -548,7 +619,7 @@ impl<T: Copy + Default> Ring<T> {
         if self.len == 0 {
             return None;
         }
-        let x = self.buf[self.head];
+        let x = *self.slot(self.head);
         self.head = (self.head + 1) & (self.buf.len() - 1);
         self.len -= 1;
         Some(x)
@@ -575,14 +646,50 @@ impl<T: Copy + Default> Ring<T> {
 /// Padding for a link's ring of pending transmissions (`Ring` grows without taking an item).
 impl Default for PendingTx {
     fn default() -> Self {
-        PendingTx { offered: 0, losses_before: 0, start: 0, end: 0, bytes: 0, lost: false, corrupted: false, ce: false }
+        PendingTx { offered: 0, start: 0, end: 0, bytes: 0, lost: false, corrupted: false, ce: false }
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::Ring;
+    use super::{Link, Offer, Ring};
+    use crate::channel::Channel;
+    use crate::net::capacity::Capacity;
+    use crate::net::queue::{Aqm, Queue};
+    use crate::net::Ecn;
+    use crate::time::DataRate;
     use std::collections::VecDeque;
+
+    proptest::proptest! {
+        /// The cached serialization times: every packet of a constant-rate link arrives when a
+        /// FIFO at that rate, computed here without the cache (⌈bytes·8·10⁹ / rate⌉ after the
+        /// later of its offer and the previous packet's end), delivers it, whatever the mix of
+        /// sizes (both cache slots, misses and hits).
+        #[test]
+        fn cached_serialization_times_are_exact(
+            bps in 1u64..20_000_000_000,
+            offers in proptest::collection::vec((0u64..50_000_000, proptest::sample::select(vec![40u32, 52, 128, 129, 576, 1040, 1500, 9000])), 1..200),
+        ) {
+            let mut link = Link::new("a->b".into(), 0, 1, Capacity::Constant(DataRate(bps)), 7, Queue::new(u32::MAX, Aqm::DropTail), Channel::PERFECT, None, 1);
+            let (mut now, mut busy) = (0u64, 0u64);
+            for (gap, bytes) in offers {
+                now += gap;
+                let end = now.max(busy) + (bytes as u128 * 8_000_000_000).div_ceil(bps as u128) as u64;
+                busy = end;
+                let got = link.offer(now, bytes, 0, Ecn::NotEct, false);
+                proptest::prop_assert_eq!(got, Offer::Arrives { at_ns: end + 7, ce: false, corrupted: false });
+            }
+        }
+    }
+
+    /// Memory per packet on a link (issue 42 reports it): its pending entry while the queue holds
+    /// it or it serializes, its in-flight entry until it arrives. The in-flight entry carries the
+    /// packet's place on its route in what was padding.
+    #[test]
+    fn entries_per_packet_on_a_link() {
+        assert_eq!(std::mem::size_of::<super::PendingTx>(), 32);
+        assert_eq!(std::mem::size_of::<super::InFlight>(), 24);
+    }
 
     proptest::proptest! {
         /// Against `VecDeque`: the same pushes and pops give the same items, lengths and order.

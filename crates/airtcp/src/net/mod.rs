@@ -11,7 +11,7 @@ pub(crate) mod routing;
 pub use link::{Link, LinkStats, Offer};
 pub use packet::{Ecn, SackBlock, TcpHeader};
 pub(crate) use packet::{Packet, PacketArena, PacketId, PacketKind};
-pub(crate) use routing::RoutingTable;
+pub(crate) use routing::{Paths, RoutingTable};
 
 /// Index of a node in the scenario's node list.
 pub type NodeId = u32;

@@ -12,7 +12,7 @@ use crate::metrics::energy::HostActivity;
 use crate::metrics::loss_verdicts::LossVerdicts;
 use crate::net::capacity::hsdpa::HsdpaCell;
 use crate::net::capacity::{Capacity, ResolvedCapacity};
-use crate::net::{Link, PacketArena, RoutingTable};
+use crate::net::{Link, PacketArena, Paths, RoutingTable};
 use crate::output::{FlowSeries, LinkSeries};
 use crate::scenario::plan::{FlowPlan, LinkPlan, Plan};
 use crate::scenario::validate::flow_instances;
@@ -109,6 +109,20 @@ impl Simulator {
             cell_of_link[c.link] = Some(ci as u32);
         }
         let cut_feeder = cut_through_feeders(s.nodes.len(), &links, &routes, &flows, &cell_of_link);
+        // Each flow's routes, resolved once (flows between the same nodes share them).
+        let link_to: Vec<_> = links.iter().map(|l| l.to).collect();
+        let mut paths = Paths::default();
+        let flow_paths = flows
+            .iter()
+            .map(|f| {
+                let back = matches!(f.kind, FlowKind::Tcp(_));
+                [
+                    paths.resolve(&routes, &link_to, f.src, f.dst),
+                    if back { paths.resolve(&routes, &link_to, f.dst, f.src) } else { Paths::NONE },
+                ]
+            })
+            .collect();
+        paths.mark_cut(&cut_feeder);
         let mut queue = EventQueue::new();
         for (i, f) in flows.iter().enumerate() {
             if f.start <= end {
@@ -149,6 +163,8 @@ impl Simulator {
             cells,
             cell_of_link,
             cut_feeder,
+            paths,
+            flow_paths,
             max_events: s.limits.max_events,
             max_memory: s.limits.max_memory.0,
             max_capture_bytes: s.limits.max_capture_bytes.0,

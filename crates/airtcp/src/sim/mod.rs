@@ -30,7 +30,7 @@ use crate::metrics::energy::{EnergySpec, HostActivity};
 use crate::metrics::loss_verdicts::LossVerdicts;
 use crate::net::capacity::hsdpa::HsdpaCell;
 use crate::net::pcap::{Capture, CaptureSpec, TcpFlowInfo};
-use crate::net::{Link, PacketArena, RoutingTable};
+use crate::net::{Link, PacketArena, Paths, RoutingTable};
 use crate::output::{FlowSeries, LinkSeries, RunOutput};
 use crate::scenario::ScenarioError;
 use crate::tcp::{Receiver, Sender};
@@ -122,6 +122,12 @@ pub struct Simulator {
     /// Per link: the one upstream link through which all its packets come, when the link may be
     /// offered its packets ahead of the clock (cut-through, see `Simulator::enqueue`).
     cut_feeder: Vec<Option<u32>>,
+    /// The flows' routes resolved into links, with the cut-through links flagged (from
+    /// `cut_feeder`): what a hop reads to find the next link.
+    paths: Paths,
+    /// Per flow: the start of its data direction's route and of its reverse (ACK) direction's
+    /// route in `paths` ([`Paths::NONE`] where there is none: a UDP flow's reverse).
+    flow_paths: Vec<[u32; 2]>,
     /// `limits.max_events` of the scenario.
     max_events: u64,
     /// `limits.max_memory` of the scenario (the packet arena's cap is what it leaves for packets).
@@ -179,6 +185,7 @@ impl Simulator {
     #[cfg(feature = "testing")]
     pub fn disable_cut_through(&mut self) {
         self.cut_feeder.fill(None);
+        self.paths.mark_cut(&self.cut_feeder);
     }
 
     /// The links (by index, in the summary's order) that take their packets ahead of the clock.
@@ -370,10 +377,11 @@ impl Simulator {
             if let Event::Arrive { link } = ev {
                 // The link's next packet in flight takes this event's place in the heap.
                 let l = &mut self.links[link as usize];
-                let (_, _, pkt) = l.in_flight.pop_front().expect("arrival without a packet in flight");
+                let arrived = l.in_flight.pop_front().expect("arrival without a packet in flight");
+                let pkt = arrived.pkt;
                 l.stats.arrived_packets += 1;
                 match l.in_flight.front() {
-                    Some(&(next, from, _)) => self.queue.replace_top(next, from, ev),
+                    Some(f) => self.queue.replace_top(f.at, f.offered, ev),
                     None => {
                         self.queue.pop();
                     }
@@ -387,10 +395,14 @@ impl Simulator {
                     a.rx_bytes += bytes as u64;
                     a.rx_ns += l.rate.tx_time_ns(bytes);
                 }
-                if self.pkts.get(pkt).dst == node {
+                // The packet's route says whether this is its destination or which link is next.
+                let next = arrived.hop + 1;
+                // SAFETY: one past the entry of the link it arrived on (`Paths::entry`).
+                if unsafe { self.paths.entry(next) } == Paths::END {
+                    debug_assert_eq!(self.pkts.get(pkt).dst, node, "a route ends at its destination");
                     self.deliver(pkt);
                 } else {
-                    self.forward(node, pkt);
+                    self.forward_from(next, pkt);
                 }
             } else {
                 self.queue.pop();

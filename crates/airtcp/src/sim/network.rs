@@ -5,29 +5,46 @@ use super::{Flow, FlowKind, Simulator};
 use crate::engine::Event;
 use crate::metrics::loss_verdicts::DropCause;
 use crate::net::capacity::hsdpa::TtiOutput;
+use crate::net::link::InFlight;
 use crate::net::link::Offer;
 use crate::net::pcap::{Capture, Fate};
 use crate::net::queue::Admission;
-use crate::net::{Ecn, Packet, PacketId, PacketKind};
+use crate::net::{Ecn, Packet, PacketId, PacketKind, Paths};
 use crate::time::SimTime;
 
 impl Simulator {
-    /// Hands `pkt`, now at `node`, to the next link of its route.
-    #[inline]
+    /// Hands `pkt`, just sent by its flow's endpoint at `node`, to the first link of its route:
+    /// its flow's data route, or the reverse route for an ACK. Inlined into the endpoints' send
+    /// paths, as the routing it replaces was.
+    #[inline(always)]
     pub(super) fn forward(&mut self, node: u32, pkt: PacketId) {
-        let dst = self.pkts.get(pkt).dst;
-        match self.routes.next_hop(node, dst) {
-            // One flag for the rare paths (an HSDPA cell, the capture): the common path has no
-            // trace of them and costs what it did before the capture existed.
-            Some(l) if !self.enqueue_special => self.enqueue::<false>(l as usize, pkt),
-            Some(l) => self.enqueue_special(l as usize, pkt),
+        let p = self.pkts.get(pkt);
+        let hop = self.flow_paths[p.flow as usize][(p.kind == PacketKind::TcpAck) as usize];
+        if hop == Paths::NONE {
             // Unreachable by construction (routes are validated); drop rather than panic.
-            None => self.pkts.free(pkt),
+            return self.pkts.free(pkt);
+        }
+        // SAFETY (here and below): a route's start, not `NONE` (`Paths::entry`).
+        debug_assert_eq!(self.links[unsafe { self.paths.link(hop) } as usize].from, node, "a route starts at its packets' source");
+        self.forward_from(hop, pkt);
+    }
+
+    /// Hands `pkt` to the link at `hop` of its route (not the route's end): `hop` is valid for
+    /// [`Paths::entry`], as every `hop` the engine passes on (a route's start, one past a link's
+    /// entry, the hop of an in-flight entry).
+    #[inline(always)]
+    pub(super) fn forward_from(&mut self, hop: u32, pkt: PacketId) {
+        // One flag for the rare paths (an HSDPA cell, the capture): the common path has no
+        // trace of them and costs what it did before the capture existed.
+        if !self.enqueue_special {
+            self.enqueue::<false>(hop, pkt)
+        } else {
+            self.enqueue_special(hop, pkt)
         }
     }
 
-    /// Offers `pkt` to link `l`: admission by the queue, then (if admitted) its serialization
-    /// interval, its channel fate and, unless lost, its arrival at the far end.
+    /// Offers `pkt` to the link at `hop` of its route: admission by the queue, then (if admitted)
+    /// its serialization interval, its channel fate and, unless lost, its arrival at the far end.
     ///
     /// Cut-through: when the packet's next link is fed by this link alone and its far-end node
     /// originates no traffic (see `cut_through_feeders`), the packet is offered to the next link
@@ -36,8 +53,12 @@ impl Simulator {
     /// at the same instants (its only feeder is a FIFO with a constant delay), so its queue,
     /// channel draws and drops are the same; only readers at the clock must leave out what lies
     /// ahead of it (see [`Link::offer_at`]). This saves an event and a heap operation per hop.
-    pub(super) fn enqueue<const CAPTURE: bool>(&mut self, mut l: usize, pkt: PacketId) {
+    /// Whether the next link is cut through is one flag of the packet's route (`Paths::CUT`).
+    pub(super) fn enqueue<const CAPTURE: bool>(&mut self, mut hop: u32, pkt: PacketId) {
         let mut at = self.now;
+        // SAFETY (here and below): `hop` is valid (see `forward_from`), and so is one past it
+        // while it is a link's entry.
+        let mut l = unsafe { self.paths.link(hop) } as usize;
         loop {
             let link = &mut self.links[l];
             let p = self.pkts.get_mut(pkt);
@@ -51,15 +72,12 @@ impl Simulator {
                         p.ecn = Ecn::Ce;
                     }
                     p.corrupted |= corrupted;
-                    if p.dst != link.to {
-                        if let Some(next) = self.routes.next_hop(link.to, p.dst) {
-                            if self.cut_feeder[next as usize] == Some(l as u32) {
-                                // It arrives at `at_ns` (after the run's end: see `output`).
-                                link.stats.arrived_packets += 1;
-                                (l, at) = (next as usize, at_ns);
-                                continue;
-                            }
-                        }
+                    let next = unsafe { self.paths.entry(hop + 1) };
+                    if next & Paths::CUT != 0 {
+                        // It arrives at `at_ns` (after the run's end: see `output`).
+                        link.stats.arrived_packets += 1;
+                        (l, hop, at) = ((next & !Paths::CUT) as usize, hop + 1, at_ns);
+                        continue;
                     }
                     // Arrivals on one link are in time order (FIFO, constant delay): only the
                     // earliest is in the event heap, which stays as small as the number of links.
@@ -68,7 +86,7 @@ impl Simulator {
                     if link.in_flight.is_empty() {
                         self.queue.push_from(at_ns, at, Event::Arrive { link: l as u32 });
                     }
-                    link.in_flight.push_back((at_ns, at, pkt));
+                    link.in_flight.push_back(InFlight { at: at_ns, offered: at, pkt, hop });
                 }
                 // At the offer's instant, which is ahead of the clock on a cut-through link.
                 Offer::Lost { ce } => {
@@ -92,16 +110,17 @@ impl Simulator {
 
     /// [`Simulator::enqueue`] where the scenario has an HSDPA cell or the run is captured.
     #[inline(never)]
-    pub(super) fn enqueue_special(&mut self, l: usize, pkt: PacketId) {
-        if let Some(ci) = self.cell_of_link[l] {
+    pub(super) fn enqueue_special(&mut self, hop: u32, pkt: PacketId) {
+        // SAFETY: a valid hop (see `forward_from`).
+        if let Some(ci) = self.cell_of_link[unsafe { self.paths.link(hop) } as usize] {
             self.cell_enqueue(ci as usize, pkt);
             return self.end_slice_if_capture_full();
         }
         if self.capture.is_some() {
-            self.enqueue::<true>(l, pkt);
+            self.enqueue::<true>(hop, pkt);
             self.end_slice_if_capture_full();
         } else {
-            self.enqueue::<false>(l, pkt)
+            self.enqueue::<false>(hop, pkt)
         }
     }
 
@@ -169,7 +188,8 @@ impl Simulator {
             if link.in_flight.is_empty() {
                 self.queue.push(at, Event::Arrive { link: l as u32 });
             }
-            link.in_flight.push_back((at, now, pkt));
+            let hop = hop_of(&self.paths, &self.flow_paths, self.pkts.get(pkt), l);
+            link.in_flight.push_back(InFlight { at, offered: now, pkt, hop });
         }
         for pkt in out.dropped {
             if let Some(c) = &mut self.capture {
@@ -185,6 +205,21 @@ impl Simulator {
         } else {
             hop.cell.ticking = false;
         }
+    }
+}
+
+/// The place of link `l` on `p`'s route: for the packets an HSDPA cell delivers, which the cell
+/// held without it (off the hot path: a walk along the route from its start).
+fn hop_of(paths: &Paths, flow_paths: &[[u32; 2]], p: &Packet, l: usize) -> u32 {
+    let mut hop = flow_paths[p.flow as usize][(p.kind == PacketKind::TcpAck) as usize];
+    loop {
+        // SAFETY: the route's start, then one past each entry that is not `END`.
+        let e = unsafe { paths.entry(hop) };
+        assert_ne!(e, Paths::END, "a packet's link is on its route");
+        if (e & !Paths::CUT) as usize == l {
+            return hop;
+        }
+        hop += 1;
     }
 }
 
