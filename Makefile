@@ -141,15 +141,9 @@ test-rust:
 	$(CARGO) test $(RUST_TEST_PKGS) --lib --bins --tests
 	$(CARGO) test $(RUST_TEST_PKGS) --doc
 
-# pytest-xdist: PYTEST_WORKERS processes (default: one per core), each taking whole files
-# (--dist loadfile), so that a module's shared fixture (the wheel build, the pcap runs) is made once;
-# on 2 cores most tests use one, and two workers halve the wait. PYTEST_WORKERS=0 runs them in
-# this one process.
-PYTEST_WORKERS ?= auto
-PYTEST_XDIST = -n $(PYTEST_WORKERS) --dist loadfile
 test-python: $(VENV)/.installed
-	@echo "== Python tests ($(PYTEST_WORKERS) workers)"
-	$(VPY) -m pytest -q $(PYTEST_XDIST) tests/python
+	@echo "== Python tests"
+	$(VPY) -m pytest -q tests/python
 
 ## test-floors: the Python tests against the lowest dependency versions pyproject.toml allows
 ## (requirements-floors.txt, installed once into .venv-floors/ with $(PYTHON)) and the extension
@@ -162,13 +156,12 @@ FLOORS_TESTS ?= tests/python
 test-floors: $(FLOORS_VENV)/.deps $(VENV)/.installed
 	@echo "== Python tests with the lowest allowed dependency versions ($(FLOORS_VENV)/)"
 	@$(FLOORS_VENV)/bin/python -m pip list --format=freeze 2>/dev/null | grep -iE '^(polars|typer|rich|matplotlib|scipy|tomli-w|tomli_w|pandas|pyarrow|numpy|click)=' | tr '\n' ' '; echo
-	PYTHONPATH="$(abspath python)" MPLBACKEND=Agg $(FLOORS_VENV)/bin/python -m pytest -q -p no:cacheprovider $(PYTEST_XDIST) $(FLOORS_TESTS)
+	PYTHONPATH="$(abspath python)" MPLBACKEND=Agg $(FLOORS_VENV)/bin/python -m pytest -q -p no:cacheprovider $(FLOORS_TESTS)
 
-# again when either file changes (the test tools pinned beside the floors are requirements-dev.txt's)
-$(FLOORS_VENV)/.deps: requirements-floors.txt requirements-dev.txt
+$(FLOORS_VENV)/.deps: requirements-floors.txt
 	@echo "== installing the lowest allowed dependency versions into $(FLOORS_VENV)/ (once; about 150 MB of wheels)"
 	$(PYTHON) -m venv --clear $(FLOORS_VENV)
-	$(FLOORS_VENV)/bin/python -m pip install --progress-bar off -r requirements-floors.txt 'pytest>=7' 'pytest-xdist>=3.0' 'hypothesis>=6'
+	$(FLOORS_VENV)/bin/python -m pip install --progress-bar off -r requirements-floors.txt 'pytest>=7' 'hypothesis>=6'
 	@touch $@
 
 ## kernel: the BPF congestion controls kernel/build/atcp_*.bpf.o (needs clang, bpftool, kernel BTF)
