@@ -56,6 +56,15 @@ def _save(fig: Figure, path: str | os.PathLike) -> None:
     fig.savefig(path, dpi=110)
 
 
+def legend_beside(ax: Any, handles: Sequence[Any], labels: Sequence[str], **kw: Any) -> Any:
+    """One legend for every panel of a figure, to the right of ``ax`` (the top-right panel), its
+    top level with that panel's top. ``fig.legend(loc="outside right upper")`` hung it from the
+    figure's top edge, beside the centred suptitle, and a long suptitle ran under it (jersey-fig3 in
+    quick mode); hung from the panel it stays below the suptitle, and constrained layout still widens
+    the right margin to hold it. ``kw``: the legend's other options (title, font sizes)."""
+    return ax.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0, **kw)
+
+
 def _flow_names(fs: pl.DataFrame) -> list[str]:
     """Flow names in order of first appearance."""
     return fs.get_column("flow").unique(maintain_order=True).to_list() if fs.height else []
@@ -434,10 +443,10 @@ def _pantheon(points: list[dict[str, Any]], title: str) -> Figure:
         ax.set_xlabel(xlabel)
     for row in axes:
         row[0].set_ylabel("goodput (Mb/s)")
-    fig.legend(
+    legend_beside(
+        axes[0][-1],
         [handles[s] for s in schemes if s in handles],
         [s for s in schemes if s in handles],
-        loc="outside right upper",
         title="scheme",
         fontsize="small",
         title_fontsize="small",

@@ -47,3 +47,23 @@ def minimal(**fields: Any) -> dict[str, Any]:
     """The smallest scenario the parser gets past (one node, 1 s), plus ``fields``: for tests of
     one bad value, which the engine must name."""
     return {"duration": "1s", "nodes": ["A"], **fields}
+
+
+def assert_legends_clear(fig: Any) -> None:
+    """No legend of ``fig`` covers its suptitle or a panel's title, and each lies inside the figure
+    (drawn first, so that constrained layout has placed everything). Issue 40: jersey-fig3's
+    legend, hung from the figure's top edge, covered a long suptitle."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    r = canvas.get_renderer()
+    titles = [t for t in [fig._suptitle] + [ax.title for ax in fig.axes if ax.get_visible()] if t and t.get_text()]
+    legends = list(fig.legends) + [ax.get_legend() for ax in fig.axes if ax.get_legend() is not None]
+    assert legends, "no legend drawn"
+    whole = fig.bbox
+    for lg in legends:
+        box = lg.get_window_extent(r)
+        assert whole.x0 - 1 <= box.x0 and box.x1 <= whole.x1 + 1 and whole.y0 - 1 <= box.y0 and box.y1 <= whole.y1 + 1
+        for t in titles:
+            assert not box.overlaps(t.get_window_extent(r)), f"legend covers {t.get_text()!r}"

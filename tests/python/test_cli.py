@@ -292,7 +292,12 @@ def _interrupt(args: list[str], tmp_path, wait_for_ready: bool) -> tuple[subproc
         time.sleep(4.0)  # imports done, the engine running
     t0 = time.monotonic()
     p.send_signal(signal.SIGINT)
-    out, err = p.communicate(timeout=120)
+    try:
+        out, err = p.communicate(timeout=120)
+    finally:
+        if p.poll() is None:  # still running (a 10^7-s run): never left behind the test
+            p.kill()
+            p.communicate()
     return subprocess.CompletedProcess(p.args, p.returncode, out, err), time.monotonic() - t0
 
 

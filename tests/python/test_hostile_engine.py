@@ -2,7 +2,7 @@
 in one ``error:`` line naming the field (exit status 2), or is read exactly; none prints a file's
 content or more than a few dozen characters of a name.
 
-The Rust tests (``crates/airtcp/tests/hostile_engine.rs``, ``interrupt.rs``, ``cut_through.rs``)
+The Rust tests (``crates/airtcp/tests/engine/hostile_engine.rs``, ``interrupt.rs``, ``cut_through.rs``)
 check the mechanisms; these check what the command line shows.
 """
 

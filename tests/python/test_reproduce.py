@@ -16,6 +16,7 @@ import polars as pl
 import pytest
 
 from conftest import REPO, run_cli
+from fixtures import assert_legends_clear
 
 from airtcp import reproduce as rp
 from airtcp.reproduce.claims import check_claims
@@ -680,11 +681,16 @@ def test_figures_show_seeds_below_three_and_one_point_grids_as_points(tmp_path):
             )
             for r in csv.DictReader(f)
         ]
-    fig = figure(exp, o.plan.axes, agg, [], "test", [], runs)
+    # a subtitle as long as the figure is wide: jersey-fig3's legend covered a long suptitle
+    fig = figure(
+        exp, o.plan.axes, agg, [], "quick, 2 seeds × 30s, " + "a subtitle that spans the figure " * 2, [], runs
+    )
     ax = fig.axes[0]
     assert "n = 2 seeds: mean, hollow = each seed, no interval" in fig._suptitle.get_text()
-    assert [t.get_text() for t in fig.legends[0].get_texts()][:2] == ["reno", "westwood"]
-    assert fig.legends[0].get_title().get_text() == "scheme"
+    (legend,) = [*fig.legends, *(a.get_legend() for a in fig.axes if a.get_legend() is not None)]  # one for all
+    assert [t.get_text() for t in legend.get_texts()][:2] == ["reno", "westwood"]
+    assert legend.get_title().get_text() == "scheme"
+    assert_legends_clear(fig)
     assert [t.get_text() for t in ax.get_xticklabels()] == ["0.03"]
     assert ax.get_xscale() == "linear"  # a category, not a log axis with one value
     means = [ln for s in ("reno", "westwood") for ln in ax.lines if ln.get_gid() == f"series:{s}"]
@@ -759,3 +765,19 @@ def test_reproduce_all_writes_an_index_page_whose_links_resolve(tmp_path):
     assert h1.endswith("(quick)") and "quick: fewer seeds" in page.split("</h1>")[1].split("</p>")[0]
     assert "<h2>tiny-sweep: " in page and "(quick)</h2>" in page.split("<h2>tiny-sweep: ")[1].split("\n")[0]
     assert (out / "tiny-sweep" / "report.md").read_text().splitlines()[0].endswith("(quick)")
+
+
+def test_scatter_figures_have_no_papers_values_to_draw():
+    """Issue 40 asks for the paper's values on every figure that has them. The scatter figures
+    (``_scatter``: the four cellular-* experiments) draw none, because no paper claims a value for
+    them: their only checks are against the trace itself. This fails when a claim for a scatter
+    experiment appears, so that the figure then learns to draw it."""
+    root = REPO / "experiments"
+    scatters = {e.id for e in rp.discover(root) if e.figure.kind == "scatter"}
+    assert scatters == {
+        "cellular-att-lte-driving-2016",
+        "cellular-tmobile-umts-driving",
+        "cellular-verizon-evdo-driving",
+        "cellular-verizon-lte-short",
+    }
+    assert [c.id for c in rp.all_claims(root) if c.experiment in scatters] == []

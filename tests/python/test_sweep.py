@@ -15,6 +15,7 @@ import pytest
 from scipy.stats import t as student
 
 from conftest import GOOD, REPO, run_cli
+from fixtures import assert_legends_clear
 
 import airtcp
 from airtcp import sweep as sw
@@ -96,6 +97,7 @@ def test_the_scatter_shows_the_aggregated_numbers(tmp_path):
     fig = sweep_figure(plan, o.aggregated, o.scatter, o.runs, o.metrics, "t")
     panels = [ax for ax in fig.axes if ax.get_visible()]
     assert [ax.get_title() for ax in panels] == ["links.1.channel.loss=0.005", "links.1.channel.loss=0.03"]
+    assert_legends_clear(fig)
     for ax in panels:
         assert ax.xaxis_inverted()  # less delay to the right, as Pantheon draws it
         loss = ax.get_title().split("=")[1]

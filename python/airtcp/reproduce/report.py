@@ -163,7 +163,9 @@ def figure(
             for hh, ll in zip(h, lab):
                 if ll not in labels:
                     handles, labels = handles + [hh], labels + [ll]
-        fig.legend(handles, labels, loc="outside right upper", fontsize=7, title=legend_title, title_fontsize=7)
+        from ..plots import legend_beside
+
+        legend_beside(cells[cols - 1], handles, labels, fontsize=7, title=legend_title, title_fontsize=7)
     else:
         for ax, (h, _) in zip(drawn, legends):
             if h:

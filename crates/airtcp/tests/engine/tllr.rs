@@ -1,8 +1,7 @@
 //! TCP-aware link-level retransmission (`link_retransmission`, `net::arq`; TCP Prairie thesis
 //! §2.3's "New-Reno with TLLR") checked against a renewal argument worked by hand.
 
-mod common;
-use common::{fig10, run, variant};
+use crate::common::{fig10, run, variant};
 
 /// A saturated TCP flow over a 2 Mb/s hop that loses each frame with probability p and repairs it
 /// locally: TCP itself sees no loss, and the hop's time per delivered 1040-B frame is

@@ -1,6 +1,6 @@
 //! Bad scenarios give one-line errors that name the field and what is allowed; never a panic.
 
-const BASE: &str = include_str!("../../../examples/jersey_fig10.toml");
+const BASE: &str = include_str!("../../../../examples/jersey_fig10.toml");
 
 fn error_of(from: &str, to: &str) -> String {
     assert!(BASE.contains(from), "fixture text {from:?} not in the base scenario");

@@ -6,9 +6,8 @@
 //! campaign (the `airtcp-testkit` crate) checks the same on 10³ scenarios; these are
 //! the cases worked by hand.
 
+use crate::common::variant;
 use airtcp::{LinkSummary, RunOutput};
-mod common;
-use common::variant;
 
 fn identity(l: &LinkSummary) -> bool {
     l.offered_packets == l.arrived_packets + l.overflow_drops + l.early_drops + l.lost_packets + l.held_packets
@@ -95,8 +94,8 @@ initial_cwnd_pkts = 4
 /// duration ends mid-flight, and each link must have moved packets.
 #[test]
 fn every_link_conserves_packets_at_any_end() {
-    let fig10 = include_str!("../../../examples/jersey_fig10.toml");
-    let hsdpa = include_str!("../../../experiments/hsdpa/cell9.toml");
+    let fig10 = include_str!("../../../../examples/jersey_fig10.toml");
+    let hsdpa = include_str!("../../../../experiments/hsdpa/cell9.toml");
     for (name, base, arq) in [("fig10", fig10, false), ("fig10 + ARQ", fig10, true), ("hsdpa", hsdpa, false)] {
         for duration in ["1234567us", "3s", "7777777us"] {
             let duration = format!("duration={duration}");

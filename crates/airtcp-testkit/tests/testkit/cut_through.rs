@@ -1,5 +1,5 @@
 //! Cut-through against event-by-event on the invariant campaign's scenarios (the engine's own
-//! `tests/cut_through.rs` covers hand-written and tie-prone ones).
+//! `crates/airtcp/tests/engine/cut_through.rs` covers hand-written and tie-prone ones).
 
 proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig { cases: 48, ..Default::default() })]

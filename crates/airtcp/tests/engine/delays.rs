@@ -2,9 +2,7 @@
 //! for UDP) against the path's delays worked by hand: propagation plus serialization at each hop,
 //! and a DropTail queue's capacity as the bound on queueing.
 
-mod common;
-
-use common::{fig10_path, run, variant};
+use crate::common::{fig10_path, run, variant};
 
 /// TCP-Jersey Fig. 10's path without loss (`common::fig10_path`, 30 s, a 1000-packet queue at S)
 /// with a `bs_buffer`-packet DropTail queue at BS, `warmup`, and `flows` appended.

@@ -1,9 +1,7 @@
 //! The hosts' energy (`[energy]`, `metrics::energy`; TCP Prairie thesis §2.3.1) against the links'
 //! own counters and against the energy per megabyte worked by hand.
 
-mod common;
-
-use common::{fig10, run, variant};
+use crate::common::{fig10, run, variant};
 
 /// 1040-B data packets at 2 Mb/s take 4.16 ms, 40-B ACKs 0.16 ms.
 const DATA_S: f64 = 1040.0 * 8.0 / 2e6;

@@ -3,9 +3,8 @@
 //! seed must give the same summary and the same time series, bit for bit, with and without it.
 //! Only the number of events may differ, and it must drop, or the comparison tested nothing.
 
+use crate::common::variant;
 use airtcp::sim::Simulator;
-mod common;
-use common::variant;
 
 /// Runs `toml` with seed `seed`, cut-through on (`cut`) or off; returns the run as JSON with the
 /// event count taken out, the event count, and the cut-through links.
@@ -50,7 +49,7 @@ fn examples_dir() -> std::path::PathBuf {
 /// ACKs' BS->S hop are fed by one link each; S and D originate traffic, so their links are not cut.
 #[test]
 fn fig10_lossless_and_lossy() {
-    let fig10 = include_str!("../../../examples/jersey_fig10.toml");
+    let fig10 = include_str!("../../../../examples/jersey_fig10.toml");
     for loss in ["0.0", "0.01", "0.05"] {
         let toml = variant(fig10, &[&format!("links.1.channel.loss={loss}")]);
         assert_same(&format!("fig10 loss {loss}"), &toml, 1, None, &[1, 2]);
@@ -61,7 +60,7 @@ fn fig10_lossless_and_lossy() {
 /// server buffer holds a packet for longer than the 100-ms sample interval.
 #[test]
 fn trace_capacity() {
-    let shipped = include_str!("../../../examples/trace_link.toml");
+    let shipped = include_str!("../../../../examples/trace_link.toml");
     assert_same("trace_link", shipped, 3, Some(&examples_dir()), &[1, 2]);
     let small = variant(shipped, &["links.0.queue.limit_pkts=50"]);
     assert_same("trace_link, 50-packet buffer", &small, 3, Some(&examples_dir()), &[1, 2]);
@@ -147,7 +146,7 @@ start = "19.5s"
 /// is sampled), a node that originates traffic, a link fed by two upstream links.
 #[test]
 fn ineligible_links_are_not_cut() {
-    let fig10 = include_str!("../../../examples/jersey_fig10.toml");
+    let fig10 = include_str!("../../../../examples/jersey_fig10.toml");
     let cw = variant(fig10, &["links.1.queue.kind=cw"]);
     // Only the ACKs' BS->S hop remains.
     assert_same("fig10 with a CW router", &cw, 1, None, &[1]);
@@ -198,7 +197,7 @@ dst = "D"
 /// at such ties.)
 #[test]
 fn long_feeders_at_fine_samples() {
-    let fig10 = include_str!("../../../examples/jersey_fig10.toml");
+    let fig10 = include_str!("../../../../examples/jersey_fig10.toml");
     for seed in [1, 2] {
         for interval in ["1ms", "50ms"] {
             let toml = variant(fig10, &["duration=30s", &format!("sample_interval={interval}")]);

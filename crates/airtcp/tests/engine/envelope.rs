@@ -2,9 +2,7 @@
 //! chapter-2 topology (2 Mb/s wireless bottleneck, RTT 60 ms, 1-KB segments, window 15) at 1%,
 //! 2% and 4% uniform loss its goodput is at least every other scheme's.
 
-mod common;
-
-use common::{fig10, mean_sd, variant};
+use crate::common::{fig10, mean_sd, variant};
 
 const SEEDS: u64 = 5;
 

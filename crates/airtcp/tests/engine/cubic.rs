@@ -12,9 +12,7 @@
 //! 1.0538·(RTT/p)^(3/4) > 1.2247·p^(−1/2), i.e. RTT > (1.8245·p)^(1/3): 263 ms at p = 1%, 122 ms
 //! at 0.1% — and only while the window it implies fits the path (BDP and buffer).
 
-mod common;
-
-use common::{fig10, mean_sd, run};
+use crate::common::{fig10, mean_sd, run};
 
 const C: f64 = 0.4;
 const BETA: f64 = 0.7;

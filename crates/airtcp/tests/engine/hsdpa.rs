@@ -2,7 +2,7 @@
 //! saturated UE's throughput worked from the CQI table and the BLER curve, HARQ's residual error,
 //! RLC AM's exactly-once in-order delivery, determinism.
 
-mod common;
+use crate::common;
 
 use airtcp::net::capacity::hsdpa::{cqi, SF};
 use airtcp::output::{FlowSummary, HsdpaUeSummary};

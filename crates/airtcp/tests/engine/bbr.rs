@@ -12,9 +12,7 @@
 //!   the 1000-packet buffer (up to 4.16 s of queue) before it backs off;
 //! - Reno at random loss p: the Mathis et al. (1997) rate MSS/RTT·√(3/(2p)) = 1.008 Mb/s at 1%.
 
-mod common;
-
-use common::{fig10, mean_sd, run, variant};
+use crate::common::{fig10, mean_sd, run, variant};
 
 const CEILING_BPS: f64 = 2e6 * 1000.0 / 1040.0;
 const BASE_RTT_S: f64 = 0.097184;

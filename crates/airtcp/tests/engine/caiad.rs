@@ -9,15 +9,13 @@
 //! data segment carries TCP HACK's 4-byte header checksum option, and the ACK path carries exactly
 //! 40 header bytes per ACK plus the option bytes the receiver reports.
 
-mod common;
-
-use common::{mean_sd, run, variant};
+use crate::common::{mean_sd, run, variant};
 
 /// The Fig. 3 scenario (examples/caiad_fig3.toml) with `cc`, corruption rate `err`, and the
 /// further overrides `sets`.
 fn fig3(cc: &str, err: f64, sets: &[&str]) -> String {
     let (cc, err) = (format!("flows.0.cc={cc}"), format!("links.1.channel.error_rate={err}"));
-    variant(include_str!("../../../examples/caiad_fig3.toml"), &[&[cc.as_str(), &err], sets].concat())
+    variant(include_str!("../../../../examples/caiad_fig3.toml"), &[&[cc.as_str(), &err], sets].concat())
 }
 
 fn goodputs_kbps(cc: &str, err: f64, seeds: u64) -> Vec<f64> {

@@ -2,7 +2,7 @@
 //! and its range (or is read exactly), never in NaN results, a quadratic check or an unbounded
 //! message.
 
-const FIG10: &str = include_str!("../../../examples/jersey_fig10.toml");
+const FIG10: &str = include_str!("../../../../examples/jersey_fig10.toml");
 
 fn error_of(text: &str) -> String {
     let m = airtcp::run(text, &airtcp::RunOptions { check_only: true, ..Default::default() })

@@ -3,11 +3,9 @@
 //! random loss (Fig. 11; NJ+ Fig. 7), fairness (Table I) and friendliness (Table II).
 //! Every run prints its queue drops and CW marks. The numbers are in REPRODUCTION.md.
 
-mod common;
-
+use crate::common::{fig10, mean_sd, run, variant};
 use airtcp::output::{FlowSummary, LinkSummary};
 use airtcp::RunOutput;
-use common::{fig10, mean_sd, run, variant};
 
 fn seeds() -> u64 {
     10
@@ -155,7 +153,7 @@ fn marked_fraction(outs: &[RunOutput], link: &str) -> f64 {
 /// the CW average has risen, so the fraction rests on a few dozen verdicts.
 #[test]
 fn loss_differentiation_fig12_voip_load() {
-    let text = variant(include_str!("../../../experiments/jersey/fig12.toml"), &["flows.0.cc=jersey", "flows.0.ecn=true"]);
+    let text = variant(include_str!("../../../../experiments/jersey/fig12.toml"), &["flows.0.cc=jersey", "flows.0.ecn=true"]);
     let outs: Vec<RunOutput> = (1..=seeds()).map(|seed| run(&text, seed)).collect();
     for (k, o) in outs.iter().enumerate() {
         report(&format!("jersey + 5 VoIP seed {}", k + 1), o);
@@ -356,7 +354,7 @@ fn table1_jersey_fairness() {
 #[test]
 fn table2_jersey_reno_shares() {
     let fair = 20e6 * 1000.0 / 1040.0 / 20.0;
-    let base = include_str!("../../../experiments/jersey/mix.toml");
+    let base = include_str!("../../../../experiments/jersey/mix.toml");
     let group_means = |out: &RunOutput| {
         let mean = |cc: &str| {
             let xs: Vec<f64> = out.summary.flows.iter().filter(|f| f.cc.as_deref() == Some(cc)).map(|f| f.goodput_bps).collect();

@@ -2,9 +2,7 @@
 //! ceiling, the Padhye et al. (1998) throughput model, the known ordering of recovery strategies,
 //! and determinism.
 
-mod common;
-
-use common::{fig10, mean_sd, run};
+use crate::common::{fig10, mean_sd, run};
 
 fn seeds() -> u64 {
     10

@@ -1,10 +1,9 @@
 //! Stopping a run early (Ctrl-C): a set flag ends it with `None`; a flag never set changes nothing.
 
+use crate::common::variant;
 use std::sync::atomic::AtomicBool;
-mod common;
-use common::variant;
 
-const FIG10: &str = include_str!("../../../examples/jersey_fig10.toml");
+const FIG10: &str = include_str!("../../../../examples/jersey_fig10.toml");
 
 /// Slicing the run to read the flag changes no event's order: summary and series are identical
 /// to a run in one slice, for a lossy 1000-s run whose ~255 000 events cross slice boundaries

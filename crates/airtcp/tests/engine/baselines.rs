@@ -3,10 +3,8 @@
 //! estimate against the delivery rate, and the orderings the seeds report at 1% random loss
 //! (thesis Table 2.2 / Fig. 2.2: FACK ≥ SACK, Vegas > FACK; Westwood above Reno).
 
-mod common;
-
+use crate::common::{fig10, mean_sd, run, variant};
 use airtcp::RunOutput;
-use common::{fig10, mean_sd, run, variant};
 
 const SEEDS: u64 = 10;
 
@@ -113,7 +111,7 @@ fn vegas_above_fack_at_one_percent() {
 
 /// Not a check: prints the thesis's own scenario 1 (§2.3.1: 2 Mb/s wireless bottleneck, RTT 60 ms,
 /// 1-KB segments, maximum window 15, 1000 s) at 1% and 10% uniform loss, for REPRODUCTION.md:
-/// `cargo test --release -p airtcp --test baselines thesis_scenario -- --ignored --nocapture`.
+/// `cargo test --release -p airtcp --test engine baselines::thesis_scenario -- --ignored --nocapture`.
 #[test]
 #[ignore]
 fn thesis_scenario_one_table() {

@@ -1,9 +1,7 @@
 //! Channels, capacities and traffic sources against independent truth: analytic Markov-chain
 //! values, the trace's own opportunity count, the Erlang loss formula, and conservation laws.
 
-mod common;
-
-use common::{run, variant};
+use crate::common::{run, variant};
 
 /// Erlang-B blocking probability of `servers` servers offered `load` Erlangs, by the stable
 /// recursion B(0) = 1, B(k) = A·B(k−1) / (k + A·B(k−1)).
