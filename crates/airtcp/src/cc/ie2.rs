@@ -20,7 +20,7 @@
 //! RTT, in segments) is at least the receiver window, at any loss rate — tested on the thesis's
 //! chapter-2 path (window 15 = its pipe, 1-4% loss) and on TCP-Jersey's Fig. 10 path over windows
 //! 10, 15 and 23 (its pipe) × 0.1, 1 and 5% loss, within one segment of goodput where the window
-//! limits every scheme alike (`tests/envelope.rs`). Beyond the pipe, and over time-varying
+//! limits every scheme alike (`tests/engine/envelope.rs`). Beyond the pipe, and over time-varying
 //! capacities (the cellular experiments leave it out), it is not a bound:
 //!
 //! When it is a bound: the thesis runs it with a window of 15 segments, the pipe of its path

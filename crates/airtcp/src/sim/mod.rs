@@ -272,7 +272,7 @@ impl Simulator {
     }
 
     /// The whole run as one slice, without the stop flag or the event and wall-clock limits: the
-    /// reference that tests compare the sliced loop with (`tests/interrupt.rs`).
+    /// reference that tests compare the sliced loop with (`tests/engine/interrupt.rs`).
     #[cfg(feature = "testing")]
     pub fn run_in_one_slice(&mut self) -> RunOutput {
         self.advance(self.end);
