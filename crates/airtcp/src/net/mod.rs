@@ -6,6 +6,7 @@ pub(crate) mod link;
 pub mod packet;
 pub(crate) mod pcap;
 pub(crate) mod queue;
+pub(crate) mod ring;
 pub(crate) mod routing;
 
 pub use link::{Link, LinkStats, Offer};

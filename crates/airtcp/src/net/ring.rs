@@ -1,0 +1,132 @@
+//! A FIFO of `Copy` items in a power-of-two ring, the one a link keeps its admitted packets, its
+//! packets in flight and its ARQ attempts in (`net::link`).
+
+/// A FIFO of `Copy` items in a power-of-two ring: `VecDeque`'s operations that the link uses, with
+/// a mask instead of `VecDeque`'s wrap-around arithmetic and capacity checks on the hot path (a
+/// link pushes and pops each of its packets twice: admitted, then in flight).
+///
+/// Its invariant: `buf.len()` is 0 or a power of two, `len <= buf.len()`, and `head < buf.len()`
+/// whenever `buf` is not empty. A slot index is then in bounds by construction — `head` when
+/// `len > 0`, or any value masked with `buf.len() - 1` when `buf` is not empty — so the hot
+/// operations index without a bounds check ([`Ring::slot`]), the bound checked by a debug
+/// assertion in the test profile (`ring_matches_vecdeque` drives every operation).
+#[derive(Debug, Clone)]
+pub(crate) struct Ring<T: Copy> {
+    buf: Vec<T>,
+    head: usize,
+    len: usize,
+}
+
+impl<T: Copy + Default> Default for Ring<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<T: Copy + Default> Ring<T> {
+    /// An empty ring (allocates on the first push).
+    pub(crate) fn new() -> Self {
+        Ring { buf: Vec::new(), head: 0, len: 0 }
+    }
+
+    /// Number of items.
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the ring is empty.
+    #[inline]
+    pub(crate) fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The slot at `i`, which the caller has masked or checked as the invariant says (see
+    /// [`Ring`]).
+    #[inline(always)]
+    fn slot(&self, i: usize) -> &T {
+        debug_assert!(i < self.buf.len(), "ring slot {i} of {}", self.buf.len());
+        // SAFETY: `i < buf.len()` by the ring's invariant (the caller's mask or check).
+        unsafe { self.buf.get_unchecked(i) }
+    }
+
+    /// The oldest item.
+    #[inline]
+    pub(crate) fn front(&self) -> Option<&T> {
+        (self.len > 0).then(|| self.slot(self.head))
+    }
+
+    /// The `i`-th oldest item.
+    #[inline]
+    pub(crate) fn get(&self, i: usize) -> Option<&T> {
+        (i < self.len).then(|| self.slot((self.head + i) & (self.buf.len() - 1)))
+    }
+
+    /// Appends an item, doubling the buffer when full.
+    #[inline]
+    pub(crate) fn push_back(&mut self, x: T) {
+        if self.len == self.buf.len() {
+            // The growth takes no item (it pads with `T::default()`), so that `x` is written
+            // straight into its slot: handing it to `grow` made the compiler build it on the stack
+            // and copy it (9 instructions per admitted packet on Fig. 10, BENCHMARKS.md).
+            self.grow();
+        }
+        let i = (self.head + self.len) & (self.buf.len() - 1);
+        debug_assert!(i < self.buf.len());
+        // SAFETY: masked with `buf.len() - 1`, and `buf` is not empty (grown above when full).
+        unsafe { *self.buf.get_unchecked_mut(i) = x };
+        self.len += 1;
+    }
+
+    /// Removes and returns the oldest item.
+    #[inline]
+    pub(crate) fn pop_front(&mut self) -> Option<T> {
+        if self.len == 0 {
+            return None;
+        }
+        let x = *self.slot(self.head);
+        self.head = (self.head + 1) & (self.buf.len() - 1);
+        self.len -= 1;
+        Some(x)
+    }
+
+    /// The items, oldest first.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &T> + '_ {
+        let mask = self.buf.len().wrapping_sub(1);
+        (0..self.len).map(move |i| &self.buf[(self.head + i) & mask])
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self) {
+        let cap = (self.buf.len() * 2).max(8);
+        let mut buf = Vec::with_capacity(cap);
+        buf.extend(self.iter().copied());
+        buf.resize(cap, T::default());
+        self.buf = buf;
+        self.head = 0;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Ring;
+    use std::collections::VecDeque;
+
+    proptest::proptest! {
+        /// Against `VecDeque`: the same pushes and pops give the same items, lengths and order.
+        #[test]
+        fn ring_matches_vecdeque(ops in proptest::collection::vec(proptest::option::of(0u32..1000), 0..300)) {
+            let (mut r, mut d) = (Ring::new(), VecDeque::new());
+            for op in ops {
+                match op {
+                    Some(x) => { r.push_back(x); d.push_back(x); }
+                    None => proptest::prop_assert_eq!(r.pop_front(), d.pop_front()),
+                }
+                proptest::prop_assert_eq!(r.len(), d.len());
+                proptest::prop_assert_eq!(r.front(), d.front());
+                proptest::prop_assert!(r.iter().eq(d.iter()));
+            }
+        }
+    }
+}
