@@ -4,6 +4,7 @@ and their variants are in fixtures.py."""
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -18,6 +19,14 @@ from fixtures import BAD_DIR, EXAMPLE, GOOD, REPO, SCENARIOS  # noqa: F401 (the 
 _DEV_TRACES = REPO.parent / "shared" / "traces"
 if not os.environ.get("AIRTCP_TRACES") and _DEV_TRACES.is_dir():
     os.environ["AIRTCP_TRACES"] = str(_DEV_TRACES)
+
+# A test run started in the background of a non-interactive shell (`make test &`, a CI runner's
+# job) inherits SIGINT ignored, and every process it starts would inherit that through exec: the
+# Ctrl-C tests' SIGINT would never arrive, and their runs would go on to their limits. A handler
+# (unlike "ignored") is reset by exec, so with Python's own handler here each child starts with
+# the default disposition, as under a terminal.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def run_cli(*args: str, cwd: Path | None = None, timeout: float = 300) -> subprocess.CompletedProcess[str]:

@@ -50,8 +50,10 @@ needs_proc = pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="re
 def _long_text() -> str:
     from airtcp import _core
 
-    # GOOD for 2000 simulated seconds: tens of seconds of wall time, far longer than the test
-    return _core.apply_overrides(GOOD.read_text(), ['duration="2000s"'])
+    # GOOD for 10^7 simulated seconds (a sample every 1000 s): minutes of wall time, so that the
+    # interrupt always finds it running (2000 s took 0.3 s once the engine got faster: a SIGINT
+    # after that found the script exiting)
+    return _core.apply_overrides(GOOD.read_text(), ['duration="10000000s"', 'sample_interval="1000s"'])
 
 
 @needs_proc
@@ -115,8 +117,8 @@ import sys
 import airtcp
 text = open({str(scenario)!r}).read()
 airtcp.validate(text)  # loads polars and the engine before the mark
-print("start", flush=True)
 try:
+    print("start", flush=True)  # inside the try: a SIGINT right after it is the call's too
     if sys.argv[1] == "run":
         airtcp.run(text)
     else:
