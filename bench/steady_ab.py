@@ -26,6 +26,9 @@ import sys
 import tempfile
 from pathlib import Path
 
+# bench/ is this script's folder, first on sys.path when it runs
+from run_bench import fig10_toml
+
 ROOT = Path(__file__).resolve().parent.parent
 TARGET = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
 FIG10 = ROOT / "examples" / "jersey_fig10.toml"
@@ -68,9 +71,10 @@ def cpu_time(cmd: list[str]) -> float:
 
 
 def variants(src: str, tmp: Path, name: str, loss: float | None) -> tuple[Path, Path]:
-    """The scenario at 1000 s and at 1 s (warm-up 0.5 s), with the channel loss set if given."""
+    """The scenario at 1000 s and at 1 s (warm-up 0.5 s); given a loss, Fig. 10 at that loss (as
+    `make bench` runs it, `run_bench.fig10_toml`) instead of `src`."""
     if loss is not None:
-        src = src.replace("loss = 0.01", f"loss = {loss}", 1)
+        src = fig10_toml(loss)
     out = []
     for secs in (1000, 1):
         text = src.replace('duration = "100s"', f'duration = "{secs}s"', 1)

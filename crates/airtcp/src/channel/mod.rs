@@ -257,6 +257,11 @@ impl Channel {
     pub(crate) fn new(params: &ChannelParams, seed: u64, label: &str) -> Channel {
         let model = match &params.model {
             ModelParams::Perfect => return Channel::PERFECT,
+            // A uniform channel of loss 0 never hits (`RngStream::bernoulli(0)` does not even
+            // draw), so it is the perfect channel, and the link's offer path skips its fate
+            // (issue 42: the lossless Fig. 10 path's wireless hop is `uniform` with loss 0).
+            // Its stream is its own: no other component's draws move.
+            ModelParams::Uniform { loss } if *loss == 0.0 => return Channel::PERFECT,
             ModelParams::Uniform { loss } => ErrorModel::Uniform(UniformLoss::new(*loss, RngStream::new(seed, label))),
             ModelParams::GilbertElliott { transitions, error_good, error_bad } => {
                 ErrorModel::GilbertElliott(GilbertElliott::new(*transitions, *error_good, *error_bad, RngStream::new(seed, label)))
@@ -265,5 +270,30 @@ impl Channel {
         };
         let header_rng = (params.effect == Effect::Corruption).then(|| RngStream::new(seed, &format!("{label}:header")));
         Channel { model, effect: params.effect, header_rng }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Channel, ChannelParams, Effect, Fate, ModelParams};
+    use crate::channel::uniform::UniformLoss;
+    use crate::engine::RngStream;
+
+    /// A uniform channel of loss 0 is built as the perfect channel (whose fate the link decides
+    /// inline). That is exact: the model it replaces never hits, and never draws from its stream,
+    /// so no later draw of the run could have differed.
+    #[test]
+    fn a_uniform_channel_of_loss_0_is_the_perfect_one() {
+        for effect in [Effect::Loss, Effect::Corruption] {
+            let c = Channel::new(&ChannelParams { model: ModelParams::Uniform { loss: 0.0 }, effect }, 7, "l");
+            assert!(c.is_perfect());
+            let lossy = Channel::new(&ChannelParams { model: ModelParams::Uniform { loss: 1e-9 }, effect }, 7, "l");
+            assert!(!lossy.is_perfect());
+        }
+        let mut replaced = UniformLoss::new(0.0, RngStream::new(7, "l"));
+        assert!((0..100_000).all(|_| !replaced.hit(1000)));
+        // Its stream has not moved: its next draw is a fresh stream's first.
+        assert_eq!(replaced.rng.uniform().to_bits(), RngStream::new(7, "l").uniform().to_bits());
+        assert_eq!(Channel::new(&ChannelParams { model: ModelParams::Uniform { loss: 0.0 }, effect: Effect::Loss }, 7, "l").fate(1000, 40, 0), Fate::Delivered);
     }
 }

@@ -497,8 +497,7 @@ impl Link {
             Some(p) if p.start <= now => n - 1,
             _ => n,
         };
-        let idle_since = (q == 0 && self.busy_until <= now).then_some(self.busy_until);
-        match self.queue.admit(now, q, idle_since, ecn, &mut self.queue_rng) {
+        match self.queue.admit(now, q, self.busy_until, ecn, &mut self.queue_rng) {
             a @ (Admission::Queued | Admission::QueuedMarked) => {
                 let ce = a == Admission::QueuedMarked;
                 if ce {

@@ -110,6 +110,12 @@ impl Paths {
         start
     }
 
+    /// Each resolved route's entries (links, with their [`Paths::CUT`] flags as last marked),
+    /// in the order they were resolved: what the cut-through rule walks (`sim::cut_through`).
+    pub(crate) fn routes(&self) -> impl Iterator<Item = &[u32]> {
+        self.hops.split(|&e| e == Self::END).filter(|r| !r.is_empty())
+    }
+
     /// Sets each entry's [`Paths::CUT`] flag from `cut_feeder` (per link: the one upstream link
     /// it takes its packets from ahead of the clock, if any): a link is cut through on a route
     /// when its feeder is the route's previous link.
@@ -178,6 +184,7 @@ mod tests {
         assert_eq!(route(&p, b), vec![3, 4]);
         assert_eq!(p.hops[a as usize + 3], Paths::END);
         assert_eq!(p.hops[b as usize + 2], Paths::END);
+        assert_eq!(p.routes().collect::<Vec<_>>(), vec![&[0, 1, 2][..], &[3, 4][..]]);
         // Link 1 fed by link 0 and link 4 fed by link 3: cut; link 2 fed by link 3 (not on this
         // route's previous link): not; a route's first link never.
         let feeders = [Some(3), Some(0), Some(3), None, Some(3)];

@@ -108,7 +108,6 @@ impl Simulator {
         for (ci, c) in cells.iter().enumerate() {
             cell_of_link[c.link] = Some(ci as u32);
         }
-        let cut_feeder = cut_through_feeders(s.nodes.len(), &links, &routes, &flows, &cell_of_link);
         // Each flow's routes, resolved once (flows between the same nodes share them).
         let link_to: Vec<_> = links.iter().map(|l| l.to).collect();
         let mut paths = Paths::default();
@@ -122,6 +121,7 @@ impl Simulator {
                 ]
             })
             .collect();
+        let cut_feeder = cut_through_feeders(s.nodes.len(), &links, &paths, &flows, &cell_of_link);
         paths.mark_cut(&cut_feeder);
         let mut queue = EventQueue::new();
         for (i, f) in flows.iter().enumerate() {

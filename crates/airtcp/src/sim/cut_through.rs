@@ -1,14 +1,15 @@
 //! Cut-through: which links may be offered their packets ahead of the clock, saving an event and a
 //! heap operation per hop (see `Simulator::enqueue`).
 
-use super::{Flow, FlowKind};
+use super::Flow;
 use crate::net::queue::Aqm;
-use crate::net::{Link, RoutingTable};
+use crate::net::{Link, Paths};
 
 /// Which links may take their packets ahead of the clock (cut-through, see
 /// `Simulator::enqueue`), and from which feeder: link L qualifies when
 /// - every packet that reaches L comes off one upstream link U (the routes of all flows, both
-///   directions of a TCP flow, enter L only from U), so L's offers come in U's arrival order;
+///   directions of a TCP flow, as resolved in `paths`, enter L only from U), so L's offers come in
+///   U's arrival order;
 /// - L's near node is no flow's source or destination (nothing else is offered to L);
 /// - L's decisions depend only on its offers: a DropTail queue (RED's and CW's averages are read
 ///   by samples and evolve with time), no link-level ARQ, not an HSDPA cell;
@@ -19,42 +20,24 @@ use crate::net::{Link, RoutingTable};
 /// samples ran last, an arrival and a sample at one nanosecond ran in the order they had been
 /// scheduled, which readers at the clock cannot know; links were then cut only behind feeders
 /// that hold a packet for less than one sample interval.)
-pub(super) fn cut_through_feeders(
-    n_nodes: usize,
-    links: &[Link],
-    routes: &RoutingTable,
-    flows: &[Flow],
-    cell_of_link: &[Option<u32>],
-) -> Vec<Option<u32>> {
+pub(super) fn cut_through_feeders(n_nodes: usize, links: &[Link], paths: &Paths, flows: &[Flow], cell_of_link: &[Option<u32>]) -> Vec<Option<u32>> {
     // Per link: None = no feeder seen yet, Some(Some(u)) = only u, Some(None) = several.
     let mut feeder: Vec<Option<Option<u32>>> = vec![None; links.len()];
     let mut origin = vec![false; n_nodes];
-    // Each distinct path once: the flows of a group share theirs (10^5 flows over a long chain
-    // used to walk it 10^5 times).
-    let mut walked = std::collections::HashSet::new();
     for f in flows {
         origin[f.src as usize] = true;
         origin[f.dst as usize] = true;
-        let both = matches!(f.kind, FlowKind::Tcp(_));
-        if !walked.insert((f.src, f.dst, both)) {
-            continue;
-        }
-        for (a, b) in [(f.src, f.dst), (f.dst, f.src)].into_iter().take(if both { 2 } else { 1 }) {
-            let (mut node, mut prev) = (a, None::<u32>);
-            // Walk to `b` (where `next_hop` gives None); a route has at most one hop per link.
-            for _ in 0..links.len() {
-                let Some(l) = routes.next_hop(node, b) else { break };
-                if let Some(u) = prev {
-                    let e = &mut feeder[l as usize];
-                    *e = match *e {
-                        None => Some(Some(u)),
-                        Some(Some(x)) if x == u => Some(Some(u)),
-                        _ => Some(None),
-                    };
-                }
-                prev = Some(l);
-                node = links[l as usize].to;
-            }
+    }
+    // The flows' routes as resolved (both directions of a TCP flow), each distinct route once.
+    for route in paths.routes() {
+        for w in route.windows(2) {
+            let (u, l) = (w[0] & !Paths::CUT, w[1] & !Paths::CUT);
+            let e = &mut feeder[l as usize];
+            *e = match *e {
+                None => Some(Some(u)),
+                Some(Some(x)) if x == u => Some(Some(u)),
+                _ => Some(None),
+            };
         }
     }
     links

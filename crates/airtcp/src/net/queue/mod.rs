@@ -170,17 +170,20 @@ impl Queue {
     }
 
     /// The admission decision for a packet with ECN field `ecn` arriving when `q` packets wait.
-    /// `idle_since` is when the transmitter went idle, if it is idle with nothing waiting (RED's
-    /// idle-period rule needs it). Always inlined into the link's offer path: once the ns-2 RED
+    /// `busy_until` is when the transmitter finishes what it holds: at or before `now` with `q`
+    /// 0, it went idle then (RED's idle-period rule needs it). Always inlined into the link's offer path: once the ns-2 RED
     /// and CW rules grew the built-in arms, LLVM stopped inlining it there (+0.37 M instructions
     /// per lossless Fig. 10 run, callgrind; BENCHMARKS.md).
     #[inline(always)]
-    pub(crate) fn admit(&mut self, now: SimTime, q: u32, idle_since: Option<SimTime>, ecn: Ecn, rng: &mut RngStream) -> Admission {
+    pub(crate) fn admit(&mut self, now: SimTime, q: u32, busy_until: SimTime, ecn: Ecn, rng: &mut RngStream) -> Admission {
+        // Idle with nothing waiting since `busy_until`: worked out only for the queues that read
+        // it (issue 42: DropTail and CW links paid for it on every offer).
+        let idle_since = || (q == 0 && busy_until <= now).then_some(busy_until);
         match &mut self.aqm {
             Aqm::DropTail => droptail::admit(q, self.limit_pkts),
-            Aqm::Red(st) => st.admit(now, q, idle_since, self.limit_pkts, ecn, rng),
+            Aqm::Red(st) => st.admit(now, q, idle_since(), self.limit_pkts, ecn, rng),
             Aqm::Cw(st) => st.admit(q, self.limit_pkts, ecn),
-            Aqm::Custom(a) => custom_admit(a, now, q, idle_since, self.limit_pkts, ecn, rng),
+            Aqm::Custom(a) => custom_admit(a, now, q, idle_since(), self.limit_pkts, ecn, rng),
         }
     }
 

@@ -261,7 +261,9 @@ impl HsdpaCell {
     pub(crate) fn offer(&mut self, now: u64, flow: usize, name: &str, am: bool, sdu: Sdu, rng: &mut RngStream) -> Admission {
         let ue = self.ue(flow, name, am);
         let q = ue.rlc.waiting_sdus();
-        let a = ue.queue.admit(now, q, None, sdu.ecn, rng);
+        // No idle period for RED here: a UE's queue is never taken for idle (`busy_until` never
+        // reached).
+        let a = ue.queue.admit(now, q, u64::MAX, sdu.ecn, rng);
         match a {
             Admission::Queued | Admission::QueuedMarked => {
                 ue.rlc.push(sdu.pkt, sdu.air_bytes, now);
