@@ -294,6 +294,9 @@ mod tests {
         assert!((0..100_000).all(|_| !replaced.hit(1000)));
         // Its stream has not moved: its next draw is a fresh stream's first.
         assert_eq!(replaced.rng.uniform().to_bits(), RngStream::new(7, "l").uniform().to_bits());
-        assert_eq!(Channel::new(&ChannelParams { model: ModelParams::Uniform { loss: 0.0 }, effect: Effect::Loss }, 7, "l").fate(1000, 40, 0), Fate::Delivered);
+        assert_eq!(
+            Channel::new(&ChannelParams { model: ModelParams::Uniform { loss: 0.0 }, effect: Effect::Loss }, 7, "l").fate(1000, 40, 0),
+            Fate::Delivered
+        );
     }
 }

@@ -73,10 +73,6 @@ pub struct Link {
     /// Leading entries of `pending` that finished serializing by the latest offer's instant. The
     /// same as 0 unless offers run ahead of the clock (see [`Link::offer_at`]).
     pending_done: usize,
-    /// The entries of `pending` the channel lost for good (counted in `lost_packets` when
-    /// admitted, not yet over at the clock): what [`Link::drops_at`] takes back out of
-    /// `channel_losses`. A count instead of a per-entry running total keeps an entry at 32 bytes.
-    pending_lost: u64,
     /// Instants of overflow drops decided ahead of the simulator's clock and not yet passed by a
     /// sample (see [`Link::offer_at`]), so that counters read at the clock leave them out.
     drops_ahead: Ring<u64>,
@@ -200,7 +196,6 @@ impl Link {
             tx_cache: [(0, 0); 2],
             pending: Ring::new(),
             pending_done: 0,
-            pending_lost: 0,
             drops_ahead: Ring::new(),
             in_flight: Ring::new(),
             attempts: Ring::new(),
@@ -231,11 +226,12 @@ impl Link {
     /// Forgets packets whose serialization finished by `now`, the simulator's clock.
     #[inline]
     pub(crate) fn purge(&mut self, now: u64) {
-        while let Some(p) = self.pending.front().filter(|p| p.end <= now) {
-            self.pending_lost -= p.lost as u64;
+        let mut popped = 0;
+        while self.pending.front().is_some_and(|p| p.end <= now) {
             self.pending.pop_front();
-            self.pending_done = self.pending_done.saturating_sub(1);
+            popped += 1;
         }
+        self.pending_done = self.pending_done.saturating_sub(popped);
     }
 
     /// The end of [`Link::offer_at`] for an admitted packet of `bytes` offered at `now`, whose last
@@ -246,7 +242,6 @@ impl Link {
         let lost = fate == Fate::Lost;
         let corrupted = fate == Fate::Corrupted;
         self.pending.push_back(PendingTx { offered: now, start, end, bytes, lost, corrupted, ce });
-        self.pending_lost += lost as u64;
         if corrupted {
             self.stats.corruptions += 1;
         }
@@ -331,10 +326,13 @@ impl Link {
         self.purge_attempts(now);
         // Each entry lost for good counted one in `channel_losses` when it was admitted: those
         // still serializing at `now` are taken back out (after the purge every entry ends after
-        // `now`, so `unfinished` is 0 and the count is `pending_lost`); the ARQ's failed attempts
-        // not yet over are listed.
+        // `now`, so `unfinished` is 0). Counted here, at a sample, rather than kept as a running
+        // count that every admission and purge would pay for (issue 42). The ARQ's failed
+        // attempts not yet over are listed.
         let unfinished = self.first_ending_after(now);
-        let pending_losses = self.pending_lost - self.pending.iter().take(unfinished).filter(|p| p.lost).count() as u64;
+        // Only a channel that may hit a packet marks entries lost (a perfect one's are never).
+        let pending_losses =
+            if self.channel.is_perfect() { 0 } else { self.pending.iter().skip(unfinished).filter(|p| p.lost).count() as u64 };
         let attempt_losses = self.attempts.iter().filter(|a| a.end > now && !a.corrupted).count() as u64;
         let st = &self.stats;
         (st.overflow_drops - self.drops_ahead.len() as u64, st.early_drops, st.channel_losses - pending_losses - attempt_losses)
@@ -476,7 +474,7 @@ impl Link {
     /// both run a link through this one function. `now` must not decrease between calls.
     #[inline(always)]
     pub fn offer(&mut self, now: u64, bytes: u32, payload: u32, ecn: Ecn, repairable: bool) -> Offer {
-        self.offer_at(now, now, bytes, payload, ecn, repairable)
+        self.offer_at(now, now, bytes, ecn, || (payload, repairable))
     }
 
     /// [`Link::offer`] of a packet that reaches the transmitter at `now`, while the simulator's
@@ -485,8 +483,19 @@ impl Link {
     /// and what it decides depends on nothing else. Readers at the clock ([`Link::waiting`],
     /// [`Link::drops_at`], [`Link::stats_at`]) leave out what lies ahead of it. `now` must not
     /// decrease between calls, nor `clock`.
+    ///
+    /// `payload_repairable` gives the packet's payload bytes and whether it is repairable: only a
+    /// channel that may hit the packet reads them (issue 42: worked out for every offer, they
+    /// were a branch on the packet's kind per hop of a lossless link).
     #[inline(always)]
-    pub(crate) fn offer_at(&mut self, clock: u64, now: u64, bytes: u32, payload: u32, ecn: Ecn, repairable: bool) -> Offer {
+    pub(crate) fn offer_at(
+        &mut self,
+        clock: u64,
+        now: u64,
+        bytes: u32,
+        ecn: Ecn,
+        payload_repairable: impl FnOnce() -> (u32, bool),
+    ) -> Offer {
         self.purge(clock);
         // The queue at `now`: skip what has finished by then (kept for readers at the clock).
         while self.pending.get(self.pending_done).is_some_and(|p| p.end <= now) {
@@ -512,6 +521,7 @@ impl Link {
                     // Most links: the fate is known, and the compiler folds it into what follows.
                     return self.admitted(now, (start, end), bytes, ce, Fate::Delivered);
                 }
+                let (payload, repairable) = payload_repairable();
                 let hdr = bytes - payload.min(bytes);
                 let (mut fate, mut start, mut end) = (self.channel.fate(bytes, hdr, start), start, end);
                 if let Some(arq) = self.arq.filter(|_| repairable && fate != Fate::Delivered) {

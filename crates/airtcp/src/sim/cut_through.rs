@@ -20,7 +20,13 @@ use crate::net::{Link, Paths};
 /// samples ran last, an arrival and a sample at one nanosecond ran in the order they had been
 /// scheduled, which readers at the clock cannot know; links were then cut only behind feeders
 /// that hold a packet for less than one sample interval.)
-pub(super) fn cut_through_feeders(n_nodes: usize, links: &[Link], paths: &Paths, flows: &[Flow], cell_of_link: &[Option<u32>]) -> Vec<Option<u32>> {
+pub(super) fn cut_through_feeders(
+    n_nodes: usize,
+    links: &[Link],
+    paths: &Paths,
+    flows: &[Flow],
+    cell_of_link: &[Option<u32>],
+) -> Vec<Option<u32>> {
     // Per link: None = no feeder seen yet, Some(Some(u)) = only u, Some(None) = several.
     let mut feeder: Vec<Option<Option<u32>>> = vec![None; links.len()];
     let mut origin = vec![false; n_nodes];

@@ -62,8 +62,8 @@ impl Simulator {
         loop {
             let link = &mut self.links[l];
             let p = self.pkts.get_mut(pkt);
-            let payload = p.payload_bytes();
-            match link.offer_at(self.now, at, p.size_bytes, payload, p.ecn, p.kind == PacketKind::TcpData) {
+            let lossy = || (p.payload_bytes(), p.kind == PacketKind::TcpData);
+            match link.offer_at(self.now, at, p.size_bytes, p.ecn, lossy) {
                 Offer::Arrives { at_ns, ce, corrupted } => {
                     if let (true, Some(c)) = (CAPTURE, &mut self.capture) {
                         capture_offer(c, l, link, self.now, at, Offer::Arrives { at_ns, ce, corrupted }, p);
