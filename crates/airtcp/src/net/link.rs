@@ -448,6 +448,10 @@ impl Link {
     }
 }
 
+/// A packet's entries on a link, at most (its pending entry and its in-flight entry), for the
+/// memory limit's count of packets (`net::packet::PACKET_BYTES`).
+pub(crate) const RING_BYTES_PER_PACKET: u64 = (std::mem::size_of::<PendingTx>() + std::mem::size_of::<InFlight>()) as u64;
+
 /// The largest packet that [`Link::serve`] caches in its slot for small packets: pure ACKs (40
 /// bytes, up to 80 with options) go there, data segments in the other.
 const SMALL_PACKET_BYTES: u32 = 128;
@@ -591,5 +595,8 @@ mod tests {
     fn entries_per_packet_on_a_link() {
         assert_eq!(std::mem::size_of::<super::PendingTx>(), 32);
         assert_eq!(std::mem::size_of::<super::InFlight>(), 24);
+        // The memory limit counts a live packet's slot (152 B), its free-list place (4 B) and
+        // both entries (once `PACKET_BYTES` assumed a 16-B entry, a quarter of what it takes).
+        assert_eq!(crate::net::packet::PACKET_BYTES, 152 + 4 + 32 + 24);
     }
 }

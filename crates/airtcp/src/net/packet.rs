@@ -165,9 +165,11 @@ pub(crate) struct PacketArena {
     over_cap: bool,
 }
 
-/// Bytes a live packet costs: its slot and one 16-byte entry in a link's queue or flight ring
-/// (the memory limit converts to a packet count with it).
-pub(crate) const PACKET_BYTES: u64 = std::mem::size_of::<Packet>() as u64 + 16;
+/// Bytes a live packet costs: its slot, its place on the free list, and its entries on a link
+/// (pending while queued or serialized, in flight until it arrives: both at once while it
+/// serializes). The memory limit converts to a packet count with it.
+pub(crate) const PACKET_BYTES: u64 =
+    (std::mem::size_of::<Packet>() + std::mem::size_of::<PacketId>()) as u64 + super::link::RING_BYTES_PER_PACKET;
 
 impl Default for PacketArena {
     fn default() -> Self {
