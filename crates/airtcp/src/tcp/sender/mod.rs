@@ -52,6 +52,12 @@ pub struct Sender {
     fast: bool,
 }
 
+/// The flow options under which [`Sender::fast_ack`] may take an ACK (with no hooks besides):
+/// none of SACK, timestamps or ECN, and Karn's timed-segment RTT sampling.
+fn fast_path_options(cfg: &SenderConfig) -> bool {
+    !cfg.sack && !cfg.timestamps && !cfg.ecn && cfg.rtt_sampling == RttSampling::TimedSegment
+}
+
 impl Sender {
     /// A read-only view of the sender's state (sequence space, window, timers, counters) for
     /// tools outside the engine (tests, the fuzz targets); only the engine changes it.
@@ -114,7 +120,7 @@ impl Sender {
         let rate = cc.reads_rate_sample().then(|| Box::new(RateSampler::new(cfg.mss as u64)));
         let marks_losses = recovery.marks_losses();
         let hooks = marks_losses || cc_reads_send_times || cc_reads_in_flight || paced || rate.is_some();
-        let fast = !hooks && !cfg.sack && !cfg.timestamps && !cfg.ecn && cfg.rtt_sampling == RttSampling::TimedSegment;
+        let fast = !hooks && fast_path_options(&cfg);
         let mut s = Sender {
             core: SenderCore {
                 cfg,
@@ -264,10 +270,7 @@ impl Sender {
     /// hold it against the general path.
     #[cfg(test)]
     pub(crate) fn set_fast_path(&mut self, on: bool) {
-        self.fast = on && !self.hooks && {
-            let c = &self.core.cfg;
-            !c.sack && !c.timestamps && !c.ecn && c.rtt_sampling == RttSampling::TimedSegment
-        };
+        self.fast = on && !self.hooks && fast_path_options(&self.core.cfg);
     }
 
     /// [`Sender::on_ack`]; with `HOOKS = false`, `marks_losses` and `cc_reads_send_times` are
@@ -519,7 +522,7 @@ impl Sender {
     /// (set only with timestamps). It does what [`Sender::process_ack`] does for such an ACK and
     /// nothing else: the checks it leaves out all come out false for it, so the window policy
     /// hears the same [`crate::cc::AckInfo`] and the sender ends in the same state with the same
-    /// segments (the differential tests in `tests.rs` drive both paths with random ACKs). What it
+    /// segments (the differential tests in `differential.rs` drive both paths with random ACKs). What it
     /// touches: ECE's last value, the timed segment (Karn's RTT sample), the scoreboard, snd_una,
     /// the counters, the policy's window, the retransmission deadline (a stored time: the engine
     /// re-arms its timer lazily, only when the deadline moves earlier) and the window-limited send.
