@@ -116,6 +116,13 @@ impl Paths {
         self.hops.split(|&e| e == Self::END).filter(|r| !r.is_empty())
     }
 
+    /// The entries of the route that starts at `start` (a route's start, not [`Paths::NONE`]),
+    /// its `END` left out.
+    pub(crate) fn route(&self, start: u32) -> &[u32] {
+        let rest = &self.hops[start as usize..];
+        &rest[..rest.iter().position(|&e| e == Self::END).unwrap_or(rest.len())]
+    }
+
     /// Sets each entry's [`Paths::CUT`] flag from `cut_feeder` (per link: the one upstream link
     /// it takes its packets from ahead of the clock, if any): a link is cut through on a route
     /// when its feeder is the route's previous link.
@@ -185,6 +192,7 @@ mod tests {
         assert_eq!(p.hops[a as usize + 3], Paths::END);
         assert_eq!(p.hops[b as usize + 2], Paths::END);
         assert_eq!(p.routes().collect::<Vec<_>>(), vec![&[0, 1, 2][..], &[3, 4][..]]);
+        assert_eq!((p.route(a), p.route(b)), (&[0, 1, 2][..], &[3, 4][..]));
         // Link 1 fed by link 0 and link 4 fed by link 3: cut; link 2 fed by link 3 (not on this
         // route's previous link): not; a route's first link never.
         let feeders = [Some(3), Some(0), Some(3), None, Some(3)];

@@ -1,7 +1,7 @@
 //! Building the network of a validated scenario: links (queues, capacities, channels), routes,
 //! HSDPA cells, flows and their endpoints, and the first events.
 
-use super::cut_through::cut_through_feeders;
+use super::cut_through::{cut_through_feeders, receivers_ahead};
 use super::{CellHop, Flow, FlowKind, Simulator, TcpFlow, UdpFlow};
 use crate::app::UdpSource;
 
@@ -111,7 +111,7 @@ impl Simulator {
         // Each flow's routes, resolved once (flows between the same nodes share them).
         let link_to: Vec<_> = links.iter().map(|l| l.to).collect();
         let mut paths = Paths::default();
-        let flow_paths = flows
+        let flow_paths: Vec<[u32; 2]> = flows
             .iter()
             .map(|f| {
                 let back = matches!(f.kind, FlowKind::Tcp(_));
@@ -123,6 +123,7 @@ impl Simulator {
             .collect();
         let cut_feeder = cut_through_feeders(s.nodes.len(), &links, &paths, &flows, &cell_of_link);
         paths.mark_cut(&cut_feeder);
+        let recv_ahead = receivers_ahead(&links, &paths, &flow_paths, &flows, &cell_of_link, s.energy.is_some());
         let mut queue = EventQueue::new();
         for (i, f) in flows.iter().enumerate() {
             if f.start <= end {
@@ -165,6 +166,9 @@ impl Simulator {
             cut_feeder,
             paths,
             flow_paths,
+            recv_ahead,
+            next_sample_at: 0,
+            warmup_pending: warmup > 0,
             max_events: s.limits.max_events,
             max_memory: s.limits.max_memory.0,
             max_capture_bytes: s.limits.max_capture_bytes.0,
@@ -249,6 +253,7 @@ impl Simulator {
                     verdicts: needs.loss_verdicts.then(LossVerdicts::default),
                     corrupted_received: 0,
                     hack: needs.caiad_receiver,
+                    ahead: Default::default(),
                 }));
                 let jitter_ns = match t.start_jitter.as_nanos() {
                     0 => 0,

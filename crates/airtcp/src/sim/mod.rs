@@ -57,6 +57,25 @@ struct TcpFlow {
     /// CAIAD: data segments carry TCP HACK's header checksum, and a corrupted data segment is
     /// handed to the receiver (which reads its header) instead of being discarded.
     hack: bool,
+    /// Deliveries the receiver took ahead of the clock (see `cut_through::receivers_ahead`) at or
+    /// after the instant of the next reader of its delivered bytes: (arrival instant, whether a
+    /// reader at the warm-up's end at that instant runs before the arrival, delivered bytes
+    /// before it), in arrival order.
+    ahead: std::collections::VecDeque<(SimTime, bool, u64)>,
+}
+
+impl TcpFlow {
+    /// The receiver's delivered bytes as a reader at `at` sees them, `at` = (instant, whether the
+    /// reader runs after every arrival of that instant): a sample, which runs last at its
+    /// instant, or the warm-up's end, which runs before an arrival scheduled after instant 0
+    /// (`EventQueue`'s order: time, then scheduling instant). Forgets the deliveries it counts;
+    /// readers' instants must not decrease.
+    fn delivered_at(&mut self, at: (SimTime, bool)) -> u64 {
+        while self.ahead.front().is_some_and(|&(t, late, _)| (t, late) <= at) {
+            self.ahead.pop_front();
+        }
+        self.ahead.front().map_or(self.receiver.delivered_bytes, |&(_, _, before)| before)
+    }
 }
 
 /// A UDP source and its sink's counters.
@@ -128,6 +147,14 @@ pub struct Simulator {
     /// Per flow: the start of its data direction's route and of its reverse (ACK) direction's
     /// route in `paths` ([`Paths::NONE`] where there is none: a UDP flow's reverse).
     flow_paths: Vec<[u32; 2]>,
+    /// Per flow: its TCP receiver takes its data segments ahead of the clock (see
+    /// `cut_through::receivers_ahead`).
+    recv_ahead: Vec<bool>,
+    /// The instant of the next time-series sample (`SimTime::MAX` when none is left): deliveries
+    /// taken ahead of the clock from the next reader's instant on are logged (`TcpFlow::ahead`).
+    next_sample_at: SimTime,
+    /// The warm-up's end is still to come (it reads the delivered bytes too).
+    warmup_pending: bool,
     /// `limits.max_events` of the scenario.
     max_events: u64,
     /// `limits.max_memory` of the scenario (the packet arena's cap is what it leaves for packets).
@@ -185,7 +212,15 @@ impl Simulator {
     #[cfg(feature = "testing")]
     pub fn disable_cut_through(&mut self) {
         self.cut_feeder.fill(None);
+        self.recv_ahead.fill(false);
         self.paths.mark_cut(&self.cut_feeder);
+    }
+
+    /// The flows (by index) whose TCP receiver takes its data segments ahead of the clock (see
+    /// `cut_through::receivers_ahead`).
+    #[cfg(feature = "testing")]
+    pub fn receivers_ahead(&self) -> Vec<usize> {
+        self.recv_ahead.iter().enumerate().filter_map(|(i, &a)| a.then_some(i)).collect()
     }
 
     /// The links (by index, in the summary's order) that take their packets ahead of the clock.
@@ -247,6 +282,8 @@ impl Simulator {
         self.capture =
             Some(Box::new(Capture::create(dir, spec, self.end, self.max_capture_bytes).map_err(|e| ScenarioError::new("pcap", e))?));
         self.enqueue_special = true;
+        // The capture writes each packet as it arrives at its host, at the clock.
+        self.recv_ahead.fill(false);
         Ok(())
     }
 
@@ -400,9 +437,9 @@ impl Simulator {
                 // SAFETY: one past the entry of the link it arrived on (`Paths::entry`).
                 if unsafe { self.paths.entry(next) } == Paths::END {
                     debug_assert_eq!(self.pkts.get(pkt).dst, node, "a route ends at its destination");
-                    self.deliver(pkt);
+                    self.deliver(pkt, t);
                 } else {
-                    self.forward_from(next, pkt);
+                    self.forward_from(next, pkt, t);
                 }
             } else {
                 self.queue.pop();
@@ -426,8 +463,10 @@ impl Simulator {
             Event::Sample => {
                 self.sample();
                 let next = self.now + self.sample_ns;
+                self.next_sample_at = SimTime::MAX;
                 if next <= self.end {
                     self.queue.push_last(next, Event::Sample);
+                    self.next_sample_at = next;
                 }
             }
             Event::CellTti { cell } => {
@@ -436,6 +475,7 @@ impl Simulator {
             }
             Event::WarmupEnd => {
                 let now = self.now;
+                self.warmup_pending = false;
                 for (w, l) in self.warm_tx.iter_mut().zip(&self.links) {
                     let st = l.stats_at(now);
                     *w = (st.packets_sent, st.bytes_sent, st.busy_ns);
@@ -443,7 +483,7 @@ impl Simulator {
                 for f in &mut self.flows {
                     match &mut f.kind {
                         FlowKind::Tcp(t) => {
-                            f.warm_delivered = t.receiver.delivered_bytes;
+                            f.warm_delivered = t.delivered_at((now, false));
                             f.warm_acked = t.sender.view().stats.acked_bytes;
                             t.sender.start_measurement();
                         }

@@ -18,6 +18,14 @@ impl Simulator {
     /// paths, as the routing it replaces was.
     #[inline(always)]
     pub(super) fn forward(&mut self, node: u32, pkt: PacketId) {
+        self.forward_at(node, pkt, self.now)
+    }
+
+    /// [`Simulator::forward`] of a packet sent at `at`, which is the clock or, for the ACK of a
+    /// receiver that takes its segments ahead of the clock, the instant of the segment's arrival
+    /// (see `cut_through::receivers_ahead`).
+    #[inline(always)]
+    pub(super) fn forward_at(&mut self, node: u32, pkt: PacketId, at: SimTime) {
         let p = self.pkts.get(pkt);
         let hop = self.flow_paths[p.flow as usize][(p.kind == PacketKind::TcpAck) as usize];
         if hop == Paths::NONE {
@@ -26,20 +34,21 @@ impl Simulator {
         }
         // SAFETY (here and below): a route's start, not `NONE` (`Paths::entry`).
         debug_assert_eq!(self.links[unsafe { self.paths.link(hop) } as usize].from, node, "a route starts at its packets' source");
-        self.forward_from(hop, pkt);
+        self.forward_from(hop, pkt, at);
     }
 
-    /// Hands `pkt` to the link at `hop` of its route (not the route's end): `hop` is valid for
-    /// [`Paths::entry`], as every `hop` the engine passes on (a route's start, one past a link's
-    /// entry, the hop of an in-flight entry).
+    /// Hands `pkt` to the link at `hop` of its route (not the route's end) at `at`, the clock or
+    /// ahead of it (see [`Simulator::forward_at`]): `hop` is valid for [`Paths::entry`], as every
+    /// `hop` the engine passes on (a route's start, one past a link's entry, the hop of an
+    /// in-flight entry).
     #[inline(always)]
-    pub(super) fn forward_from(&mut self, hop: u32, pkt: PacketId) {
+    pub(super) fn forward_from(&mut self, hop: u32, pkt: PacketId, at: SimTime) {
         // One flag for the rare paths (an HSDPA cell, the capture): the common path has no
         // trace of them and costs what it did before the capture existed.
         if !self.enqueue_special {
-            self.enqueue::<false>(hop, pkt)
+            self.enqueue::<false>(hop, pkt, at)
         } else {
-            self.enqueue_special(hop, pkt)
+            self.enqueue_special(hop, pkt, at)
         }
     }
 
@@ -54,8 +63,11 @@ impl Simulator {
     /// channel draws and drops are the same; only readers at the clock must leave out what lies
     /// ahead of it (see [`Link::offer_at`]). This saves an event and a heap operation per hop.
     /// Whether the next link is cut through is one flag of the packet's route (`Paths::CUT`).
-    pub(super) fn enqueue<const CAPTURE: bool>(&mut self, mut hop: u32, pkt: PacketId) {
-        let mut at = self.now;
+    ///
+    /// Receiver cut-through: a data segment whose route ends after this link, of a flow whose
+    /// receiver qualifies (`cut_through::receivers_ahead`), is handed to the receiver at once,
+    /// for the instant it arrives, unless that is after the run's end.
+    pub(super) fn enqueue<const CAPTURE: bool>(&mut self, mut hop: u32, pkt: PacketId, mut at: SimTime) {
         // SAFETY (here and below): `hop` is valid (see `forward_from`), and so is one past it
         // while it is a link's entry.
         let mut l = unsafe { self.paths.link(hop) } as usize;
@@ -78,6 +90,10 @@ impl Simulator {
                         link.stats.arrived_packets += 1;
                         (l, hop, at) = ((next & !Paths::CUT) as usize, hop + 1, at_ns);
                         continue;
+                    }
+                    if next == Paths::END && p.kind == PacketKind::TcpData && self.recv_ahead[p.flow as usize] && at_ns <= self.end {
+                        link.stats.arrived_packets += 1;
+                        return self.deliver_ahead(pkt, at, at_ns);
                     }
                     // Arrivals on one link are in time order (FIFO, constant delay): only the
                     // earliest is in the event heap, which stays as small as the number of links.
@@ -110,17 +126,19 @@ impl Simulator {
 
     /// [`Simulator::enqueue`] where the scenario has an HSDPA cell or the run is captured.
     #[inline(never)]
-    pub(super) fn enqueue_special(&mut self, hop: u32, pkt: PacketId) {
+    pub(super) fn enqueue_special(&mut self, hop: u32, pkt: PacketId, at: SimTime) {
         // SAFETY: a valid hop (see `forward_from`).
         if let Some(ci) = self.cell_of_link[unsafe { self.paths.link(hop) } as usize] {
+            // A cell is no receiver's ACK link (`cut_through::receivers_ahead`).
+            debug_assert_eq!(at, self.now, "an offer to an HSDPA cell ahead of the clock");
             self.cell_enqueue(ci as usize, pkt);
             return self.end_slice_if_capture_full();
         }
         if self.capture.is_some() {
-            self.enqueue::<true>(hop, pkt);
+            self.enqueue::<true>(hop, pkt, at);
             self.end_slice_if_capture_full();
         } else {
-            self.enqueue::<false>(hop, pkt)
+            self.enqueue::<false>(hop, pkt, at)
         }
     }
 

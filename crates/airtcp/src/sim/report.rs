@@ -24,7 +24,7 @@ impl Simulator {
             let s = &mut self.flow_series;
             s.time_s.push(t);
             s.flow.push(i as u32);
-            let delivered = match &f.kind {
+            let delivered = match &mut f.kind {
                 FlowKind::Tcp(tf) => {
                     let c = tf.sender.view();
                     s.cwnd_bytes.push(c.w.cwnd);
@@ -38,7 +38,7 @@ impl Simulator {
                     for &(name, v) in est.iter().skip(1) {
                         s.push_estimate(s.time_s.len() - 1, name, v);
                     }
-                    tf.receiver.delivered_bytes
+                    tf.delivered_at((self.now, true))
                 }
                 FlowKind::Udp(u) => {
                     s.cwnd_bytes.push(0);

@@ -14,7 +14,65 @@ use crate::tcp::{AckDecision, OutSegment};
 use crate::time::SimTime;
 
 impl Simulator {
-    pub(super) fn deliver(&mut self, pkt: PacketId) {
+    /// A data segment of a flow whose receiver takes its segments ahead of the clock (see
+    /// `cut_through::receivers_ahead`), admitted at `offered` to the last link of its route,
+    /// arrives at `at`: the receiver takes it now, for that instant, and its ACK leaves then.
+    /// What it delivers from the next reader's instant on is logged for the readers at the clock
+    /// (`TcpFlow::delivered_at`).
+    #[inline(never)]
+    pub(super) fn deliver_ahead(&mut self, pkt: PacketId, offered: SimTime, at: SimTime) {
+        let p = self.pkts.get(pkt);
+        if p.corrupted {
+            // Discarded by its checksum (a receiver that reads corrupted segments is not taken
+            // ahead): `deliver`'s path.
+            return self.deliver(pkt, at);
+        }
+        let f = p.flow as usize;
+        let delivered = self.take_segment(pkt, at);
+        let reader = if self.warmup_pending { self.next_sample_at.min(self.warmup) } else { self.next_sample_at };
+        if delivered > 0 && at >= reader {
+            let FlowKind::Tcp(t) = &mut self.flows[f].kind else { unreachable!("only TCP receivers take segments ahead") };
+            // The warm-up's end runs before an arrival at its instant unless the arrival was
+            // scheduled at instant 0 (`EventQueue`'s order), when the segment reached the link.
+            t.ahead.push_back((at, at == self.warmup && offered > 0, t.receiver.delivered_bytes - delivered));
+        }
+    }
+
+    /// The receiver of an intact data segment `pkt` of a TCP flow takes it at `now`; returns the
+    /// bytes it delivered in order. With the one borrow of the flow: its ACK is built in the
+    /// segment's slot, or the delayed-ACK timer armed.
+    #[inline(always)]
+    fn take_segment(&mut self, pkt: PacketId, now: SimTime) -> u64 {
+        let p = self.pkts.get(pkt);
+        let f = p.flow as usize;
+        let flow = &mut self.flows[f];
+        let (src, dst) = (flow.src, flow.dst);
+        let FlowKind::Tcp(t) = &mut flow.kind else { unreachable!("a data segment of a TCP flow") };
+        let before = t.receiver.rcv_nxt;
+        let (delivered, decision) = t.receiver.on_data(now, &p.tcp, p.ecn == Ecn::Ce);
+        if delivered > 0 {
+            if let Some(a) = &mut self.audit {
+                a[f].push((before, before + delivered));
+            }
+        }
+        match decision {
+            AckDecision::Now => {
+                let id = ack_packet(&mut self.pkts, Some(pkt), t, now, f, dst, src);
+                self.forward_at(dst, id, now);
+            }
+            AckDecision::Delay => {
+                self.pkts.free(pkt);
+                // A receiver that delays ACKs takes its segments at the clock.
+                debug_assert_eq!(now, self.now, "a delayed ACK armed ahead of the clock");
+                arm(&mut self.queue, f, TimerKind::DelayedAck, t.receiver.delack_deadline, &mut t.delack_timer_at)
+            }
+        }
+        delivered
+    }
+
+    /// Hands `pkt`, which has reached its destination at `now` (the clock, or ahead of it for a
+    /// receiver that takes its segments ahead: [`Simulator::deliver_ahead`]), to its endpoint.
+    pub(super) fn deliver(&mut self, pkt: PacketId, now: SimTime) {
         // The packet is read in place (its header is too big to copy per packet); what needs
         // `&mut self` afterwards runs once its slot is freed.
         enum Then {
@@ -22,7 +80,6 @@ impl Simulator {
             Ack,
             FlushSender,
         }
-        let now = self.now;
         let p = self.pkts.get(pkt);
         let f = p.flow as usize;
         let mut then = Then::Nothing;
@@ -42,33 +99,13 @@ impl Simulator {
                 }
                 FlowKind::Udp(u) => u.corrupted_received += 1,
             }
+        } else if p.kind == PacketKind::TcpData && matches!(self.flows[f].kind, FlowKind::Tcp(_)) {
+            self.take_segment(pkt, now);
+            return;
         } else {
-            let flow = &mut self.flows[f];
-            let (src, dst) = (flow.src, flow.dst);
-            match (p.kind, &mut flow.kind) {
-                (PacketKind::TcpData, FlowKind::Tcp(t)) => {
-                    let before = t.receiver.rcv_nxt;
-                    let (delivered, decision) = t.receiver.on_data(now, &p.tcp, p.ecn == Ecn::Ce);
-                    if delivered > 0 {
-                        if let Some(a) = &mut self.audit {
-                            a[f].push((before, before + delivered));
-                        }
-                    }
-                    // With the one borrow of the flow: the ACK is built in the slot the segment
-                    // frees (as `send_ack` would), the delayed-ACK timer armed.
-                    self.pkts.free(pkt);
-                    match decision {
-                        AckDecision::Now => {
-                            let id = ack_packet(&mut self.pkts, t, now, f, dst, src);
-                            self.forward(dst, id);
-                        }
-                        AckDecision::Delay => {
-                            arm(&mut self.queue, f, TimerKind::DelayedAck, t.receiver.delack_deadline, &mut t.delack_timer_at)
-                        }
-                    }
-                    return;
-                }
+            match (p.kind, &mut self.flows[f].kind) {
                 (PacketKind::TcpAck, FlowKind::Tcp(t)) => {
+                    debug_assert_eq!(now, self.now, "a sender takes its ACKs at the clock");
                     // The window-limited sends are pulled by `flush_sender`, one packet at a time.
                     t.sender.on_ack_pulled(now, &p.tcp);
                     then = Then::FlushSender;
@@ -85,7 +122,11 @@ impl Simulator {
         self.pkts.free(pkt);
         match then {
             Then::Nothing => {}
-            Then::Ack => self.send_ack(f),
+            Then::Ack => {
+                // Only CAIAD's receiver answers a corrupted segment, and it takes them at the clock.
+                debug_assert_eq!(now, self.now, "a corrupted segment's ACK ahead of the clock");
+                self.send_ack(f)
+            }
             Then::FlushSender => self.flush_sender(f),
         }
     }
@@ -97,7 +138,7 @@ impl Simulator {
         let flow = &mut self.flows[f];
         let (src, dst) = (flow.dst, flow.src);
         let FlowKind::Tcp(t) = &mut flow.kind else { return };
-        let id = ack_packet(&mut self.pkts, t, now, f, src, dst);
+        let id = ack_packet(&mut self.pkts, None, t, now, f, src, dst);
         self.forward(src, id);
     }
 
@@ -248,12 +289,14 @@ fn arm(queue: &mut EventQueue, f: usize, kind: TimerKind, deadline: Option<SimTi
 }
 
 /// Builds flow `f`'s ACK from `src` to `dst` in an arena slot: the receiver writes its header
-/// (see `PacketArena::alloc_with`: every field the header's readers read is written).
+/// (see `PacketArena::alloc_with`: every field the header's readers read is written). With
+/// `segment`, the slot of the data segment it answers, just done with: freed and taken again
+/// (`PacketArena::reuse_with`).
 #[inline]
-fn ack_packet(pkts: &mut PacketArena, t: &mut TcpFlow, now: SimTime, f: usize, src: u32, dst: u32) -> PacketId {
+fn ack_packet(pkts: &mut PacketArena, segment: Option<PacketId>, t: &mut TcpFlow, now: SimTime, f: usize, src: u32, dst: u32) -> PacketId {
     let receiver = &mut t.receiver;
     let ns2 = t.ns2_option_sizes;
-    pkts.alloc_with(|p| {
+    let write = |p: &mut Packet| {
         receiver.write_ack(now, &mut p.tcp);
         let h = &p.tcp;
         // ns-2.35's sinks: 40 bytes whatever timestamp they echo, + 8 per SACK block
@@ -270,7 +313,11 @@ fn ack_packet(pkts: &mut PacketArena, t: &mut TcpFlow, now: SimTime, f: usize, s
         p.kind = PacketKind::TcpAck;
         p.ecn = Ecn::NotEct;
         p.corrupted = false;
-    })
+    };
+    match segment {
+        Some(id) => pkts.reuse_with(id, write),
+        None => pkts.alloc_with(write),
+    }
 }
 
 /// What every data packet of one flush shares: its endpoints, its flow, and its size less the

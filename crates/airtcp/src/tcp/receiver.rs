@@ -196,6 +196,13 @@ impl Receiver {
     }
 
     /// ACKs sent so far by the CAIAD options they carried.
+    /// Whether the receiver may hold back an ACK (RFC 1122 delayed ACKs): then it acts on a timer
+    /// as well as on arrivals, and the engine cannot take its arrivals ahead of the clock
+    /// (`sim::cut_through::receivers_ahead`).
+    pub(crate) fn delays_acks(&self) -> bool {
+        self.cfg.delayed_ack
+    }
+
     pub(crate) fn caiad_option_counts(&self) -> CaiadOptionCounts {
         self.caiad.counts
     }

@@ -188,6 +188,110 @@ dst = "D"
     assert_same("two feeders", two, 1, None, &[1, 3]);
 }
 
+/// The flows whose receiver is built to take its data segments ahead of the clock.
+fn receivers_ahead(toml: &str) -> Vec<usize> {
+    Simulator::build(&airtcp::scenario::parse(toml).expect("scenario parses"), 1).expect("scenario builds").receivers_ahead()
+}
+
+/// Receiver cut-through (issue 42): a receiver takes its data segments ahead of the clock only
+/// where that is exact (`sim::cut_through::receivers_ahead`), and the run is then the
+/// event-by-event run bit for bit with half the events. Fig. 10's receiver qualifies: it ACKs
+/// every segment, and D->BS carries its ACKs alone, all fed by BS->D.
+#[test]
+fn receivers_taken_ahead_of_the_clock() {
+    let fig10 = include_str!("../../../../examples/jersey_fig10.toml");
+    assert_eq!(receivers_ahead(fig10), vec![0]);
+    let (with, ev_with, _) = run(fig10, 1, true, None);
+    let (without, ev_without, _) = run(fig10, 1, false, None);
+    assert_eq!(with, without);
+    // Event by event a segment and its ACK take four arrival events, one per hop; with the
+    // links and the receiver cut through, one: the ACK's arrival at S.
+    assert!(ev_with * 3 < ev_without, "{ev_with} events with cut-through, {ev_without} without");
+    // A receiver that delays its ACKs acts on a timer at the clock.
+    let delayed = variant(fig10, &["flows.0.delayed_ack=true"]);
+    assert_eq!(receivers_ahead(&delayed), Vec::<usize>::new());
+    assert_same("fig10, delayed ACKs", &delayed, 1, None, &[1, 2]);
+    // A sender at D offers its data to D->BS at the clock.
+    let back = format!("{fig10}\n[[flows]]\nkind = \"tcp\"\nname = \"back\"\nsrc = \"D\"\ndst = \"S\"\n");
+    assert_eq!(receivers_ahead(&back), Vec::<usize>::new());
+    // A second receiver at D that delays ACKs sends on D->BS at the clock too: neither is ahead.
+    let two = format!("{fig10}\n[[flows]]\nkind = \"tcp\"\nname = \"late\"\nsrc = \"S\"\ndst = \"D\"\ndelayed_ack = true\n");
+    assert_eq!(receivers_ahead(&two), Vec::<usize>::new());
+    // Two receivers at D that both ACK every segment: both ahead, exactly.
+    let both = format!("{fig10}\n[[flows]]\nkind = \"tcp\"\nname = \"second\"\nsrc = \"S\"\ndst = \"D\"\nstart = \"3s\"\n");
+    assert_eq!(receivers_ahead(&both), vec![0, 1]);
+    assert_same("fig10, two receivers ahead", &both, 2, None, &[1, 2]);
+    // An AQM on the ACK link (the duplex BS-D's queue is both directions') may decide by time,
+    // not only by its offers.
+    let cw = variant(fig10, &["links.1.queue.kind=cw"]);
+    assert_eq!(receivers_ahead(&cw), Vec::<usize>::new());
+    // CAIAD's receiver reads corrupted segments and may answer them at the clock.
+    let caiad = variant(fig10, &["flows.0.cc=caiad"]);
+    assert_eq!(receivers_ahead(&caiad), Vec::<usize>::new());
+}
+
+/// Receivers at one node fed by two different links: their ACKs would reach the shared ACK link
+/// out of time order (each link's arrivals are ordered, the two links' are not), so neither is
+/// taken ahead. Receivers fed by one link share their ACK link ahead of the clock.
+#[test]
+fn receivers_fed_by_two_links_stay_at_the_clock() {
+    // Data straight from S1 and from S2 into D; every ACK leaves D on D->R.
+    let two_feeds = r#"
+duration = "5s"
+sample_interval = "10ms"
+nodes = ["S1", "S2", "R", "D"]
+[[links]]
+from = "S1"
+to = "D"
+rate = "2Mbps"
+delay = "5ms"
+duplex = false
+[[links]]
+from = "S2"
+to = "D"
+rate = "3Mbps"
+delay = "7ms"
+duplex = false
+[[links]]
+from = "D"
+to = "R"
+rate = "1Mbps"
+delay = "1ms"
+duplex = false
+queue = { kind = "droptail", limit_pkts = 10 }
+[[links]]
+from = "R"
+to = "S1"
+rate = "10Mbps"
+delay = "1ms"
+duplex = false
+[[links]]
+from = "R"
+to = "S2"
+rate = "10Mbps"
+delay = "1ms"
+duplex = false
+[[flows]]
+kind = "tcp"
+name = "a"
+src = "S1"
+dst = "D"
+[[flows]]
+kind = "tcp"
+name = "b"
+src = "S2"
+dst = "D"
+"#;
+    assert_eq!(receivers_ahead(two_feeds), Vec::<usize>::new());
+    // Without the second flow, the first is ahead and its run is the event-by-event run.
+    let one = &two_feeds[..two_feeds.rfind("[[flows]]").unwrap()];
+    assert_eq!(receivers_ahead(one), vec![0]);
+    assert_same("one receiver ahead, a slow ACK link", one, 3, None, &[3]);
+    let both_from_one = two_feeds.replace("src = \"S2\"", "src = \"S1\"");
+    assert_eq!(receivers_ahead(&both_from_one), vec![0, 1]);
+    assert_same("two receivers ahead, a slow ACK link", &both_from_one, 3, None, &[3]);
+}
+
 /// A sample and a packet's arrival at a cut link's near node at the same nanosecond. With 1-ms
 /// samples on Fig. 10 such ties occur (arrivals fall on whole milliseconds), and BS->D's feeder
 /// S->BS holds a packet for up to 89 ms, so event by event the arrival's event can have been
