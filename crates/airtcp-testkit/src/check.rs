@@ -134,9 +134,10 @@ fn comparable(out: &airtcp::RunOutput) -> String {
     serde_json::to_string(&o).unwrap_or_default()
 }
 
-/// Runs one case and checks every invariant; returns the violations found and the run's event
-/// count.
-pub fn check(case: &Case) -> (Vec<Violation>, u64) {
+/// Runs one case and checks every invariant; returns the violations found, the run's event count
+/// and whether a TCP receiver of the run took its segments ahead of the clock (receiver
+/// cut-through, which the `cut-through` check then held against the event-by-event run).
+pub fn check(case: &Case) -> (Vec<Violation>, u64, bool) {
     let mut out = Vec::new();
     let mut c = Checker { index: case.index, out: &mut out, more: BTreeMap::new() };
     let scenario = match airtcp::scenario::parse(&case.toml) {
@@ -144,7 +145,7 @@ pub fn check(case: &Case) -> (Vec<Violation>, u64) {
         Err(e) => {
             c.fail(Kind::Invalid, e.to_string());
             c.finish();
-            return (out, 0);
+            return (out, 0, false);
         }
     };
     let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| -> Result<_, String> {
@@ -166,13 +167,13 @@ pub fn check(case: &Case) -> (Vec<Violation>, u64) {
         Ok(Err(e)) => {
             c.fail(Kind::Invalid, e);
             c.finish();
-            return (out, 0);
+            return (out, 0, false);
         }
         Err(p) => {
             let msg = p.downcast_ref::<String>().cloned().or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()));
             c.fail(Kind::Panic, msg.unwrap_or_else(|| "a panic without a message".into()));
             c.finish();
-            return (out, 0);
+            return (out, 0, false);
         }
     };
     let end_ns = scenario.duration.as_nanos();
@@ -314,7 +315,7 @@ pub fn check(case: &Case) -> (Vec<Violation>, u64) {
         }
     }
     c.finish();
-    (out, run.summary.events)
+    (out, run.summary.events, !sim.receivers_ahead().is_empty())
 }
 
 /// The series: finite non-negative figures (NaN exactly where a column has no value), cumulative

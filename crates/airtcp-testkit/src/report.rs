@@ -84,14 +84,14 @@ pub fn run_cut_every(seed: u64, from: u64, runs: u64, jobs: usize, cut_every: u6
         let mut case = case(seed, index);
         case.cut_check = cut_every != 0 && index % cut_every == cut_every - 1;
         let t0 = std::time::Instant::now();
-        let (violations, events) = check(&case);
+        let (violations, events, ahead) = check(&case);
         let wall = t0.elapsed().as_secs_f64();
         let mut combos = vec![0; n];
         combos[case.combo] += 1;
         Report {
             runs: 1,
             violations,
-            coverage: case.tags.iter().map(|t| (t.clone(), 1)).collect(),
+            coverage: case.tags.iter().cloned().chain(ahead.then(|| "engine:receivers-ahead".to_string())).map(|t| (t, 1)).collect(),
             combos,
             cut_checked: case.cut_check as u64,
             events,

@@ -62,7 +62,7 @@ fn main() {
         let case = campaign::case(args.seed, i);
         print!("{}", case.toml);
         let t0 = Instant::now();
-        let (violations, events) = campaign::check(&case);
+        let (violations, events, _) = campaign::check(&case);
         eprintln!("run #{i}: {events} events, {:.3} s, {} violation(s)", t0.elapsed().as_secs_f64(), violations.len());
         for v in &violations {
             eprintln!("  [{}] {}", v.kind.name(), v.detail);

@@ -11,7 +11,7 @@ proptest::proptest! {
     fn campaign_scenarios_cut_through_equals_event_by_event(seed in proptest::num::u64::ANY, index in 0u64..1_000_000) {
         let case = airtcp_testkit::case(seed, index);
         proptest::prop_assert!(case.cut_check);
-        let (violations, _) = airtcp_testkit::check(&case);
+        let (violations, _, _) = airtcp_testkit::check(&case);
         let cut: Vec<_> = violations.iter().filter(|v| v.kind.name() == "cut-through").map(|v| v.detail.clone()).collect();
         proptest::prop_assert!(cut.is_empty(), "{:?}\n{}", cut, case.toml);
     }
