@@ -1,6 +1,7 @@
 //! Runs a scenario file and prints its summary as JSON: `cargo run --release --example run_toml -- FILE [SEED [PCAP_DIR]]`
 //! (with PCAP_DIR, the packet capture is written there). The positional form is what
 //! BENCHMARKS.md's measurements name (`run_toml FILE 1`), so it stays.
+use std::io::Write;
 use std::path::PathBuf;
 
 #[derive(clap::Parser)]
@@ -26,7 +27,12 @@ fn main() {
     let opts = airtcp::RunOptions { seed: args.seed, capture: args.pcap_dir.as_deref(), interrupt: Some(&never), ..Default::default() };
     match airtcp::run(&text, &opts).map(|o| o.expect("never stopped")) {
         Ok(out) => {
-            println!("{}", serde_json::to_string_pretty(&out.summary).unwrap());
+            // A closed pipe (`| head`) ends the runner with one line, not a panic.
+            let json = serde_json::to_string_pretty(&out.summary).expect("a summary serializes");
+            if let Err(e) = writeln!(std::io::stdout().lock(), "{json}") {
+                eprintln!("error: writing the summary to stdout: {e}");
+                std::process::exit(1);
+            }
             eprintln!("wall {:.3} s, {} events", t0.elapsed().as_secs_f64(), out.summary.events);
         }
         Err(e) => {
