@@ -41,6 +41,18 @@ impl<T: Copy + Default> Ring<T> {
         self.len == 0
     }
 
+    /// Slots in the buffer (for the tests of what the link keeps).
+    #[cfg(test)]
+    pub(crate) fn capacity(&self) -> usize {
+        self.buf.len()
+    }
+
+    /// Whether the next [`Ring::push_back`] grows the buffer.
+    #[inline]
+    pub(crate) fn is_full(&self) -> bool {
+        self.len == self.buf.len()
+    }
+
     /// The slot at `i`, which the caller has masked or checked as the invariant says (see
     /// [`Ring`]).
     #[inline(always)]
