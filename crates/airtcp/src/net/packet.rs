@@ -249,7 +249,6 @@ impl PacketArena {
         id
     }
 
-    /// Releases a packet's slot. The id must not be used afterwards.
     /// Frees `id` and allocates its slot again, written by `init` as [`PacketArena::alloc_with`]
     /// writes it: what `free` then `alloc_with` do (the free list is a stack, so the slot freed
     /// last is the one taken next), without the trip through the free list. The receiver's ACK
@@ -260,6 +259,7 @@ impl PacketArena {
         id
     }
 
+    /// Releases a packet's slot. The id must not be used afterwards.
     #[inline]
     pub(crate) fn free(&mut self, id: PacketId) {
         self.live -= 1;

@@ -171,9 +171,9 @@ impl Queue {
 
     /// The admission decision for a packet with ECN field `ecn` arriving when `q` packets wait.
     /// `busy_until` is when the transmitter finishes what it holds: at or before `now` with `q`
-    /// 0, it went idle then (RED's idle-period rule needs it). Always inlined into the link's offer path: once the ns-2 RED
-    /// and CW rules grew the built-in arms, LLVM stopped inlining it there (+0.37 M instructions
-    /// per lossless Fig. 10 run, callgrind; BENCHMARKS.md).
+    /// 0, it went idle then (RED's idle-period rule needs it). Always inlined into the link's
+    /// offer path: once the ns-2 RED and CW rules grew the built-in arms, LLVM stopped inlining it
+    /// there (+0.37 M instructions per lossless Fig. 10 run, callgrind; BENCHMARKS.md).
     #[inline(always)]
     pub(crate) fn admit(&mut self, now: SimTime, q: u32, busy_until: SimTime, ecn: Ecn, rng: &mut RngStream) -> Admission {
         // Idle with nothing waiting since `busy_until`: worked out only for the queues that read
