@@ -1,7 +1,7 @@
 //! Moving packets: routing, a link's admission and channel fate (with cut-through to the next
 //! link), HSDPA cells in place of a link's transmitter, and the packet capture.
 
-use super::{Flow, FlowKind, Simulator};
+use super::{unchecked_mut, Flow, FlowKind, Simulator};
 use crate::engine::Event;
 use crate::metrics::loss_verdicts::DropCause;
 use crate::net::capacity::hsdpa::TtiOutput;
@@ -27,7 +27,8 @@ impl Simulator {
     #[inline(always)]
     pub(super) fn forward_at(&mut self, node: u32, pkt: PacketId, at: SimTime) {
         let p = self.pkts.get(pkt);
-        let hop = self.flow_paths[p.flow as usize][(p.kind == PacketKind::TcpAck) as usize];
+        // SAFETY: a packet's flow; `flow_paths` has one entry per flow (see `unchecked_mut`).
+        let hop = unsafe { unchecked_mut(&mut self.flow_paths, p.flow as usize) }[(p.kind == PacketKind::TcpAck) as usize];
         if hop == Paths::NONE {
             // Unreachable by construction (routes are validated); drop rather than panic.
             return self.pkts.free(pkt);
@@ -72,7 +73,8 @@ impl Simulator {
         // while it is a link's entry.
         let mut l = unsafe { self.paths.link(hop) } as usize;
         loop {
-            let link = &mut self.links[l];
+            // SAFETY: a link of a route (see `unchecked_mut`).
+            let link = unsafe { unchecked_mut(&mut self.links, l) };
             let p = self.pkts.get_mut(pkt);
             let lossy = || (p.payload_bytes(), p.kind == PacketKind::TcpData);
             match link.offer_at(self.now, at, p.size_bytes, p.ecn, lossy) {
@@ -91,7 +93,11 @@ impl Simulator {
                         (l, hop, at) = ((next & !Paths::CUT) as usize, hop + 1, at_ns);
                         continue;
                     }
-                    if next == Paths::END && p.kind == PacketKind::TcpData && self.recv_ahead[p.flow as usize] && at_ns <= self.end {
+                    if next == Paths::END
+                        && p.kind == PacketKind::TcpData
+                        && *unsafe { unchecked_mut(&mut self.recv_ahead, p.flow as usize) }
+                        && at_ns <= self.end
+                    {
                         link.stats.arrived_packets += 1;
                         return self.deliver_ahead(pkt, at, at_ns);
                     }

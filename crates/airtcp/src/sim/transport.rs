@@ -2,7 +2,7 @@
 //! and data segments built in the packet arena, the per-flow timers, and the applications.
 
 use super::network::note_drop;
-use super::{FlowKind, Simulator, TcpFlow};
+use super::{unchecked_mut, FlowKind, Simulator, TcpFlow};
 use crate::engine::{Event, EventQueue, TimerKind};
 use crate::metrics::loss_verdicts::DropCause;
 use crate::net::packet::{
@@ -31,7 +31,10 @@ impl Simulator {
         let delivered = self.take_segment(pkt, at);
         let reader = if self.warmup_pending { self.next_sample_at.min(self.warmup) } else { self.next_sample_at };
         if delivered > 0 && at >= reader {
-            let FlowKind::Tcp(t) = &mut self.flows[f].kind else { unreachable!("only TCP receivers take segments ahead") };
+            // SAFETY: a packet's flow (see `unchecked_mut`).
+            let FlowKind::Tcp(t) = &mut unsafe { unchecked_mut(&mut self.flows, f) }.kind else {
+                unreachable!("only TCP receivers take segments ahead")
+            };
             // The warm-up's end runs before an arrival at its instant unless the arrival was
             // scheduled at instant 0 (`EventQueue`'s order), when the segment reached the link.
             t.ahead.push_back((at, at == self.warmup && offered > 0, t.receiver.delivered_bytes - delivered));
@@ -45,7 +48,8 @@ impl Simulator {
     fn take_segment(&mut self, pkt: PacketId, now: SimTime) -> u64 {
         let p = self.pkts.get(pkt);
         let f = p.flow as usize;
-        let flow = &mut self.flows[f];
+        // SAFETY: a packet's flow (see `unchecked_mut`).
+        let flow = unsafe { unchecked_mut(&mut self.flows, f) };
         let (src, dst) = (flow.src, flow.dst);
         let FlowKind::Tcp(t) = &mut flow.kind else { unreachable!("a data segment of a TCP flow") };
         let before = t.receiver.rcv_nxt;
@@ -99,11 +103,15 @@ impl Simulator {
                 }
                 FlowKind::Udp(u) => u.corrupted_received += 1,
             }
-        } else if p.kind == PacketKind::TcpData && matches!(self.flows[f].kind, FlowKind::Tcp(_)) {
+        } else if p.kind == PacketKind::TcpData
+            // SAFETY: a packet's flow (see `unchecked_mut`).
+            && matches!(unsafe { unchecked_mut(&mut self.flows, f) }.kind, FlowKind::Tcp(_))
+        {
             self.take_segment(pkt, now);
             return;
         } else {
-            match (p.kind, &mut self.flows[f].kind) {
+            // SAFETY: a packet's flow (see `unchecked_mut`).
+            match (p.kind, &mut unsafe { unchecked_mut(&mut self.flows, f) }.kind) {
                 (PacketKind::TcpAck, FlowKind::Tcp(t)) => {
                     debug_assert_eq!(now, self.now, "a sender takes its ACKs at the clock");
                     // The window-limited sends are pulled by `flush_sender`, one packet at a time.
@@ -142,6 +150,7 @@ impl Simulator {
         self.forward(src, id);
     }
 
+    /// Sends what flow `f`'s sender has to send now, and arms its timers.
     pub(super) fn flush_sender(&mut self, f: usize) {
         let now = self.now;
         let flow = &mut self.flows[f];

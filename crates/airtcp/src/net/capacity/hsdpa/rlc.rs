@@ -226,7 +226,7 @@ mod tests {
     use super::*;
 
     fn pid(i: u32) -> PacketId {
-        i
+        PacketId::for_test(i)
     }
 
     /// A 1500-B SDU in 40-B PDUs is 38 PDUs (37 full and one padded); with blocks lost at random
