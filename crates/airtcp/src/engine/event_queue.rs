@@ -161,6 +161,24 @@ impl EventQueue {
         self.insert(Entry { key: ((time as u128) << 64) | u64::MAX as u128, tie: u64::MAX, event });
     }
 
+    /// The heap's slot `i`, which the sift loops keep below the heap's length (a parent or a
+    /// child they compared against it), read without a bounds check; the test profile checks it
+    /// (`matches_a_stable_sort` drives every operation).
+    #[inline(always)]
+    fn slot(&self, i: usize) -> Entry {
+        debug_assert!(i < self.heap.len(), "heap slot {i} of {}", self.heap.len());
+        // SAFETY: every caller passes an index below `heap.len()` (see above).
+        unsafe { *self.heap.get_unchecked(i) }
+    }
+
+    /// [`EventQueue::slot`], to write.
+    #[inline(always)]
+    fn slot_mut(&mut self, i: usize) -> &mut Entry {
+        debug_assert!(i < self.heap.len(), "heap slot {i} of {}", self.heap.len());
+        // SAFETY: every caller passes an index below `heap.len()` (see above).
+        unsafe { self.heap.get_unchecked_mut(i) }
+    }
+
     /// Adds `e` at the bottom and lets it climb to its place ("hole" sifting: `e` stays in
     /// registers and is written once).
     #[inline]
@@ -171,18 +189,19 @@ impl EventQueue {
     }
 
     /// Writes `e` into the hole at `i`, or above it: the hole climbs while its parent is later.
+    /// `i < heap.len()` (`insert`: the slot just pushed; `sift_from_root`: a slot it reached).
     #[inline]
     fn sift_up(&mut self, mut i: usize, e: Entry) {
         while i > 0 {
             let parent = (i - 1) / 2;
-            let p = self.heap[parent];
+            let p = self.slot(parent);
             if p <= e {
                 break;
             }
-            self.heap[i] = p;
+            *self.slot_mut(i) = p;
             i = parent;
         }
-        self.heap[i] = e;
+        *self.slot_mut(i) = e;
     }
 
     /// Removes and returns the earliest event (ties: the first scheduled).
@@ -225,38 +244,39 @@ impl EventQueue {
             if c >= n {
                 break;
             }
-            if c + 1 < n && self.heap[c + 1] < self.heap[c] {
+            if c + 1 < n && self.slot(c + 1) < self.slot(c) {
                 c += 1;
             }
-            let child = self.heap[c];
+            let child = self.slot(c);
             if e <= child {
                 break;
             }
-            self.heap[i] = child;
+            *self.slot_mut(i) = child;
             i = c;
         }
-        self.heap[i] = e;
+        *self.slot_mut(i) = e;
     }
 
     /// Puts `e`, the former last entry, in the root's place (the root is being removed) and
-    /// restores the heap order. Bottom-up (as `std`'s `BinaryHeap::pop`): the hole descends along
-    /// the smaller children to a leaf — one comparison per level — and `e`, being a leaf's key
-    /// and so usually late, climbs back only a level or two.
+    /// restores the heap order; the heap is not empty (`pop` calls it with the root left).
+    /// Bottom-up (as `std`'s `BinaryHeap::pop`): the hole descends along the smaller children to
+    /// a leaf — one comparison per level — and `e`, being a leaf's key and so usually late,
+    /// climbs back only a level or two.
     #[inline]
     fn sift_from_root(&mut self, e: Entry) {
         let n = self.heap.len();
         let mut i = 0;
         let mut c = 1;
         while c + 1 < n {
-            if self.heap[c + 1] < self.heap[c] {
+            if self.slot(c + 1) < self.slot(c) {
                 c += 1;
             }
-            self.heap[i] = self.heap[c];
+            *self.slot_mut(i) = self.slot(c);
             i = c;
             c = 2 * i + 1;
         }
         if c < n {
-            self.heap[i] = self.heap[c];
+            *self.slot_mut(i) = self.slot(c);
             i = c;
         }
         self.sift_up(i, e);
