@@ -61,7 +61,8 @@ pub struct Link {
     pub(crate) arq: Option<super::arq::LinkArq>,
     /// Stream for the queue's random decisions (RED).
     pub(crate) queue_rng: RngStream,
-    /// When the transmitter finishes everything admitted so far.
+    /// When the transmitter finishes everything admitted so far: the `end` of the last
+    /// `pending` entry (0 before the first), which `offer_at` relies on.
     busy_until: u64,
     /// The serialization times last computed at a constant rate, `(bytes, ns)`: one slot for
     /// small packets (ACKs) and one for large ones (data), so that a link carrying one flow
@@ -509,14 +510,22 @@ impl Link {
         payload_repairable: impl FnOnce() -> (u32, bool),
     ) -> Offer {
         // The queue at `now`: skip what has finished by then (kept for readers at the clock; what
-        // finished by the clock too, until the ring fills or a sample purges it).
-        while self.pending.get(self.pending_done).is_some_and(|p| p.end <= now) {
-            self.pending_done += 1;
-        }
-        let n = (self.pending.len() - self.pending_done) as u32;
-        let q = match self.pending.get(self.pending_done) {
-            Some(p) if p.start <= now => n - 1,
-            _ => n,
+        // finished by the clock too, until the ring fills or a sample purges it). `busy_until` is
+        // the end of the last entry and ends never decrease, so an idle transmitter (most hops
+        // of a path with one bottleneck) has finished every entry: no walk.
+        let q = if now >= self.busy_until {
+            debug_assert!(self.pending.is_empty() || self.pending.get(self.pending.len() - 1).is_some_and(|p| p.end <= now));
+            self.pending_done = self.pending.len();
+            0
+        } else {
+            while self.pending.get(self.pending_done).is_some_and(|p| p.end <= now) {
+                self.pending_done += 1;
+            }
+            let n = (self.pending.len() - self.pending_done) as u32;
+            match self.pending.get(self.pending_done) {
+                Some(p) if p.start <= now => n - 1,
+                _ => n,
+            }
         };
         match self.queue.admit(now, q, self.busy_until, ecn, &mut self.queue_rng) {
             a @ (Admission::Queued | Admission::QueuedMarked) => {
