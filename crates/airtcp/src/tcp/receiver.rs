@@ -219,6 +219,9 @@ impl Receiver {
 
     /// Processes a data segment `h` (whose IP header had CE when `ce`). Returns the in-order bytes
     /// newly delivered to the application and whether to ACK now.
+    // Inlined into the engine's one receive path (`take_segment`) with `write_ack`: the two calls
+    // per segment were about 1.3% of a run's instructions (issue 42).
+    #[inline(always)]
     pub fn on_data(&mut self, now: SimTime, h: &TcpHeader, ce: bool) -> (u64, AckDecision) {
         self.segments_received += 1;
         let (start, end) = (h.seq, h.seq + h.len as u64);
@@ -314,6 +317,8 @@ impl Receiver {
 
     /// [`Receiver::make_ack`] written straight into `h` (every field), e.g. the header of a
     /// packet already in the arena: the engine's hot path avoids copying a header per ACK.
+    // Inlined: see `on_data`.
+    #[inline(always)]
     pub fn write_ack(&mut self, now: SimTime, h: &mut TcpHeader) {
         self.unacked_segments = 0;
         self.delack_deadline = None;
