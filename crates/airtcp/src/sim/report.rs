@@ -10,6 +10,10 @@ use crate::output::{CallStats, FlowSeries, FlowSummary, LinkSeries, LinkSummary,
 use crate::time::ns_to_s;
 
 impl Simulator {
+    /// Appends one row per flow and per link to the time series, as of the clock. Out of line:
+    /// it runs once per sample interval, and inlined into the event loop it changed how the
+    /// compiler laid out the per-packet paths (issue 42).
+    #[inline(never)]
     pub(super) fn sample(&mut self) {
         let t = ns_to_s(self.now);
         let dt = ns_to_s(self.sample_ns.min(self.now));

@@ -253,8 +253,9 @@ impl Sender {
     }
 
     /// The next segment an [`Sender::on_ack_pulled`] left to send, or `None` once the window is
-    /// full (or nothing was left): one step of the window-limited send loop.
-    #[inline]
+    /// full (or nothing was left): one step of the window-limited send loop (always inlined:
+    /// see [`SenderCore::window_step`]).
+    #[inline(always)]
     pub(crate) fn next_segment(&mut self, now: SimTime) -> Option<OutSegment> {
         if !self.core.pull_window {
             return None;
