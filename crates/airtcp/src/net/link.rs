@@ -230,6 +230,12 @@ impl Link {
     /// Forgets packets whose serialization finished by `now`, the simulator's clock.
     #[inline]
     pub(crate) fn purge(&mut self, now: u64) {
+        // An idle transmitter has finished every entry (see `offer_at`): no walk.
+        if now >= self.busy_until {
+            self.pending.clear();
+            self.pending_done = 0;
+            return;
+        }
         let mut popped = 0;
         while self.pending.front().is_some_and(|p| p.end <= now) {
             self.pending.pop_front();

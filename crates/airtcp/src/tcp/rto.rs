@@ -172,7 +172,9 @@ impl RttEstimator {
         }
     }
 
-    /// The RTO to arm the timer with now (back-off included).
+    /// The RTO to arm the timer with now (back-off included). Inlined: a sender restarts its
+    /// timer with it on every ACK.
+    #[inline]
     pub fn rto(&self) -> u64 {
         if self.backoff == 0 {
             return self.base_rto.min(self.max_rto);
