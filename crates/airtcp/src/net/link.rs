@@ -346,31 +346,15 @@ impl Link {
         self.purge_attempts(now);
         // Each entry lost for good counted one in `channel_losses` when it was admitted: those
         // still serializing at `now` are taken back out (after the purge every entry ends after
-        // `now`, so that is every entry left). Counted here, at a sample, rather than kept as a running
-        // count that every admission and purge would pay for (issue 42). The ARQ's failed
-        // attempts not yet over are listed.
-        debug_assert_eq!(self.first_ending_after(now), 0, "drops_at before the purge");
+        // `now`, so that is every entry left). Counted here, at a sample, rather than kept as a
+        // running count that every admission and purge would pay for (issue 42). The ARQ's
+        // failed attempts not yet over are listed.
+        debug_assert!(self.pending.front().is_none_or(|p| p.end > now), "drops_at before the purge");
         // Only a channel that may hit a packet marks entries lost (a perfect one's are never).
         let pending_losses = if self.channel.is_perfect() { 0 } else { self.pending.iter().filter(|p| p.lost).count() as u64 };
         let attempt_losses = self.attempts.iter().filter(|a| a.end > now && !a.corrupted).count() as u64;
         let st = &self.stats;
         (st.overflow_drops - self.drops_ahead.len() as u64, st.early_drops, st.channel_losses - pending_losses - attempt_losses)
-    }
-
-    /// The index in `pending` of the first entry whose serialization ends after `now`, or the
-    /// number of entries: a binary search, since ends do not decrease along the FIFO. (0 after
-    /// [`Link::purge`]`(now)`: what `drops_at` asserts in the test profile.)
-    fn first_ending_after(&self, now: u64) -> usize {
-        let (mut lo, mut hi) = (0, self.pending.len());
-        while lo < hi {
-            let mid = (lo + hi) / 2;
-            if self.pending.get(mid).is_some_and(|p| p.end > now) {
-                hi = mid;
-            } else {
-                lo = mid + 1;
-            }
-        }
-        lo
     }
 
     /// Counters as of `end`: packets admitted but still unserialized at `end` are taken back out

@@ -267,16 +267,6 @@ impl PacketArena {
         id
     }
 
-    /// Frees `id` and allocates its slot again, written by `init` as [`PacketArena::alloc_with`]
-    /// writes it: what `free` then `alloc_with` do (the free list is a stack, so the slot freed
-    /// last is the one taken next), without the trip through the free list. The receiver's ACK
-    /// takes the slot of the segment it answers this way.
-    #[inline]
-    pub(crate) fn reuse_with(&mut self, id: PacketId, init: impl FnOnce(&mut Packet)) -> PacketId {
-        init(self.get_mut(id));
-        id
-    }
-
     /// Releases a packet's slot. The id must not be used afterwards.
     #[inline]
     pub(crate) fn free(&mut self, id: PacketId) {
