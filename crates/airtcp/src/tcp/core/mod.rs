@@ -146,9 +146,18 @@ impl SenderCore {
         (self.cfg.mss as u64).min(self.seq.app_limit.max(self.seq.snd_max) - seq)
     }
 
+    /// The scoreboard index of the segment holding byte `seq`, (seq − snd_una) / mss.
     #[inline]
     pub(super) fn seg_index(&self, seq: u64) -> usize {
-        ((seq - self.seq.snd_una) / self.cfg.mss as u64) as usize
+        let (offset, mss) = (seq - self.seq.snd_una, self.cfg.mss as u64);
+        // A new segment starts at snd_max, one past the board's last entry while the bytes
+        // outstanding are whole segments: a multiplication proves the quotient, and the division
+        // runs only otherwise (issue 42: a division per segment sent, ~10 cycles of latency).
+        let n = self.board.len();
+        if offset == n as u64 * mss {
+            return n;
+        }
+        (offset / mss) as usize
     }
 
     /// Whether a fast retransmit may start (RFC 6582 §3.2 step 2: "checks the value of recover to

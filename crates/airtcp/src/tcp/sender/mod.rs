@@ -284,7 +284,17 @@ impl Sender {
             let (una, max) = (s.seq.snd_una, s.seq.snd_max);
             if h.ack > una && h.ack <= max && !s.rec.in_recovery && h.corrupt_seq.is_none() && s.rec.rto_undo.is_none() {
                 let mss = s.cfg.mss as u64;
-                let advance = if h.ack == max { s.board.len() } else { ((h.ack - una) / mss) as usize };
+                // Mostly one segment per ACK (two with delayed ACKs): those without a division.
+                let acked = h.ack - una;
+                let advance = if h.ack == max {
+                    s.board.len()
+                } else if acked == mss {
+                    1
+                } else if acked == 2 * mss {
+                    2
+                } else {
+                    (acked / mss) as usize
+                };
                 if h.ack == max || una + advance as u64 * mss == h.ack {
                     self.fast_ack::<PULL>(now, h, advance);
                     return;
