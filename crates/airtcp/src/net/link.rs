@@ -236,12 +236,12 @@ impl Link {
             self.pending_done = 0;
             return;
         }
-        let mut popped = 0;
-        while self.pending.front().is_some_and(|p| p.end <= now) {
-            self.pending.pop_front();
-            popped += 1;
-        }
-        self.pending_done = self.pending_done.saturating_sub(popped);
+        // Ends never decrease: a binary search finds the finished prefix, which is dropped
+        // unread (issue 42: popping entry by entry read every one, long evicted from the cache
+        // on a link that holds a large queue — 16% of the 20-flow dumbbell's cache misses).
+        let finished = self.pending.partition_point(|p| p.end <= now);
+        self.pending.drop_front(finished);
+        self.pending_done = self.pending_done.saturating_sub(finished);
     }
 
     /// The end of [`Link::offer_at`] for an admitted packet of `bytes` offered at `now`, whose last

@@ -108,6 +108,34 @@ impl<T: Copy + Default> Ring<T> {
         Some(x)
     }
 
+    /// Removes the `n` oldest items (at most all of them) without reading them.
+    #[inline]
+    pub(crate) fn drop_front(&mut self, n: usize) {
+        let n = n.min(self.len);
+        if n > 0 {
+            self.head = (self.head + n) & (self.buf.len() - 1);
+            self.len -= n;
+        }
+    }
+
+    /// The number of leading items for which `pred` holds, where it holds for a prefix of the
+    /// items (as [`slice::partition_point`]): a binary search, which reads about log₂(len) of
+    /// them instead of the whole prefix.
+    #[inline]
+    pub(crate) fn partition_point(&self, mut pred: impl FnMut(&T) -> bool) -> usize {
+        let (mut lo, mut hi) = (0, self.len);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            // SAFETY (of `slot`): `mid < len`, masked with `buf.len() - 1` (see `Ring`).
+            if pred(self.slot((self.head + mid) & (self.buf.len() - 1))) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        lo
+    }
+
     /// The items, oldest first.
     pub(crate) fn iter(&self) -> impl Iterator<Item = &T> + '_ {
         let mask = self.buf.len().wrapping_sub(1);
@@ -141,6 +169,12 @@ mod tests {
                 match op {
                     // One value in 100 clears (a link forgetting an idle transmitter's entries).
                     Some(x) if x % 100 == 99 => { r.clear(); d.clear(); }
+                    // One in 100 drops up to 3 from the front, unread (a purge).
+                    Some(x) if x % 100 == 98 => {
+                        let n = (x / 100 % 4) as usize;
+                        r.drop_front(n);
+                        d.drain(..n.min(d.len()));
+                    }
                     Some(x) => { r.push_back(x); d.push_back(x); }
                     None => proptest::prop_assert_eq!(r.pop_front(), d.pop_front()),
                 }
@@ -148,6 +182,24 @@ mod tests {
                 proptest::prop_assert_eq!(r.front(), d.front());
                 proptest::prop_assert!(r.iter().eq(d.iter()));
             }
+        }
+
+        /// `partition_point` finds where a predicate that holds on a prefix stops holding, as a
+        /// scan from the front does, on rings that have wrapped around.
+        #[test]
+        fn partition_point_matches_a_scan(pushes in 1usize..40, pops in 0usize..40, cut in 0u32..50) {
+            let mut r = Ring::new();
+            for x in 0..pushes as u32 {
+                r.push_back(x);
+            }
+            for _ in 0..pops.min(pushes) {
+                r.pop_front();
+            }
+            for x in pushes as u32..pushes as u32 + 7 {
+                r.push_back(x);
+            }
+            let scan = r.iter().take_while(|&&x| x < cut).count();
+            proptest::prop_assert_eq!(r.partition_point(|&x| x < cut), scan);
         }
     }
 }

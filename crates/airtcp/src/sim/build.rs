@@ -254,6 +254,7 @@ impl Simulator {
                     corrupted_received: 0,
                     hack: needs.caiad_receiver,
                     ahead: Default::default(),
+                    ahead_from: 0,
                 }));
                 let jitter_ns = match t.start_jitter.as_nanos() {
                     0 => 0,

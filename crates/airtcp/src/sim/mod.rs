@@ -57,11 +57,16 @@ struct TcpFlow {
     /// CAIAD: data segments carry TCP HACK's header checksum, and a corrupted data segment is
     /// handed to the receiver (which reads its header) instead of being discarded.
     hack: bool,
-    /// Deliveries the receiver took ahead of the clock (see `cut_through::receivers_ahead`) at or
-    /// after the instant of the next reader of its delivered bytes: (arrival instant, whether a
+    /// Deliveries the receiver took ahead of the clock (see `cut_through::receivers_ahead`) that
+    /// may be the first one after a reader of its delivered bytes: (arrival instant, whether a
     /// reader at the warm-up's end at that instant runs before the arrival, delivered bytes
-    /// before it), in arrival order.
+    /// before it), in arrival order. Every delivery that is the first after a reader is logged
+    /// (see `Simulator::deliver_ahead`), and a reader needs only that one.
     ahead: std::collections::VecDeque<(SimTime, bool, u64)>,
+    /// The first sample instant (a multiple of the sample interval) at or after the instant of
+    /// the receiver's latest delivery taken ahead of the clock (0 before the first): a delivery
+    /// after it is the first after that sample, and is logged in `ahead`.
+    ahead_from: SimTime,
 }
 
 impl TcpFlow {

@@ -18,7 +18,7 @@ impl Simulator {
     /// `cut_through::receivers_ahead`), admitted at `offered` to the last link of its route,
     /// arrives at `at`: the receiver takes it now, for that instant, and its ACK leaves then.
     /// What it delivers from the next reader's instant on is logged for the readers at the clock
-    /// (`TcpFlow::delivered_at`).
+    /// (`TcpFlow::delivered_at`): of the deliveries, those that may be the first after a reader.
     #[inline(never)]
     pub(super) fn deliver_ahead(&mut self, pkt: PacketId, offered: SimTime, at: SimTime) {
         let p = self.pkts.get(pkt);
@@ -29,15 +29,26 @@ impl Simulator {
         }
         let f = p.flow as usize;
         let delivered = self.take_segment(pkt, at);
-        let reader = if self.warmup_pending { self.next_sample_at.min(self.warmup) } else { self.next_sample_at };
-        if delivered > 0 && at >= reader {
-            // SAFETY: a packet's flow (see `unchecked_mut`).
-            let FlowKind::Tcp(t) = &mut unsafe { unchecked_mut(&mut self.flows, f) }.kind else {
-                unreachable!("only TCP receivers take segments ahead")
-            };
+        if delivered == 0 {
+            return;
+        }
+        // SAFETY: a packet's flow (see `unchecked_mut`).
+        let FlowKind::Tcp(t) = &mut unsafe { unchecked_mut(&mut self.flows, f) }.kind else {
+            unreachable!("only TCP receivers take segments ahead")
+        };
+        // A reader needs the first delivery after it: logged when a reader lies between the
+        // previous delivery and this one. A sample at T runs after every arrival at T, so a
+        // sample instant T with previous <= T < at says so (issue 42: logging every delivery
+        // from the next reader on cost a push here and a pop at the sample per segment). Past
+        // sample instants only make it log more than it needs. The warm-up's end, a reader that
+        // may run before an arrival at its instant, logs every delivery from it on while it is
+        // to come (it comes once, within an RTT).
+        if at > t.ahead_from || (self.warmup_pending && at >= self.warmup) {
             // The warm-up's end runs before an arrival at its instant unless the arrival was
             // scheduled at instant 0 (`EventQueue`'s order), when the segment reached the link.
             t.ahead.push_back((at, at == self.warmup && offered > 0, t.receiver.delivered_bytes - delivered));
+            // Samples run at the multiples of the interval (from 0; validated > 0).
+            t.ahead_from = t.ahead_from.max(at.div_ceil(self.sample_ns) * self.sample_ns);
         }
     }
 
