@@ -1,5 +1,5 @@
 //! A FIFO of `Copy` items in a power-of-two ring, the one a link keeps its admitted packets, its
-//! packets in flight and its ARQ attempts in (`net::link`).
+//! packets in flight and its ARQ attempts in (`net::link`), and a TCP sender its scoreboard.
 
 /// A FIFO of `Copy` items in a power-of-two ring: `VecDeque`'s operations that the link uses, with
 /// a mask instead of `VecDeque`'s wrap-around arithmetic and capacity checks on the hot path (a
@@ -74,6 +74,19 @@ impl<T: Copy + Default> Ring<T> {
         (i < self.len).then(|| self.slot((self.head + i) & (self.buf.len() - 1)))
     }
 
+    /// The `i`-th oldest item, to change.
+    #[inline]
+    pub(crate) fn get_mut(&mut self, i: usize) -> Option<&mut T> {
+        if i < self.len {
+            let j = (self.head + i) & (self.buf.len() - 1);
+            debug_assert!(j < self.buf.len());
+            // SAFETY: masked with `buf.len() - 1`, and `buf` is not empty (`i < len`).
+            Some(unsafe { self.buf.get_unchecked_mut(j) })
+        } else {
+            None
+        }
+    }
+
     /// Appends an item, doubling the buffer when full.
     #[inline]
     pub(crate) fn push_back(&mut self, x: T) {
@@ -136,8 +149,8 @@ impl<T: Copy + Default> Ring<T> {
         lo
     }
 
-    /// The items, oldest first.
-    pub(crate) fn iter(&self) -> impl Iterator<Item = &T> + '_ {
+    /// The items, oldest first (from either end).
+    pub(crate) fn iter(&self) -> impl DoubleEndedIterator<Item = &T> + ExactSizeIterator + '_ {
         let mask = self.buf.len().wrapping_sub(1);
         (0..self.len).map(move |i| &self.buf[(self.head + i) & mask])
     }
@@ -181,6 +194,10 @@ mod tests {
                 proptest::prop_assert_eq!(r.len(), d.len());
                 proptest::prop_assert_eq!(r.front(), d.front());
                 proptest::prop_assert!(r.iter().eq(d.iter()));
+                proptest::prop_assert!(r.iter().rev().eq(d.iter().rev()));
+                for i in 0..=d.len() {
+                    proptest::prop_assert_eq!(r.get_mut(i).map(|x| *x), d.get(i).copied());
+                }
             }
         }
 

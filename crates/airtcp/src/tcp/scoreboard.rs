@@ -2,8 +2,7 @@
 //! were retransmitted. airtcp senders always cut the byte stream at multiples of the MSS, so the
 //! segment holding byte `seq` is `(seq − snd_una) / mss` places after the first unacked one.
 
-use std::collections::VecDeque;
-
+use crate::net::ring::Ring;
 use crate::time::SimTime;
 
 /// State of one outstanding segment.
@@ -18,9 +17,12 @@ pub struct SegMeta {
 }
 
 /// Segments in [snd_una, snd_max), front = the segment starting at snd_una.
+///
+/// In the engine's power-of-two ring rather than a `VecDeque` (issue 42: the deque's wrap-around
+/// arithmetic and capacity checks were some 20 instructions of every segment sent and acknowledged).
 #[derive(Debug, Clone, Default)]
 pub struct Scoreboard {
-    segs: VecDeque<SegMeta>,
+    segs: Ring<SegMeta>,
     /// One past the highest SACKed byte (0 when nothing is SACKed).
     pub high_sacked: u64,
 }
@@ -45,15 +47,7 @@ impl Scoreboard {
     /// Drops the first `n` segments (cumulatively acknowledged).
     #[inline]
     pub fn advance(&mut self, n: usize) {
-        let n = n.min(self.segs.len());
-        // An ACK mostly takes one or two segments: popping them costs less than a `Drain`.
-        if n <= 4 {
-            for _ in 0..n {
-                self.segs.pop_front();
-            }
-        } else {
-            self.segs.drain(..n);
-        }
+        self.segs.drop_front(n);
     }
 
     #[inline]
@@ -64,20 +58,26 @@ impl Scoreboard {
     #[inline]
     pub(crate) fn get_mut(&mut self, i: usize) -> &mut SegMeta {
         self.ensure(i);
-        &mut self.segs[i]
+        self.segs.get_mut(i).expect("ensured above")
     }
 
     /// Marks segments [first, last) as SACKed.
     pub(crate) fn mark_sacked(&mut self, first: usize, last: usize) {
         for i in first..last.min(self.segs.len()) {
-            self.segs[i].sacked = true;
+            if let Some(m) = self.segs.get_mut(i) {
+                m.sacked = true;
+            }
         }
     }
 
     /// Forgets every SACK: no segment SACKed, `high_sacked` 0. For a recovery that, like ns-2.35
     /// TCP-Linux's `ScoreBoard1::ClearScoreBoard`, rebuilds its view from the next ACK's blocks.
     pub(crate) fn clear_sacked(&mut self) {
-        self.segs.iter_mut().for_each(|m| m.sacked = false);
+        for i in 0..self.segs.len() {
+            if let Some(m) = self.segs.get_mut(i) {
+                m.sacked = false;
+            }
+        }
         self.high_sacked = 0;
     }
 
