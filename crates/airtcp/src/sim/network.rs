@@ -68,6 +68,10 @@ impl Simulator {
     /// Receiver cut-through: a data segment whose route ends after this link, of a flow whose
     /// receiver qualifies (`cut_through::receivers_ahead`), is handed to the receiver at once,
     /// for the instant it arrives, unless that is after the run's end.
+    // Always inlined (issue 42): into the sender's send loop and the receiver's ACK, so that a
+    // packet's hops run without a call and its six saved registers (−2.4% to −2.9% of a run's
+    // instructions once `flush_sender` and `ack_packet` were inlined too).
+    #[inline(always)]
     pub(super) fn enqueue<const CAPTURE: bool>(&mut self, mut hop: u32, pkt: PacketId, mut at: SimTime) {
         // SAFETY (here and below): `hop` is valid (see `forward_from`), and so is one past it
         // while it is a link's entry.

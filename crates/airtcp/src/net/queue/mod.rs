@@ -198,6 +198,9 @@ impl Queue {
 
     /// The EWMA average queue (RED, CW) or the instantaneous length `q` (DropTail).
     pub(crate) fn avg_pkts(&self, q: u32) -> f64 {
+        if self.droptail {
+            return q as f64;
+        }
         match &self.aqm {
             Aqm::DropTail => q as f64,
             Aqm::Red(st) => st.avg,
