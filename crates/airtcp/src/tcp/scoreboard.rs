@@ -44,6 +44,14 @@ impl Scoreboard {
         }
     }
 
+    /// Appends the entry of the segment after the last one (a new segment sent), written once:
+    /// [`Scoreboard::get_mut`] would write a default entry and change it, a store that the
+    /// change must wait to read back.
+    #[inline]
+    pub(crate) fn push(&mut self, m: SegMeta) {
+        self.segs.push_back(m);
+    }
+
     /// Drops the first `n` segments (cumulatively acknowledged).
     #[inline]
     pub fn advance(&mut self, n: usize) {

@@ -15,7 +15,7 @@ use crate::cc::{AckInfo, CongestionControl, Head, LossSignal, RateSample, Reacti
 use crate::net::TcpHeader;
 use crate::tcp::rate::RateSampler;
 use crate::tcp::rto::RttEstimator;
-use crate::tcp::scoreboard::Scoreboard;
+use crate::tcp::scoreboard::{Scoreboard, SegMeta};
 use crate::time::SimTime;
 
 /// The sender's sequence space, in absolute byte offsets.
@@ -344,9 +344,14 @@ impl SenderCore {
             self.on_send_hooks(now, seq, len, retransmission);
         }
         let i = self.seg_index(seq);
-        let m = self.board.get_mut(i);
-        m.retransmitted |= retransmission;
-        m.sent_at = now;
+        if i == self.board.len() {
+            // The next new segment (what `get_mut` would make: not SACKed).
+            self.board.push(SegMeta { sacked: false, retransmitted: retransmission, sent_at: now });
+        } else {
+            let m = self.board.get_mut(i);
+            m.retransmitted |= retransmission;
+            m.sent_at = now;
+        }
         let cwr = !retransmission && std::mem::take(&mut self.ecn.cwr_pending);
         let seg = OutSegment {
             seq,
