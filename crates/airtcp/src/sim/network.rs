@@ -72,65 +72,24 @@ impl Simulator {
     // packet's hops run without a call and its six saved registers (−2.4% to −2.9% of a run's
     // instructions once `flush_sender` and `ack_packet` were inlined too).
     #[inline(always)]
-    pub(super) fn enqueue<const CAPTURE: bool>(&mut self, mut hop: u32, pkt: PacketId, mut at: SimTime) {
-        // SAFETY (here and below): `hop` is valid (see `forward_from`), and so is one past it
-        // while it is a link's entry.
-        let mut l = unsafe { self.paths.link(hop) } as usize;
-        loop {
-            // SAFETY: a link of a route (see `unchecked_mut`).
-            let link = unsafe { unchecked_mut(&mut self.links, l) };
-            let p = self.pkts.get_mut(pkt);
-            let lossy = || (p.payload_bytes(), p.kind == PacketKind::TcpData);
-            match link.offer_at(self.now, at, p.size_bytes, p.ecn, lossy) {
-                Offer::Arrives { at_ns, ce, corrupted } => {
-                    if let (true, Some(c)) = (CAPTURE, &mut self.capture) {
-                        capture_offer(c, l, link, self.now, at, Offer::Arrives { at_ns, ce, corrupted }, p);
-                    }
-                    if ce {
-                        p.ecn = Ecn::Ce;
-                    }
-                    p.corrupted |= corrupted;
-                    let next = unsafe { self.paths.entry(hop + 1) };
-                    if next & Paths::CUT != 0 {
-                        // It arrives at `at_ns` (after the run's end: see `output`).
-                        link.stats.arrived_packets += 1;
-                        (l, hop, at) = ((next & !Paths::CUT) as usize, hop + 1, at_ns);
-                        continue;
-                    }
-                    if next == Paths::END
-                        && p.kind == PacketKind::TcpData
-                        && *unsafe { unchecked_mut(&mut self.recv_ahead, p.flow as usize) }
-                        && at_ns <= self.end
-                    {
-                        link.stats.arrived_packets += 1;
-                        return self.deliver_ahead(pkt, at, at_ns);
-                    }
-                    // Arrivals on one link are in time order (FIFO, constant delay): only the
-                    // earliest is in the event heap, which stays as small as the number of links.
-                    // Scheduled as the event-by-event engine schedules it: when the packet
-                    // reaches the link (`at`), even where that is ahead of the clock.
-                    if link.in_flight.is_empty() {
-                        self.queue.push_from(at_ns, at, Event::Arrive { link: l as u32 });
-                    }
-                    link.in_flight.push_back(InFlight { at: at_ns, offered: at, pkt, hop });
-                }
-                // At the offer's instant, which is ahead of the clock on a cut-through link.
-                Offer::Lost { ce } => {
-                    if let (true, Some(c)) = (CAPTURE, &mut self.capture) {
-                        capture_offer(c, l, link, self.now, at, Offer::Lost { ce }, p);
-                    }
-                    note_drop(&mut self.flows, p, DropCause::Channel, at);
-                    self.pkts.free(pkt);
-                }
-                Offer::Dropped => {
-                    if let (true, Some(c)) = (CAPTURE, &mut self.capture) {
-                        capture_offer(c, l, link, self.now, at, Offer::Dropped, p);
-                    }
-                    note_drop(&mut self.flows, p, DropCause::Queue, at);
-                    self.pkts.free(pkt);
-                }
+    pub(super) fn enqueue<const CAPTURE: bool>(&mut self, hop: u32, pkt: PacketId, at: SimTime) {
+        let ends = hops::<CAPTURE>(
+            &mut self.links,
+            &mut self.pkts,
+            &self.paths,
+            &mut self.queue,
+            &self.recv_ahead,
+            &mut self.capture,
+            (self.now, self.end),
+            (hop, pkt, at),
+        );
+        match ends {
+            HopsEnd::InFlight => {}
+            HopsEnd::Receiver { offered, at } => self.deliver_ahead(pkt, offered, at),
+            HopsEnd::Dropped { cause, at } => {
+                note_drop(&mut self.flows, self.pkts.get(pkt), cause, at);
+                self.pkts.free(pkt);
             }
-            break;
         }
     }
 
@@ -233,6 +192,86 @@ impl Simulator {
         } else {
             hop.cell.ticking = false;
         }
+    }
+}
+
+/// Where a packet's hops ([`hops`]) left it.
+enum HopsEnd {
+    /// On its way to a link's far end, as the link's in-flight entry.
+    InFlight,
+    /// At its receiver, which takes it ahead of the clock: offered to the last link at `offered`,
+    /// arriving at `at` (`Simulator::deliver_ahead`).
+    Receiver { offered: SimTime, at: SimTime },
+    /// Dropped at instant `at` (by a queue, or lost by a channel); its slot is still to free.
+    Dropped { cause: DropCause, at: SimTime },
+}
+
+/// The hops of [`Simulator::enqueue`]: the offers of `pkt` from the link at `hop` on, for `at`,
+/// through every link cut through after it, to its in-flight entry, its receiver or its drop.
+/// A function of the simulator's parts, each a separate reference, rather than a method: the
+/// compiler then knows that a write to a link or a packet changes none of the others, and keeps
+/// their addresses in registers across the loop (issue 42).
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn hops<const CAPTURE: bool>(
+    links: &mut [crate::net::Link],
+    pkts: &mut crate::net::PacketArena,
+    paths: &Paths,
+    queue: &mut crate::engine::EventQueue,
+    recv_ahead: &[bool],
+    capture: &mut Option<Box<Capture>>,
+    (now, end): (SimTime, SimTime),
+    (mut hop, pkt, mut at): (u32, PacketId, SimTime),
+) -> HopsEnd {
+    // SAFETY (here and below): `hop` is valid (see `forward_from`), and so is one past it
+    // while it is a link's entry.
+    let mut l = unsafe { paths.link(hop) } as usize;
+    loop {
+        // SAFETY: a link of a route (see `unchecked_mut`).
+        let link = unsafe { unchecked_mut(links, l) };
+        let p = pkts.get_mut(pkt);
+        let lossy = || (p.payload_bytes(), p.kind == PacketKind::TcpData);
+        let offer = link.offer_at(now, at, p.size_bytes, p.ecn, lossy);
+        if let (true, Some(c)) = (CAPTURE, capture.as_deref_mut()) {
+            capture_offer(c, l, link, now, at, offer, p);
+        }
+        return match offer {
+            Offer::Arrives { at_ns, ce, corrupted } => {
+                if ce {
+                    p.ecn = Ecn::Ce;
+                }
+                p.corrupted |= corrupted;
+                let next = unsafe { paths.entry(hop + 1) };
+                if next & Paths::CUT != 0 {
+                    // It arrives at `at_ns` (after the run's end: see `output`).
+                    link.stats.arrived_packets += 1;
+                    (l, hop, at) = ((next & !Paths::CUT) as usize, hop + 1, at_ns);
+                    continue;
+                }
+                debug_assert!((p.flow as usize) < recv_ahead.len(), "flow {} of {}", p.flow, recv_ahead.len());
+                // SAFETY: a packet's flow; `recv_ahead` has one entry per flow (see `unchecked_mut`).
+                if next == Paths::END
+                    && p.kind == PacketKind::TcpData
+                    && *unsafe { recv_ahead.get_unchecked(p.flow as usize) }
+                    && at_ns <= end
+                {
+                    link.stats.arrived_packets += 1;
+                    return HopsEnd::Receiver { offered: at, at: at_ns };
+                }
+                // Arrivals on one link are in time order (FIFO, constant delay): only the
+                // earliest is in the event heap, which stays as small as the number of links.
+                // Scheduled as the event-by-event engine schedules it: when the packet
+                // reaches the link (`at`), even where that is ahead of the clock.
+                if link.in_flight.is_empty() {
+                    queue.push_from(at_ns, at, Event::Arrive { link: l as u32 });
+                }
+                link.in_flight.push_back(InFlight { at: at_ns, offered: at, pkt, hop });
+                HopsEnd::InFlight
+            }
+            // At the offer's instant, which is ahead of the clock on a cut-through link.
+            Offer::Lost { .. } => HopsEnd::Dropped { cause: DropCause::Channel, at },
+            Offer::Dropped => HopsEnd::Dropped { cause: DropCause::Queue, at },
+        };
     }
 }
 
