@@ -3,7 +3,6 @@
 //! segments ahead of it, saving the arrival event of every data segment (`receivers_ahead`).
 
 use super::{Flow, FlowKind};
-use crate::net::queue::Aqm;
 use crate::net::{Link, Paths};
 
 /// Which links may take their packets ahead of the clock (cut-through, see
@@ -51,7 +50,7 @@ pub(super) fn cut_through_feeders(
         .iter()
         .enumerate()
         .map(|(i, l)| {
-            let eligible = !origin[l.from as usize] && matches!(l.queue.aqm, Aqm::DropTail) && l.arq.is_none() && cell_of_link[i].is_none();
+            let eligible = !origin[l.from as usize] && l.queue.is_droptail() && l.arq.is_none() && cell_of_link[i].is_none();
             feeder[i].flatten().filter(|_| eligible)
         })
         .collect()
@@ -138,7 +137,7 @@ pub(super) fn receivers_ahead(
         }
     }
     for (i, l) in links.iter().enumerate() {
-        if !matches!(l.queue.aqm, Aqm::DropTail) || l.arq.is_some() || cell_of_link[i].is_some() {
+        if !l.queue.is_droptail() || l.arq.is_some() || cell_of_link[i].is_some() {
             bad(&mut feeds, i as u32);
         }
     }

@@ -161,8 +161,8 @@ pub(crate) enum Admission {
 #[derive(Debug, Clone)]
 pub(crate) struct Queue {
     pub limit_pkts: u32,
-    /// The discipline; set once by [`Queue::new`].
-    pub aqm: Aqm,
+    /// The discipline; set once by [`Queue::new`] (private, so that `droptail` stays its mirror).
+    aqm: Aqm,
     /// `aqm` is [`Aqm::DropTail`]: one flag that [`Queue::admit`] tests before anything else
     /// (issue 42: matching the enum, whose discriminant sits in its variants' niche, cost ~15
     /// instructions and an indirect jump per offer on the links that nearly every hop crosses).
@@ -173,6 +173,11 @@ impl Queue {
     pub(crate) fn new(limit_pkts: u32, aqm: Aqm) -> Self {
         let droptail = matches!(aqm, Aqm::DropTail);
         Queue { limit_pkts, aqm, droptail }
+    }
+
+    /// Whether the discipline is DropTail (no AQM): what makes a link eligible for cut-through.
+    pub(crate) fn is_droptail(&self) -> bool {
+        self.droptail
     }
 
     /// The admission decision for a packet with ECN field `ecn` arriving when `q` packets wait.
