@@ -22,7 +22,7 @@ use airtcp::cc::jersey::new_jersey::{NewJersey, NewJerseyParams, Variant};
 use airtcp::cc::jersey::{Jersey, JerseyParams};
 use airtcp::cc::westwood::{Westwood, WestwoodParams};
 use airtcp::cc::{AckInfo, CongestionControl, LossKind, LossSignal, Window};
-use airtcp::net::TcpHeader;
+use airtcp::net::{AckHeader, TcpHeader};
 use airtcp::time::SimDuration;
 use airtcp_kernel_diff::{Algo, Core};
 use proptest::prelude::*;
@@ -88,11 +88,11 @@ enum Ev {
 }
 
 /// The header of an ACK stamped by the receiver at `ts_us` (its TSval), with ECN-Echo `ece`.
-fn header(ts_us: u64, ece: bool) -> TcpHeader {
-    TcpHeader { ece, has_ts: true, ts_val: ts_us * US, ..TcpHeader::default() }
+fn header(ts_us: u64, ece: bool) -> AckHeader {
+    AckHeader::from(&TcpHeader { ece, has_ts: true, ts_val: ts_us * US, ..TcpHeader::default() })
 }
 
-fn ack_info(now_us: u64, header: &TcpHeader, bytes: u64, srtt_us: u64, min_rtt_us: u64) -> AckInfo<'_> {
+fn ack_info(now_us: u64, header: &AckHeader, bytes: u64, srtt_us: u64, min_rtt_us: u64) -> AckInfo<'_> {
     AckInfo {
         now: now_us * US,
         acked_bytes: bytes,

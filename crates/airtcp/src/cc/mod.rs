@@ -17,7 +17,7 @@ pub(crate) mod vegas;
 pub mod westwood;
 pub(crate) mod westwood_plus;
 
-use crate::net::TcpHeader;
+use crate::net::AckHeader;
 use crate::time::SimTime;
 
 /// The window state a policy may change. Sizes in bytes.
@@ -84,7 +84,7 @@ pub struct AckInfo<'a> {
     /// [`CongestionControl::reads_rate_sample`] is true; else `None`.
     pub rate: Option<&'a RateSample>,
     /// The ACK segment's header, read through the methods below.
-    pub header: &'a TcpHeader,
+    pub header: &'a AckHeader,
 }
 
 /// One ACK's delivery-rate sample (draft-cheng-iccrg-delivery-rate-estimation §3.3; Linux
@@ -113,38 +113,38 @@ impl AckInfo<'_> {
     /// The cumulative acknowledgment number.
     #[inline]
     pub fn ack(&self) -> u64 {
-        self.header.ack
+        self.header.ack()
     }
 
     /// The ACK carries ECN-Echo.
     #[inline]
     pub fn ece(&self) -> bool {
-        self.header.ece
+        self.header.ece()
     }
 
     /// The receiver's TSval on this ACK (its clock when it sent the ACK), when timestamps are on.
     #[inline]
     pub fn ts_val(&self) -> Option<u64> {
-        self.header.has_ts.then_some(self.header.ts_val)
+        self.header.ts_val()
     }
 
     /// TSecr: the sender's TSval echoed back, when timestamps are on.
     #[inline]
     pub fn ts_ecr(&self) -> Option<u64> {
-        self.header.has_ts.then_some(self.header.ts_ecr)
+        self.header.ts_ecr()
     }
 
     /// The ACK's corruption option (CAIAD Fig. 1(a)): a segment that arrived with a corrupted
     /// payload, by its first byte. Only a corruption-aware receiver (`Needs::caiad_receiver`) sends it.
     #[inline]
     pub fn corrupt_seq(&self) -> Option<u64> {
-        self.header.corrupt_seq
+        self.header.corrupt_seq()
     }
 
     /// The ACK's No-Congestion option (CAIAD Fig. 1(b)).
     #[inline]
     pub fn no_congestion(&self) -> bool {
-        self.header.no_congestion
+        self.header.no_congestion()
     }
 }
 

@@ -283,7 +283,7 @@ impl<E: BandwidthEstimator> CongestionControl for Westwood<E> {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::net::TcpHeader;
+    use crate::net::{AckHeader, TcpHeader};
 
     const MS: u64 = 1_000_000;
 
@@ -342,8 +342,8 @@ pub(crate) mod tests {
 
     /// The ACK header of a test's [`AckInfo`], leaked so that helpers can return the `AckInfo`
     /// (a few bytes per test ACK).
-    pub(crate) fn header(h: TcpHeader) -> &'static TcpHeader {
-        Box::leak(Box::new(h))
+    pub(crate) fn header(h: TcpHeader) -> &'static AckHeader {
+        Box::leak(Box::new(AckHeader::from(&h)))
     }
 
     /// A constant ACK stream of 1000 B every 10 ms (100 kB/s) drives the estimate to 100 kB/s; with

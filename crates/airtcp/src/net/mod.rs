@@ -10,7 +10,7 @@ pub(crate) mod ring;
 pub(crate) mod routing;
 
 pub use link::{Link, LinkStats, Offer};
-pub use packet::{Ecn, SackBlock, TcpHeader};
+pub use packet::{AckHeader, Ecn, SackBlock, TcpHeader};
 pub(crate) use packet::{Packet, PacketArena, PacketId, PacketKind};
 pub(crate) use routing::{Paths, RoutingTable};
 

@@ -122,6 +122,98 @@ pub struct TcpHeader {
     pub no_congestion: bool,
 }
 
+/// A TCP header as a packet holds it inline: every field but the sequence number's place is
+/// shared, the length, CWR and the SACK blocks (issue 42 part 4: a packet is one 64-byte cache
+/// line; the 128-byte [`TcpHeader`] was written in full for every packet). What a window policy
+/// reads of an ACK ([`crate::cc::AckInfo::header`], through its methods); the engine hands the
+/// sender the packet's own copy.
+///
+/// airtcp's data segments carry no acknowledgment and its ACKs no data, so one word holds an
+/// ACK's acknowledgment number or, in the engine's data segments, the sequence number.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct AckHeader {
+    /// An ACK's acknowledgment number (a data segment's sequence number inside the engine).
+    pub(crate) number: u64,
+    /// TSval (a UDP datagram's send time inside the engine: see `Simulator::app_tick`).
+    pub(crate) ts_val: u64,
+    /// TSecr.
+    pub(crate) ts_ecr: u64,
+    /// CAIAD's corruption option, when `has_corrupt_seq`.
+    pub(crate) corrupt_seq: u64,
+    /// ECN-Echo (RFC 3168 §6.1.3).
+    pub(crate) ece: bool,
+    /// TSval/TSecr present (RFC 7323).
+    pub(crate) has_ts: bool,
+    /// CAIAD No-Congestion option (see [`TcpHeader::no_congestion`]).
+    pub(crate) no_congestion: bool,
+    pub(crate) has_corrupt_seq: bool,
+    /// SACK blocks the ACK carries (kept beside it: see `PacketArena::sack`).
+    pub(crate) n_sack: u8,
+}
+
+impl AckHeader {
+    /// The cumulative acknowledgment number.
+    #[inline]
+    pub fn ack(&self) -> u64 {
+        self.number
+    }
+
+    /// ECN-Echo.
+    #[inline]
+    pub fn ece(&self) -> bool {
+        self.ece
+    }
+
+    /// TSval, when the ACK carries timestamps.
+    #[inline]
+    pub fn ts_val(&self) -> Option<u64> {
+        self.has_ts.then_some(self.ts_val)
+    }
+
+    /// TSecr, when the ACK carries timestamps.
+    #[inline]
+    pub fn ts_ecr(&self) -> Option<u64> {
+        self.has_ts.then_some(self.ts_ecr)
+    }
+
+    /// CAIAD's corruption option (see [`TcpHeader::corrupt_seq`]).
+    #[inline]
+    pub fn corrupt_seq(&self) -> Option<u64> {
+        self.has_corrupt_seq.then_some(self.corrupt_seq)
+    }
+
+    /// CAIAD's No-Congestion option (see [`TcpHeader::no_congestion`]).
+    #[inline]
+    pub fn no_congestion(&self) -> bool {
+        self.no_congestion
+    }
+
+    /// Sets CAIAD's corruption option.
+    #[inline]
+    pub(crate) fn set_corrupt_seq(&mut self, seq: Option<u64>) {
+        self.has_corrupt_seq = seq.is_some();
+        self.corrupt_seq = seq.unwrap_or(0);
+    }
+}
+
+impl From<&TcpHeader> for AckHeader {
+    /// An ACK's header fields (its sequence number, length, CWR and SACK blocks left out).
+    fn from(h: &TcpHeader) -> Self {
+        let mut a = AckHeader {
+            number: h.ack,
+            ts_val: h.ts_val,
+            ts_ecr: h.ts_ecr,
+            ece: h.ece,
+            has_ts: h.has_ts,
+            no_congestion: h.no_congestion,
+            n_sack: h.n_sack,
+            ..AckHeader::default()
+        };
+        a.set_corrupt_seq(h.corrupt_seq);
+        a
+    }
+}
+
 /// What a packet carries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum PacketKind {
@@ -133,21 +225,121 @@ pub(crate) enum PacketKind {
     Udp,
 }
 
-/// A packet in flight.
+/// A packet in flight: one 64-byte cache line (issue 42 part 4).
+///
+/// Its TCP header is held as an [`AckHeader`] (whose number is a data segment's sequence
+/// number or an ACK's acknowledgment number; the other reads as 0, as airtcp's full header has
+/// it) and the length and CWR beside it. The SACK blocks, 64 bytes that only the ACKs of SACK
+/// flows carry, live in the arena's side table by packet id ([`PacketArena::sack`]).
+/// [`PacketArena::tcp_header`] rebuilds the full header where a cold path wants one.
 #[derive(Debug, Clone, Copy)]
+#[repr(align(64))]
 pub(crate) struct Packet {
+    pub hdr: AckHeader,
     pub src: NodeId,
     pub dst: NodeId,
     /// Index of the flow this packet belongs to.
     pub flow: u32,
-    pub kind: PacketKind,
     /// Bytes on the wire (headers + options + payload): what serialization time is computed from.
     pub size_bytes: u32,
+    /// Payload bytes of a TCP segment (0 for an ACK).
+    pub len: u32,
+    pub kind: PacketKind,
     pub ecn: Ecn,
     /// A channel damaged the payload: the packet still travels, but its checksum fails at the
     /// destination (a corruption-aware receiver may still read its intact header).
     pub corrupted: bool,
-    pub tcp: TcpHeader,
+    /// Congestion Window Reduced (RFC 3168 §6.1.2).
+    pub cwr: bool,
+}
+
+// The point of the layout: a packet is one cache line.
+const _: () = assert!(std::mem::size_of::<Packet>() == 64);
+
+impl Packet {
+    /// A packet with every field zero (no option, not corrupted, not ECN-capable).
+    pub(crate) const EMPTY: Packet = Packet {
+        hdr: AckHeader {
+            number: 0,
+            ts_val: 0,
+            ts_ecr: 0,
+            corrupt_seq: 0,
+            ece: false,
+            has_ts: false,
+            no_congestion: false,
+            has_corrupt_seq: false,
+            n_sack: 0,
+        },
+        src: 0,
+        dst: 0,
+        flow: 0,
+        size_bytes: 0,
+        len: 0,
+        kind: PacketKind::TcpAck,
+        ecn: Ecn::NotEct,
+        corrupted: false,
+        cwr: false,
+    };
+
+    /// The sequence number of a data segment (0 for an ACK or a datagram).
+    #[inline]
+    pub(crate) fn seq(&self) -> u64 {
+        if self.kind == PacketKind::TcpData {
+            self.hdr.number
+        } else {
+            0
+        }
+    }
+
+    /// The acknowledgment number of an ACK (0 for a data segment or a datagram).
+    #[inline]
+    pub(crate) fn ack(&self) -> u64 {
+        if self.kind == PacketKind::TcpAck {
+            self.hdr.number
+        } else {
+            0
+        }
+    }
+
+    /// A TCP packet of `kind` with `h`'s fields (not its SACK blocks, which live in the arena):
+    /// for tests that build packets from a header.
+    #[cfg(test)]
+    pub(crate) fn from_header(kind: PacketKind, h: &TcpHeader) -> Packet {
+        let mut p = Packet { hdr: AckHeader::from(h), len: h.len, kind, cwr: h.cwr, ..Packet::EMPTY };
+        if kind == PacketKind::TcpData {
+            p.hdr.number = h.seq;
+        }
+        p
+    }
+
+    /// Payload bytes: a TCP segment's length, none for a pure ACK, a UDP datagram's size less its
+    /// IP and UDP headers. What a channel's per-byte error model and a capture's length count.
+    #[inline]
+    pub(crate) fn payload_bytes(&self) -> u32 {
+        match self.kind {
+            PacketKind::TcpData => self.len,
+            PacketKind::TcpAck => 0,
+            PacketKind::Udp => self.size_bytes - IP_HEADER_BYTES - UDP_HEADER_BYTES,
+        }
+    }
+}
+
+/// The full TCP header of `p`, whose SACK blocks are `sack` (from the arena's side table).
+pub(crate) fn tcp_header_of(p: &Packet, sack: [SackBlock; MAX_SACK_BLOCKS]) -> TcpHeader {
+    TcpHeader {
+        seq: p.seq(),
+        ack: p.ack(),
+        len: p.len,
+        ece: p.hdr.ece,
+        cwr: p.cwr,
+        has_ts: p.hdr.has_ts,
+        ts_val: p.hdr.ts_val,
+        ts_ecr: p.hdr.ts_ecr,
+        n_sack: p.hdr.n_sack,
+        sack,
+        corrupt_seq: p.hdr.corrupt_seq(),
+        no_congestion: p.hdr.no_congestion,
+    }
 }
 
 /// Bytes on the wire of a UDP datagram carrying `payload` bytes: the IP and UDP headers and the
@@ -157,23 +349,23 @@ pub(crate) const fn udp_packet_bytes(payload: u32) -> u32 {
     IP_HEADER_BYTES + UDP_HEADER_BYTES + payload
 }
 
-impl Packet {
-    /// Payload bytes: a TCP segment's length, none for a pure ACK, a UDP datagram's size less its
-    /// IP and UDP headers. What a channel's per-byte error model and a capture's length count.
-    #[inline]
-    pub(crate) fn payload_bytes(&self) -> u32 {
-        match self.kind {
-            PacketKind::TcpData => self.tcp.len,
-            PacketKind::TcpAck => 0,
-            PacketKind::Udp => self.size_bytes - IP_HEADER_BYTES - UDP_HEADER_BYTES,
-        }
+/// The blocks of slot `i` in the SACK side table `sacks` of an arena of `slots` slots, grown to
+/// hold it on the first write (to the arena's size, so it grows about once).
+#[cold]
+fn sack_slot(sacks: &mut Vec<[SackBlock; MAX_SACK_BLOCKS]>, slots: usize, i: usize) -> &mut [SackBlock; MAX_SACK_BLOCKS] {
+    if sacks.len() <= i {
+        sacks.resize(slots.max(i + 1), [SackBlock::default(); MAX_SACK_BLOCKS]);
     }
+    &mut sacks[i]
 }
 
 /// Slab of packets with a free list.
 #[derive(Debug)]
 pub(crate) struct PacketArena {
     slots: Vec<Packet>,
+    /// The SACK blocks of the packet in the same slot, where it has any (`Packet::n_sack`):
+    /// grown only when an ACK carries blocks, so that flows without SACK never touch it.
+    sacks: Vec<[SackBlock; MAX_SACK_BLOCKS]>,
     free: Vec<PacketId>,
     live: usize,
     /// Most slots the arena may hold before [`PacketArena::over_cap`] says so (the run's memory
@@ -185,13 +377,14 @@ pub(crate) struct PacketArena {
 
 /// Bytes a live packet costs: its slot, its place on the free list, and its entries on a link
 /// (pending while queued or serialized, in flight until it arrives: both at once while it
-/// serializes). The memory limit converts to a packet count with it.
+/// serializes). The memory limit converts to a packet count with it. (The SACK side table, 64
+/// bytes per slot, exists only where ACKs carry SACK blocks and is not counted.)
 pub(crate) const PACKET_BYTES: u64 =
     (std::mem::size_of::<Packet>() + std::mem::size_of::<PacketId>()) as u64 + super::link::RING_BYTES_PER_PACKET;
 
 impl Default for PacketArena {
     fn default() -> Self {
-        PacketArena { slots: Vec::new(), free: Vec::new(), live: 0, cap: usize::MAX, over_cap: false }
+        PacketArena { slots: Vec::new(), sacks: Vec::new(), free: Vec::new(), live: 0, cap: usize::MAX, over_cap: false }
     }
 }
 
@@ -247,16 +440,7 @@ impl PacketArena {
         let id = match self.free.pop() {
             Some(id) => id,
             None => {
-                self.slots.push(Packet {
-                    src: 0,
-                    dst: 0,
-                    flow: 0,
-                    kind: PacketKind::TcpAck,
-                    size_bytes: 0,
-                    ecn: Ecn::NotEct,
-                    corrupted: false,
-                    tcp: TcpHeader::default(),
-                });
+                self.slots.push(Packet::EMPTY);
                 if self.slots.len() > self.cap {
                     self.grew();
                 }
@@ -290,6 +474,41 @@ impl PacketArena {
         // SAFETY: as in `get`.
         unsafe { self.slots.get_unchecked_mut(id.0 as usize) }
     }
+
+    /// The SACK blocks of packet `id` (its `n_sack` first blocks in the side table).
+    #[inline]
+    pub(crate) fn sack(&self, id: PacketId) -> &[SackBlock] {
+        match self.get(id).hdr.n_sack as usize {
+            0 => &[],
+            n => &self.sacks[id.0 as usize][..n],
+        }
+    }
+
+    /// Packet `id`, to write, and a function that gives its blocks in the SACK side table to
+    /// write (the packet's `n_sack` says how many count), growing the table to the slot: called
+    /// only for an ACK that carries blocks.
+    #[inline]
+    pub(crate) fn get_mut_and_sack<'a>(
+        &'a mut self,
+        id: PacketId,
+    ) -> (&'a mut Packet, impl FnOnce() -> &'a mut [SackBlock; MAX_SACK_BLOCKS] + 'a) {
+        debug_assert!((id.0 as usize) < self.slots.len(), "packet {} of {} slots", id.0, self.slots.len());
+        let slots = self.slots.len();
+        let sacks = &mut self.sacks;
+        // SAFETY: as in `get`.
+        let p = unsafe { self.slots.get_unchecked_mut(id.0 as usize) };
+        (p, move || sack_slot(sacks, slots, id.0 as usize))
+    }
+
+    /// The full TCP header of packet `id`, for the cold paths that want one (a corrupted
+    /// segment's receiver, the sender's general ACK path, the capture, tests).
+    pub(crate) fn tcp_header(&self, id: PacketId) -> TcpHeader {
+        let p = self.get(id);
+        let mut sack = [SackBlock::default(); MAX_SACK_BLOCKS];
+        let blocks = self.sack(id);
+        sack[..blocks.len()].copy_from_slice(blocks);
+        tcp_header_of(p, sack)
+    }
 }
 
 #[cfg(test)]
@@ -306,6 +525,64 @@ mod tests {
         // With timestamps (12) at most 3 blocks fit in 40 option bytes.
         assert!(TS_OPTION_BYTES + sack_option_bytes(3) <= 40);
         assert!(TS_OPTION_BYTES + sack_option_bytes(4) > 40);
+    }
+
+    /// The engine's ACK (the receiver's `next_ack` into a 64-byte packet and the SACK side
+    /// table) reads back, through `PacketArena::tcp_header`, as the full header the public
+    /// `Receiver::make_ack` builds, with the receivers in the same state afterwards: random
+    /// segment orders over every option mix (SACK, timestamps, CAIAD's corrupted segments).
+    /// Flows without SACK leave the side table untouched.
+    #[test]
+    fn compact_ack_reads_back_as_the_full_header() {
+        use crate::cc::EcnEcho;
+        use crate::tcp::receiver::{Receiver, ReceiverConfig};
+        let mut rng = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move |n: u64| {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            rng % n
+        };
+        for mix in 0..8u32 {
+            let (sack, timestamps, caiad) = (mix & 1 != 0, mix & 2 != 0, mix & 4 != 0);
+            let cfg =
+                ReceiverConfig { sack, timestamps, delayed_ack: false, delack_timeout_ns: 0, mss: 100, ecn_echo: EcnEcho::UntilCwr, caiad };
+            let (mut full, mut compact) = (Receiver::new(cfg.clone()), Receiver::new(cfg));
+            let mut arena = PacketArena::default();
+            let (mut with_blocks, mut live) = (0, Vec::new());
+            for step in 0..400u64 {
+                let h = TcpHeader {
+                    seq: next(40) * 100,
+                    len: 100,
+                    has_ts: timestamps,
+                    ts_val: step,
+                    cwr: next(5) == 0,
+                    ..TcpHeader::default()
+                };
+                let ce = next(7) == 0;
+                if caiad && next(6) == 0 {
+                    full.on_corrupted(step, &h);
+                    compact.on_corrupted(step, &h);
+                } else {
+                    assert_eq!(full.on_data(step, &h, ce), compact.on_data(step, &h, ce));
+                }
+                let want = full.make_ack(step);
+                // A slot the previous ACKs may have used, as the engine's free list hands out.
+                if live.len() > 3 {
+                    arena.free(live.remove(next(live.len() as u64) as usize));
+                }
+                let id = arena.alloc_with(|p| p.kind = PacketKind::TcpAck);
+                live.push(id);
+                let (p, blocks) = arena.get_mut_and_sack(id);
+                compact.next_ack(step, &mut p.hdr, blocks);
+                assert_eq!(arena.tcp_header(id), want, "option mix {mix}, step {step}");
+                assert_eq!(arena.get(id).hdr, AckHeader::from(&want));
+                assert_eq!(format!("{full:?}"), format!("{compact:?}"));
+                with_blocks += (want.n_sack > 0) as u32;
+            }
+            assert_eq!(with_blocks > 0, sack, "option mix {mix}: SACK blocks iff SACK");
+            assert_eq!(arena.sacks.is_empty(), !sack, "option mix {mix}: the side table only for SACK");
+        }
     }
 
     /// CAIAD Fig. 1: 6 + 3 option bytes, padded to whole 32-bit words.

@@ -9,7 +9,7 @@ use crate::net::link::InFlight;
 use crate::net::link::Offer;
 use crate::net::pcap::{Capture, Fate};
 use crate::net::queue::Admission;
-use crate::net::{Ecn, Packet, PacketId, PacketKind, Paths};
+use crate::net::{Ecn, Packet, PacketId, PacketKind, Paths, SackBlock};
 use crate::time::SimTime;
 
 impl Simulator {
@@ -170,7 +170,7 @@ impl Simulator {
         for pkt in out.delivered {
             // An HSDPA hop is captured as its packets leave the cell: at the TTI that delivers them.
             if let Some(c) = &mut self.capture {
-                c.packet(l, now, Some(at), now, self.pkts.get(pkt));
+                c.packet(l, now, Some(at), now, self.pkts.get(pkt), self.pkts.sack(pkt));
             }
             if link.in_flight.is_empty() {
                 self.queue.push(at, Event::Arrive { link: l as u32 });
@@ -229,11 +229,12 @@ fn hops<const CAPTURE: bool>(
     loop {
         // SAFETY: a link of a route (see `unchecked_mut`).
         let link = unsafe { unchecked_mut(links, l) };
-        let p = pkts.get_mut(pkt);
+        let mut p = pkts.get_mut(pkt);
         let lossy = || (p.payload_bytes(), p.kind == PacketKind::TcpData);
         let offer = link.offer_at(now, at, p.size_bytes, p.ecn, lossy);
         if let (true, Some(c)) = (CAPTURE, capture.as_deref_mut()) {
-            capture_offer(c, l, link, now, at, offer, p);
+            capture_offer(c, l, link, now, at, offer, pkts.get(pkt), pkts.sack(pkt));
+            p = pkts.get_mut(pkt);
         }
         return match offer {
             Offer::Arrives { at_ns, ce, corrupted } => {
@@ -296,7 +297,16 @@ fn hop_of(paths: &Paths, flow_paths: &[[u32; 2]], p: &Packet, l: usize) -> u32 {
 #[cold]
 #[inline(never)]
 #[allow(clippy::too_many_arguments)]
-fn capture_offer(c: &mut Capture, l: usize, link: &crate::net::link::Link, now: SimTime, offered_at: SimTime, offer: Offer, p: &Packet) {
+fn capture_offer(
+    c: &mut Capture,
+    l: usize,
+    link: &crate::net::link::Link,
+    now: SimTime,
+    offered_at: SimTime,
+    offer: Offer,
+    p: &Packet,
+    sack: &[SackBlock],
+) {
     let start = || link.last_serialization_start().unwrap_or(offered_at);
     match offer {
         Offer::Arrives { corrupted, ce, at_ns } => {
@@ -306,7 +316,7 @@ fn capture_offer(c: &mut Capture, l: usize, link: &crate::net::link::Link, now: 
             if ce {
                 on_wire.ecn = Ecn::Ce;
             }
-            c.packet(l, t, Some(at_ns), now, &on_wire);
+            c.packet(l, t, Some(at_ns), now, &on_wire, sack);
             if corrupted {
                 c.event(l, t, Fate::Corrupted, p);
             }
@@ -319,7 +329,7 @@ fn capture_offer(c: &mut Capture, l: usize, link: &crate::net::link::Link, now: 
             if ce {
                 on_wire.ecn = Ecn::Ce;
             }
-            c.packet(l, t, None, now, &on_wire);
+            c.packet(l, t, None, now, &on_wire, sack);
             c.event(l, t, Fate::ChannelLoss, &on_wire);
         }
         Offer::Dropped => c.event(l, offered_at, Fate::QueueDrop, p),
@@ -334,7 +344,7 @@ pub(super) fn note_drop(flows: &mut [Flow], p: &Packet, cause: DropCause, at: Si
     }
     if let FlowKind::Tcp(t) = &mut flows[p.flow as usize].kind {
         if let Some(v) = &mut t.verdicts {
-            v.note_drop(p.tcp.seq, cause, at);
+            v.note_drop(p.hdr.number, cause, at);
         }
     }
 }

@@ -9,7 +9,8 @@ use crate::net::packet::{
     caiad_option_bytes, ns2_sack_option_bytes, sack_option_bytes, udp_packet_bytes, HACK_HEADER_CHECKSUM_OPTION_BYTES, IP_HEADER_BYTES,
     NS2_TS_OPTION_BYTES, TCP_HEADER_BYTES, TS_OPTION_BYTES,
 };
-use crate::net::{Ecn, Packet, PacketArena, PacketId, PacketKind, TcpHeader};
+use crate::net::{AckHeader, Ecn, Packet, PacketArena, PacketId, PacketKind};
+use crate::tcp::receiver::DataFields;
 use crate::tcp::{AckDecision, OutSegment};
 use crate::time::SimTime;
 
@@ -64,7 +65,8 @@ impl Simulator {
         let (src, dst) = (flow.src, flow.dst);
         let FlowKind::Tcp(t) = &mut flow.kind else { unreachable!("a data segment of a TCP flow") };
         let before = t.receiver.rcv_nxt;
-        let (delivered, decision) = t.receiver.on_data(now, &p.tcp, p.ecn == Ecn::Ce);
+        let seg = DataFields { seq: p.hdr.number, len: p.len, ts_val: p.hdr.ts_val(), cwr: p.cwr };
+        let (delivered, decision) = t.receiver.on_segment(now, seg, p.ecn == Ecn::Ce);
         if delivered > 0 {
             if let Some(a) = &mut self.audit {
                 a[f].push((before, before + delivered));
@@ -88,7 +90,7 @@ impl Simulator {
     /// Hands `pkt`, which has reached its destination at `now` (the clock, or ahead of it for a
     /// receiver that takes its segments ahead: [`Simulator::deliver_ahead`]), to its endpoint.
     pub(super) fn deliver(&mut self, pkt: PacketId, now: SimTime) {
-        // The packet is read in place (its header is too big to copy per packet); what needs
+        // The packet is read in place (the sender takes its header where it lies); what needs
         // `&mut self` afterwards runs once its slot is freed.
         enum Then {
             Nothing,
@@ -105,7 +107,7 @@ impl Simulator {
                 FlowKind::Tcp(t) => {
                     t.corrupted_received += 1;
                     if p.kind == PacketKind::TcpData && t.hack {
-                        if t.receiver.on_corrupted(now, &p.tcp) == AckDecision::Now {
+                        if t.receiver.on_corrupted(now, &self.pkts.tcp_header(pkt)) == AckDecision::Now {
                             then = Then::Ack;
                         }
                     } else if p.kind == PacketKind::TcpData {
@@ -126,12 +128,12 @@ impl Simulator {
                 (PacketKind::TcpAck, FlowKind::Tcp(t)) => {
                     debug_assert_eq!(now, self.now, "a sender takes its ACKs at the clock");
                     // The window-limited sends are pulled by `flush_sender`, one packet at a time.
-                    t.sender.on_ack_pulled(now, &p.tcp);
+                    t.sender.on_ack_pulled(now, &p.hdr, || self.pkts.sack(pkt));
                     then = Then::FlushSender;
                 }
                 (PacketKind::Udp, FlowKind::Udp(u)) => {
-                    // The datagram's send time travels in `tcp.ts_val` (see `app_tick`).
-                    u.delays.on_packet(p.tcp.ts_val, now);
+                    // The datagram's send time travels in `ts_val` (see `app_tick`).
+                    u.delays.on_packet(p.hdr.ts_val, now);
                     u.packets_received += 1;
                     u.bytes_received += p.payload_bytes() as u64;
                 }
@@ -273,19 +275,13 @@ impl Simulator {
         u.bytes_sent += n as u64 * payload as u64;
         let (src, dst) = (flow.src, flow.dst);
         for _ in 0..n {
-            let pkt = Packet {
-                src,
-                dst,
-                flow: f as u32,
-                kind: PacketKind::Udp,
-                size_bytes: udp_packet_bytes(payload),
-                ecn: Ecn::NotEct,
-                corrupted: false,
-                // A UDP datagram has no TCP header: `ts_val` carries its send time to the sink, for
-                // one-way delay and jitter (the measurement tag of ns-3's FlowMonitor; the RTP
-                // timestamp of RFC 3550 §5.1 for VoIP). It adds no bytes on the wire.
-                tcp: TcpHeader { ts_val: now, ..TcpHeader::default() },
-            };
+            let mut pkt = Packet::EMPTY;
+            (pkt.src, pkt.dst, pkt.flow, pkt.kind) = (src, dst, f as u32, PacketKind::Udp);
+            pkt.size_bytes = udp_packet_bytes(payload);
+            // A UDP datagram has no TCP header: `ts_val` carries its send time to the sink, for
+            // one-way delay and jitter (the measurement tag of ns-3's FlowMonitor; the RTP
+            // timestamp of RFC 3550 §5.1 for VoIP). It adds no bytes on the wire.
+            pkt.hdr.ts_val = now;
             let id = self.pkts.alloc(pkt);
             self.forward(src, id);
         }
@@ -311,8 +307,9 @@ fn arm(queue: &mut EventQueue, f: usize, kind: TimerKind, deadline: Option<SimTi
     }
 }
 
-/// Builds flow `f`'s ACK from `src` to `dst` in an arena slot: the receiver writes its header
-/// (see `PacketArena::alloc_with`: every field the header's readers read is written). With
+/// Builds flow `f`'s ACK from `src` to `dst` in an arena slot: the receiver writes its header,
+/// and this every other field (see `PacketArena::alloc_with`); SACK blocks, where it has any,
+/// go to the arena's side table. With
 /// `segment`, the slot of the data segment it answers, just done with, is taken again (what
 /// freeing it and allocating would do: the free list is a stack); without, a new slot. Always
 /// inlined (issue 42: −1.8% of a run's instructions once `flush_sender` was; alone it had cost
@@ -322,9 +319,11 @@ fn ack_packet(pkts: &mut PacketArena, segment: Option<PacketId>, t: &mut TcpFlow
     // Written in place, not through a closure handed to the arena: passed to two arena calls,
     // such a closure ran out of line (75 instructions per ACK, issue 42).
     let id = segment.unwrap_or_else(|| pkts.alloc_with(|_| {}));
+    // The header is written in place; the SACK blocks, where there are any, in the side table.
+    let (slot, sacks) = pkts.get_mut_and_sack(id);
+    t.receiver.next_ack(now, &mut slot.hdr, sacks);
     let p = pkts.get_mut(id);
-    t.receiver.write_ack(now, &mut p.tcp);
-    let h = &p.tcp;
+    let h = &p.hdr;
     // ns-2.35's sinks: 40 bytes whatever timestamp they echo, + 8 per SACK block
     // (tcp/tcp-sink.cc `TcpSink::ack`, `Sacker::append_ack`).
     let options = if t.ns2_option_sizes {
@@ -332,7 +331,9 @@ fn ack_packet(pkts: &mut PacketArena, segment: Option<PacketId>, t: &mut TcpFlow
     } else {
         (if h.has_ts { TS_OPTION_BYTES } else { 0 }) + sack_option_bytes(h.n_sack as usize)
     };
-    p.size_bytes = IP_HEADER_BYTES + TCP_HEADER_BYTES + options + caiad_option_bytes(h.corrupt_seq.is_some(), h.no_congestion);
+    p.size_bytes = IP_HEADER_BYTES + TCP_HEADER_BYTES + options + caiad_option_bytes(h.has_corrupt_seq, h.no_congestion);
+    p.len = 0;
+    p.cwr = false;
     p.src = src;
     p.dst = dst;
     p.flow = f as u32;
@@ -352,23 +353,12 @@ struct DataHead {
 }
 
 impl DataHead {
-    /// Writes segment `s` into packet slot `p` (see `PacketArena::alloc_with`): every field but
-    /// the SACK blocks, half of the header's 128 bytes, which a data segment does not carry and
-    /// nobody reads (every reader stops at `n_sack`, 0 here).
+    /// Writes segment `s` into packet slot `p` (see `PacketArena::alloc_with`): every field.
     #[inline(always)]
     fn write(&self, p: &mut Packet, s: &OutSegment) {
-        let h = &mut p.tcp;
-        h.seq = s.seq;
-        h.ack = 0;
-        h.len = s.len;
-        h.ece = false;
-        h.cwr = s.cwr;
-        h.has_ts = s.ts_val.is_some();
-        h.ts_val = s.ts_val.unwrap_or(0);
-        h.ts_ecr = 0;
-        h.n_sack = 0;
-        h.corrupt_seq = None;
-        h.no_congestion = false;
+        p.hdr = AckHeader { number: s.seq, has_ts: s.ts_val.is_some(), ts_val: s.ts_val.unwrap_or(0), ..AckHeader::default() };
+        p.len = s.len;
+        p.cwr = s.cwr;
         p.src = self.src;
         p.dst = self.dst;
         p.flow = self.flow;

@@ -26,7 +26,7 @@
 use std::collections::VecDeque;
 
 use crate::cc::RateSample;
-use crate::net::TcpHeader;
+use crate::net::SackBlock;
 use crate::time::{SimTime, NS_PER_S};
 
 /// The delivery-rate state a segment carries from its (latest) transmission (rate-est §3.2).
@@ -112,9 +112,9 @@ impl RateSampler {
     }
 
     /// rate-est §3.3 (tcp_rate.c `tcp_rate_skb_delivered`, `tcp_rate_gen`): the segments the ACK
-    /// `h` newly delivers (cumulatively up to `h.ack`, or by its SACK blocks), and the rate sample
+    /// `ack` newly delivers (cumulatively up to `ack`, or by its SACK blocks `sack`), and the rate sample
     /// of the most recently sent of them; `min_rtt_ns` is the sender's minimum RTT.
-    pub(crate) fn on_ack(&mut self, now: SimTime, h: &TcpHeader, min_rtt_ns: u64) -> RateSample {
+    pub(crate) fn on_ack(&mut self, now: SimTime, ack: u64, sack: &[SackBlock], min_rtt_ns: u64) -> RateSample {
         let mut rs = RateSample::default();
         // The most recently sent delivered segment: (P.delivered, sent_at) is largest.
         let mut newest: Option<SegState> = None;
@@ -126,8 +126,8 @@ impl RateSampler {
             }
             seg.len
         };
-        for b in &h.sack[..h.n_sack as usize] {
-            let start = b.start.max(h.ack).max(self.base);
+        for b in sack {
+            let start = b.start.max(ack).max(self.base);
             if b.end <= start {
                 continue;
             }
@@ -145,8 +145,8 @@ impl RateSampler {
                 }
             }
         }
-        if h.ack > self.base {
-            let n = (((h.ack - self.base).div_ceil(self.mss)) as usize).min(self.segs.len());
+        if ack > self.base {
+            let n = (((ack - self.base).div_ceil(self.mss)) as usize).min(self.segs.len());
             for seg in self.segs.drain(..n) {
                 if seg.sacked {
                     self.sacked_bytes -= seg.len;
@@ -154,7 +154,7 @@ impl RateSampler {
                     rs.newly_delivered += deliver(seg, &mut self.delivered, &mut self.delivered_time);
                 }
             }
-            self.base = h.ack;
+            self.base = ack;
         }
         rs.delivered = self.delivered;
         rs.sacked_bytes = self.sacked_bytes;
@@ -185,17 +185,12 @@ impl RateSampler {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::SackBlock;
 
     const MS: u64 = 1_000_000;
 
     fn ack(r: &mut RateSampler, now: u64, ack: u64, sack: &[(u64, u64)]) -> RateSample {
-        let mut h = TcpHeader { ack, ..TcpHeader::default() };
-        for (k, &(start, end)) in sack.iter().enumerate() {
-            h.sack[k] = SackBlock { start, end };
-        }
-        h.n_sack = sack.len() as u8;
-        r.on_ack(now, &h, 100 * MS)
+        let blocks: Vec<SackBlock> = sack.iter().map(|&(start, end)| SackBlock { start, end }).collect();
+        r.on_ack(now, ack, &blocks, 100 * MS)
     }
 
     /// Rate samples (rate-est §3), one 1000-byte segment every 10 ms from 0, each acknowledged

@@ -30,7 +30,7 @@
 
 use crate::cc::EcnEcho;
 use crate::net::packet::{caiad_option_bytes, sack_option_bytes, MAX_SACK_BLOCKS, MAX_TCP_OPTION_BYTES, TS_OPTION_BYTES};
-use crate::net::{SackBlock, TcpHeader};
+use crate::net::{AckHeader, SackBlock, TcpHeader};
 use crate::output::CaiadOptionCounts;
 use crate::time::SimTime;
 
@@ -75,6 +75,16 @@ pub enum AckDecision {
     Now,
     /// Hold the ACK until the delayed-ACK deadline (or the next segment).
     Delay,
+}
+
+/// The fields of a data segment the receiver reads ([`Receiver::on_segment`]).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct DataFields {
+    pub seq: u64,
+    pub len: u32,
+    /// TSval, when the segment carries timestamps.
+    pub ts_val: Option<u64>,
+    pub cwr: bool,
 }
 
 /// Receiver state of one connection.
@@ -223,6 +233,13 @@ impl Receiver {
     // per segment were about 1.3% of a run's instructions (issue 42).
     #[inline(always)]
     pub fn on_data(&mut self, now: SimTime, h: &TcpHeader, ce: bool) -> (u64, AckDecision) {
+        self.on_segment(now, DataFields { seq: h.seq, len: h.len, ts_val: h.has_ts.then_some(h.ts_val), cwr: h.cwr }, ce)
+    }
+
+    /// [`Receiver::on_data`] of the fields a data segment's header carries: what the engine
+    /// reads from a packet, which holds no [`TcpHeader`].
+    #[inline(always)]
+    pub(crate) fn on_segment(&mut self, now: SimTime, h: DataFields, ce: bool) -> (u64, AckDecision) {
         self.segments_received += 1;
         let (start, end) = (h.seq, h.seq + h.len as u64);
         // RFC 3168 §6.1.3: CE sets the ECE state; CWR clears it (a CE on that same packet re-sets it).
@@ -234,8 +251,10 @@ impl Receiver {
             self.ece_pending = true;
         }
         // RFC 7323 §4.3 (2): TS.Recent <- SEG.TSval if SEG.SEQ <= Last.ACK.sent (and TSval not older).
-        if self.cfg.timestamps && h.has_ts && start <= self.last_ack_sent && h.ts_val >= self.ts_recent {
-            self.ts_recent = h.ts_val;
+        if let (true, Some(ts_val)) = (self.cfg.timestamps, h.ts_val) {
+            if start <= self.last_ack_sent && ts_val >= self.ts_recent {
+                self.ts_recent = ts_val;
+            }
         }
         if self.cfg.caiad {
             self.caiad_classify(start, end);
@@ -315,28 +334,51 @@ impl Receiver {
         h
     }
 
-    /// [`Receiver::make_ack`] written straight into `h` (every field), e.g. the header of a
-    /// packet already in the arena: the engine's hot path avoids copying a header per ACK.
+    /// [`Receiver::make_ack`] written into `h` (every field).
+    pub fn write_ack(&mut self, now: SimTime, h: &mut TcpHeader) {
+        let mut a = AckHeader::default();
+        let mut sack = [SackBlock::default(); MAX_SACK_BLOCKS];
+        self.next_ack(now, &mut a, || &mut sack);
+        *h = TcpHeader {
+            ack: a.ack(),
+            ece: a.ece,
+            has_ts: a.has_ts,
+            ts_val: a.ts_val,
+            ts_ecr: a.ts_ecr,
+            n_sack: a.n_sack,
+            // Blocks past `n_sack` read as empty, as in a header built from the default.
+            sack,
+            corrupt_seq: a.corrupt_seq(),
+            no_congestion: a.no_congestion,
+            ..TcpHeader::default()
+        };
+    }
+
+    /// The ACK to send now (and resets the delayed-ACK state), written into `h` (every field),
+    /// its SACK blocks into the array `sack` returns, which is called only when the ACK carries
+    /// blocks (the engine's packets keep them in a side table that flows without SACK never
+    /// touch).
     // Inlined: see `on_data`.
     #[inline(always)]
-    pub fn write_ack(&mut self, now: SimTime, h: &mut TcpHeader) {
+    pub(crate) fn next_ack<'s>(&mut self, now: SimTime, h: &mut AckHeader, sack: impl FnOnce() -> &'s mut [SackBlock; MAX_SACK_BLOCKS]) {
         self.unacked_segments = 0;
         self.delack_deadline = None;
         let duplicate = self.rcv_nxt == self.last_ack_sent;
         self.last_ack_sent = self.rcv_nxt;
-        *h = TcpHeader { ack: self.rcv_nxt, ece: self.ece_pending, ..TcpHeader::default() };
+        *h = AckHeader { number: self.rcv_nxt, ece: self.ece_pending, ..AckHeader::default() };
         let mut option_bytes = 0;
         if self.cfg.caiad {
             // §3.1: "if the DUPACK is triggered by a corrupted segment with the valid header, then
             // the corruption option will be added. Likewise, if there is no uncovered 'lost
             // segment' the 'No-Congestion' option will also be added in the DUPACK segment."
-            h.corrupt_seq = self.caiad.report.take();
+            let report = self.caiad.report.take();
+            h.set_corrupt_seq(report);
             h.no_congestion = duplicate && !self.caiad.out_of_order;
-            let bytes = caiad_option_bytes(h.corrupt_seq.is_some(), h.no_congestion);
+            let bytes = caiad_option_bytes(report.is_some(), h.no_congestion);
             option_bytes += bytes;
             let n = &mut self.caiad.counts;
             n.option_bytes += bytes as u64;
-            match (h.corrupt_seq.is_some(), h.no_congestion) {
+            match (report.is_some(), h.no_congestion) {
                 (true, true) => n.both += 1,
                 (true, false) => n.corruption_only += 1,
                 (false, true) => n.no_congestion_only += 1,
@@ -353,34 +395,41 @@ impl Receiver {
             h.ts_ecr = self.ts_recent;
         }
         if self.cfg.sack && !self.ooo.is_empty() {
-            // RFC 2018 §4: the first block holds the most recent segment; then the most recently
-            // reported other blocks, as many as fit beside the other options (3 beside
-            // timestamps, 4 without).
-            let max = (1..=MAX_SACK_BLOCKS).take_while(|&n| option_bytes + sack_option_bytes(n) <= MAX_TCP_OPTION_BYTES).count();
-            let mut n = 0usize;
-            for &s in &self.recent {
-                if n == max {
-                    break;
-                }
-                if let Some(&(bs, be)) = self.ooo.iter().find(|&&(bs, be)| bs <= s && s < be) {
-                    if !h.sack[..n].iter().any(|b| b.start == bs) {
-                        h.sack[n] = SackBlock { start: bs, end: be };
-                        n += 1;
-                    }
-                }
+            h.n_sack = self.sack_blocks(option_bytes, sack());
+        }
+    }
+
+    /// Writes the SACK blocks of the next ACK, beside `option_bytes` of other options, into
+    /// `out`; returns how many.
+    #[cold]
+    fn sack_blocks(&self, option_bytes: u32, out: &mut [SackBlock; MAX_SACK_BLOCKS]) -> u8 {
+        // RFC 2018 §4: the first block holds the most recent segment; then the most recently
+        // reported other blocks, as many as fit beside the other options (3 beside
+        // timestamps, 4 without).
+        let max = (1..=MAX_SACK_BLOCKS).take_while(|&n| option_bytes + sack_option_bytes(n) <= MAX_TCP_OPTION_BYTES).count();
+        let mut n = 0usize;
+        for &s in &self.recent {
+            if n == max {
+                break;
             }
-            // Blocks never reported as "recent" (e.g. after the recency list was trimmed): highest first.
-            for &(bs, be) in self.ooo.iter().rev() {
-                if n == max {
-                    break;
-                }
-                if !h.sack[..n].iter().any(|b| b.start == bs) {
-                    h.sack[n] = SackBlock { start: bs, end: be };
+            if let Some(&(bs, be)) = self.ooo.iter().find(|&&(bs, be)| bs <= s && s < be) {
+                if !out[..n].iter().any(|b| b.start == bs) {
+                    out[n] = SackBlock { start: bs, end: be };
                     n += 1;
                 }
             }
-            h.n_sack = n as u8;
         }
+        // Blocks never reported as "recent" (e.g. after the recency list was trimmed): highest first.
+        for &(bs, be) in self.ooo.iter().rev() {
+            if n == max {
+                break;
+            }
+            if !out[..n].iter().any(|b| b.start == bs) {
+                out[n] = SackBlock { start: bs, end: be };
+                n += 1;
+            }
+        }
+        n as u8
     }
 }
 

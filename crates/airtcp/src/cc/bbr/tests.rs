@@ -25,8 +25,8 @@ fn send(b: &mut Bbr, r: &mut RateSampler, now: u64, seq: u64, flight: u64) {
 
 /// ACK `a` (new or duplicate) as the sender hands it to BBR: with the sampler's rate sample, and
 /// the application-limited mark handed back after it.
-fn deliver(b: &mut Bbr, w: &mut Window, r: &mut RateSampler, dup: bool, a: AckInfo<'static>) {
-    let rs = r.on_ack(a.now, a.header, a.min_rtt_ns);
+fn deliver(b: &mut Bbr, w: &mut Window, r: &mut RateSampler, dup: bool, (a, sack): (AckInfo<'static>, &[SackBlock])) {
+    let rs = r.on_ack(a.now, a.ack(), sack, a.min_rtt_ns);
     let a = AckInfo { rate: Some(&rs), ..a };
     if dup {
         b.on_dup_ack(w, &a);
@@ -40,13 +40,10 @@ fn deliver(b: &mut Bbr, w: &mut Window, r: &mut RateSampler, dup: bool, a: AckIn
 
 /// An ACK at `now` of number `ack` (`acked` bytes newly, `flight` outstanding after it), with
 /// SRTT and the sender's minimum RTT 100 ms, and `sack` blocks.
-fn ack(now: u64, ack: u64, acked: u64, flight: u64, sack: &[(u64, u64)]) -> AckInfo<'static> {
-    let mut h = TcpHeader { ack, ..TcpHeader::default() };
-    for (k, &(start, end)) in sack.iter().enumerate() {
-        h.sack[k] = SackBlock { start, end };
-    }
-    h.n_sack = sack.len() as u8;
-    AckInfo { flight_bytes: flight, header: header(h), ..ack_at(now, acked, 100 * MS) }
+fn ack(now: u64, ack: u64, acked: u64, flight: u64, sack: &[(u64, u64)]) -> (AckInfo<'static>, &'static [SackBlock]) {
+    let h = TcpHeader { ack, n_sack: sack.len() as u8, ..TcpHeader::default() };
+    let blocks = sack.iter().map(|&(start, end)| SackBlock { start, end }).collect::<Vec<_>>().leak();
+    (AckInfo { flight_bytes: flight, header: header(h), ..ack_at(now, acked, 100 * MS) }, blocks)
 }
 
 /// The max filter over 10 rounds: samples 5 (round 1), 9 (round 2), 7 (round 3), 3 (round 11).

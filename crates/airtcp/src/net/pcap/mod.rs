@@ -47,7 +47,7 @@
 //! UDP checksums are 0: they cover the payload, which is not captured (Wireshark does not check
 //! them by default).
 
-use super::packet::{Packet, PacketKind, IP_HEADER_BYTES, TCP_HEADER_BYTES};
+use super::packet::{Packet, PacketKind, SackBlock, IP_HEADER_BYTES, TCP_HEADER_BYTES};
 mod wire;
 use pcap_file::pcap::{PcapHeader, PcapPacket, PcapWriter};
 use pcap_file::{DataLink, Endianness, TsResolution};
@@ -281,14 +281,14 @@ impl Capture {
     /// `p` starts its serialization on link `link` at `t_ns` and, unless the channel loses it,
     /// reaches the link's far end at `arrives_ns`; the engine's clock reads `now_ns` (no later
     /// record can be earlier, which lets the host files be written in time order).
-    pub(crate) fn packet(&mut self, link: usize, t_ns: u64, arrives_ns: Option<u64>, now_ns: u64, p: &Packet) {
+    pub(crate) fn packet(&mut self, link: usize, t_ns: u64, arrives_ns: Option<u64>, now_ns: u64, p: &Packet, sack: &[SackBlock]) {
         if self.error.is_some() || t_ns > self.end_ns {
             return;
         }
         let id = self.ip_ids[link];
         let (tcp, flow) = (p.kind != PacketKind::Udp, p.flow);
         let win = self.flows[flow as usize].as_ref().map_or(65535, |t| t.window().1);
-        encode(p, id, win, &mut self.buf);
+        encode(p, sack, id, win, &mut self.buf);
         let record = RECORD_HEADER_BYTES + self.buf.len() as u64;
         let hs_record = self.handshake_record_bytes(flow);
         let ack_dir = p.kind == PacketKind::TcpAck;
@@ -422,7 +422,7 @@ impl Capture {
         let payload = p.payload_bytes();
         let (seq, ack) = match p.kind {
             PacketKind::Udp => (String::new(), String::new()),
-            _ => (p.tcp.seq.to_string(), p.tcp.ack.to_string()),
+            _ => (p.seq().to_string(), p.ack().to_string()),
         };
         // Written with `format!` rather than the `csv` crate: the size limit must know a line's
         // length before it is written, every field but the link name is a number, and the link
@@ -475,11 +475,13 @@ mod tests {
     use super::wire::*;
     use super::*;
     use crate::net::packet::{caiad_option_bytes, sack_option_bytes, Ecn};
-    use crate::net::packet::{SackBlock, TcpHeader, HACK_HEADER_CHECKSUM_OPTION_BYTES, MAX_SACK_BLOCKS, TS_OPTION_BYTES};
+    use crate::net::packet::{TcpHeader, HACK_HEADER_CHECKSUM_OPTION_BYTES, MAX_SACK_BLOCKS, TS_OPTION_BYTES};
 
     fn packet(kind: PacketKind, tcp: TcpHeader, opt_bytes: u32) -> Packet {
         let payload = if kind == PacketKind::TcpData { tcp.len } else { 0 };
-        Packet { src: 0, dst: 2, flow: 7, kind, size_bytes: 40 + opt_bytes + payload, ecn: Ecn::Ce, corrupted: false, tcp }
+        let mut p = Packet::from_header(kind, &tcp);
+        (p.src, p.dst, p.flow, p.size_bytes, p.ecn) = (0, 2, 7, 40 + opt_bytes + payload, Ecn::Ce);
+        p
     }
 
     fn be32(b: &[u8]) -> u32 {
@@ -503,7 +505,7 @@ mod tests {
             ..TcpHeader::default()
         };
         let p = packet(PacketKind::TcpData, h, TS_OPTION_BYTES + HACK_HEADER_CHECKSUM_OPTION_BYTES);
-        encode(&p, 9, 0x1234, &mut buf);
+        encode(&p, &[], 9, 0x1234, &mut buf);
         assert_eq!(buf.len(), 20 + 20 + 16);
         assert_eq!((buf[0], buf[1] & 3, u16::from_be_bytes([buf[2], buf[3]])), (0x45, 3, 1056));
         assert_eq!((&buf[12..16], &buf[16..20]), (&[10, 0, 0, 1][..], &[10, 0, 0, 3][..]));
@@ -522,7 +524,7 @@ mod tests {
         }
         let h = TcpHeader { ack: 7000, ece: true, has_ts: true, n_sack: 3, sack, ..TcpHeader::default() };
         let p = packet(PacketKind::TcpAck, h, TS_OPTION_BYTES + sack_option_bytes(3));
-        encode(&p, 0, 65535, &mut buf);
+        encode(&p, &sack[..3], 0, 65535, &mut buf);
         assert_eq!(buf.len(), 80);
         assert_eq!((u16::from_be_bytes([buf[20], buf[21]]), u16::from_be_bytes([buf[22], buf[23]])), (RECEIVER_PORT, 49159));
         assert_eq!((be32(&buf[28..]), buf[32] >> 4, buf[33]), (7000, 15, 0x50));
@@ -531,21 +533,13 @@ mod tests {
         // A CAIAD ACK with both options: 6 + 3 padded to 12.
         let h = TcpHeader { ack: 1000, corrupt_seq: Some(4000), no_congestion: true, ..TcpHeader::default() };
         let p = packet(PacketKind::TcpAck, h, caiad_option_bytes(true, true));
-        encode(&p, 0, 65535, &mut buf);
+        encode(&p, &[], 0, 65535, &mut buf);
         assert_eq!(buf.len(), 52);
         assert_eq!(&buf[40..52], &[EXPERIMENTAL_KIND_1, 6, 0, 0, 0x0f, 0xa0, EXPERIMENTAL_KIND_2, 3, 1, 1, 1, 1]);
         // UDP: 8-byte header, length = size − 20.
-        let p = Packet {
-            src: 300,
-            dst: 1,
-            flow: 70_000,
-            kind: PacketKind::Udp,
-            size_bytes: 528,
-            ecn: Ecn::NotEct,
-            corrupted: false,
-            tcp: TcpHeader::default(),
-        };
-        encode(&p, 0, 65535, &mut buf);
+        let mut p = Packet::EMPTY;
+        (p.src, p.dst, p.flow, p.kind, p.size_bytes) = (300, 1, 70_000, PacketKind::Udp, 528);
+        encode(&p, &[], 0, 65535, &mut buf);
         assert_eq!(buf.len(), 28);
         assert_eq!((buf[9], &buf[12..16]), (17, &[10, 0, 1, 45][..]));
         assert_eq!(

@@ -3,7 +3,7 @@
 //! what each holds and why). Pure functions of a packet and its flow: the file handling lives in
 //! the parent module, which calls these.
 
-use crate::net::packet::{caiad_option_bytes, sack_option_bytes, Ecn, Packet, PacketKind, IP_HEADER_BYTES, TCP_HEADER_BYTES};
+use crate::net::packet::{caiad_option_bytes, sack_option_bytes, Ecn, Packet, PacketKind, SackBlock, IP_HEADER_BYTES, TCP_HEADER_BYTES};
 
 /// RFC 4727 experimental option kind used for CAIAD's corruption option and TCP HACK's header
 /// checksum (told apart by their lengths, 6 and 4).
@@ -155,9 +155,10 @@ pub(crate) fn encode_handshake(t: &TcpFlowInfo, flow: u32, syn_ack: bool, out: &
     out.extend_from_slice(&[1, 3, 3, t.window().0]);
 }
 
-/// Writes the headers of `p` (IPv4, then TCP with its options or UDP) into `out`; `win` is the
-/// TCP window field (the flow's window, scaled).
-pub(crate) fn encode(p: &Packet, ip_id: u16, win: u16, out: &mut Vec<u8>) {
+/// Writes the headers of `p` (IPv4, then TCP with its options or UDP) into `out`; `sack` is its
+/// SACK blocks (from the arena's side table), `win` the TCP window field (the flow's window,
+/// scaled).
+pub(crate) fn encode(p: &Packet, sack: &[SackBlock], ip_id: u16, win: u16, out: &mut Vec<u8>) {
     out.clear();
     let proto = if p.kind == PacketKind::Udp { 17 } else { 6 };
     let ecn = match p.ecn {
@@ -176,16 +177,16 @@ pub(crate) fn encode(p: &Packet, ip_id: u16, win: u16, out: &mut Vec<u8>) {
         out.extend_from_slice(&[0, 0]);
         return;
     }
-    let h = &p.tcp;
-    let payload = if data { h.len } else { 0 };
+    let h = &p.hdr;
+    let payload = if data { p.len } else { 0 };
     // The option bytes the engine counted in the packet's size.
     let opt_len = p.size_bytes.saturating_sub(IP_HEADER_BYTES + TCP_HEADER_BYTES + payload).min(40) as usize;
-    let (seq, ack) = if data { (h.seq as u32, 0) } else { (0, h.ack as u32) };
+    let (seq, ack) = if data { (h.number as u32, 0) } else { (0, h.number as u32) };
     out.extend_from_slice(&seq.to_be_bytes());
     out.extend_from_slice(&ack.to_be_bytes());
     out.push((((TCP_HEADER_BYTES as usize + opt_len) / 4) as u8) << 4);
     // Flags: CWR 0x80, ECE 0x40, ACK 0x10 (every segment after the handshake carries ACK).
-    out.push(if h.cwr { 0x80 } else { 0 } | if h.ece { 0x40 } else { 0 } | 0x10);
+    out.push(if p.cwr { 0x80 } else { 0 } | if h.ece { 0x40 } else { 0 } | 0x10);
     out.extend_from_slice(&win.to_be_bytes());
     out.extend_from_slice(&[0, 0, 0, 0]); // checksum (covers the payload, not captured), urgent pointer
     let start = out.len();
@@ -194,20 +195,20 @@ pub(crate) fn encode(p: &Packet, ip_id: u16, win: u16, out: &mut Vec<u8>) {
         out.extend_from_slice(&((h.ts_val / 1000) as u32).to_be_bytes());
         out.extend_from_slice(&((h.ts_ecr / 1000) as u32).to_be_bytes());
     }
-    if h.n_sack > 0 {
-        let n = h.n_sack as usize;
+    if !sack.is_empty() {
+        let n = sack.len();
         let pad = sack_option_bytes(n) as usize - (2 + 8 * n);
         out.extend(std::iter::repeat_n(1u8, pad)); // NOPs first, as stacks align SACK
         out.extend_from_slice(&[5, (2 + 8 * n) as u8]);
-        for b in &h.sack[..n] {
+        for b in sack {
             out.extend_from_slice(&(b.start as u32).to_be_bytes());
             out.extend_from_slice(&(b.end as u32).to_be_bytes());
         }
     }
-    let caiad = caiad_option_bytes(h.corrupt_seq.is_some(), h.no_congestion) as usize;
+    let caiad = caiad_option_bytes(h.corrupt_seq().is_some(), h.no_congestion) as usize;
     if caiad > 0 {
         let mut raw = 0;
-        if let Some(s) = h.corrupt_seq {
+        if let Some(s) = h.corrupt_seq() {
             out.extend_from_slice(&[EXPERIMENTAL_KIND_1, 6]);
             out.extend_from_slice(&(s as u32).to_be_bytes());
             raw += 6;

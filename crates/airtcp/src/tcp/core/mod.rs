@@ -12,7 +12,7 @@ mod ctx;
 pub use self::config::{OutSegment, RtoUndoPolicy, RttSampling, SenderConfig, SenderStats};
 pub use self::ctx::RecoveryCtx;
 use crate::cc::{AckInfo, CongestionControl, Head, LossSignal, RateSample, Reaction, RecoverGuard, SendInfo, Window};
-use crate::net::TcpHeader;
+use crate::net::{AckHeader, SackBlock};
 use crate::tcp::rate::RateSampler;
 use crate::tcp::rto::RttEstimator;
 use crate::tcp::scoreboard::{Scoreboard, SegMeta};
@@ -219,7 +219,7 @@ impl SenderCore {
     pub(super) fn ack_info<'h>(
         &self,
         now: SimTime,
-        h: &'h TcpHeader,
+        h: &'h AckHeader,
         acked_bytes: u64,
         rtt_sample_ns: Option<u64>,
         no_growth: bool,
@@ -248,9 +248,9 @@ impl SenderCore {
     /// The delivery-rate sample of ACK `h` (advancing the sampler), when the policy reads them.
     /// Taken right before the policy hears of the ACK, after what the ACK made the sender resend.
     #[inline]
-    pub(super) fn rate_sample(&mut self, now: SimTime, h: &TcpHeader) -> Option<RateSample> {
+    pub(super) fn rate_sample(&mut self, now: SimTime, h: &AckHeader, sack: &[SackBlock]) -> Option<RateSample> {
         let min_rtt = self.rtt.min_rtt.unwrap_or(0);
-        self.rate.as_deref_mut().map(|r| r.on_ack(now, h, min_rtt))
+        self.rate.as_deref_mut().map(|r| r.on_ack(now, h.ack(), sack, min_rtt))
     }
 
     /// After the policy has heard of an ACK: hands the sampler its application-limited mark.

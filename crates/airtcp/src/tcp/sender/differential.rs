@@ -124,7 +124,7 @@ impl Driven {
                 self.s.drain_segments().collect()
             }
             Mode::Pulled => {
-                self.s.on_ack_pulled(now, h);
+                self.s.on_ack_pulled(now, &AckHeader::from(h), || &h.sack[..h.n_sack as usize]);
                 let mut out: Vec<OutSegment> = self.s.drain_segments().collect();
                 while let Some(seg) = self.s.next_segment(now) {
                     out.push(seg);

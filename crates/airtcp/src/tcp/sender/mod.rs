@@ -21,7 +21,7 @@ pub(crate) use crate::tcp::core::{EcnState, RecoveryState, RtoUndo, SeqSpace};
 pub use crate::tcp::core::{OutSegment, RtoUndoPolicy, RttSampling, SenderConfig, SenderCore, SenderStats};
 
 use crate::cc::{CongestionControl, DupAckCount, LossKind, LossSignal, Reaction, Window};
-use crate::net::TcpHeader;
+use crate::net::{AckHeader, SackBlock, TcpHeader};
 use crate::tcp::rate::RateSampler;
 use crate::tcp::recovery::{LossRecovery, RecoveryCtx};
 use crate::tcp::rto::RttEstimator;
@@ -229,10 +229,11 @@ impl Sender {
     /// (~8 instructions per ACK; the choice is one branch).
     pub fn on_ack(&mut self, now: SimTime, h: &TcpHeader) {
         debug_assert!(!self.core.pull_window, "the previous ACK's segments were not all pulled");
+        let (a, sack) = (AckHeader::from(h), || &h.sack[..h.n_sack as usize]);
         if self.hooks {
-            self.process_ack::<true, false>(now, h);
+            self.process_ack::<true, false>(now, &a, sack);
         } else {
-            self.process_ack::<false, false>(now, h);
+            self.process_ack::<false, false>(now, &a, sack);
         }
     }
 
@@ -241,14 +242,15 @@ impl Sender {
     /// it answers `None` before anything else touches the sender. The segments, their order and
     /// the sender's state afterwards are those of `on_ack`; the engine so writes each one
     /// straight into its packet instead of going through the `out` buffer. (Flows with hooks —
-    /// pacing, rate samples, send times, loss marking — send at once, as `on_ack` does.)
+    /// pacing, rate samples, send times, loss marking — send at once, as `on_ack` does.) The
+    /// ACK comes as the fields a packet holds: `h`, and its SACK blocks `sack`.
     #[inline]
-    pub(crate) fn on_ack_pulled(&mut self, now: SimTime, h: &TcpHeader) {
+    pub(crate) fn on_ack_pulled<'s>(&mut self, now: SimTime, h: &AckHeader, sack: impl FnOnce() -> &'s [SackBlock]) {
         debug_assert!(!self.core.pull_window, "the previous ACK's segments were not all pulled");
         if self.hooks {
-            self.process_ack::<true, false>(now, h);
+            self.process_ack::<true, false>(now, h, sack);
         } else {
-            self.process_ack::<false, true>(now, h);
+            self.process_ack::<false, true>(now, h, sack);
         }
     }
 
@@ -278,15 +280,20 @@ impl Sender {
     /// known to be false. With `PULL`, the final window-limited sends are left to
     /// [`Sender::next_segment`].
     #[inline(always)]
-    fn process_ack<const HOOKS: bool, const PULL: bool>(&mut self, now: SimTime, h: &TcpHeader) {
+    fn process_ack<'s, const HOOKS: bool, const PULL: bool>(
+        &mut self,
+        now: SimTime,
+        h: &AckHeader,
+        sack: impl FnOnce() -> &'s [SackBlock],
+    ) {
         if !HOOKS && self.fast {
             let s = &self.core;
             let (una, max) = (s.seq.snd_una, s.seq.snd_max);
-            if h.ack > una && h.ack <= max && !s.rec.in_recovery && h.corrupt_seq.is_none() && s.rec.rto_undo.is_none() {
+            if h.ack() > una && h.ack() <= max && !s.rec.in_recovery && !h.has_corrupt_seq && s.rec.rto_undo.is_none() {
                 let mss = s.cfg.mss as u64;
                 // Mostly one segment per ACK (two with delayed ACKs): those without a division.
-                let acked = h.ack - una;
-                let advance = if h.ack == max {
+                let acked = h.ack() - una;
+                let advance = if h.ack() == max {
                     s.board.len()
                 } else if acked == mss {
                     1
@@ -295,28 +302,30 @@ impl Sender {
                 } else {
                     (acked / mss) as usize
                 };
-                if h.ack == max || una + advance as u64 * mss == h.ack {
+                if h.ack() == max || una + advance as u64 * mss == h.ack() {
                     self.fast_ack::<PULL>(now, h, advance);
                     return;
                 }
             }
         }
+        // The SACK blocks, read once the fast path is ruled out (from the packet's side table).
+        let sack = sack();
         let marks_losses = HOOKS && self.marks_losses;
         let reads_send_times = HOOKS && self.cc_reads_send_times;
         // ns-2.35 TCP-Linux `recv`: `prior_in_flight = packets_in_flight()` before the ACK.
         let in_flight_before =
             if HOOKS && self.cc_reads_in_flight { self.recovery.in_flight_bytes(&RecoveryCtx::new(&mut self.core)) } else { 0 };
         let s = &mut self.core;
-        if h.ack > s.seq.snd_max {
+        if h.ack() > s.seq.snd_max {
             return; // acknowledges data never sent: ignore (RFC 793)
         }
         let mss = s.cfg.mss as u64;
         // Segments are MSS-aligned except a finite transfer's last one, which ends at snd_max: the
         // whole segments this ACK acknowledges.
-        let advance = if h.ack == s.seq.snd_max {
+        let advance = if h.ack() == s.seq.snd_max {
             s.board.len()
-        } else if h.ack > s.seq.snd_una {
-            s.seg_index(h.ack)
+        } else if h.ack() > s.seq.snd_una {
+            s.seg_index(h.ack())
         } else {
             0
         };
@@ -326,10 +335,10 @@ impl Sender {
         // acknowledges nothing new, and it is no duplicate either (RFC 5681 §2: its number is not
         // SND.UNA). Fuzzing finding (issue 25 part 6): the sender carried on from the byte inside,
         // resending as "retransmissions" bytes above snd_max that it had never sent.
-        let inside = h.ack > s.seq.snd_una && h.ack < s.seq.snd_max && s.seq.snd_una + advance as u64 * mss != h.ack;
+        let inside = h.ack() > s.seq.snd_una && h.ack() < s.seq.snd_max && s.seq.snd_una + advance as u64 * mss != h.ack();
         let rounded;
         let h = if inside {
-            rounded = TcpHeader { ack: s.seq.snd_una + advance as u64 * mss, ..*h };
+            rounded = AckHeader { number: s.seq.snd_una + advance as u64 * mss, ..*h };
             &rounded
         } else {
             h
@@ -339,8 +348,8 @@ impl Sender {
         // the segment reached the receiver with an intact header and a corrupted payload. The
         // option names a segment by its first byte (CAIAD Fig. 1(a)); a number inside a segment is
         // no segment of this sender's and is ignored, as above.
-        if let Some(seq) = h.corrupt_seq {
-            if seq >= h.ack.max(s.seq.snd_una) && seq < s.seq.snd_max && (seq - s.seq.snd_una).is_multiple_of(mss) {
+        if let Some(seq) = h.corrupt_seq() {
+            if seq >= h.ack().max(s.seq.snd_una) && seq < s.seq.snd_max && (seq - s.seq.snd_una).is_multiple_of(mss) {
                 let info = s.ack_info(now, h, 0, None, true, s.rec.in_recovery, s.rec.dupacks, None);
                 if s.cc.on_corruption_report(&mut s.w, &info, seq) {
                     s.retransmit(now, seq);
@@ -349,8 +358,8 @@ impl Sender {
         }
         // SACK scoreboard update (RFC 6675 §5 step (A)/(B) "update the scoreboard").
         if s.cfg.sack {
-            for b in &h.sack[..h.n_sack as usize] {
-                let start = b.start.max(h.ack).max(s.seq.snd_una);
+            for b in sack {
+                let start = b.start.max(h.ack()).max(s.seq.snd_una);
                 let end = b.end.min(s.seq.snd_max);
                 if start >= end {
                     continue;
@@ -365,8 +374,8 @@ impl Sender {
                 s.board.high_sacked = s.board.high_sacked.max(end);
             }
         }
-        if h.ack > s.seq.snd_una {
-            let acked = h.ack - s.seq.snd_una;
+        if h.ack() > s.seq.snd_una {
+            let acked = h.ack() - s.seq.snd_una;
             // RTT sample: RFC 7323 §4.1 from TSecr, else by `rtt_sampling` under Karn's rule.
             let mut sample = None;
             if s.cfg.timestamps && h.has_ts && h.ts_ecr <= now {
@@ -374,7 +383,7 @@ impl Sender {
             } else if s.cfg.rtt_sampling == RttSampling::EveryAck {
                 sample = s.every_ack_sample(now, advance);
             } else if let Some((end, t0)) = s.timing {
-                if h.ack >= end {
+                if h.ack() >= end {
                     sample = Some(now - t0);
                     s.timing = None;
                 }
@@ -383,7 +392,7 @@ impl Sender {
             let newest =
                 (reads_send_times && advance > 0).then(|| s.board.get(advance - 1)).filter(|m| !m.retransmitted).map(|m| m.sent_at);
             if let Some(r) = sample {
-                s.rtt.sample(r, h.ack, s.seq.snd_max);
+                s.rtt.sample(r, h.ack(), s.seq.snd_max);
                 s.count_rtt_sample(r);
             }
             if marks_losses {
@@ -391,7 +400,7 @@ impl Sender {
             }
             s.board.advance(advance);
             s.rec.prev_highest_ack = s.seq.snd_una;
-            s.seq.snd_una = h.ack;
+            s.seq.snd_una = h.ack();
             if s.seq.snd_nxt < s.seq.snd_una {
                 s.seq.snd_nxt = s.seq.snd_una;
             }
@@ -429,7 +438,7 @@ impl Sender {
                 s.ecn.cwr_pending = true;
                 s.stats.ecn_reductions += 1;
             }
-            let rs = if HOOKS { s.rate_sample(now, h) } else { None };
+            let rs = if HOOKS { s.rate_sample(now, h, sack) } else { None };
             let mut info = s.ack_info(now, h, acked, sample, was_in_recovery || ecn_reduce, was_in_recovery, 0, newest);
             info.in_flight_before_bytes = in_flight_before;
             info.rate = rs.as_ref();
@@ -455,10 +464,10 @@ impl Sender {
                 }
             }
             self.clamp();
-        } else if !inside && h.ack == self.core.seq.snd_una && self.core.seq.snd_max > self.core.seq.snd_una {
+        } else if !inside && h.ack() == self.core.seq.snd_una && self.core.seq.snd_max > self.core.seq.snd_una {
             // A duplicate ACK (RFC 5681 §2: same ACK number, outstanding data).
             let s = &mut self.core;
-            let rs = if HOOKS { s.rate_sample(now, h) } else { None };
+            let rs = if HOOKS { s.rate_sample(now, h, sack) } else { None };
             let mut info = s.ack_info(now, h, 0, None, true, s.rec.in_recovery, s.rec.dupacks + 1, None);
             info.in_flight_before_bytes = in_flight_before;
             info.rate = rs.as_ref();
@@ -504,7 +513,7 @@ impl Sender {
             }
             self.clamp();
         }
-        if marks_losses && h.ack == self.core.seq.snd_una {
+        if marks_losses && h.ack() == self.core.seq.snd_una {
             // ns-2.35 TCP-Linux `recv`: the scoreboard update marks losses on every ACK, then
             // `tcp_fastretrans_alert` enters TCP_CA_Recovery from Open or Loss on FLAG_DATA_LOST.
             let newly_lost = self.recovery.mark_losses(RecoveryCtx::new(&mut self.core), now);
@@ -538,24 +547,24 @@ impl Sender {
     /// the counters, the policy's window, the retransmission deadline (a stored time: the engine
     /// re-arms its timer lazily, only when the deadline moves earlier) and the window-limited send.
     #[inline(always)]
-    fn fast_ack<const PULL: bool>(&mut self, now: SimTime, h: &TcpHeader, advance: usize) {
+    fn fast_ack<const PULL: bool>(&mut self, now: SimTime, h: &AckHeader, advance: usize) {
         let s = &mut self.core;
         s.ecn.last_ack_ece = h.ece;
-        let acked = h.ack - s.seq.snd_una;
+        let acked = h.ack() - s.seq.snd_una;
         let mut sample = None;
         if let Some((end, t0)) = s.timing {
-            if h.ack >= end {
+            if h.ack() >= end {
                 sample = Some(now - t0);
                 s.timing = None;
             }
         }
         if let Some(r) = sample {
-            s.rtt.sample(r, h.ack, s.seq.snd_max);
+            s.rtt.sample(r, h.ack(), s.seq.snd_max);
             s.count_rtt_sample(r);
         }
         s.board.advance(advance);
         s.rec.prev_highest_ack = s.seq.snd_una;
-        s.seq.snd_una = h.ack;
+        s.seq.snd_una = h.ack();
         if s.seq.snd_nxt < s.seq.snd_una {
             s.seq.snd_nxt = s.seq.snd_una;
         }
