@@ -95,7 +95,8 @@ pub struct Receiver {
     pub rcv_nxt: u64,
     /// Out-of-order data above rcv_nxt: sorted, disjoint, non-adjacent [start, end) ranges.
     ooo: Vec<(u64, u64)>,
-    /// Start of recently received out-of-order segments, most recent first (RFC 2018 §4 ordering).
+    /// Start of recently received out-of-order segments, most recent first (RFC 2018 §4
+    /// ordering); empty unless the receiver sends SACK blocks.
     recent: Vec<u64>,
     /// Full-sized segments received since the last ACK.
     unacked_segments: u32,
@@ -286,9 +287,12 @@ impl Receiver {
         } else {
             out_of_order = true;
             self.insert_ooo(start, end);
-            self.recent.retain(|&s| s != start);
-            self.recent.insert(0, start);
-            self.recent.truncate(2 * MAX_SACK_BLOCKS);
+            // The recency order only orders SACK blocks: kept by a SACK receiver alone.
+            if self.cfg.sack {
+                self.recent.retain(|&s| s != start);
+                self.recent.insert(0, start);
+                self.recent.truncate(2 * MAX_SACK_BLOCKS);
+            }
         }
         if self.cfg.caiad {
             self.caiad_settle();
@@ -324,7 +328,17 @@ impl Receiver {
             e = e.max(self.ooo[j].1);
             j += 1;
         }
-        self.ooo.splice(pos..j, std::iter::once((s, e)));
+        // The ranges pos..j merge into one: mostly the one the segment extends (a hole's
+        // later segments arriving in order), updated in place.
+        match j - pos {
+            0 => self.ooo.insert(pos, (s, e)),
+            n => {
+                self.ooo[pos] = (s, e);
+                if n > 1 {
+                    self.ooo.drain(pos + 1..j);
+                }
+            }
+        }
     }
 
     /// Builds the ACK to send now (and resets the delayed-ACK state).
