@@ -261,6 +261,13 @@ impl Link {
             // Room from the entries finished by the clock before the ring grows: it stays as
             // large as the packets it must hold, as when every offer purged.
             self.purge(clock);
+            // A purge that left it more than half full (offers ahead of the clock, finished by
+            // their own instants but not by the clock) doubles it now, so that the next purge
+            // comes after as many offers as it holds, not at the next one (issue 42: a binary
+            // search per offer on such links): at most twice the entries it must hold.
+            if self.pending.len() * 2 > self.pending.capacity() {
+                self.pending.grow();
+            }
         }
         self.pending.push_back(PendingTx { offered: now, start, end, bytes, lost, corrupted, ce });
         if corrupted {
@@ -638,6 +645,31 @@ mod tests {
         // A sample's purge leaves the entries not finished by its instant.
         link.purge(9_999 * 12_000);
         assert_eq!(link.pending.len(), 1);
+    }
+
+    /// Offers ahead of the clock (a cut-through link): each packet is done by the next offer's
+    /// instant but not by the clock, which trails the offers by 5 ms, so about 6 entries must be
+    /// kept. The ring grows to at most twice that (16 slots) instead of purging at every offer,
+    /// and holds exactly the entries not finished by the clock; every packet arrives as a FIFO
+    /// at the link's rate delivers it.
+    #[test]
+    fn a_ring_ahead_of_the_clock_holds_at_most_twice_its_entries() {
+        let rate = DataRate(1_000_000_000);
+        let mut link = Link::new("a->b".into(), 0, 1, Capacity::Constant(rate), 5, Queue::new(4, Aqm::DropTail), Channel::PERFECT, None, 1);
+        let tx = rate.tx_time_ns(1500);
+        for i in 0..10_000u64 {
+            let now = 5_000_000 + i * 1_000_000;
+            let clock = now - 5_000_000;
+            assert_eq!(
+                link.offer_at(clock, now, 1500, Ecn::NotEct, || (1460, false)),
+                Offer::Arrives { at_ns: now + tx + 5, ce: false, corrupted: false }
+            );
+            assert!(link.pending.capacity() <= 16, "offer {i}: {} slots", link.pending.capacity());
+        }
+        let clock = 5_000_000 + 9_999 * 1_000_000 - 5_000_000;
+        link.purge(clock);
+        // The offers at the clock, clock + 1 ms, ..., clock + 5 ms end after it: 6 entries.
+        assert_eq!(link.pending.len(), 6);
     }
 
     /// Memory per packet on a link (issue 42 reports it): its pending entry while the queue holds

@@ -41,8 +41,8 @@ impl<T: Copy + Default> Ring<T> {
         self.len == 0
     }
 
-    /// Slots in the buffer (for the tests of what the link keeps).
-    #[cfg(test)]
+    /// Slots in the buffer.
+    #[inline]
     pub(crate) fn capacity(&self) -> usize {
         self.buf.len()
     }
@@ -155,9 +155,10 @@ impl<T: Copy + Default> Ring<T> {
         (0..self.len).map(move |i| &self.buf[(self.head + i) & mask])
     }
 
+    /// Doubles the buffer (at least 8 slots), keeping the items in order.
     #[cold]
     #[inline(never)]
-    fn grow(&mut self) {
+    pub(crate) fn grow(&mut self) {
         let cap = (self.buf.len() * 2).max(8);
         let mut buf = Vec::with_capacity(cap);
         buf.extend(self.iter().copied());
