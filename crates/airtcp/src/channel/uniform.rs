@@ -25,19 +25,21 @@ impl ChannelKind for UniformSpec {
 
 #[derive(Debug, Clone)]
 pub(crate) struct UniformLoss {
-    pub loss: f64,
+    /// The loss probability as the integer threshold of its draw
+    /// ([`crate::engine::rng::bernoulli_threshold`]).
+    threshold: u64,
     pub rng: RngStream,
 }
 
 impl UniformLoss {
     pub(crate) fn new(loss: f64, rng: RngStream) -> Self {
-        UniformLoss { loss, rng }
+        UniformLoss { threshold: crate::engine::rng::bernoulli_threshold(loss), rng }
     }
 
-    /// Whether the next packet is hit.
+    /// Whether the next packet is hit: `rng.bernoulli(loss)`, drawn as an integer comparison.
     #[inline]
     pub(crate) fn hit(&mut self, _size_bytes: u32) -> bool {
-        self.rng.bernoulli(self.loss)
+        self.rng.bernoulli_by_threshold(self.threshold)
     }
 }
 

@@ -29,6 +29,13 @@ pub(crate) fn stream_seed(seed: u64, label: &str) -> u64 {
     splitmix64(splitmix64(seed) ^ fnv1a(label))
 }
 
+/// The integer form of probability `p` ∈ [0, 1] for [`RngStream::bernoulli_by_threshold`]:
+/// `⌈p·2⁵³⌉`.
+pub(crate) fn bernoulli_threshold(p: f64) -> u64 {
+    debug_assert!((0.0..=1.0).contains(&p), "probability {p}");
+    (p * (1u64 << 53) as f64).ceil() as u64
+}
+
 /// One component's random stream.
 #[derive(Debug, Clone)]
 pub struct RngStream(Xoshiro256PlusPlus);
@@ -48,6 +55,19 @@ impl RngStream {
     #[inline]
     pub fn bernoulli(&mut self, p: f64) -> bool {
         p > 0.0 && self.uniform() < p
+    }
+
+    /// [`RngStream::bernoulli`] of a probability given as its [`bernoulli_threshold`]: the same
+    /// draw (none when the threshold is 0, as none for p = 0) and the same answer, by an integer
+    /// comparison (issue 42: a uniform-loss hop's draw per packet).
+    ///
+    /// `uniform()` is `(u >> 11)·2⁻⁵³` for the stream's next `u64` `u` (rand's 53-bit
+    /// multiply method), exact in `f64`; so `uniform() < p` holds exactly when the integer
+    /// `u >> 11` is below the real `p·2⁵³`, that is below `⌈p·2⁵³⌉` (itself exact: a scaling by
+    /// a power of two).
+    #[inline]
+    pub(crate) fn bernoulli_by_threshold(&mut self, threshold: u64) -> bool {
+        threshold > 0 && (rand::RngCore::next_u64(&mut self.0) >> 11) < threshold
     }
 
     /// Exponential draw with the given mean.
@@ -70,5 +90,27 @@ mod tests {
         let xc: Vec<f64> = (0..4).map(|_| c.uniform()).collect();
         assert_eq!(xa, xb);
         assert_ne!(xa, xc);
+    }
+
+    proptest::proptest! {
+        /// The integer form of a Bernoulli draw is the float one: the same answers and the same
+        /// stream afterwards, for any probability (0 and 1, tiny ones, the seeds' 1%) and seed.
+        #[test]
+        fn bernoulli_by_threshold_is_bernoulli(
+            p in proptest::prop_oneof![proptest::sample::select(vec![0.0, 1.0, 0.01, 1e-300, 0.5, f64::EPSILON, 1.0 - f64::EPSILON]), 0.0..=1.0f64],
+            seed in 0u64..1000,
+        ) {
+            let (mut a, mut b) = (RngStream::new(seed, "x"), RngStream::new(seed, "x"));
+            let t = super::bernoulli_threshold(p);
+            // At the threshold itself, where a draw rarely lands: the 53-bit values k around it
+            // compare below p as floats (rand's `k·2⁻⁵³`) exactly when below t as integers.
+            for k in t.saturating_sub(2)..(t + 2).min(1 << 53) {
+                proptest::prop_assert_eq!((k as f64) * (1.0 / (1u64 << 53) as f64) < p, k < t, "k {}", k);
+            }
+            for _ in 0..2000 {
+                proptest::prop_assert_eq!(a.bernoulli(p), b.bernoulli_by_threshold(t));
+            }
+            proptest::prop_assert_eq!(a.uniform().to_bits(), b.uniform().to_bits());
+        }
     }
 }
