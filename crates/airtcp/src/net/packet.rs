@@ -324,24 +324,6 @@ impl Packet {
     }
 }
 
-/// The full TCP header of `p`, whose SACK blocks are `sack` (from the arena's side table).
-pub(crate) fn tcp_header_of(p: &Packet, sack: [SackBlock; MAX_SACK_BLOCKS]) -> TcpHeader {
-    TcpHeader {
-        seq: p.seq(),
-        ack: p.ack(),
-        len: p.len,
-        ece: p.hdr.ece,
-        cwr: p.cwr,
-        has_ts: p.hdr.has_ts,
-        ts_val: p.hdr.ts_val,
-        ts_ecr: p.hdr.ts_ecr,
-        n_sack: p.hdr.n_sack,
-        sack,
-        corrupt_seq: p.hdr.corrupt_seq(),
-        no_congestion: p.hdr.no_congestion,
-    }
-}
-
 /// Bytes on the wire of a UDP datagram carrying `payload` bytes: the IP and UDP headers and the
 /// payload (the one place the UDP/IP arithmetic lives; [`Packet::payload_bytes`] undoes it).
 #[inline]
@@ -353,8 +335,9 @@ pub(crate) const fn udp_packet_bytes(payload: u32) -> u32 {
 /// hold it on the first write (to the arena's size, so it grows about once).
 #[cold]
 fn sack_slot(sacks: &mut Vec<[SackBlock; MAX_SACK_BLOCKS]>, slots: usize, i: usize) -> &mut [SackBlock; MAX_SACK_BLOCKS] {
+    debug_assert!(i < slots, "slot {i} of {slots}");
     if sacks.len() <= i {
-        sacks.resize(slots.max(i + 1), [SackBlock::default(); MAX_SACK_BLOCKS]);
+        sacks.resize(slots, [SackBlock::default(); MAX_SACK_BLOCKS]);
     }
     &mut sacks[i]
 }
@@ -501,13 +484,26 @@ impl PacketArena {
     }
 
     /// The full TCP header of packet `id`, for the cold paths that want one (a corrupted
-    /// segment's receiver, the sender's general ACK path, the capture, tests).
+    /// segment's corruption-aware receiver, tests).
     pub(crate) fn tcp_header(&self, id: PacketId) -> TcpHeader {
         let p = self.get(id);
         let mut sack = [SackBlock::default(); MAX_SACK_BLOCKS];
         let blocks = self.sack(id);
         sack[..blocks.len()].copy_from_slice(blocks);
-        tcp_header_of(p, sack)
+        TcpHeader {
+            seq: p.seq(),
+            ack: p.ack(),
+            len: p.len,
+            ece: p.hdr.ece,
+            cwr: p.cwr,
+            has_ts: p.hdr.has_ts,
+            ts_val: p.hdr.ts_val,
+            ts_ecr: p.hdr.ts_ecr,
+            n_sack: p.hdr.n_sack,
+            sack,
+            corrupt_seq: p.hdr.corrupt_seq(),
+            no_congestion: p.hdr.no_congestion,
+        }
     }
 }
 
