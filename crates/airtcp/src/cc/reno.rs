@@ -8,6 +8,20 @@ use super::{AckInfo, CongestionControl, LossKind, LossSignal, Reaction, Window};
 #[derive(Debug, Default, Clone)]
 pub(crate) struct Reno;
 
+/// RFC 5681's window growth on an ACK of `acked_bytes` new bytes: [`Reno`]'s `on_ack`, and what
+/// the sender's common-case ACK path applies itself for a policy that grows as Reno does
+/// (`CongestionControl::grows_as_reno`).
+#[inline(always)]
+pub(crate) fn grow(w: &mut Window, acked_bytes: u64) {
+    if w.in_slow_start() {
+        // RFC 5681 eq. (2): cwnd += min(N, SMSS), N = bytes newly acknowledged.
+        w.cwnd += acked_bytes.min(w.mss);
+    } else {
+        // RFC 5681 eq. (3): cwnd += SMSS*SMSS/cwnd, at least 1 byte.
+        w.cwnd += (w.mss * w.mss / w.cwnd).max(1);
+    }
+}
+
 /// RFC 5681 eq. (4): ssthresh = max(FlightSize / 2, 2*SMSS).
 pub(crate) fn halve(flight_bytes: u64, mss: u64) -> u64 {
     (flight_bytes / 2).max(2 * mss)
@@ -22,13 +36,11 @@ impl CongestionControl for Reno {
         if ack.no_growth {
             return;
         }
-        if w.in_slow_start() {
-            // RFC 5681 eq. (2): cwnd += min(N, SMSS), N = bytes newly acknowledged.
-            w.cwnd += ack.acked_bytes.min(w.mss);
-        } else {
-            // RFC 5681 eq. (3): cwnd += SMSS*SMSS/cwnd, at least 1 byte.
-            w.cwnd += (w.mss * w.mss / w.cwnd).max(1);
-        }
+        grow(w, ack.acked_bytes);
+    }
+
+    fn grows_as_reno(&self) -> bool {
+        true
     }
 
     fn on_congestion(&mut self, w: &mut Window, s: &LossSignal) -> Reaction {

@@ -3,7 +3,10 @@
 //! path ([`Sender::on_ack`] with the fast path off), on random configurations and random ACK
 //! sequences. The three senders must emit the same segments in the same order, end each step in
 //! the same state, and their window policies must be called with the same inputs (every hook's
-//! arguments are logged by a wrapper around the policy).
+//! arguments are logged by a wrapper around the policy). A fourth sender, pulled as the engine
+//! pulls it, holds its policy unwrapped, so that the fast path's own growth for a policy that
+//! grows as Reno does (`CongestionControl::grows_as_reno`, which the wrapper does not forward)
+//! is held against the general path's call of the policy too.
 
 use std::sync::{Arc, Mutex};
 
@@ -114,6 +117,8 @@ struct Driven {
     s: Sender,
     log: Log,
     mode: Mode,
+    /// The policy is not wrapped in [`Logged`] (its calls are not logged).
+    raw: bool,
 }
 
 impl Driven {
@@ -135,12 +140,22 @@ impl Driven {
     }
 
     /// Everything of the sender's state that an ACK may change, and the policy's calls since the
-    /// last look (taken from the log).
+    /// last look (taken from the log), which a sender with its policy unwrapped leaves out.
     fn state(&self) -> String {
+        let calls = std::mem::take(&mut *self.log.lock().unwrap());
+        if self.raw {
+            self.core_state()
+        } else {
+            format!("{} {calls:?}", self.core_state())
+        }
+    }
+
+    /// [`Driven::state`] without the policy's calls.
+    fn core_state(&self) -> String {
         let c = &self.s.core;
         let t = &c.stats;
         format!(
-            "{:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {} {:?} {:?}",
+            "{:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {} {:?}",
             c.seq,
             c.rec,
             c.w,
@@ -170,7 +185,6 @@ impl Driven {
             c.out,
             c.pull_window,
             c.cc.estimates(),
-            std::mem::take(&mut *self.log.lock().unwrap()),
         )
     }
 }
@@ -179,6 +193,11 @@ impl Driven {
 /// strategy (with SACK where it needs it), and random options; most draws leave SACK,
 /// timestamps and ECN off so that the fast path is taken often.
 fn random_sender(mode: Mode, seed: u64) -> Driven {
+    random_sender_as(mode, seed, false)
+}
+
+/// [`random_sender`], its policy unwrapped when `raw`.
+fn random_sender_as(mode: Mode, seed: u64, raw: bool) -> Driven {
     let mut r = Xoshiro256PlusPlus::seed_from_u64(seed);
     let ccs: Vec<&str> = crate::cc::NAMES.iter().copied().filter(|n| crate::cc::build(n, None).is_ok()).collect();
     let cc_name = ccs[r.random_range(0..ccs.len())];
@@ -206,10 +225,11 @@ fn random_sender(mode: Mode, seed: u64) -> Driven {
         ..SenderConfig::default()
     };
     let log: Log = Arc::default();
-    let cc = Box::new(Logged { inner: crate::cc::build(cc_name, None).unwrap(), log: Arc::clone(&log) });
+    let inner = crate::cc::build(cc_name, None).unwrap();
+    let cc: Box<dyn CongestionControl> = if raw { inner } else { Box::new(Logged { inner, log: Arc::clone(&log) }) };
     let mut s = Sender::new(cfg, cc, (strat.make)());
     s.set_fast_path(mode != Mode::General);
-    Driven { s, log, mode }
+    Driven { s, log, mode, raw }
 }
 
 /// One random ACK for the sender's current state: a duplicate, a cumulative ACK on a segment
@@ -235,12 +255,14 @@ fn random_ack(rng: &mut Xoshiro256PlusPlus, s: &SenderCore) -> TcpHeader {
     }
 }
 
-/// Drives the three senders of `seed` through `steps` random ACKs and timeouts, checking after
-/// each that they agree; returns how many ACKs met the fast path's conditions (counted here
-/// from its definition, independently of the sender's test).
+/// Drives the four senders of `seed` through `steps` random ACKs and timeouts, checking after
+/// each that they agree (the unwrapped one on everything but the policy's calls); returns how
+/// many ACKs met the fast path's conditions (counted here from its definition, independently of
+/// the sender's test).
 fn run(seed: u64, steps: usize) -> u64 {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x5eed);
     let mut senders: Vec<Driven> = [Mode::General, Mode::Fast, Mode::Pulled].into_iter().map(|m| random_sender(m, seed)).collect();
+    senders.push(random_sender_as(Mode::Pulled, seed, true));
     let limit = if rng.random_bool(0.3) { rng.random_range(1..400_000) } else { u64::MAX };
     let mut now = 0;
     let mut eligible = 0;
@@ -250,9 +272,11 @@ fn run(seed: u64, steps: usize) -> u64 {
     let mut sent: Vec<Vec<OutSegment>> = senders.iter_mut().map(|d| d.s.drain_segments().collect()).collect();
     for step in 0..steps {
         assert!(sent.iter().all(|x| *x == sent[0]), "seed {seed} step {step}: segments differ: {sent:?}");
+        let core = senders[0].core_state();
         let st = senders[0].state();
         for d in &senders[1..] {
-            assert_eq!(d.state(), st, "seed {seed} step {step}");
+            let expected = if d.raw { &core } else { &st };
+            assert_eq!(&d.state(), expected, "seed {seed} step {step}");
         }
         now += rng.random_range(0..20 * MS);
         let core = &senders[0].s.core;
@@ -288,12 +312,15 @@ fn run(seed: u64, steps: usize) -> u64 {
 /// would prove nothing otherwise).
 #[test]
 fn fast_and_pulled_paths_match_the_general_path() {
-    let (mut hits, mut fast_flows) = (0, 0);
+    let (mut hits, mut fast_flows, mut reno_growth) = (0, 0, 0);
     for seed in 0..300 {
         hits += run(seed, 300);
-        fast_flows += random_sender(Mode::Fast, seed).s.fast as u32;
+        let raw = random_sender_as(Mode::Pulled, seed, true).s;
+        fast_flows += raw.fast as u32;
+        reno_growth += (raw.fast && raw.cc_grows_as_reno) as u32;
     }
     assert!(fast_flows > 60, "{fast_flows} of 300 configurations may take the fast path");
+    assert!(reno_growth > 5, "{reno_growth} of 300 configurations grow the window on the fast path itself");
     assert!(hits > 5000, "{hits} ACKs met the fast path's conditions");
 }
 

@@ -50,6 +50,9 @@ pub struct Sender {
     /// SACK, timestamps, ECN or every-ACK RTT sampling, fixed for the flow's life. Each ACK then
     /// checks the few per-ACK conditions of that path.
     fast: bool,
+    /// `cc.grows_as_reno()`, asked once: [`Sender::fast_ack`] then grows the window as RFC 5681
+    /// does without calling the policy.
+    cc_grows_as_reno: bool,
 }
 
 /// The flow options under which [`Sender::fast_ack`] may take an ACK (with no hooks besides):
@@ -121,6 +124,7 @@ impl Sender {
         let marks_losses = recovery.marks_losses();
         let hooks = marks_losses || cc_reads_send_times || cc_reads_in_flight || paced || rate.is_some();
         let fast = !hooks && fast_path_options(&cfg);
+        let cc_grows_as_reno = cc.grows_as_reno();
         let mut s = Sender {
             core: SenderCore {
                 cfg,
@@ -163,6 +167,7 @@ impl Sender {
             cc_reads_in_flight,
             hooks,
             fast,
+            cc_grows_as_reno,
             recovery,
         };
         // `max_cwnd_bytes` bounds the first window too: an initial window (or one a policy sets in
@@ -572,8 +577,14 @@ impl Sender {
         s.stats.acked_bytes += acked;
         s.rec.dupacks = 0;
         s.rec.limited_sent = 0;
-        let info = s.ack_info(now, h, acked, sample, false, false, 0, None);
-        s.cc.on_ack(&mut s.w, &info);
+        if self.cc_grows_as_reno {
+            // The policy's `on_ack` of this ACK (no_growth false: not in a recovery, and without
+            // ECN no reduction) is this growth alone (`CongestionControl::grows_as_reno`).
+            crate::cc::reno::grow(&mut s.w, acked);
+        } else {
+            let info = s.ack_info(now, h, acked, sample, false, false, 0, None);
+            s.cc.on_ack(&mut s.w, &info);
+        }
         if s.seq.snd_una == s.seq.snd_max {
             s.rto_deadline = None;
         } else if s.restart_timer_on_ack {
