@@ -117,11 +117,16 @@ pub struct Receiver {
     /// `redundant_segments`). Go-back-N after a timeout resends what the receiver holds.
     pub duplicate_segments: u64,
     caiad: CaiadCycle,
+    /// Neither timestamps, SACK, CAIAD nor delayed ACKs (fixed for the receiver's life): an
+    /// in-order segment with nothing buffered out of order then takes [`Receiver::on_segment`]'s
+    /// short path.
+    plain: bool,
 }
 
 impl Receiver {
     pub fn new(cfg: ReceiverConfig) -> Self {
         Receiver {
+            plain: !cfg.timestamps && !cfg.sack && !cfg.caiad && !cfg.delayed_ack,
             cfg,
             rcv_nxt: 0,
             ooo: Vec::new(),
@@ -250,6 +255,19 @@ impl Receiver {
         }
         if ce {
             self.ece_pending = true;
+        }
+        // The common case of a plain receiver (issue 42: some 20 instructions per segment): a
+        // segment that starts at rcv_nxt, with nothing buffered out of order, is delivered whole
+        // and ACKed at once. These are the steps of the general path below for that case: no
+        // timestamp, CAIAD or recency state to keep, no hole before or after it.
+        if self.plain && start == self.rcv_nxt && end > start && self.ooo.is_empty() {
+            self.rcv_nxt = end;
+            let delivered = h.len as u64;
+            self.delivered_bytes += delivered;
+            if h.len >= self.cfg.mss {
+                self.unacked_segments += 1;
+            }
+            return (delivered, AckDecision::Now);
         }
         // RFC 7323 §4.3 (2): TS.Recent <- SEG.TSval if SEG.SEQ <= Last.ACK.sent (and TSval not older).
         if let (true, Some(ts_val)) = (self.cfg.timestamps, h.ts_val) {
@@ -450,6 +468,54 @@ impl Receiver {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Whether two receivers are in the same state, but for `plain` (turned off in `general`).
+    fn same_state(fast: &Receiver, general: &mut Receiver) -> Result<(), proptest::test_runner::TestCaseError> {
+        general.plain = true;
+        let same = format!("{fast:?}") == format!("{general:?}");
+        general.plain = false;
+        proptest::prop_assert!(same, "{fast:?} {general:?}");
+        Ok(())
+    }
+
+    proptest::proptest! {
+        /// The plain receiver's short path ([`Receiver::on_segment`]) against the general path:
+        /// a receiver whose short path is turned off (`plain` false) takes the same random
+        /// segments — in order, duplicate, overlapping, out of order, CE-marked, with CWR — and
+        /// every answer, every ACK and the whole state after each segment are the same.
+        #[test]
+        fn plain_short_path_matches_the_general_path(
+            segs in proptest::collection::vec((0u64..40, 1u32..3, proptest::bool::weighted(0.1), proptest::bool::weighted(0.1)), 1..200),
+            echo_per_segment: bool,
+        ) {
+            let cfg = ReceiverConfig {
+                sack: false,
+                timestamps: false,
+                delayed_ack: false,
+                delack_timeout_ns: 100,
+                mss: 100,
+                ecn_echo: if echo_per_segment { EcnEcho::PerSegment } else { EcnEcho::UntilCwr },
+                caiad: false,
+            };
+            let mut fast = Receiver::new(cfg.clone());
+            let mut general = Receiver::new(cfg);
+            proptest::prop_assert!(fast.plain);
+            general.plain = false;
+            let mut short = 0;
+            for (i, (at, n, ce, cwr)) in segs.into_iter().enumerate() {
+                // Mostly the next segment in order, else anywhere below 40 segments.
+                let seq = if i % 3 != 2 { fast.rcv_nxt } else { at * 100 };
+                let h = TcpHeader { seq, len: n * 100 - 50 * (n == 2) as u32, cwr, ..TcpHeader::default() };
+                short += (seq == fast.rcv_nxt && fast.ooo.is_empty()) as u32;
+                let now = i as u64;
+                proptest::prop_assert_eq!(fast.on_data(now, &h, ce), general.on_data(now, &h, ce));
+                same_state(&fast, &mut general)?;
+                proptest::prop_assert_eq!(format!("{:?}", fast.make_ack(now)), format!("{:?}", general.make_ack(now)));
+                same_state(&fast, &mut general)?;
+            }
+            proptest::prop_assert!(short > 0);
+        }
+    }
 
     fn cfg(delayed: bool) -> ReceiverConfig {
         ReceiverConfig {
