@@ -246,13 +246,17 @@ impl Simulator {
                     delack_timer_at: None,
                     pace_timer_at: None,
                     app_bytes: t.bytes.map(|b| b.0),
-                    timestamps: t.timestamps,
                     ns2_option_sizes: t.option_sizes == OptionSizesSpec::Ns2,
                     cc_name: t.cc.clone(),
                     recovery_name: t.recovery.clone(),
                     verdicts: needs.loss_verdicts.then(LossVerdicts::default),
                     corrupted_received: 0,
                     hack: needs.caiad_receiver,
+                    data_header_bytes: TcpFlow::data_header_bytes_of(
+                        t.timestamps,
+                        t.option_sizes == OptionSizesSpec::Ns2,
+                        needs.caiad_receiver,
+                    ),
                     ahead: Default::default(),
                     ahead_from: 0,
                 }));

@@ -45,7 +45,6 @@ struct TcpFlow {
     delack_timer_at: Option<SimTime>,
     pace_timer_at: Option<SimTime>,
     app_bytes: Option<u64>,
-    timestamps: bool,
     /// `option_sizes = "ns2"`: the timestamps and SACK options sized as ns-2.35's agents do.
     ns2_option_sizes: bool,
     cc_name: String,
@@ -57,6 +56,10 @@ struct TcpFlow {
     /// CAIAD: data segments carry TCP HACK's header checksum, and a corrupted data segment is
     /// handed to the receiver (which reads its header) instead of being discarded.
     hack: bool,
+    /// A data segment's bytes besides its payload (IP and TCP headers and the options every
+    /// segment of the flow carries), from its timestamps option, `ns2_option_sizes` and `hack`,
+    /// fixed for the flow's life ([`TcpFlow::data_header_bytes_of`]).
+    data_header_bytes: u32,
     /// Deliveries the receiver took ahead of the clock (see `cut_through::receivers_ahead`) that
     /// may be the first one after a reader of its delivered bytes: (arrival instant, whether a
     /// reader at the warm-up's end at that instant runs before the arrival, delivered bytes
@@ -70,6 +73,18 @@ struct TcpFlow {
 }
 
 impl TcpFlow {
+    /// The bytes of a data segment besides its payload: IP and TCP headers, the timestamps option
+    /// with `timestamps` (ns-2.35's size with `ns2_option_sizes`: `TcpAgent::headersize()` adds
+    /// `ts_option_size_`, 10, tcp/tcp.cc) and TCP HACK's header checksum option with `hack`.
+    fn data_header_bytes_of(timestamps: bool, ns2_option_sizes: bool, hack: bool) -> u32 {
+        use crate::net::packet::{
+            HACK_HEADER_CHECKSUM_OPTION_BYTES, IP_HEADER_BYTES, NS2_TS_OPTION_BYTES, TCP_HEADER_BYTES, TS_OPTION_BYTES,
+        };
+        let ts = if ns2_option_sizes { NS2_TS_OPTION_BYTES } else { TS_OPTION_BYTES };
+        let opt = if timestamps { ts } else { 0 } + if hack { HACK_HEADER_CHECKSUM_OPTION_BYTES } else { 0 };
+        IP_HEADER_BYTES + TCP_HEADER_BYTES + opt
+    }
+
     /// The receiver's delivered bytes as a reader at `at` sees them, `at` = (instant, whether the
     /// reader runs after every arrival of that instant): a sample, which runs last at its
     /// instant, or the warm-up's end, which runs before an arrival scheduled after instant 0
@@ -523,6 +538,19 @@ unsafe fn unchecked_mut<T>(items: &mut [T], i: usize) -> &mut T {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A data segment's bytes besides its payload, worked by hand: 20 of IP and 20 of TCP
+    /// header, + 12 of timestamps option (RFC 7323: 10 padded to 12), or 10 as ns-2.35 counts it
+    /// (`ts_option_size_`), + 4 of TCP HACK's header checksum option (CAIAD).
+    #[test]
+    fn data_header_bytes_by_hand() {
+        assert_eq!(TcpFlow::data_header_bytes_of(false, false, false), 40);
+        assert_eq!(TcpFlow::data_header_bytes_of(false, true, false), 40);
+        assert_eq!(TcpFlow::data_header_bytes_of(true, false, false), 52);
+        assert_eq!(TcpFlow::data_header_bytes_of(true, true, false), 50);
+        assert_eq!(TcpFlow::data_header_bytes_of(false, false, true), 44);
+        assert_eq!(TcpFlow::data_header_bytes_of(true, false, true), 56);
+    }
 
     /// `SenderConfig::default()` is what a scenario's TCP flow gets when it sets nothing: the
     /// builder's resolution of the `[[flows]]` defaults and the sender's own `Default` agree.

@@ -6,8 +6,7 @@ use super::{unchecked_mut, FlowKind, Simulator, TcpFlow};
 use crate::engine::{Event, EventQueue, TimerKind};
 use crate::metrics::loss_verdicts::DropCause;
 use crate::net::packet::{
-    caiad_option_bytes, ns2_sack_option_bytes, sack_option_bytes, udp_packet_bytes, HACK_HEADER_CHECKSUM_OPTION_BYTES, IP_HEADER_BYTES,
-    NS2_TS_OPTION_BYTES, TCP_HEADER_BYTES, TS_OPTION_BYTES,
+    caiad_option_bytes, ns2_sack_option_bytes, sack_option_bytes, udp_packet_bytes, IP_HEADER_BYTES, TCP_HEADER_BYTES, TS_OPTION_BYTES,
 };
 use crate::net::{AckHeader, Ecn, Packet, PacketArena, PacketId, PacketKind};
 use crate::tcp::receiver::DataFields;
@@ -180,10 +179,7 @@ impl Simulator {
                 }
             }
         }
-        // ns-2.35: `TcpAgent::headersize()` adds `ts_option_size_` (10) with timestamps (tcp/tcp.cc).
-        let ts = if t.ns2_option_sizes { NS2_TS_OPTION_BYTES } else { TS_OPTION_BYTES };
-        let opt = if t.timestamps { ts } else { 0 } + if t.hack { HACK_HEADER_CHECKSUM_OPTION_BYTES } else { 0 };
-        let head = DataHead { src, dst, flow: f as u32, bytes: IP_HEADER_BYTES + TCP_HEADER_BYTES + opt };
+        let head = DataHead { src, dst, flow: f as u32, bytes: t.data_header_bytes };
         // The segments emitted in the middle of the sender's work (retransmissions, timeouts,
         // recovery sends), in order; then those it left to pull (`Sender::on_ack_pulled`).
         if t.sender.has_segments() {
@@ -324,14 +320,20 @@ fn ack_packet(pkts: &mut PacketArena, segment: Option<PacketId>, t: &mut TcpFlow
     t.receiver.next_ack(now, &mut slot.hdr, sacks);
     let p = pkts.get_mut(id);
     let h = &p.hdr;
-    // ns-2.35's sinks: 40 bytes whatever timestamp they echo, + 8 per SACK block
-    // (tcp/tcp-sink.cc `TcpSink::ack`, `Sacker::append_ack`).
-    let options = if t.ns2_option_sizes {
-        ns2_sack_option_bytes(h.n_sack as usize)
+    // A plain receiver's ACKs carry no option (`Receiver::is_plain`), whichever sizes the flow
+    // counts them in (issue 42: the sizes below cost some 10 instructions per ACK).
+    let options = if t.receiver.is_plain() {
+        0
+    } else if t.ns2_option_sizes {
+        // ns-2.35's sinks: 40 bytes whatever timestamp they echo, + 8 per SACK block
+        // (tcp/tcp-sink.cc `TcpSink::ack`, `Sacker::append_ack`).
+        ns2_sack_option_bytes(h.n_sack as usize) + caiad_option_bytes(h.has_corrupt_seq, h.no_congestion)
     } else {
-        (if h.has_ts { TS_OPTION_BYTES } else { 0 }) + sack_option_bytes(h.n_sack as usize)
+        (if h.has_ts { TS_OPTION_BYTES } else { 0 })
+            + sack_option_bytes(h.n_sack as usize)
+            + caiad_option_bytes(h.has_corrupt_seq, h.no_congestion)
     };
-    p.size_bytes = IP_HEADER_BYTES + TCP_HEADER_BYTES + options + caiad_option_bytes(h.has_corrupt_seq, h.no_congestion);
+    p.size_bytes = IP_HEADER_BYTES + TCP_HEADER_BYTES + options;
     p.len = 0;
     p.cwr = false;
     p.src = src;

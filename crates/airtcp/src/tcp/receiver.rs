@@ -228,6 +228,13 @@ impl Receiver {
         &self.caiad.corrupted
     }
 
+    /// Whether the receiver is plain (neither timestamps, SACK, CAIAD nor delayed ACKs): its ACKs
+    /// then carry no TCP option, whatever their state.
+    #[inline(always)]
+    pub(crate) fn is_plain(&self) -> bool {
+        self.plain
+    }
+
     /// Out-of-order ranges currently buffered.
     pub fn out_of_order(&self) -> &[(u64, u64)] {
         &self.ooo
