@@ -79,6 +79,31 @@ impl PartialOrd for Entry {
     fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
         Some((self.key, self.tie).cmp(&(o.key, o.tie)))
     }
+
+    /// The order of `partial_cmp`, decided by the due times alone where they differ (nearly
+    /// always in the sift loops: the rest of the key and the tie-break are read only for events
+    /// due at one nanosecond). Issue 42: the full 192-bit comparison, branch-free, was some 12
+    /// instructions per comparison, two or three per event.
+    #[inline(always)]
+    fn lt(&self, o: &Self) -> bool {
+        let (a, b) = (self.time(), o.time());
+        if a != b {
+            a < b
+        } else {
+            (self.key, self.tie) < (o.key, o.tie)
+        }
+    }
+
+    /// See [`Entry::lt`].
+    #[inline(always)]
+    fn le(&self, o: &Self) -> bool {
+        let (a, b) = (self.time(), o.time());
+        if a != b {
+            a < b
+        } else {
+            (self.key, self.tie) <= (o.key, o.tie)
+        }
+    }
 }
 
 impl Entry {
@@ -373,6 +398,32 @@ mod tests {
         q.push(30, Event::Arrive { link: 2 });
         let order: Vec<_> = std::iter::from_fn(|| q.pop()).map(|(_, e)| e).collect();
         assert_eq!(order, vec![Event::Arrive { link: 2 }, Event::Arrive { link: 8 }, Event::Timer { flow: 1, kind: TimerKind::Rto }]);
+    }
+
+    /// `Entry`'s `<` and `<=`, decided by the due times where they differ, agree with its full
+    /// comparison (time, scheduling instant, tie-break) on every pair of a set of entries dense
+    /// in ties: due times, scheduling instants and sequence numbers of 0..4 (times with high bits
+    /// set too), arrivals and other events.
+    #[test]
+    fn comparisons_agree_with_the_full_order() {
+        let mut entries = Vec::new();
+        for t in 0..4u64 {
+            for at in 0..4 {
+                for seq in 0..4 {
+                    for arrival in [false, true] {
+                        let ev = if arrival { Event::Arrive { link: seq as u32 } } else { Event::Sample };
+                        entries.push(Entry::new(t << 62 | t, at, ev, seq));
+                    }
+                }
+            }
+        }
+        for x in &entries {
+            for y in &entries {
+                let full = (x.key, x.tie).cmp(&(y.key, y.tie));
+                assert_eq!(x < y, full == std::cmp::Ordering::Less, "{x:?} {y:?}");
+                assert_eq!(x <= y, full != std::cmp::Ordering::Greater, "{x:?} {y:?}");
+            }
+        }
     }
 
     proptest::proptest! {
