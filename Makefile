@@ -198,11 +198,12 @@ bench: $(VENV)/.installed
 
 ## bench-ab: steady-state CPU time per simulated 100 s (1000-s run minus 1-s run, whole process),
 ## this checkout A/B against BASE (default 0172df5, built once in a worktree under target/ab), on
-## Fig. 10 at 0% and 1% loss and the 20-flow dumbbell; NS2=1 adds ns-2.35 on Fig. 10
+## Fig. 10 at 0% and 1% loss and the 20-flow dumbbell; NS2=1 adds ns-2.35 on Fig. 10; PGO=1 builds
+## both runners profile-guided (as `make pgo`)
 BASE ?= 0172df5
 AB_ROUNDS ?= 11
 bench-ab:
-	python3 bench/steady_ab.py --base $(BASE) --rounds $(AB_ROUNDS) $(if $(NS2),--ns2,)
+	python3 bench/steady_ab.py --base $(BASE) --rounds $(AB_ROUNDS) $(if $(NS2),--ns2,) $(if $(PGO),--pgo,)
 
 ## fuzz: each cargo-fuzz target of fuzz/ (scenario, receiver, sender) for FUZZ_SECONDS (default 60)
 ## on nightly, one at a time, then the hypothesis fuzz of the Python API and CLI with
@@ -221,7 +222,7 @@ fuzz: $(VENV)/.installed
 fuzz-cmin:
 	@for t in $(FUZZ_TARGETS); do fuzz/cmin.sh $$t || exit 1; done
 
-## pgo: a statically linked, profile-guided scenario runner, same results, ~15% faster; prints its
+## pgo: a statically linked, profile-guided scenario runner, same results, 1-7% faster; prints its
 ## path (needs llvm-profdata of rustc's LLVM version, e.g. Debian's llvm-22)
 pgo:
 	bash bench/build_pgo.sh

@@ -2,8 +2,9 @@
 # Builds a statically linked, profile-guided (PGO) scenario runner and prints its path:
 #   $CARGO_TARGET_DIR/pgo/x86_64-unknown-linux-gnu/release/examples/run_toml
 # Same code and results as the plain runner (PGO only reorders and inlines by measured branch
-# frequencies); about 15% faster here. Needs llvm-profdata of rustc's own LLVM major version
-# (Debian: `apt-get install llvm-NN`, NN from `rustc -vV`). Used by `make pgo` and bench/run_bench.py.
+# frequencies); 1–7% faster here since issue 42's hand layout (11–19% on 0172df5, BENCHMARKS.md).
+# Needs llvm-profdata of rustc's own LLVM major version (Debian: `apt-get install llvm-NN`, NN from
+# `rustc -vV`). Used by `make pgo`, `make bench-ab PGO=1` and bench/run_bench.py.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 t=${CARGO_TARGET_DIR:-$root/target}

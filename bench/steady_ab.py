@@ -12,6 +12,7 @@ difference of two medians moves by ±15% between sittings, the ratio much less.
   python3 bench/steady_ab.py                     # this checkout against 0172df5 (built once)
   python3 bench/steady_ab.py --base REV --rounds 15
   python3 bench/steady_ab.py --ns2               # also ns-2.35 on Fig. 10 (Debian ns2)
+  python3 bench/steady_ab.py --pgo               # both builds profile-guided (bench/build_pgo.sh)
 
 The baseline is built from a detached git worktree under target/ab/REV (release profile, the
 `run_toml` example), this checkout's runner with `cargo build --release`. Results go to
@@ -50,8 +51,19 @@ def build_runner(checkout: Path, target: Path) -> Path:
     return target / "release" / "examples" / "run_toml"
 
 
-def base_runner(rev: str) -> Path:
-    """The baseline's runner: a detached worktree of `rev` under target/ab, built once."""
+def pgo_runner(checkout: Path, target: Path) -> Path:
+    """The profile-guided runner of `checkout`, built by its own `bench/build_pgo.sh` (trained on
+    its own examples) into `target`; the script prints the runner's path last."""
+    env = dict(os.environ, CARGO_TARGET_DIR=str(target))
+    out = subprocess.run(
+        ["bash", "bench/build_pgo.sh"], cwd=checkout, check=True, env=env, capture_output=True, text=True
+    )
+    return Path(out.stdout.strip().splitlines()[-1])
+
+
+def base_runner(rev: str, pgo: bool = False) -> Path:
+    """The baseline's runner: a detached worktree of `rev` under target/ab, built once (with
+    `pgo`, its profile-guided runner)."""
     sha = subprocess.run(["git", "rev-parse", "--short", rev], cwd=ROOT, check=True, capture_output=True, text=True)
     sha = sha.stdout.strip()
     tree = TARGET / "ab" / sha
@@ -59,7 +71,7 @@ def base_runner(rev: str) -> Path:
         subprocess.run(
             ["git", "worktree", "add", "--detach", str(tree), sha], cwd=ROOT, check=True, capture_output=True
         )
-    return build_runner(tree, tree / "target")
+    return pgo_runner(tree, tree / "target") if pgo else build_runner(tree, tree / "target")
 
 
 def cpu_time(cmd: list[str]) -> float:
@@ -92,13 +104,18 @@ def main() -> int:
     ap.add_argument("--base", default="0172df5", help="the earlier build's git revision (default 0172df5)")
     ap.add_argument("--rounds", type=int, default=11, help="A/B rounds per scenario and length (default 11)")
     ap.add_argument("--ns2", action="store_true", help="also time ns-2.35 on Fig. 10 (0%% and 1%%)")
+    ap.add_argument(
+        "--pgo",
+        action="store_true",
+        help="build both runners profile-guided (bench/build_pgo.sh; needs llvm-profdata of rustc's LLVM)",
+    )
     a = ap.parse_args()
     if a.rounds < 1:
         sys.exit("error: --rounds must be at least 1")
     if a.ns2 and shutil.which("ns") is None:
         sys.exit("error: --ns2 needs ns-2.35's `ns` on PATH (Debian: apt-get install ns2)")
-    new = build_runner(ROOT, TARGET)
-    old = base_runner(a.base)
+    new = pgo_runner(ROOT, TARGET) if a.pgo else build_runner(ROOT, TARGET)
+    old = base_runner(a.base, a.pgo)
     rows = []
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
@@ -154,7 +171,9 @@ def main() -> int:
                 f" (whole 1000-s runs {row['whole_run_speedup']:.2f}x){extra}",
                 flush=True,
             )
-    (ROOT / "bench" / "steady_ab.json").write_text(json.dumps({"base": a.base, "rows": rows}, indent=2) + "\n")
+    (ROOT / "bench" / "steady_ab.json").write_text(
+        json.dumps({"base": a.base, "pgo": a.pgo, "rows": rows}, indent=2) + "\n"
+    )
     return 0
 
 
