@@ -94,15 +94,10 @@ impl PartialOrd for Entry {
         }
     }
 
-    /// See [`Entry::lt`].
+    /// See [`Entry::lt`]: the order is total, so `a <= b` is `!(b < a)`.
     #[inline(always)]
     fn le(&self, o: &Self) -> bool {
-        let (a, b) = (self.time(), o.time());
-        if a != b {
-            a < b
-        } else {
-            (self.key, self.tie) <= (o.key, o.tie)
-        }
+        !o.lt(self)
     }
 }
 
