@@ -320,10 +320,10 @@ pub trait CongestionControl: Send {
         false
     }
     /// Whether [`Self::on_ack`] of an ACK that lets the window grow (`no_growth` false) is RFC
-    /// 5681's growth alone, [`reno::grow`], reading nothing else and keeping no state (asked once,
-    /// at the start): the sender's common-case ACK path then grows the window itself, without
-    /// building an [`AckInfo`] or calling the policy (issue 42: some 30 instructions per ACK of
-    /// Reno, NewReno and SACK flows). True only for [`reno::Reno`].
+    /// 5681's growth alone (the crate's `cc::reno::grow`), reading nothing else and keeping no
+    /// state (asked once, at the start): the sender's common-case ACK path then grows the window
+    /// itself, without building an [`AckInfo`] or calling the policy (issue 42: some 30
+    /// instructions per ACK of Reno, NewReno and SACK flows). True only for Reno's policy.
     fn grows_as_reno(&self) -> bool {
         false
     }
