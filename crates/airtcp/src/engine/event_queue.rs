@@ -19,9 +19,10 @@
 //! never decrease), except where an arrival ties with another event scheduled at the same
 //! instant for the same instant.
 //!
-//! The one exception is a reader scheduled with [`EventQueue::push_last`] (the time-series
-//! sample): it runs after everything else at its instant, so that what it reads is the state at
-//! the end of that instant, whatever the order in which the instant's events were scheduled.
+//! The time-series sample is not in this queue: the engine takes it when no event in the queue
+//! is due at or before its instant (`Simulator::next_sample_at`), so that it runs after
+//! everything else at its instant and reads the state at the end of that instant, whatever the
+//! order in which the instant's events were scheduled.
 
 use crate::time::SimTime;
 
@@ -50,7 +51,8 @@ pub enum Event {
     FlowStop { flow: u32 },
     /// A UDP source's next instant of interest (a send, a rate change, a call or spurt edge).
     AppTick { flow: u32 },
-    /// Take one time-series sample.
+    /// Take one time-series sample. Never in the queue: the engine takes samples between the
+    /// queue's events (`Simulator::next_sample_at`); the event names what it runs.
     Sample,
     /// Snapshot counters at the start of the measurement window.
     WarmupEnd,
@@ -163,22 +165,6 @@ impl EventQueue {
         let e = Entry::new(time, from.max(self.clock), event, self.next_seq);
         self.next_seq += 1;
         self.insert(e);
-    }
-
-    /// Schedules `event` at `time` after every other event at that instant, including those
-    /// scheduled later: its key takes the largest insertion sequence. At most one such event may be
-    /// pending per instant (keys are unique); the engine uses it for its sample, a pure reader,
-    /// so that a sample at `t` reads the state after all of `t`'s events. That is the rule the
-    /// engine's readers at the clock rely on when work has been done ahead of the clock (see
-    /// `net::link::Link::offer_at` and `sim`), and it does not depend on when the instant's
-    /// other events happened to be scheduled.
-    #[inline]
-    pub(crate) fn push_last(&mut self, time: SimTime, event: Event) {
-        debug_assert!(
-            !self.heap.iter().any(|e| e.key == (((time as u128) << 64) | u64::MAX as u128)),
-            "two events pushed last at one instant"
-        );
-        self.insert(Entry { key: ((time as u128) << 64) | u64::MAX as u128, tie: u64::MAX, event });
     }
 
     /// The heap's slot `i`, which the sift loops keep below the heap's length (a parent or a
@@ -336,27 +322,6 @@ mod tests {
                 (10, Event::FlowStart { flow: 2 }),
                 (10, Event::FlowStart { flow: 3 }),
                 (20, Event::Sample)
-            ]
-        );
-    }
-
-    #[test]
-    fn pushed_last_runs_after_its_instant() {
-        let mut q = EventQueue::new();
-        q.push_last(10, Event::Sample);
-        q.push(10, Event::FlowStart { flow: 1 });
-        q.push(11, Event::FlowStart { flow: 3 });
-        q.push(10, Event::FlowStart { flow: 2 });
-        q.push(9, Event::WarmupEnd);
-        let order: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
-        assert_eq!(
-            order,
-            vec![
-                (9, Event::WarmupEnd),
-                (10, Event::FlowStart { flow: 1 }),
-                (10, Event::FlowStart { flow: 2 }),
-                (10, Event::Sample),
-                (11, Event::FlowStart { flow: 3 }),
             ]
         );
     }

@@ -322,7 +322,7 @@ impl Link {
     /// Packets waiting at the end of instant `now` (the one being serialized excluded). A packet
     /// offered ahead of the clock (see [`Link::offer_at`]) counts once it has arrived: offered at
     /// or before `now`, since the engine's sample at an instant runs after every other event of
-    /// that instant (`EventQueue::push_last`), the arrival that offers the packet included. Call
+    /// that instant (`Simulator::next_sample_at`), the arrival that offers the packet included. Call
     /// after [`Link::purge`]`(now)`.
     pub(crate) fn waiting(&self, now: u64) -> u32 {
         // Offers are in time order, so what has not arrived by `now` is a suffix of the entries.

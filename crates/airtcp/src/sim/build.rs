@@ -139,8 +139,6 @@ impl Simulator {
         if warmup > 0 {
             queue.push(warmup, Event::WarmupEnd);
         }
-        // Samples run last at their instant (see `EventQueue::push_last`).
-        queue.push_last(0, Event::Sample);
         Ok(Simulator {
             name: s.name.clone(),
             seed,
@@ -167,6 +165,7 @@ impl Simulator {
             paths,
             flow_paths,
             recv_ahead,
+            // The first sample at 0 (see `Simulator::next_sample_at`).
             next_sample_at: 0,
             warmup_pending: warmup > 0,
             max_events: s.limits.max_events,

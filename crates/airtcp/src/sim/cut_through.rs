@@ -15,7 +15,7 @@ use crate::net::{Link, Paths};
 ///   by samples and evolve with time), no link-level ARQ, not an HSDPA cell;
 ///
 /// How long a packet stays on U does not matter: a sample runs after every other event of its
-/// instant (`EventQueue::push_last`), so a packet that reaches L's near node at a sample's instant
+/// instant (`Simulator::next_sample_at`), so a packet that reaches L's near node at a sample's instant
 /// counts at that sample, event by event and cut through alike (see `Link::waiting`). (Before
 /// samples ran last, an arrival and a sample at one nanosecond ran in the order they had been
 /// scheduled, which readers at the clock cannot know; links were then cut only behind feeders

@@ -170,8 +170,10 @@ pub struct Simulator {
     /// Per flow: its TCP receiver takes its data segments ahead of the clock (see
     /// `cut_through::receivers_ahead`).
     recv_ahead: Vec<bool>,
-    /// The instant of the next time-series sample (`SimTime::MAX` when none is left): deliveries
-    /// taken ahead of the clock from the next reader's instant on are logged (`TcpFlow::ahead`).
+    /// The instant of the next time-series sample (`SimTime::MAX` when none is left). Samples
+    /// are not in the event heap: `advance_until` takes one when no other event is due at or
+    /// before its instant, so it runs last at its instant, after the events scheduled during
+    /// that instant too (which readers at the clock rely on: see `Link::waiting`).
     next_sample_at: SimTime,
     /// The warm-up's end is still to come (it reads the delivered bytes too).
     warmup_pending: bool,
@@ -420,7 +422,16 @@ impl Simulator {
     /// the packet memory).
     fn advance_until(&mut self, limit: SimTime, until: u64) -> bool {
         self.slice_until = until;
-        while let Some((t, ev)) = self.queue.peek() {
+        loop {
+            // The next event: the heap's first, or the sample due before it. A sample runs after
+            // every other event at its instant (those scheduled during it included), the order
+            // it had in the heap with the largest key of its instant; kept out of the heap, it no
+            // longer deepens every other event's sift (issue 42: some 15 instructions per event).
+            let (t, ev) = match self.queue.peek() {
+                Some((t, ev)) if t <= self.next_sample_at => (t, ev),
+                _ if self.next_sample_at != SimTime::MAX => (self.next_sample_at, Event::Sample),
+                _ => return true,
+            };
             if t > limit {
                 return true;
             }
@@ -462,12 +473,15 @@ impl Simulator {
                 } else {
                     self.forward_from(next, pkt, t);
                 }
+            } else if let Event::Sample = ev {
+                self.sample();
+                let next = t + self.sample_ns;
+                self.next_sample_at = if next <= self.end { next } else { SimTime::MAX };
             } else {
                 self.queue.pop();
                 self.handle(ev);
             }
         }
-        true
     }
 
     fn handle(&mut self, ev: Event) {
@@ -481,15 +495,7 @@ impl Simulator {
                 }
             }
             Event::AppTick { flow } => self.app_tick(flow as usize),
-            Event::Sample => {
-                self.sample();
-                let next = self.now + self.sample_ns;
-                self.next_sample_at = SimTime::MAX;
-                if next <= self.end {
-                    self.queue.push_last(next, Event::Sample);
-                    self.next_sample_at = next;
-                }
-            }
+            Event::Sample => unreachable!("samples are taken in `advance_until`, outside the heap"),
             Event::CellTti { cell } => {
                 self.cell_tti(cell as usize);
                 self.end_slice_if_capture_full();

@@ -296,7 +296,7 @@ dst = "D"
 /// samples on Fig. 10 such ties occur (arrivals fall on whole milliseconds), and BS->D's feeder
 /// S->BS holds a packet for up to 89 ms, so event by event the arrival's event can have been
 /// scheduled before the sample's or after it. Samples run last at their instant
-/// (`EventQueue::push_last`), so the arrival counts at that sample either way, as it does cut
+/// (`Simulator::next_sample_at`), so the arrival counts at that sample either way, as it does cut
 /// through. (Before that rule, cutting BS->D made its sampled queue length differ by one packet
 /// at such ties.)
 #[test]
