@@ -518,8 +518,10 @@ impl Link {
     /// decrease between calls, nor `clock`.
     ///
     /// `payload_repairable` gives the packet's payload bytes and whether it is repairable: only a
-    /// channel that may hit the packet reads them (issue 42: worked out for every offer, they
-    /// were a branch on the packet's kind per hop of a lossless link).
+    /// channel that may hit the packet reads them, and of those only a model that reads the
+    /// header's size (corruption) or the link's ARQ (issue 42: worked out for every offer, they
+    /// were a branch on the packet's kind per hop of a lossless link, and per packet of a
+    /// uniform loss).
     #[inline(always)]
     pub(crate) fn offer_at(
         &mut self,
@@ -527,7 +529,7 @@ impl Link {
         now: u64,
         bytes: u32,
         ecn: Ecn,
-        payload_repairable: impl FnOnce() -> (u32, bool),
+        payload_repairable: impl Fn() -> (u32, bool),
     ) -> Offer {
         // The queue at `now`: skip what has finished by then (kept for readers at the clock; what
         // finished by the clock too, until the ring fills or a sample purges it). `busy_until` is
@@ -562,11 +564,12 @@ impl Link {
                     // Most links: the fate is known, and the compiler folds it into what follows.
                     return self.admitted(clock, now, (start, end), bytes, ce, Fate::Delivered);
                 }
-                let (payload, repairable) = payload_repairable();
-                let hdr = bytes - payload.min(bytes);
-                let (mut fate, mut start, mut end) = (self.channel.fate(bytes, hdr, start), start, end);
-                if let Some(arq) = self.arq.filter(|_| repairable && fate != Fate::Delivered) {
-                    (fate, start, end) = self.repair(arq, clock, bytes, hdr, (start, end), fate);
+                // The headers' size, for the models that read it and the ARQ: not worked out for
+                // a uniform loss without an ARQ (the seeds' wireless hop).
+                let hdr = || bytes - payload_repairable().0.min(bytes);
+                let (mut fate, mut start, mut end) = (self.channel.fate_with(bytes, hdr, start), start, end);
+                if let Some(arq) = self.arq.filter(|_| fate != Fate::Delivered && payload_repairable().1) {
+                    (fate, start, end) = self.repair(arq, clock, bytes, hdr(), (start, end), fate);
                 }
                 self.admitted(clock, now, (start, end), bytes, ce, fate)
             }
