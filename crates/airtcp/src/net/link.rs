@@ -523,14 +523,7 @@ impl Link {
     /// were a branch on the packet's kind per hop of a lossless link, and per packet of a
     /// uniform loss).
     #[inline(always)]
-    pub(crate) fn offer_at(
-        &mut self,
-        clock: u64,
-        now: u64,
-        bytes: u32,
-        ecn: Ecn,
-        payload_repairable: impl Fn() -> (u32, bool),
-    ) -> Offer {
+    pub(crate) fn offer_at(&mut self, clock: u64, now: u64, bytes: u32, ecn: Ecn, payload_repairable: impl Fn() -> (u32, bool)) -> Offer {
         // The queue at `now`: skip what has finished by then (kept for readers at the clock; what
         // finished by the clock too, until the ring fills or a sample purges it). `busy_until` is
         // the end of the last entry and ends never decrease, so an idle transmitter (most hops
