@@ -308,7 +308,10 @@ fn main() {
         Bench::Memory { flows, secs, sample } => {
             let before = peak_rss_kib();
             let t0 = Instant::now();
-            let out = airtcp::run(&dumbbell(flows, secs, &sample), &airtcp::RunOptions { seed: Some(1), ..Default::default() })
+            // 10⁴ flows' series every 100 ms are 10⁷ rows, above the default `max_series_rows`
+            // (5×10⁶, a guard against a mistyped interval): this run asks for them on purpose.
+            let toml = format!("{}\n[limits]\nmax_series_rows = 100000000\n", dumbbell(flows, secs, &sample));
+            let out = airtcp::run(&toml, &airtcp::RunOptions { seed: Some(1), ..Default::default() })
                 .map(Option::unwrap)
                 .unwrap_or_else(|e| panic!("bench scenario: {e}"));
             let wall = t0.elapsed().as_secs_f64();
