@@ -450,10 +450,8 @@ impl Simulator {
                 let pkt = arrived.pkt;
                 l.stats.arrived_packets += 1;
                 match l.in_flight.front() {
-                    Some(f) => self.queue.replace_top(f.at, f.offered, ev),
-                    None => {
-                        self.queue.pop();
-                    }
+                    Some(f) => self.queue.replace_arrival(f.at, f.offered, ev),
+                    None => self.queue.pop_arrival(),
                 }
                 let node = l.to;
                 if !self.host_activity.is_empty() && t >= self.warmup {
@@ -478,7 +476,7 @@ impl Simulator {
                 let next = t + self.sample_ns;
                 self.next_sample_at = if next <= self.end { next } else { SimTime::MAX };
             } else {
-                self.queue.pop();
+                self.queue.pop_other();
                 self.handle(ev);
             }
         }
