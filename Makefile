@@ -199,11 +199,12 @@ bench: $(VENV)/.installed
 ## bench-ab: steady-state CPU time per simulated 100 s (1000-s run minus 1-s run, whole process),
 ## this checkout A/B against BASE (default 0172df5, built once in a worktree under target/ab), on
 ## Fig. 10 at 0% and 1% loss and the 20-flow dumbbell; NS2=1 adds ns-2.35 on Fig. 10; PGO=1 builds
-## both runners profile-guided (as `make pgo`)
+## both runners profile-guided (as `make pgo`); ONE_SAMPLE=1 runs both with one sample instead of
+## the 100-ms series (the output ns-2.35's script records: the equal-output comparison)
 BASE ?= 0172df5
 AB_ROUNDS ?= 11
 bench-ab:
-	python3 bench/steady_ab.py --base $(BASE) --rounds $(AB_ROUNDS) $(if $(NS2),--ns2,) $(if $(PGO),--pgo,)
+	python3 bench/steady_ab.py --base $(BASE) --rounds $(AB_ROUNDS) $(if $(NS2),--ns2,) $(if $(PGO),--pgo,) $(if $(ONE_SAMPLE),--one-sample,)
 
 ## fuzz: each cargo-fuzz target of fuzz/ (scenario, receiver, sender) for FUZZ_SECONDS (default 60)
 ## on nightly, one at a time, then the hypothesis fuzz of the Python API and CLI with

@@ -13,10 +13,13 @@ difference of two medians moves by ±15% between sittings, the ratio much less.
   python3 bench/steady_ab.py --base REV --rounds 15
   python3 bench/steady_ab.py --ns2               # also ns-2.35 on Fig. 10 (Debian ns2)
   python3 bench/steady_ab.py --pgo               # both builds profile-guided (bench/build_pgo.sh)
+  python3 bench/steady_ab.py --ns2 --one-sample  # the runs record one sample, not a 100-ms series:
+                                                 # the output ns-2.35's script records (equal work)
 
 The baseline is built from a detached git worktree under target/ab/REV (release profile, the
 `run_toml` example), this checkout's runner with `cargo build --release`. Results go to
-bench/steady_ab.json and are printed as a table.
+bench/steady_ab.json (with --one-sample, bench/steady_ab_one_sample.json) and are printed as a
+table.
 """
 
 import argparse
@@ -84,11 +87,17 @@ def cpu_time(cmd: list[str]) -> float:
     return ru.ru_utime + ru.ru_stime
 
 
-def variants(src: str, tmp: Path, name: str, loss: float | None) -> tuple[Path, Path]:
+def variants(src: str, tmp: Path, name: str, loss: float | None, one_sample: bool = False) -> tuple[Path, Path]:
     """The scenario at 1000 s and at 1 s (warm-up 0.5 s); given a loss, Fig. 10 at that loss (as
-    `make bench` runs it, `run_bench.fig10_toml`) instead of `src`."""
+    `make bench` runs it, `run_bench.fig10_toml`) instead of `src`. With `one_sample`, its 100-ms
+    time series becomes one sample at 0 (`sample_interval` past the run's end): the same summary,
+    without the series."""
     if loss is not None:
         src = fig10_toml(loss)
+    if one_sample:
+        if 'sample_interval = "100ms"' not in src:
+            sys.exit(f"error: --one-sample: {name} has no 100-ms sample interval to replace")
+        src = src.replace('sample_interval = "100ms"', 'sample_interval = "2000s"', 1)
     out = []
     for secs in (1000, 1):
         text = src.replace('duration = "100s"', f'duration = "{secs}s"', 1)
@@ -109,6 +118,11 @@ def main() -> int:
         action="store_true",
         help="build both runners profile-guided (bench/build_pgo.sh; needs llvm-profdata of rustc's LLVM)",
     )
+    ap.add_argument(
+        "--one-sample",
+        action="store_true",
+        help="airtcp's runs record one sample instead of a 100-ms series (the output ns-2.35's script records)",
+    )
     a = ap.parse_args()
     if a.rounds < 1:
         sys.exit("error: --rounds must be at least 1")
@@ -120,9 +134,9 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
         cases = [
-            ("fig10 0%", variants(FIG10.read_text(), tmp, "fig10-0", 0.0), 0.0),
-            ("fig10 1%", variants(FIG10.read_text(), tmp, "fig10-1", 0.01), 0.01),
-            ("dumbbell 20", variants(DUMBBELL.read_text(), tmp, "dumbbell", None), None),
+            ("fig10 0%", variants(FIG10.read_text(), tmp, "fig10-0", 0.0, a.one_sample), 0.0),
+            ("fig10 1%", variants(FIG10.read_text(), tmp, "fig10-1", 0.01, a.one_sample), 0.01),
+            ("dumbbell 20", variants(DUMBBELL.read_text(), tmp, "dumbbell", None, a.one_sample), None),
         ]
         for name, (long, short), loss in cases:
             t: dict[str, list[float]] = {
@@ -171,8 +185,8 @@ def main() -> int:
                 f" (whole 1000-s runs {row['whole_run_speedup']:.2f}x){extra}",
                 flush=True,
             )
-    (ROOT / "bench" / "steady_ab.json").write_text(
-        json.dumps({"base": a.base, "pgo": a.pgo, "rows": rows}, indent=2) + "\n"
+    (ROOT / "bench" / ("steady_ab_one_sample.json" if a.one_sample else "steady_ab.json")).write_text(
+        json.dumps({"base": a.base, "pgo": a.pgo, "one_sample": a.one_sample, "rows": rows}, indent=2) + "\n"
     )
     return 0
 
