@@ -125,7 +125,7 @@ impl Entry {
 
 /// A min-heap of events keyed by (time, scheduling instant, tie-break), kept as two heaps: the
 /// links' arrivals and every other event (issue 42). An arrival is replaced by its link's next
-/// one at every arrival (`EventQueue::replace_top`), the engine's commonest operation, and sifts
+/// one at every arrival (`EventQueue::replace_arrival`), the engine's commonest operation, and sifts
 /// only among the other links' arrivals, not the timers of every flow (20 retransmission timers on
 /// a 20-flow dumbbell made that sift four or five levels deep); the earliest event is the earlier
 /// of the two tops. Keys are unique and totally ordered, so the events come out in the order of
@@ -145,7 +145,7 @@ pub struct EventQueue {
     others: Heap,
     /// Insertion counter (ties among events other than arrivals, see `Entry::new`).
     next_seq: u64,
-    /// The time of the event taken last ([`EventQueue::pop`], [`EventQueue::replace_top`]): the
+    /// The time of the event taken last ([`EventQueue::pop`], [`EventQueue::replace_arrival`]): the
     /// instant at which events pushed now are scheduled.
     clock: SimTime,
 }
@@ -233,8 +233,9 @@ impl EventQueue {
         self.others.pop();
     }
 
-    /// [`EventQueue::replace_top`] of the earliest event, known to be an arrival, by another
-    /// arrival: a link's next packet in flight takes the place of the one that arrives.
+    /// Replaces the earliest event, known to be an arrival, by another arrival at `time`, no
+    /// earlier (`from`: when its packet reached the link), with one sift: a link's next packet
+    /// in flight takes the place of the one that arrives.
     #[inline]
     pub(crate) fn replace_arrival(&mut self, time: SimTime, from: SimTime, event: Event) {
         debug_assert!(self.top().is_some_and(|(_, a)| a), "replace_arrival of another event");
@@ -247,28 +248,17 @@ impl EventQueue {
     }
 
     /// Replaces the earliest event by `event` at `time` (not earlier than the one replaced): the
-    /// same as [`EventQueue::pop`] then [`EventQueue::push_from`]`(time, from, event)`, but one
-    /// sift instead of two where both are arrivals (or neither is). The engine's loop, which knows
-    /// which kind it peeked, calls [`EventQueue::replace_arrival`]; the tests drive this one.
+    /// same as [`EventQueue::pop`] then [`EventQueue::push_from`]`(time, from, event)`, one sift
+    /// where both are arrivals. The engine's loop, which knows which kind it peeked, calls
+    /// [`EventQueue::replace_arrival`]; the tests drive this one with any events.
     #[cfg(test)]
     pub(crate) fn replace_top(&mut self, time: SimTime, from: SimTime, event: Event) {
-        let (top, arrival) = self.top().expect("replace_top of an empty queue");
-        self.clock = top.time();
-        let e = Entry::new(time, from.max(self.clock), event, self.next_seq);
-        self.next_seq += 1;
-        debug_assert!(top <= e, "replace_top earlier than the top");
-        match (arrival, matches!(event, Event::Arrive { .. })) {
-            (true, true) => self.arrivals.replace_top(e),
-            (false, false) => self.others.replace_top(e),
-            (true, false) => {
-                self.arrivals.pop();
-                self.others.insert(e);
-            }
-            (false, true) => {
-                self.others.pop();
-                self.arrivals.insert(e);
-            }
+        let (_, arrival) = self.top().expect("replace_top of an empty queue");
+        if arrival && matches!(event, Event::Arrive { .. }) {
+            return self.replace_arrival(time, from, event);
         }
+        self.pop();
+        self.push_from(time, from, event);
     }
 
     /// Time of the earliest event, if any (the tests' view of the queue; the loop pops).

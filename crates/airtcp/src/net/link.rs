@@ -362,10 +362,10 @@ impl Link {
     /// [`Link::stats_at`] counts it), and ahead-of-clock drops up to `now` are forgotten. Call
     /// after [`Link::purge`]`(now)`; sample times must not decrease.
     pub(crate) fn drops_at(&mut self, now: u64) -> (u64, u64, u64) {
-        let st = &self.stats;
         if self.drops_ahead.is_empty() && self.lost_ends.is_empty() && self.attempts.is_empty() {
             // Nothing decided ahead of the clock, no lost entry still serializing, no ARQ attempt:
             // the counters as they stand (most links at most samples; issue 42).
+            let st = &self.stats;
             return (st.overflow_drops, st.early_drops, st.channel_losses);
         }
         while self.drops_ahead.front().is_some_and(|&t| t <= now) {
