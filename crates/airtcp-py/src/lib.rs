@@ -33,20 +33,22 @@ fn output_to_dict(py: Python<'_>, out: airtcp::RunOutput) -> PyResult<Py<PyDict>
         serde_json::to_string(&out.summary).map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(format!("serializing summary: {e}")))?;
 
     let fs = out.flow_series;
+    let rows = 0..fs.rows();
     // TCP-only columns are plain values in Rust (0 / NaN for UDP rows): nulls here.
-    let tcp: Vec<bool> = fs.flow.iter().map(|&i| fs.flow_is_tcp[i as usize]).collect();
+    let tcp: Vec<bool> = rows.clone().map(|i| fs.is_tcp(i)).collect();
     let int_col = |v: &[u64]| -> Vec<Option<u64>> { v.iter().zip(&tcp).map(|(&x, &t)| t.then_some(x)).collect() };
     let real_col = |v: &[f64]| -> Vec<Option<f64>> { v.iter().map(|&x| Some(x).filter(|x| !x.is_nan())).collect() };
     let flow = PyDict::new(py);
-    flow.set_item("time_s", &fs.time_s)?;
-    flow.set_item("flow", fs.flow.iter().map(|&i| fs.flow_names[i as usize].as_str()).collect::<Vec<_>>())?;
+    // A row's instant, flow and goodput follow from its place (`FlowSeries`): columns here.
+    flow.set_item("time_s", rows.clone().map(|i| fs.time_s(i)).collect::<Vec<_>>())?;
+    flow.set_item("flow", rows.clone().map(|i| fs.flow_name(i)).collect::<Vec<_>>())?;
     flow.set_item("cwnd_bytes", int_col(&fs.cwnd_bytes))?;
     flow.set_item("ssthresh_bytes", int_col(&fs.ssthresh_bytes))?;
     flow.set_item("srtt_s", real_col(&fs.srtt_s))?;
     flow.set_item("rto_s", real_col(&fs.rto_s))?;
     flow.set_item("sent_bytes", &fs.sent_bytes)?;
     flow.set_item("delivered_bytes", &fs.delivered_bytes)?;
-    flow.set_item("goodput_bps", &fs.goodput_bps)?;
+    flow.set_item("goodput_bps", rows.map(|i| fs.goodput_bps(i)).collect::<Vec<_>>())?;
     flow.set_item("acked_bytes", int_col(&fs.acked_bytes))?;
     flow.set_item("bwe_bps", real_col(&fs.bwe_bps))?;
     // Every further estimate a window policy declares (e.g. CAIAD's alpha): one column each.
@@ -55,9 +57,10 @@ fn output_to_dict(py: Python<'_>, out: airtcp::RunOutput) -> PyResult<Py<PyDict>
     }
 
     let ls = out.link_series;
+    let rows = 0..ls.rows();
     let link = PyDict::new(py);
-    link.set_item("time_s", ls.time_s)?;
-    link.set_item("link", ls.link.iter().map(|&i| ls.link_names[i as usize].as_str()).collect::<Vec<_>>())?;
+    link.set_item("time_s", rows.clone().map(|i| ls.time_s(i)).collect::<Vec<_>>())?;
+    link.set_item("link", rows.map(|i| ls.link_name(i)).collect::<Vec<_>>())?;
     link.set_item("queue_pkts", ls.queue_pkts)?;
     link.set_item("avg_queue_pkts", ls.avg_queue_pkts)?;
     link.set_item("drops", ls.drops)?;

@@ -325,12 +325,12 @@ fn check_series(c: &mut Checker, case: &Case, run: &airtcp::RunOutput, end_ns: u
     let end_s = airtcp::time::ns_to_s(end_ns);
     let nf = fs.flow_names.len();
     let mut last: Vec<Option<(u64, u64, u64)>> = vec![None; nf];
-    for i in 0..fs.time_s.len() {
-        let f = fs.flow[i] as usize;
+    for i in 0..fs.rows() {
+        let f = fs.flow(i);
         let name = &fs.flow_names[f];
-        let t = fs.time_s[i];
+        let t = fs.time_s(i);
         c.ensure(t.is_finite() && (0.0..=end_s).contains(&t), Kind::Metric, || format!("flow series time_s = {t}"));
-        c.figure(fs.goodput_bps[i], || format!("flow {name} series goodput_bps at {t}"));
+        c.figure(fs.goodput_bps(i), || format!("flow {name} series goodput_bps at {t}"));
         if fs.is_tcp(i) {
             c.figure(fs.srtt_s[i], || format!("flow {name} series srtt_s at {t}"));
             c.figure(fs.rto_s[i], || format!("flow {name} series rto_s at {t}"));
@@ -362,10 +362,10 @@ fn check_series(c: &mut Checker, case: &Case, run: &airtcp::RunOutput, end_ns: u
     }
     let ls = &run.link_series;
     let mut last: Vec<Option<(u64, u64)>> = vec![None; ls.link_names.len()];
-    for i in 0..ls.time_s.len() {
-        let l = ls.link[i] as usize;
+    for i in 0..ls.rows() {
+        let l = ls.link(i);
         let name = &ls.link_names[l];
-        let t = ls.time_s[i];
+        let t = ls.time_s(i);
         c.ensure(t.is_finite() && (0.0..=end_s).contains(&t), Kind::Metric, || format!("link series time_s = {t}"));
         c.figure(ls.avg_queue_pkts[i], || format!("link {name} series avg_queue_pkts at {t}"));
         let limit = case.queue_limits.get(l).copied().unwrap_or(0);

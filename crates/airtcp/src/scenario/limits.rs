@@ -64,7 +64,8 @@ pub(crate) fn memory_estimate(s: &Scenario, one_way_links: u64, plan: &Plan) -> 
     let row_bytes = FlowSeries::ROW_BYTES + 8 * plan.extra_estimate_columns();
     let series = (samples.saturating_mul(flows))
         .saturating_mul(row_bytes)
-        .saturating_add(samples.saturating_mul(one_way_links).saturating_mul(LinkSeries::ROW_BYTES));
+        .saturating_add(samples.saturating_mul(one_way_links).saturating_mul(LinkSeries::ROW_BYTES))
+        .saturating_add(samples.saturating_mul(FlowSeries::SAMPLE_BYTES + LinkSeries::SAMPLE_BYTES));
     let trace_bytes: u64 = plan.trace_opportunities() * 16;
     let hsdpa_bytes = plan.hsdpa_ues.saturating_mul(UE_STATE_BYTES);
     let total = routing.saturating_add(flow_state).saturating_add(series).saturating_add(trace_bytes).saturating_add(hsdpa_bytes);

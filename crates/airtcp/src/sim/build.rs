@@ -270,6 +270,6 @@ impl Simulator {
                 (a, b, e.start.as_nanos(), e.stop, udp(app.build(&name, seed)))
             }
         };
-        Flow { name, src, dst, start, stop: stop.map(|x| x.as_nanos()), kind, warm_delivered: 0, warm_acked: 0, sampled_delivered: 0 }
+        Flow { name, src, dst, start, stop: stop.map(|x| x.as_nanos()), kind, warm_delivered: 0, warm_acked: 0 }
     }
 }

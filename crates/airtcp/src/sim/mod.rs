@@ -127,8 +127,6 @@ struct Flow {
     /// Receiver-side delivered and sender-side acked bytes at the end of the warm-up.
     warm_delivered: u64,
     warm_acked: u64,
-    /// Delivered bytes at the previous sample (for per-interval goodput).
-    sampled_delivered: u64,
 }
 
 /// A built, runnable network.

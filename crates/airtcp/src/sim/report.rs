@@ -15,19 +15,18 @@ impl Simulator {
     /// compiler laid out the per-packet paths (issue 42).
     #[inline(never)]
     pub(super) fn sample(&mut self) {
-        let t = ns_to_s(self.now);
-        let dt = ns_to_s(self.sample_ns.min(self.now));
-        if self.flow_series.time_s.is_empty() {
+        if self.flow_series.sample_ns.is_empty() {
             // Every sample adds one row per flow: reserve the whole run's rows at once, so the
             // columns never hold a doubling's worth of spare capacity (10⁷ rows for 10 000 flows).
             let samples = (self.end / self.sample_ns.max(1) + 1) as usize;
-            self.flow_series.reserve(samples.saturating_mul(self.flows.len()));
-            self.link_series.reserve(samples.saturating_mul(self.links.len()));
+            self.flow_series.reserve(samples, self.flows.len());
+            self.link_series.reserve(samples, self.links.len());
         }
-        for (i, f) in self.flows.iter_mut().enumerate() {
+        // A row's instant and flow (or link) follow from its place (see `FlowSeries`).
+        self.flow_series.sample_ns.push(self.now);
+        self.link_series.sample_ns.push(self.now);
+        for f in self.flows.iter_mut() {
             let s = &mut self.flow_series;
-            s.time_s.push(t);
-            s.flow.push(i as u32);
             let delivered = match &mut f.kind {
                 FlowKind::Tcp(tf) => {
                     let c = tf.sender.view();
@@ -40,7 +39,7 @@ impl Simulator {
                     let est = c.cc.estimates();
                     s.bwe_bps.push(est.first().map_or(f64::NAN, |e| e.1));
                     for &(name, v) in est.iter().skip(1) {
-                        s.push_estimate(s.time_s.len() - 1, name, v);
+                        s.push_estimate(s.cwnd_bytes.len() - 1, name, v);
                     }
                     tf.delivered_at((self.now, true))
                 }
@@ -55,11 +54,8 @@ impl Simulator {
                     u.bytes_received
                 }
             };
+            // The per-interval goodput follows from it (`FlowSeries::goodput_bps`).
             s.delivered_bytes.push(delivered);
-            // Per-interval goodput: bytes delivered since the previous sample over its interval.
-            let gp = if dt > 0.0 { (delivered - f.sampled_delivered) as f64 * 8.0 / dt } else { 0.0 };
-            s.goodput_bps.push(gp);
-            f.sampled_delivered = delivered;
         }
         self.flow_series.pad_estimates();
         for (li, l) in self.links.iter_mut().enumerate() {
@@ -70,8 +66,6 @@ impl Simulator {
             };
             let (overflow, early, lost) = l.drops_at(self.now);
             let s = &mut self.link_series;
-            s.time_s.push(t);
-            s.link.push(li as u32);
             s.queue_pkts.push(q);
             s.avg_queue_pkts.push(l.queue.avg_pkts(q));
             s.drops.push(overflow + early + lost);
@@ -294,6 +288,7 @@ impl Simulator {
             },
             // The series move out (a second `run` has nothing more to simulate anyway).
             flow_series: FlowSeries {
+                interval_ns: self.sample_ns,
                 flow_names: self.flows.iter().map(|f| f.name.clone()).collect(),
                 flow_is_tcp: self.flows.iter().map(|f| matches!(f.kind, FlowKind::Tcp(_))).collect(),
                 ..std::mem::take(&mut self.flow_series)

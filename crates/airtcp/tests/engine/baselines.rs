@@ -22,8 +22,7 @@ fn mean_se(xs: &[f64]) -> (f64, f64) {
 /// Mean bottleneck (BS→D) queue length in packets over the samples after the 10-s warm-up.
 fn mean_bottleneck_queue(out: &RunOutput) -> f64 {
     let l = &out.link_series;
-    let q: Vec<f64> =
-        (0..l.time_s.len()).filter(|&i| l.link_name(i) == "BS->D" && l.time_s[i] >= 10.0).map(|i| l.queue_pkts[i] as f64).collect();
+    let q: Vec<f64> = (0..l.rows()).filter(|&i| l.link_name(i) == "BS->D" && l.time_s(i) >= 10.0).map(|i| l.queue_pkts[i] as f64).collect();
     mean_sd(&q).0
 }
 
@@ -72,7 +71,7 @@ fn vegas_backlog_stays_between_alpha_and_beta() {
 fn westwood_plus_estimate_and_random_loss_advantage() {
     let out = run(&fig10(0.0, "newreno", 1000, 60, "cc = \"westwood-plus\"\nrwnd_pkts = 64"), 1);
     let s = &out.flow_series;
-    let late: Vec<f64> = (0..s.time_s.len()).filter(|&i| s.time_s[i] >= 30.0).map(|i| s.bwe(i).unwrap()).collect();
+    let late: Vec<f64> = (0..s.rows()).filter(|&i| s.time_s(i) >= 30.0).map(|i| s.bwe(i).unwrap()).collect();
     let (mean, _) = mean_sd(&late);
     let rate = 2e6 * 1000.0 / 1040.0;
     assert!((mean / rate - 1.0).abs() < 0.02, "BWE {mean} vs payload rate {rate}");

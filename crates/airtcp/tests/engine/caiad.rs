@@ -87,11 +87,11 @@ fn the_series_carries_alpha() {
     let fs = &out.flow_series;
     let alpha = fs.estimates.iter().find(|c| c.name == "alpha").expect("an alpha column");
     assert_eq!(fs.estimates.len(), 1, "only CAIAD declares a further estimate");
-    assert_eq!(alpha.values.len(), fs.time_s.len());
-    let caiad = fs.flow_names.iter().position(|n| n != "reno").unwrap() as u32;
+    assert_eq!(alpha.values.len(), fs.rows());
+    let caiad = fs.flow_names.iter().position(|n| n != "reno").unwrap();
     let mut below_one = 0;
     for (i, &v) in alpha.values.iter().enumerate() {
-        if fs.flow[i] == caiad {
+        if fs.flow(i) == caiad {
             assert!((0.0..=1.0).contains(&v), "alpha {v} at row {i}");
             below_one += (v < 1.0) as usize;
         } else {

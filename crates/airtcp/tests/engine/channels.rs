@@ -302,27 +302,27 @@ start = "30s"
     assert_eq!(names[0], "early.0");
     assert_eq!(names[19], "late.9");
     for f in &out.summary.flows {
-        let rows: Vec<usize> = (0..s.time_s.len()).filter(|&i| s.flow_name(i) == f.name).collect();
+        let rows: Vec<usize> = (0..s.rows()).filter(|&i| s.flow_name(i) == f.name).collect();
         assert_eq!(rows.len(), 61); // samples at 0, 1, ..., 60 s
                                     // The per-interval goodputs add up to the bytes delivered.
-        let total: f64 = rows.iter().map(|&i| s.goodput_bps[i] / 8.0).sum();
+        let total: f64 = rows.iter().map(|&i| s.goodput_bps(i) / 8.0).sum();
         assert!((total - f.delivered_bytes as f64).abs() < 1e-6 * f.delivered_bytes as f64 + 1.0);
         let late = f.name.starts_with("late");
         for &i in &rows {
-            if late && s.time_s[i] <= 30.0 {
-                assert_eq!(s.goodput_bps[i], 0.0, "{} before its start", f.name);
+            if late && s.time_s(i) <= 30.0 {
+                assert_eq!(s.goodput_bps(i), 0.0, "{} before its start", f.name);
             }
         }
         // Every flow gets a share in the last 20 s.
-        let tail: f64 = rows.iter().filter(|&&i| s.time_s[i] > 40.0).map(|&i| s.goodput_bps[i]).sum::<f64>() / 20.0;
+        let tail: f64 = rows.iter().filter(|&&i| s.time_s(i) > 40.0).map(|&i| s.goodput_bps(i)).sum::<f64>() / 20.0;
         assert!(tail > 100_000.0, "{} got {tail} b/s in the last 20 s", f.name);
     }
     // Together the flows deliver at most the bottleneck's payload capacity, and nearly all of it
     // once 20 flows share it (one interval can exceed it: a repaired hole releases buffered data).
     let cap = 10e6 * 1000.0 / 1040.0;
-    let total: f64 = s.goodput_bps.iter().sum::<f64>() / 60.0;
+    let total: f64 = (0..s.rows()).map(|i| s.goodput_bps(i)).sum::<f64>() / 60.0;
     assert!(total <= cap, "{total}");
-    let late_sum: f64 = (0..s.time_s.len()).filter(|&i| s.time_s[i] > 40.0).map(|i| s.goodput_bps[i]).sum::<f64>() / 20.0;
+    let late_sum: f64 = (0..s.rows()).filter(|&i| s.time_s(i) > 40.0).map(|i| s.goodput_bps(i)).sum::<f64>() / 20.0;
     assert!(late_sum > 0.9 * cap, "{late_sum}");
 }
 
@@ -354,8 +354,7 @@ cc = "westwood"
     let s = &out.flow_series;
     for f in &out.summary.flows {
         let start = if f.name.ends_with('0') { 1.0 } else { 5.0 };
-        let first_sent =
-            (0..s.time_s.len()).filter(|&i| s.flow_name(i) == f.name && s.sent_bytes[i] > 0).map(|i| s.time_s[i]).next().unwrap();
+        let first_sent = (0..s.rows()).filter(|&i| s.flow_name(i) == f.name && s.sent_bytes[i] > 0).map(|i| s.time_s(i)).next().unwrap();
         // Sampled every second: the sample at the start instant (taken after the start event)
         // sees the first segment sent, none before.
         assert_eq!(first_sent, start, "{}", f.name);
@@ -406,7 +405,7 @@ fn ack_compression_inflates_westwood_but_not_westwood_plus() {
         .map(Option::unwrap)
         .unwrap();
         let s = &out.flow_series;
-        let v: Vec<f64> = (0..s.time_s.len()).filter(|&i| s.time_s[i] > 5.0).map(|i| s.bwe(i).unwrap()).collect();
+        let v: Vec<f64> = (0..s.rows()).filter(|&i| s.time_s(i) > 5.0).map(|i| s.bwe(i).unwrap()).collect();
         let capacity = out.summary.links[2].rate_bps as f64; // the trace's mean
         (v.iter().sum::<f64>() / v.len() as f64 / capacity, out.summary.flows[0].goodput_bps / capacity)
     };

@@ -398,13 +398,14 @@ fn series_and_memory_limits_refuse_before_running() {
         e.starts_with("limits.max_series_rows: the time series would have 50000005 rows (10000001 samples x (1 flows + 4 links))"),
         "{e}"
     );
-    // Raised, it passes the row limit and the memory estimate (10^7 × 84 + 4·10^7 × 40 bytes) decides.
+    // Raised, it passes the row limit and the memory estimate decides: 10^7 samples of an 8-byte
+    // instant in each series, 10^7 flow rows of 64 bytes and 4·10^7 link rows of 28 bytes.
     let e = error_of(
         "sample_interval = \"100ms\"",
         "sample_interval = \"10us\"\nlimits = { max_series_rows = 100000000, max_memory = \"1GB\" }",
     );
-    assert!(e.starts_with("limits.max_memory: the run needs about 2440MB"), "{e}");
-    assert!(e.contains("time series 2440MB") && e.contains("above the limit of 1000MB"), "{e}");
+    assert!(e.starts_with("limits.max_memory: the run needs about 1920MB"), "{e}");
+    assert!(e.contains("time series 1920MB") && e.contains("above the limit of 1000MB"), "{e}");
     let e = error_of("sample_interval = \"100ms\"", "sample_interval = \"100ms\"\nlimits = { max_events = 0 }");
     assert!(e.starts_with("limits.max_events: must be at least 1"), "{e}");
     let e = error_of("sample_interval = \"100ms\"", "sample_interval = \"100ms\"\nlimits = { max_cpu = 3 }");

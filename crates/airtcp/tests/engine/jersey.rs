@@ -98,8 +98,8 @@ schedule = [{}]
             .map(|(k, &(t0, cbr))| {
                 let t1 = phases.get(k + 1).map_or(30.0, |p| p.0);
                 let truth = (1.5e6 - cbr * 1028.0 / 1000.0) * 1000.0 / 1040.0;
-                let errs: Vec<f64> = (0..s.time_s.len())
-                    .filter(|&i| s.flow_name(i) == "ftp" && s.time_s[i] >= t0 + 1.0 && s.time_s[i] <= t1)
+                let errs: Vec<f64> = (0..s.rows())
+                    .filter(|&i| s.flow_name(i) == "ftp" && s.time_s(i) >= t0 + 1.0 && s.time_s(i) <= t1)
                     .map(|i| (s.bwe(i).unwrap() - truth).abs())
                     .collect();
                 errs.iter().sum::<f64>() / errs.len() as f64

@@ -52,7 +52,7 @@ bytes = "1000B"
     assert_eq!((l.offered_packets, l.arrived_packets, l.lost_packets, l.held_packets), (1, 0, 0, 1));
     assert!(identity(l));
     let ls = &out.link_series;
-    let drops: Vec<u64> = (0..ls.time_s.len()).filter(|&i| ls.link[i] == 0).map(|i| ls.drops[i]).collect();
+    let drops: Vec<u64> = (0..ls.rows()).filter(|&i| ls.link(i) == 0).map(|i| ls.drops[i]).collect();
     // Samples at 0, 40, 80 and 120 ms: two attempts over by 40 and 80 ms, three by 120 ms.
     assert_eq!(drops, [0, 2, 2, 3]);
 }
@@ -81,7 +81,7 @@ initial_cwnd_pkts = 4
 "#;
     let out = run(toml);
     let ls = &out.link_series;
-    let drops: Vec<u64> = (0..ls.time_s.len()).filter(|&i| ls.link[i] == 0).map(|i| ls.drops[i]).collect();
+    let drops: Vec<u64> = (0..ls.rows()).filter(|&i| ls.link(i) == 0).map(|i| ls.drops[i]).collect();
     assert_eq!(drops, [0, 1, 2]);
     let l = &out.summary.links[0];
     assert_eq!((l.channel_losses, l.lost_packets, l.held_packets, l.offered_packets), (2, 2, 2, 4));

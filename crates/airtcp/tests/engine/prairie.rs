@@ -72,7 +72,7 @@ fn run(text: &str) -> RunOutput {
 /// Mean over (from, to] of a flow's column.
 fn mean(out: &RunOutput, flow: &str, from: f64, to: f64, col: impl Fn(usize) -> f64) -> f64 {
     let s = &out.flow_series;
-    let rows: Vec<usize> = (0..s.time_s.len()).filter(|&i| s.flow_name(i) == flow && s.time_s[i] > from && s.time_s[i] <= to).collect();
+    let rows: Vec<usize> = (0..s.rows()).filter(|&i| s.flow_name(i) == flow && s.time_s(i) > from && s.time_s(i) <= to).collect();
     assert!(!rows.is_empty());
     rows.iter().map(|&i| col(i)).sum::<f64>() / rows.len() as f64
 }
@@ -82,7 +82,7 @@ fn bwe(out: &RunOutput, flow: &str, from: f64, to: f64) -> f64 {
 }
 
 fn goodput(out: &RunOutput, flow: &str, from: f64, to: f64) -> f64 {
-    mean(out, flow, from, to, |i| out.flow_series.goodput_bps[i])
+    mean(out, flow, from, to, |i| out.flow_series.goodput_bps(i))
 }
 
 /// Jain's index of the flows' mean goodputs over (from, to].

@@ -162,7 +162,7 @@ fn newreno_partial_ack_timer_variants() {
 fn westwood_estimate_and_random_loss_advantage() {
     let out = run(&fig10(0.0, "newreno", 1000, 60, "cc = \"westwood\"\nrwnd_pkts = 64"), 1);
     let s = &out.flow_series;
-    let late: Vec<f64> = (0..s.time_s.len()).filter(|&i| s.time_s[i] >= 30.0).map(|i| s.bwe(i).unwrap()).collect();
+    let late: Vec<f64> = (0..s.rows()).filter(|&i| s.time_s(i) >= 30.0).map(|i| s.bwe(i).unwrap()).collect();
     let (mean, _) = mean_sd(&late);
     let rate = 2e6 * 1000.0 / 1040.0;
     assert!((mean / rate - 1.0).abs() < 0.02, "BWE {mean} vs payload rate {rate}");
