@@ -531,3 +531,35 @@ pub struct HostEnergy {
     /// `energy_j` per 10⁶ delivered bytes; null without energy or without delivered bytes.
     pub energy_per_mb_j: Option<f64>,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{FlowSeries, LinkSeries};
+
+    /// A row's instant, flow and goodput, derived from its place: two flows sampled at 0, 100
+    /// and 200 ms, worked by hand. Goodput is the bytes delivered since the flow's previous
+    /// sample × 8 / 0.1 s (0 at t = 0, where the interval is empty).
+    #[test]
+    fn rows_derive_instant_flow_and_goodput() {
+        let s = FlowSeries {
+            sample_ns: vec![0, 100_000_000, 200_000_000],
+            interval_ns: 100_000_000,
+            flow_names: vec!["a".into(), "b".into()],
+            flow_is_tcp: vec![true, false],
+            delivered_bytes: vec![0, 0, 1_000, 500, 3_500, 500],
+            ..FlowSeries::default()
+        };
+        let rows: Vec<(f64, &str, f64)> = (0..6).map(|i| (s.time_s(i), s.flow_name(i), s.goodput_bps(i))).collect();
+        assert_eq!(
+            rows,
+            [(0.0, "a", 0.0), (0.0, "b", 0.0), (0.1, "a", 80_000.0), (0.1, "b", 40_000.0), (0.2, "a", 200_000.0), (0.2, "b", 0.0)]
+        );
+        assert!(s.is_tcp(4) && !s.is_tcp(5));
+        let l = LinkSeries {
+            sample_ns: vec![0, 100_000_000],
+            link_names: vec!["x->y".into(), "y->x".into(), "y->z".into()],
+            ..LinkSeries::default()
+        };
+        assert_eq!((0..6).map(|i| (l.time_s(i), l.link_name(i))).collect::<Vec<_>>()[4], (0.1, "y->x"));
+    }
+}
