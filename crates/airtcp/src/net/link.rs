@@ -265,11 +265,13 @@ impl Link {
             // their own instants but not by the clock) doubles it now, so that the next purge
             // comes after as many offers as it holds, not at the next one (issue 42: a binary
             // search per offer on such links): at most twice the entries it must hold.
-            if self.pending.len() * 2 > self.pending.capacity() {
+            // A ring still full (nothing finished, or no buffer yet) grows too.
+            if self.pending.is_full() || self.pending.len() * 2 > self.pending.capacity() {
                 self.pending.grow();
             }
         }
-        self.pending.push_back(PendingTx { offered: now, start, end, bytes, lost, corrupted, ce });
+        // SAFETY: not full: it was not, or the purge made room, or it grew.
+        unsafe { self.pending.push_back_with_room(PendingTx { offered: now, start, end, bytes, lost, corrupted, ce }) };
         if corrupted {
             self.stats.corruptions += 1;
         }

@@ -103,6 +103,19 @@ impl<T: Copy + Default> Ring<T> {
         self.len += 1;
     }
 
+    /// [`Ring::push_back`] into a ring the caller has made room in, without checking again.
+    ///
+    /// # Safety
+    /// `!self.is_full()`: then the buffer is not empty and the masked slot is in bounds.
+    #[inline]
+    pub(crate) unsafe fn push_back_with_room(&mut self, x: T) {
+        debug_assert!(!self.is_full(), "push_back_with_room into a full ring");
+        let i = (self.head + self.len) & (self.buf.len() - 1);
+        // SAFETY: `len < buf.len()` (the caller's), so `buf` is not empty and `i` is masked into it.
+        unsafe { *self.buf.get_unchecked_mut(i) = x };
+        self.len += 1;
+    }
+
     /// Removes every item (the buffer stays).
     #[inline]
     pub(crate) fn clear(&mut self) {
