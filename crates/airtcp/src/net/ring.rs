@@ -96,11 +96,8 @@ impl<T: Copy + Default> Ring<T> {
             // and copy it (9 instructions per admitted packet on Fig. 10, BENCHMARKS.md).
             self.grow();
         }
-        let i = (self.head + self.len) & (self.buf.len() - 1);
-        debug_assert!(i < self.buf.len());
-        // SAFETY: masked with `buf.len() - 1`, and `buf` is not empty (grown above when full).
-        unsafe { *self.buf.get_unchecked_mut(i) = x };
-        self.len += 1;
+        // SAFETY: not full (grown above when it was).
+        unsafe { self.push_back_with_room(x) }
     }
 
     /// [`Ring::push_back`] into a ring the caller has made room in, without checking again.
