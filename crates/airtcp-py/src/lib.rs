@@ -60,9 +60,11 @@ fn output_to_dict(py: Python<'_>, out: airtcp::RunOutput) -> PyResult<Py<PyDict>
     let rows = 0..ls.rows();
     let link = PyDict::new(py);
     link.set_item("time_s", rows.clone().map(|i| ls.time_s(i)).collect::<Vec<_>>())?;
-    link.set_item("link", rows.map(|i| ls.link_name(i)).collect::<Vec<_>>())?;
+    link.set_item("link", rows.clone().map(|i| ls.link_name(i)).collect::<Vec<_>>())?;
+    // Stored only for the queues that keep an average (`LinkSeries::avg_queue_pkts`): a column here.
+    let avg: Vec<f64> = rows.map(|i| ls.avg_queue_pkts(i)).collect();
     link.set_item("queue_pkts", ls.queue_pkts)?;
-    link.set_item("avg_queue_pkts", ls.avg_queue_pkts)?;
+    link.set_item("avg_queue_pkts", avg)?;
     link.set_item("drops", ls.drops)?;
     link.set_item("ce_marks", ls.ce_marks)?;
 

@@ -367,7 +367,7 @@ fn check_series(c: &mut Checker, case: &Case, run: &airtcp::RunOutput, end_ns: u
         let name = &ls.link_names[l];
         let t = ls.time_s(i);
         c.ensure(t.is_finite() && (0.0..=end_s).contains(&t), Kind::Metric, || format!("link series time_s = {t}"));
-        c.figure(ls.avg_queue_pkts[i], || format!("link {name} series avg_queue_pkts at {t}"));
+        c.figure(ls.avg_queue_pkts(i), || format!("link {name} series avg_queue_pkts at {t}"));
         let limit = case.queue_limits.get(l).copied().unwrap_or(0);
         c.ensure(limit == 0 || ls.queue_pkts[i] as u64 <= limit, Kind::Series, || {
             format!("link {name}: {} packets queued at {t}, limit {limit}", ls.queue_pkts[i])

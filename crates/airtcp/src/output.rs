@@ -458,8 +458,13 @@ pub struct LinkSeries {
     pub link_names: Vec<String>,
     /// Packets waiting in the queue (the one being serialized excluded).
     pub queue_pkts: Vec<u32>,
-    /// The queue's EWMA average (RED/CW); equal to the instantaneous length for DropTail.
-    pub avg_queue_pkts: Vec<f64>,
+    /// For each link, its place among the links whose queue keeps an average of its own (RED, CW,
+    /// a plug-in discipline), or `None` where the queue is DropTail: its average is its length,
+    /// which `queue_pkts` holds already, so it is not stored (issue 42: 8 of a row's 28 bytes).
+    pub avg_index: Vec<Option<u32>>,
+    /// The averages of those links only, EWMA packets: sample `k` holds `k·m .. (k+1)·m` for the
+    /// `m` links with an `avg_index`, in that order. [`LinkSeries::avg_queue_pkts`] reads any row.
+    pub kept_avg_pkts: Vec<f64>,
     /// Cumulative packets dropped (overflow + early) and lost on the channel.
     pub drops: Vec<u64>,
     /// Cumulative CE marks.
@@ -467,9 +472,10 @@ pub struct LinkSeries {
 }
 
 impl LinkSeries {
-    /// Bytes of one row in the engine: two 8-byte integer columns, the `f64` average and the `u32`
-    /// queue length (a sample's instant is 8 bytes per sample, not per row).
-    pub(crate) const ROW_BYTES: u64 = 3 * 8 + 4;
+    /// Bytes of one row in the engine, at most: two 8-byte integer columns, the `u32` queue length,
+    /// and the `f64` average of a queue that keeps one (counted for every link: an upper bound; a
+    /// sample's instant is 8 bytes per sample, not per row).
+    pub(crate) const ROW_BYTES: u64 = 2 * 8 + 4 + 8;
     /// Bytes of one sample beyond its rows: its instant.
     pub(crate) const SAMPLE_BYTES: u64 = 8;
 
@@ -493,12 +499,25 @@ impl LinkSeries {
         ns_to_s(self.sample_ns[i / self.link_names.len()])
     }
 
-    /// Reserves room for `samples` more samples of `links` rows each.
-    pub(crate) fn reserve(&mut self, samples: usize, links: usize) {
+    /// Row `i`'s average queue, packets: the EWMA of a queue that keeps one (RED, CW), the
+    /// instantaneous length of a DropTail queue.
+    pub fn avg_queue_pkts(&self, i: usize) -> f64 {
+        match self.avg_index[self.link(i)] {
+            Some(j) => {
+                let kept = self.kept_avg_pkts.len() / self.sample_ns.len();
+                self.kept_avg_pkts[i / self.link_names.len() * kept + j as usize]
+            }
+            None => self.queue_pkts[i] as f64,
+        }
+    }
+
+    /// Reserves room for `samples` more samples of `links` rows each, `averaged` of which keep
+    /// an average.
+    pub(crate) fn reserve(&mut self, samples: usize, links: usize, averaged: usize) {
         let rows = samples.saturating_mul(links);
         self.sample_ns.reserve_exact(samples);
         self.queue_pkts.reserve_exact(rows);
-        self.avg_queue_pkts.reserve_exact(rows);
+        self.kept_avg_pkts.reserve_exact(samples.saturating_mul(averaged));
         self.drops.reserve_exact(rows);
         self.ce_marks.reserve_exact(rows);
     }
@@ -555,11 +574,17 @@ mod tests {
             [(0.0, "a", 0.0), (0.0, "b", 0.0), (0.1, "a", 80_000.0), (0.1, "b", 40_000.0), (0.2, "a", 200_000.0), (0.2, "b", 0.0)]
         );
         assert!(s.is_tcp(4) && !s.is_tcp(5));
+        // Two samples of three links; "x->y" and "y->z" keep an average (RED, CW), "y->x" is
+        // DropTail: its average is its queue length, not stored.
         let l = LinkSeries {
             sample_ns: vec![0, 100_000_000],
             link_names: vec!["x->y".into(), "y->x".into(), "y->z".into()],
+            avg_index: vec![Some(0), None, Some(1)],
+            queue_pkts: vec![1, 2, 3, 4, 5, 6],
+            kept_avg_pkts: vec![0.5, 2.5, 3.25, 5.75],
             ..LinkSeries::default()
         };
         assert_eq!((0..6).map(|i| (l.time_s(i), l.link_name(i))).collect::<Vec<_>>()[4], (0.1, "y->x"));
+        assert_eq!((0..6).map(|i| l.avg_queue_pkts(i)).collect::<Vec<_>>(), [0.5, 2.0, 2.5, 3.25, 5.0, 5.75]);
     }
 }
