@@ -61,12 +61,14 @@ fn output_to_dict(py: Python<'_>, out: airtcp::RunOutput) -> PyResult<Py<PyDict>
     let link = PyDict::new(py);
     link.set_item("time_s", rows.clone().map(|i| ls.time_s(i)).collect::<Vec<_>>())?;
     link.set_item("link", rows.clone().map(|i| ls.link_name(i)).collect::<Vec<_>>())?;
-    // Stored only for the queues that keep an average (`LinkSeries::avg_queue_pkts`): a column here.
-    let avg: Vec<f64> = rows.map(|i| ls.avg_queue_pkts(i)).collect();
+    // Stored only for the links whose queue keeps an average or may mark (`LinkSeries::aqm_index`):
+    // columns here.
+    let avg: Vec<f64> = rows.clone().map(|i| ls.avg_queue_pkts(i)).collect();
+    let ce: Vec<u64> = rows.map(|i| ls.ce_marks(i)).collect();
     link.set_item("queue_pkts", ls.queue_pkts)?;
     link.set_item("avg_queue_pkts", avg)?;
     link.set_item("drops", ls.drops)?;
-    link.set_item("ce_marks", ls.ce_marks)?;
+    link.set_item("ce_marks", ce)?;
 
     let d = PyDict::new(py);
     d.set_item("summary_json", summary_json)?;

@@ -372,7 +372,7 @@ fn check_series(c: &mut Checker, case: &Case, run: &airtcp::RunOutput, end_ns: u
         c.ensure(limit == 0 || ls.queue_pkts[i] as u64 <= limit, Kind::Series, || {
             format!("link {name}: {} packets queued at {t}, limit {limit}", ls.queue_pkts[i])
         });
-        let now = (ls.drops[i], ls.ce_marks[i]);
+        let now = (ls.drops[i], ls.ce_marks(i));
         if let Some(prev) = last[l] {
             c.ensure(now.0 >= prev.0 && now.1 >= prev.1, Kind::Series, || {
                 format!("link {name}: (drops, ce_marks) went from {prev:?} to {now:?} at {t}")

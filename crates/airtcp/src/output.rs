@@ -458,24 +458,28 @@ pub struct LinkSeries {
     pub link_names: Vec<String>,
     /// Packets waiting in the queue (the one being serialized excluded).
     pub queue_pkts: Vec<u32>,
-    /// For each link, its place among the links whose queue keeps an average of its own (RED, CW,
-    /// a plug-in discipline), or `None` where the queue is DropTail: its average is its length,
-    /// which `queue_pkts` holds already, so it is not stored (issue 42: 8 of a row's 28 bytes).
-    pub avg_index: Vec<Option<u32>>,
-    /// The averages of those links only, EWMA packets: sample `k` holds `k·m .. (k+1)·m` for the
-    /// `m` links with an `avg_index`, in that order. [`LinkSeries::avg_queue_pkts`] reads any row.
-    pub kept_avg_pkts: Vec<f64>,
+    /// For each link, its place among the links whose rows carry an average queue and CE marks of
+    /// their own: those whose queue is not DropTail (RED, CW, a plug-in discipline) and those that
+    /// serve an HSDPA cell (whose UEs' queues may mark). `None` for the others (most links): a
+    /// DropTail queue's average is its length, which `queue_pkts` holds already, and it never
+    /// marks, so neither is stored (issue 42: 16 of a row's 28 bytes).
+    pub aqm_index: Vec<Option<u32>>,
+    /// The average queue (EWMA packets) of those links only: sample `k` holds `k·m .. (k+1)·m`
+    /// for the `m` links with an `aqm_index`, in that order. [`LinkSeries::avg_queue_pkts`] reads
+    /// any row.
+    pub aqm_avg_queue_pkts: Vec<f64>,
     /// Cumulative packets dropped (overflow + early) and lost on the channel.
     pub drops: Vec<u64>,
-    /// Cumulative CE marks.
-    pub ce_marks: Vec<u64>,
+    /// Their cumulative CE marks, laid out as `aqm_avg_queue_pkts`. [`LinkSeries::ce_marks`] reads
+    /// any row.
+    pub aqm_ce_marks: Vec<u64>,
 }
 
 impl LinkSeries {
-    /// Bytes of one row in the engine, at most: two 8-byte integer columns, the `u32` queue length,
-    /// and the `f64` average of a queue that keeps one (counted for every link: an upper bound; a
-    /// sample's instant is 8 bytes per sample, not per row).
-    pub(crate) const ROW_BYTES: u64 = 2 * 8 + 4 + 8;
+    /// Bytes of one row in the engine, at most: the 8-byte drop counter and the `u32` queue length,
+    /// and the `f64` average and 8-byte CE count of a link with an `aqm_index` (counted for every
+    /// link: an upper bound; a sample's instant is 8 bytes per sample, not per row).
+    pub(crate) const ROW_BYTES: u64 = 8 + 4 + 2 * 8;
     /// Bytes of one sample beyond its rows: its instant.
     pub(crate) const SAMPLE_BYTES: u64 = 8;
 
@@ -502,24 +506,33 @@ impl LinkSeries {
     /// Row `i`'s average queue, packets: the EWMA of a queue that keeps one (RED, CW), the
     /// instantaneous length of a DropTail queue.
     pub fn avg_queue_pkts(&self, i: usize) -> f64 {
-        match self.avg_index[self.link(i)] {
-            Some(j) => {
-                let kept = self.kept_avg_pkts.len() / self.sample_ns.len();
-                self.kept_avg_pkts[i / self.link_names.len() * kept + j as usize]
-            }
+        match self.aqm_row(i) {
+            Some(j) => self.aqm_avg_queue_pkts[j],
             None => self.queue_pkts[i] as f64,
         }
     }
 
-    /// Reserves room for `samples` more samples of `links` rows each, `averaged` of which keep
-    /// an average.
-    pub(crate) fn reserve(&mut self, samples: usize, links: usize, averaged: usize) {
+    /// Row `i`'s cumulative CE marks (0 on a link whose queue is DropTail and serves no cell).
+    pub fn ce_marks(&self, i: usize) -> u64 {
+        self.aqm_row(i).map_or(0, |j| self.aqm_ce_marks[j])
+    }
+
+    /// The index of row `i` in the `aqm_` columns, for a link with an `aqm_index`.
+    fn aqm_row(&self, i: usize) -> Option<usize> {
+        let j = self.aqm_index[self.link(i)]? as usize;
+        let m = self.aqm_ce_marks.len() / self.sample_ns.len();
+        Some(i / self.link_names.len() * m + j)
+    }
+
+    /// Reserves room for `samples` more samples of `links` rows each, `aqm` of which carry the
+    /// `aqm_` columns.
+    pub(crate) fn reserve(&mut self, samples: usize, links: usize, aqm: usize) {
         let rows = samples.saturating_mul(links);
         self.sample_ns.reserve_exact(samples);
         self.queue_pkts.reserve_exact(rows);
-        self.kept_avg_pkts.reserve_exact(samples.saturating_mul(averaged));
         self.drops.reserve_exact(rows);
-        self.ce_marks.reserve_exact(rows);
+        self.aqm_avg_queue_pkts.reserve_exact(samples.saturating_mul(aqm));
+        self.aqm_ce_marks.reserve_exact(samples.saturating_mul(aqm));
     }
 }
 
@@ -574,17 +587,19 @@ mod tests {
             [(0.0, "a", 0.0), (0.0, "b", 0.0), (0.1, "a", 80_000.0), (0.1, "b", 40_000.0), (0.2, "a", 200_000.0), (0.2, "b", 0.0)]
         );
         assert!(s.is_tcp(4) && !s.is_tcp(5));
-        // Two samples of three links; "x->y" and "y->z" keep an average (RED, CW), "y->x" is
-        // DropTail: its average is its queue length, not stored.
+        // Two samples of three links; "x->y" and "y->z" keep an average and may mark (RED, CW),
+        // "y->x" is DropTail: its average is its queue length and its marks 0, neither stored.
         let l = LinkSeries {
             sample_ns: vec![0, 100_000_000],
             link_names: vec!["x->y".into(), "y->x".into(), "y->z".into()],
-            avg_index: vec![Some(0), None, Some(1)],
+            aqm_index: vec![Some(0), None, Some(1)],
             queue_pkts: vec![1, 2, 3, 4, 5, 6],
-            kept_avg_pkts: vec![0.5, 2.5, 3.25, 5.75],
+            aqm_avg_queue_pkts: vec![0.5, 2.5, 3.25, 5.75],
+            aqm_ce_marks: vec![7, 8, 9, 10],
             ..LinkSeries::default()
         };
         assert_eq!((0..6).map(|i| (l.time_s(i), l.link_name(i))).collect::<Vec<_>>()[4], (0.1, "y->x"));
         assert_eq!((0..6).map(|i| l.avg_queue_pkts(i)).collect::<Vec<_>>(), [0.5, 2.0, 2.5, 3.25, 5.0, 5.75]);
+        assert_eq!((0..6).map(|i| l.ce_marks(i)).collect::<Vec<_>>(), [7, 0, 8, 9, 0, 10]);
     }
 }

@@ -20,8 +20,9 @@ impl Simulator {
             // columns never hold a doubling's worth of spare capacity (10⁷ rows for 10 000 flows).
             let samples = (self.end / self.sample_ns.max(1) + 1) as usize;
             self.flow_series.reserve(samples, self.flows.len());
-            let averaged = self.links.iter().filter(|l| l.queue.keeps_avg()).count();
-            self.link_series.reserve(samples, self.links.len(), averaged);
+            // Links whose rows carry the `aqm_` columns (`LinkSeries::aqm_index`).
+            let aqm = self.links.iter().zip(&self.cell_of_link).filter(|(l, c)| !l.queue.is_droptail() || c.is_some()).count();
+            self.link_series.reserve(samples, self.links.len(), aqm);
         }
         // A row's instant and flow (or link) follow from its place (see `FlowSeries`).
         self.flow_series.sample_ns.push(self.now);
@@ -68,11 +69,12 @@ impl Simulator {
             let (overflow, early, lost) = l.drops_at(self.now);
             let s = &mut self.link_series;
             s.queue_pkts.push(q);
-            if let Some(avg) = l.queue.kept_avg_pkts(q) {
-                s.kept_avg_pkts.push(avg);
-            }
             s.drops.push(overflow + early + lost);
-            s.ce_marks.push(l.stats.ce_marks);
+            // The links with an `aqm_index` (`LinkSeries`): not DropTail, or serving a cell.
+            if !l.queue.is_droptail() || self.cell_of_link[li].is_some() {
+                s.aqm_avg_queue_pkts.push(l.queue.avg_pkts(q));
+                s.aqm_ce_marks.push(l.stats.ce_marks);
+            }
         }
     }
 
@@ -298,9 +300,10 @@ impl Simulator {
             },
             link_series: LinkSeries {
                 link_names: self.links.iter().map(|l| l.name.clone()).collect(),
-                avg_index: {
-                    let mut kept = 0..;
-                    self.links.iter().map(|l| if l.queue.keeps_avg() { kept.next() } else { None }).collect()
+                aqm_index: {
+                    let mut aqm = 0..;
+                    let rows = self.links.iter().zip(&self.cell_of_link).map(|(l, c)| !l.queue.is_droptail() || c.is_some());
+                    rows.map(|r| if r { aqm.next() } else { None }).collect()
                 },
                 ..std::mem::take(&mut self.link_series)
             },

@@ -115,8 +115,7 @@ pub(crate) enum Aqm {
 pub(crate) trait Admit: std::fmt::Debug + Send {
     /// As `Queue::admit`, with the buffer limit.
     fn admit(&mut self, now: SimTime, q: u32, idle_since: Option<SimTime>, limit_pkts: u32, ecn: Ecn, rng: &mut RngStream) -> Admission;
-    /// The discipline's average queue with `q` packets waiting (as RED's and CW's EWMA), for the
-    /// time series (`Queue::kept_avg_pkts`).
+    /// As `Queue::avg_pkts`.
     fn avg_pkts(&self, q: u32) -> f64;
     /// The kind's name, for reports.
     fn kind_name(&self) -> &'static str;
@@ -202,24 +201,16 @@ impl Queue {
         }
     }
 
-    /// Whether the discipline keeps an average queue of its own ([`Queue::kept_avg_pkts`] is
-    /// `Some`): every one but DropTail.
-    pub(crate) fn keeps_avg(&self) -> bool {
-        !self.droptail
-    }
-
-    /// The average queue the discipline keeps of its own, for the time series: the EWMA of RED
-    /// and CW, a plug-in's `avg_pkts(q)` with `q` waiting; `None` for DropTail, whose average is
-    /// the instantaneous length (`LinkSeries` stores no average for it: issue 42).
-    pub(crate) fn kept_avg_pkts(&self, q: u32) -> Option<f64> {
+    /// The EWMA average queue (RED, CW) or the instantaneous length `q` (DropTail).
+    pub(crate) fn avg_pkts(&self, q: u32) -> f64 {
         if self.droptail {
-            return None;
+            return q as f64;
         }
         match &self.aqm {
-            Aqm::DropTail => None,
-            Aqm::Red(st) => Some(st.avg),
-            Aqm::Cw(st) => Some(st.avg),
-            Aqm::Custom(a) => Some(a.avg_pkts(q)),
+            Aqm::DropTail => q as f64,
+            Aqm::Red(st) => st.avg,
+            Aqm::Cw(st) => st.avg,
+            Aqm::Custom(a) => a.avg_pkts(q),
         }
     }
 
