@@ -50,7 +50,9 @@ fn output_to_dict(py: Python<'_>, out: airtcp::RunOutput) -> PyResult<Py<PyDict>
     flow.set_item("delivered_bytes", &fs.delivered_bytes)?;
     flow.set_item("goodput_bps", rows.map(|i| fs.goodput_bps(i)).collect::<Vec<_>>())?;
     flow.set_item("acked_bytes", int_col(&fs.acked_bytes))?;
-    flow.set_item("bwe_bps", real_col(&fs.bwe_bps))?;
+    // Stored only for the flows whose policy declares an estimate (`FlowSeries::bwe_index`).
+    let bwe: Vec<f64> = (0..fs.rows()).map(|i| fs.bwe_bps(i)).collect();
+    flow.set_item("bwe_bps", real_col(&bwe))?;
     // Every further estimate a window policy declares (e.g. CAIAD's alpha): one column each.
     for col in &fs.estimates {
         flow.set_item(col.name, real_col(&col.values))?;

@@ -335,11 +335,11 @@ fn check_series(c: &mut Checker, case: &Case, run: &airtcp::RunOutput, end_ns: u
             c.figure(fs.srtt_s[i], || format!("flow {name} series srtt_s at {t}"));
             c.figure(fs.rto_s[i], || format!("flow {name} series rto_s at {t}"));
         } else {
-            c.ensure(fs.srtt_s[i].is_nan() && fs.rto_s[i].is_nan() && fs.bwe_bps[i].is_nan(), Kind::Metric, || {
+            c.ensure(fs.srtt_s[i].is_nan() && fs.rto_s[i].is_nan() && fs.bwe_bps(i).is_nan(), Kind::Metric, || {
                 format!("UDP flow {name} series has TCP values at {t}")
             });
         }
-        let bwe = fs.bwe_bps[i];
+        let bwe = fs.bwe_bps(i);
         c.ensure(bwe.is_nan() || (bwe.is_finite() && bwe >= 0.0), Kind::Metric, || format!("flow {name} series bwe_bps = {bwe} at {t}"));
         for col in &fs.estimates {
             let v = col.values.get(i).copied().unwrap_or(f64::INFINITY);

@@ -318,10 +318,15 @@ pub struct FlowSeries {
     pub delivered_bytes: Vec<u64>,
     /// Cumulative bytes acknowledged at the sender.
     pub acked_bytes: Vec<u64>,
-    /// The window policy's bandwidth estimate in bit/s as of its last update (e.g. Westwood's
-    /// BWE): the first estimate it declares (`CongestionControl::estimates`); NaN for policies
-    /// without one (and UDP flows).
-    pub bwe_bps: Vec<f64>,
+    /// For each flow, its place among the flows whose window policy declares an estimate
+    /// (`CongestionControl::estimates`), or `None` (Reno, NewReno, … and UDP flows): their
+    /// bandwidth estimate would be NaN in every row, so it is not stored (issue 42: 8 of a row's
+    /// 64 bytes).
+    pub bwe_index: Vec<Option<u32>>,
+    /// The bandwidth estimate in bit/s of those flows only, as of its last update (e.g.
+    /// Westwood's BWE: the first estimate the policy declares): sample `k` holds `k·m .. (k+1)·m`
+    /// for the `m` flows with a `bwe_index`, in that order. [`FlowSeries::bwe_bps`] reads any row.
+    pub declared_bwe_bps: Vec<f64>,
     /// Every further estimate a window policy declares (e.g. CAIAD's α), one column per name,
     /// as long as the other columns; NaN in the rows of flows whose policy does not declare it.
     pub estimates: Vec<EstimateColumn>,
@@ -352,15 +357,18 @@ impl PartialEq for FlowSeries {
             && self.sent_bytes == o.sent_bytes
             && self.delivered_bytes == o.delivered_bytes
             && self.acked_bytes == o.acked_bytes
-            && bits(&self.bwe_bps, &o.bwe_bps)
+            && self.bwe_index == o.bwe_index
+            && bits(&self.declared_bwe_bps, &o.declared_bwe_bps)
             && self.estimates.len() == o.estimates.len()
             && self.estimates.iter().zip(&o.estimates).all(|(a, b)| a.name == b.name && bits(&a.values, &b.values))
     }
 }
 
 impl FlowSeries {
-    /// Bytes of one row in the engine: eight 8-byte columns (the memory estimate of
-    /// `limits.max_memory` uses it; a sample's instant is 8 bytes per sample, not per row).
+    /// Bytes of one row in the engine, at most: seven 8-byte columns and the bandwidth estimate
+    /// of a flow whose policy declares one (counted for every flow: an upper bound; the memory
+    /// estimate of `limits.max_memory` uses it; a sample's instant is 8 bytes per sample, not per
+    /// row).
     pub(crate) const ROW_BYTES: u64 = 8 * 8;
     /// Bytes of one sample beyond its rows: its instant.
     pub(crate) const SAMPLE_BYTES: u64 = 8;
@@ -400,11 +408,24 @@ impl FlowSeries {
 
     /// The bandwidth estimate of row `i`, if its flow's policy has one.
     pub fn bwe(&self, i: usize) -> Option<f64> {
-        Some(self.bwe_bps[i]).filter(|b| !b.is_nan())
+        Some(self.bwe_bps(i)).filter(|b| !b.is_nan())
     }
 
-    /// Reserves room for `samples` more samples of `flows` rows each.
-    pub(crate) fn reserve(&mut self, samples: usize, flows: usize) {
+    /// The bandwidth estimate of row `i` in bit/s: NaN for a flow whose policy declares none (and
+    /// a UDP flow).
+    pub fn bwe_bps(&self, i: usize) -> f64 {
+        match self.bwe_index[self.flow(i)] {
+            Some(j) => {
+                let m = self.declared_bwe_bps.len() / self.sample_ns.len();
+                self.declared_bwe_bps[i / self.flow_names.len() * m + j as usize]
+            }
+            None => f64::NAN,
+        }
+    }
+
+    /// Reserves room for `samples` more samples of `flows` rows each, `declared` of whose flows
+    /// have a bandwidth estimate.
+    pub(crate) fn reserve(&mut self, samples: usize, flows: usize, declared: usize) {
         let rows = samples.saturating_mul(flows);
         self.sample_ns.reserve_exact(samples);
         self.cwnd_bytes.reserve_exact(rows);
@@ -414,7 +435,7 @@ impl FlowSeries {
         self.sent_bytes.reserve_exact(rows);
         self.delivered_bytes.reserve_exact(rows);
         self.acked_bytes.reserve_exact(rows);
-        self.bwe_bps.reserve_exact(rows);
+        self.declared_bwe_bps.reserve_exact(samples.saturating_mul(declared));
     }
 
     /// Row `row`'s value of the estimate `name` (a column is made the first time a policy
@@ -579,6 +600,9 @@ mod tests {
             flow_names: vec!["a".into(), "b".into()],
             flow_is_tcp: vec![true, false],
             delivered_bytes: vec![0, 0, 1_000, 500, 3_500, 500],
+            // Only "a" declares a bandwidth estimate ("b" is UDP): one value per sample.
+            bwe_index: vec![Some(0), None],
+            declared_bwe_bps: vec![1e6, 2e6, 3e6],
             ..FlowSeries::default()
         };
         let rows: Vec<(f64, &str, f64)> = (0..6).map(|i| (s.time_s(i), s.flow_name(i), s.goodput_bps(i))).collect();
@@ -587,6 +611,9 @@ mod tests {
             [(0.0, "a", 0.0), (0.0, "b", 0.0), (0.1, "a", 80_000.0), (0.1, "b", 40_000.0), (0.2, "a", 200_000.0), (0.2, "b", 0.0)]
         );
         assert!(s.is_tcp(4) && !s.is_tcp(5));
+        let bwe: Vec<Option<f64>> = (0..6).map(|i| s.bwe(i)).collect();
+        assert_eq!(bwe, [Some(1e6), None, Some(2e6), None, Some(3e6), None]);
+        assert!(s.bwe_bps(3).is_nan() && s.bwe_bps(4) == 3e6);
         // Two samples of three links; "x->y" and "y->z" keep an average and may mark (RED, CW),
         // "y->x" is DropTail: its average is its queue length and its marks 0, neither stored.
         let l = LinkSeries {

@@ -331,7 +331,9 @@ pub trait CongestionControl: Send {
     fn recover_guard(&self) -> RecoverGuard {
         RecoverGuard::EveryLoss
     }
-    /// Named internal estimates for time series (e.g. a bandwidth estimate in bit/s).
+    /// Named internal estimates for time series (e.g. a bandwidth estimate in bit/s): the same
+    /// names in the same order at every call (validation reads them once, and the time series
+    /// lays out its columns by them).
     fn estimates(&self) -> &[(&'static str, f64)] {
         &[]
     }

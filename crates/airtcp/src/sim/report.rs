@@ -19,7 +19,20 @@ impl Simulator {
             // Every sample adds one row per flow: reserve the whole run's rows at once, so the
             // columns never hold a doubling's worth of spare capacity (10⁷ rows for 10 000 flows).
             let samples = (self.end / self.sample_ns.max(1) + 1) as usize;
-            self.flow_series.reserve(samples, self.flows.len());
+            // Flows whose policy declares an estimate (a fixed list: validation reads it from a
+            // policy as built) have a bandwidth-estimate column (`FlowSeries::bwe_index`).
+            let mut declared = 0..;
+            let bwe_index: Vec<Option<u32>> = self
+                .flows
+                .iter()
+                .map(|f| match &f.kind {
+                    FlowKind::Tcp(tf) if !tf.sender.view().cc.estimates().is_empty() => declared.next(),
+                    _ => None,
+                })
+                .collect();
+            let m = bwe_index.iter().flatten().count();
+            self.flow_series.bwe_index = bwe_index;
+            self.flow_series.reserve(samples, self.flows.len(), m);
             // Links whose rows carry the `aqm_` columns (`LinkSeries::aqm_index`).
             let aqm = self.links.iter().zip(&self.cell_of_link).filter(|(l, c)| !l.queue.is_droptail() || c.is_some()).count();
             self.link_series.reserve(samples, self.links.len(), aqm);
@@ -39,7 +52,9 @@ impl Simulator {
                     s.sent_bytes.push(c.seq.snd_max);
                     s.acked_bytes.push(c.stats.acked_bytes);
                     let est = c.cc.estimates();
-                    s.bwe_bps.push(est.first().map_or(f64::NAN, |e| e.1));
+                    if let Some(&(_, bwe)) = est.first() {
+                        s.declared_bwe_bps.push(bwe);
+                    }
                     for &(name, v) in est.iter().skip(1) {
                         s.push_estimate(s.cwnd_bytes.len() - 1, name, v);
                     }
@@ -52,7 +67,6 @@ impl Simulator {
                     s.rto_s.push(f64::NAN);
                     s.sent_bytes.push(u.bytes_sent);
                     s.acked_bytes.push(0);
-                    s.bwe_bps.push(f64::NAN);
                     u.bytes_received
                 }
             };

@@ -78,7 +78,7 @@ fn mean(out: &RunOutput, flow: &str, from: f64, to: f64, col: impl Fn(usize) -> 
 }
 
 fn bwe(out: &RunOutput, flow: &str, from: f64, to: f64) -> f64 {
-    mean(out, flow, from, to, |i| out.flow_series.bwe_bps[i])
+    mean(out, flow, from, to, |i| out.flow_series.bwe_bps(i))
 }
 
 fn goodput(out: &RunOutput, flow: &str, from: f64, to: f64) -> f64 {

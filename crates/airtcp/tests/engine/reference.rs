@@ -166,7 +166,7 @@ fn westwood_estimate_and_random_loss_advantage() {
     let (mean, _) = mean_sd(&late);
     let rate = 2e6 * 1000.0 / 1040.0;
     assert!((mean / rate - 1.0).abs() < 0.02, "BWE {mean} vs payload rate {rate}");
-    assert!(out.flow_series.bwe_bps.iter().all(|b| !b.is_nan()));
+    assert!((0..s.rows()).all(|i| !s.bwe_bps(i).is_nan()));
     let g = |cc: &str| -> f64 {
         (1..=seeds())
             .map(|sd| run(&fig10(0.01, "newreno", 50, 100, &format!("cc = \"{cc}\"")), sd).summary.flows[0].goodput_bps)
