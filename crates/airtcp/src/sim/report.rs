@@ -33,9 +33,18 @@ impl Simulator {
             let m = bwe_index.iter().flatten().count();
             self.flow_series.bwe_index = bwe_index;
             self.flow_series.reserve(samples, self.flows.len(), m);
-            // Links whose rows carry the `aqm_` columns (`LinkSeries::aqm_index`).
-            let aqm = self.links.iter().zip(&self.cell_of_link).filter(|(l, c)| !l.queue.is_droptail() || c.is_some()).count();
-            self.link_series.reserve(samples, self.links.len(), aqm);
+            // Links whose rows carry the `aqm_` columns (`LinkSeries::aqm_index`): not DropTail,
+            // or serving a cell.
+            let mut aqm = 0..;
+            let aqm_index: Vec<Option<u32>> = self
+                .links
+                .iter()
+                .zip(&self.cell_of_link)
+                .map(|(l, c)| if !l.queue.is_droptail() || c.is_some() { aqm.next() } else { None })
+                .collect();
+            let m = aqm_index.iter().flatten().count();
+            self.link_series.aqm_index = aqm_index;
+            self.link_series.reserve(samples, self.links.len(), m);
         }
         // A row's instant and flow (or link) follow from its place (see `FlowSeries`).
         self.flow_series.sample_ns.push(self.now);
@@ -84,8 +93,10 @@ impl Simulator {
             let s = &mut self.link_series;
             s.queue_pkts.push(q);
             s.drops.push(overflow + early + lost);
-            // The links with an `aqm_index` (`LinkSeries`): not DropTail, or serving a cell.
-            if !l.queue.is_droptail() || self.cell_of_link[li].is_some() {
+            // The links with an `aqm_index` (worked out again: the test is two fields at hand).
+            let aqm = !l.queue.is_droptail() || self.cell_of_link[li].is_some();
+            debug_assert_eq!(aqm, s.aqm_index[li].is_some());
+            if aqm {
                 s.aqm_avg_queue_pkts.push(l.queue.avg_pkts(q));
                 s.aqm_ce_marks.push(l.stats.ce_marks);
             }
@@ -314,11 +325,6 @@ impl Simulator {
             },
             link_series: LinkSeries {
                 link_names: self.links.iter().map(|l| l.name.clone()).collect(),
-                aqm_index: {
-                    let mut aqm = 0..;
-                    let rows = self.links.iter().zip(&self.cell_of_link).map(|(l, c)| !l.queue.is_droptail() || c.is_some());
-                    rows.map(|r| if r { aqm.next() } else { None }).collect()
-                },
                 ..std::mem::take(&mut self.link_series)
             },
         }
