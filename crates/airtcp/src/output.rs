@@ -414,19 +414,13 @@ impl FlowSeries {
     /// The bandwidth estimate of row `i` in bit/s: NaN for a flow whose policy declares none (and
     /// a UDP flow).
     pub fn bwe_bps(&self, i: usize) -> f64 {
-        match self.bwe_index[self.flow(i)] {
-            Some(j) => {
-                let m = self.declared_bwe_bps.len() / self.sample_ns.len();
-                self.declared_bwe_bps[i / self.flow_names.len() * m + j as usize]
-            }
-            None => f64::NAN,
-        }
+        sparse_row(&self.bwe_index, i, self.declared_bwe_bps.len() / self.sample_ns.len()).map_or(f64::NAN, |j| self.declared_bwe_bps[j])
     }
 
-    /// Reserves room for `samples` more samples of `flows` rows each, `declared` of whose flows
-    /// have a bandwidth estimate.
-    pub(crate) fn reserve(&mut self, samples: usize, flows: usize, declared: usize) {
-        let rows = samples.saturating_mul(flows);
+    /// Reserves room for `samples` more samples of a row per flow of `bwe_index` (set first).
+    pub(crate) fn reserve(&mut self, samples: usize) {
+        let rows = samples.saturating_mul(self.bwe_index.len());
+        let declared = self.bwe_index.iter().flatten().count();
         self.sample_ns.reserve_exact(samples);
         self.cwnd_bytes.reserve_exact(rows);
         self.ssthresh_bytes.reserve_exact(rows);
@@ -540,21 +534,33 @@ impl LinkSeries {
 
     /// The index of row `i` in the `aqm_` columns, for a link with an `aqm_index`.
     fn aqm_row(&self, i: usize) -> Option<usize> {
-        let j = self.aqm_index[self.link(i)]? as usize;
-        let m = self.aqm_ce_marks.len() / self.sample_ns.len();
-        Some(i / self.link_names.len() * m + j)
+        sparse_row(&self.aqm_index, i, self.aqm_ce_marks.len() / self.sample_ns.len())
     }
 
-    /// Reserves room for `samples` more samples of `links` rows each, `aqm` of which carry the
-    /// `aqm_` columns.
-    pub(crate) fn reserve(&mut self, samples: usize, links: usize, aqm: usize) {
-        let rows = samples.saturating_mul(links);
+    /// Reserves room for `samples` more samples of a row per link of `aqm_index` (set first).
+    pub(crate) fn reserve(&mut self, samples: usize) {
+        let rows = samples.saturating_mul(self.aqm_index.len());
+        let aqm = self.aqm_index.iter().flatten().count();
         self.sample_ns.reserve_exact(samples);
         self.queue_pkts.reserve_exact(rows);
         self.drops.reserve_exact(rows);
         self.aqm_avg_queue_pkts.reserve_exact(samples.saturating_mul(aqm));
         self.aqm_ce_marks.reserve_exact(samples.saturating_mul(aqm));
     }
+}
+
+/// Each item's place among those that `has` a value of a sparse column (`FlowSeries::bwe_index`,
+/// `LinkSeries::aqm_index`), `None` for the others.
+pub(crate) fn places(has: impl Iterator<Item = bool>) -> Vec<Option<u32>> {
+    let mut next = 0..;
+    has.map(|h| if h { next.next() } else { None }).collect()
+}
+
+/// The index in a sparse column of row `i` of a series laid out by `places` (one row per item per
+/// sample), holding `stored` values per sample; `None` for an item without one.
+fn sparse_row(places: &[Option<u32>], i: usize, stored: usize) -> Option<usize> {
+    let j = places[i % places.len()]? as usize;
+    Some(i / places.len() * stored + j)
 }
 
 /// Serde's `skip_serializing_if` for counters that appear only when they count something.

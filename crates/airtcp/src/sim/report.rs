@@ -6,7 +6,7 @@ use crate::app::UdpSource;
 use crate::metrics::energy::{host_energy, EnergySpec, HostEnergy};
 use crate::metrics::jain_fairness;
 use crate::net::capacity::Capacity;
-use crate::output::{CallStats, FlowSeries, FlowSummary, LinkSeries, LinkSummary, RunOutput, Summary};
+use crate::output::{places, CallStats, FlowSeries, FlowSummary, LinkSeries, LinkSummary, RunOutput, Summary};
 use crate::time::ns_to_s;
 
 impl Simulator {
@@ -21,30 +21,16 @@ impl Simulator {
             let samples = (self.end / self.sample_ns.max(1) + 1) as usize;
             // Flows whose policy declares an estimate (a fixed list: validation reads it from a
             // policy as built) have a bandwidth-estimate column (`FlowSeries::bwe_index`).
-            let mut declared = 0..;
-            let bwe_index: Vec<Option<u32>> = self
-                .flows
-                .iter()
-                .map(|f| match &f.kind {
-                    FlowKind::Tcp(tf) if !tf.sender.view().cc.estimates().is_empty() => declared.next(),
-                    _ => None,
-                })
-                .collect();
-            let m = bwe_index.iter().flatten().count();
-            self.flow_series.bwe_index = bwe_index;
-            self.flow_series.reserve(samples, self.flows.len(), m);
+            self.flow_series.bwe_index = places(self.flows.iter().map(|f| match &f.kind {
+                FlowKind::Tcp(tf) => !tf.sender.view().cc.estimates().is_empty(),
+                FlowKind::Udp(_) => false,
+            }));
+            self.flow_series.reserve(samples);
             // Links whose rows carry the `aqm_` columns (`LinkSeries::aqm_index`): not DropTail,
             // or serving a cell.
-            let mut aqm = 0..;
-            let aqm_index: Vec<Option<u32>> = self
-                .links
-                .iter()
-                .zip(&self.cell_of_link)
-                .map(|(l, c)| if !l.queue.is_droptail() || c.is_some() { aqm.next() } else { None })
-                .collect();
-            let m = aqm_index.iter().flatten().count();
-            self.link_series.aqm_index = aqm_index;
-            self.link_series.reserve(samples, self.links.len(), m);
+            self.link_series.aqm_index =
+                places(self.links.iter().zip(&self.cell_of_link).map(|(l, c)| !l.queue.is_droptail() || c.is_some()));
+            self.link_series.reserve(samples);
         }
         // A row's instant and flow (or link) follow from its place (see `FlowSeries`).
         self.flow_series.sample_ns.push(self.now);
