@@ -200,11 +200,14 @@ bench: $(VENV)/.installed
 ## this checkout A/B against BASE (default 0172df5, built once in a worktree under target/ab), on
 ## Fig. 10 at 0% and 1% loss and the 20-flow dumbbell; NS2=1 adds ns-2.35 on Fig. 10; PGO=1 builds
 ## both runners profile-guided (as `make pgo`); ONE_SAMPLE=1 runs both with one sample instead of
-## the 100-ms series (the output ns-2.35's script records: the equal-output comparison)
+## the 100-ms series (the output ns-2.35's script records: the equal-output comparison);
+## REGIMES=1 splits the rounds by the host's speed regime (use many rounds); AB_ONLY="fig10-1 ..."
+## times only those scenarios (fig10-0, fig10-1, dumbbell)
 BASE ?= 0172df5
 AB_ROUNDS ?= 11
 bench-ab:
-	python3 bench/steady_ab.py --base $(BASE) --rounds $(AB_ROUNDS) $(if $(NS2),--ns2,) $(if $(PGO),--pgo,) $(if $(ONE_SAMPLE),--one-sample,)
+	python3 bench/steady_ab.py --base $(BASE) --rounds $(AB_ROUNDS) $(if $(NS2),--ns2,) $(if $(PGO),--pgo,) $(if $(ONE_SAMPLE),--one-sample,) \
+		$(if $(REGIMES),--regimes,) $(foreach s,$(AB_ONLY),--only $(s))
 
 ## fuzz: each cargo-fuzz target of fuzz/ (scenario, receiver, sender) for FUZZ_SECONDS (default 60)
 ## on nightly, one at a time, then the hypothesis fuzz of the Python API and CLI with

@@ -7,7 +7,17 @@ is the process's CPU time (user + system, from the kernel's rusage of the child)
 and output cancel out. The two builds are alternated run by run (A, B, B, A, ...),
 so that a slow stretch of a shared machine hits both alike; each figure is a median. Beside it, the
 median over rounds of the ratio of the two builds' whole 1000-s runs: on this noisy machine the
-difference of two medians moves by ±15% between sittings, the ratio much less.
+difference of two medians moves by ±15% between sittings, the ratio much less. "rounds q1 / median
+/ q3": the quartiles over rounds of the steady-cost ratio of the two builds within a round (the same
+for ns-2.35 against this checkout), which say how far one sitting's rounds spread. The paired
+median is the sounder figure when a sitting's rounds fall in both of the host's regimes (below): a
+difference of medians can then take its long and short runs from different regimes.
+
+The host's regimes: on these shared VMs a process's CPU time sits in one of (at least) two levels
+for minutes at a time, ~1.6x apart, and the programs do not move alike (measured 2026-11-29 over
+514 rounds of Fig. 10 at 1%: this checkout 17.7 / 28.2 ms, 0172df5 27.5 / 48.2 ms, ns-2.35 179 /
+254 ms per 1000-s run, fast / slow), so a sitting's ratios depend on which regime its rounds fell
+in. `--regimes` splits the rounds (use many rounds).
 
   python3 bench/steady_ab.py                     # this checkout against 0172df5 (built once)
   python3 bench/steady_ab.py --base REV --rounds 15
@@ -15,6 +25,7 @@ difference of two medians moves by ±15% between sittings, the ratio much less.
   python3 bench/steady_ab.py --pgo               # both builds profile-guided (bench/build_pgo.sh)
   python3 bench/steady_ab.py --ns2 --one-sample  # the runs record one sample, not a 100-ms series:
                                                  # the output ns-2.35's script records (equal work)
+  python3 bench/steady_ab.py --ns2 --only fig10-1 --rounds 201 --regimes   # ~4 min
 
 The baseline is built from a detached git worktree under target/ab/REV (release profile, the
 `run_toml` example), this checkout's runner with `cargo build --release`. Results go to
@@ -108,6 +119,55 @@ def variants(src: str, tmp: Path, name: str, loss: float | None, one_sample: boo
     return out[0], out[1]
 
 
+def paired(t: dict[str, list[float]], num: str, den: str) -> tuple[float, float, float]:
+    """Quartiles (25%, median, 75%) over rounds of the ratio of two programs' steady cost in the
+    same round: how far one sitting's rounds spread."""
+    r = [
+        (nl - ns) / (dl - ds)
+        for nl, ns, dl, ds in zip(t[f"{num}_long"], t[f"{num}_short"], t[f"{den}_long"], t[f"{den}_short"])
+        if dl > ds
+    ]
+    if len(r) < 2:
+        return (float("nan"),) * 3
+    q = statistics.quantiles(r, n=4)
+    return (q[0], statistics.median(r), q[2])
+
+
+def regimes(t: dict[str, list[float]]) -> dict[str, dict[str, float]]:
+    """The rounds split by the host's speed regime. On the shared VMs this project runs on, the
+    same process takes one of (at least) two CPU times for minutes at a time, ~1.6x apart, and the
+    programs do not slow down alike: a round is 'fast' when this checkout's 1000-s run took at most
+    1.2x the fastest tenth of its runs, 'slow' otherwise. For each regime: the rounds, this
+    checkout's median 1000-s run, and the medians of the paired steady ratios (base / this, ns-2 /
+    this) of its rounds."""
+    longs = t["new_long"]
+    if len(longs) < 10:
+        return {}
+    p10 = statistics.quantiles(longs, n=10)[0]
+    out = {}
+    for reg, keep in (("fast", lambda x: x <= 1.2 * p10), ("slow", lambda x: x > 1.2 * p10)):
+        idx = [i for i, x in enumerate(longs) if keep(x)]
+        if len(idx) < 2:
+            continue
+
+        def ratio(who: str, idx: list[int] = idx) -> float:
+            return statistics.median(
+                (t[f"{who}_long"][i] - t[f"{who}_short"][i]) / (t["new_long"][i] - t["new_short"][i])
+                for i in idx
+                if t["new_long"][i] > t["new_short"][i]
+            )
+
+        v = {
+            "rounds": len(idx),
+            "new_long_ms": statistics.median(longs[i] for i in idx) * 1e3,
+            "old_over_new": ratio("old"),
+        }
+        if t["ns2_long"]:
+            v["ns2_over_new"] = ratio("ns2")
+        out[reg] = v
+    return out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--base", default="0172df5", help="the earlier build's git revision (default 0172df5)")
@@ -117,6 +177,17 @@ def main() -> int:
         "--pgo",
         action="store_true",
         help="build both runners profile-guided (bench/build_pgo.sh; needs llvm-profdata of rustc's LLVM)",
+    )
+    ap.add_argument(
+        "--only",
+        choices=("fig10-0", "fig10-1", "dumbbell"),
+        action="append",
+        help="time only this scenario (repeatable; default all three)",
+    )
+    ap.add_argument(
+        "--regimes",
+        action="store_true",
+        help="also split the rounds by the host's speed regime (see the module's notes); use many rounds",
     )
     ap.add_argument(
         "--one-sample",
@@ -138,6 +209,8 @@ def main() -> int:
             ("fig10 1%", variants(FIG10.read_text(), tmp, "fig10-1", 0.01, a.one_sample), 0.01),
             ("dumbbell 20", variants(DUMBBELL.read_text(), tmp, "dumbbell", None, a.one_sample), None),
         ]
+        keys = {"fig10 0%": "fig10-0", "fig10 1%": "fig10-1", "dumbbell 20": "dumbbell"}
+        cases = [c for c in cases if not a.only or keys[c[0]] in a.only]
         for name, (long, short), loss in cases:
             t: dict[str, list[float]] = {
                 k: [] for k in ("new_long", "new_short", "old_long", "old_short", "ns2_long", "ns2_short")
@@ -166,6 +239,7 @@ def main() -> int:
                 "old_per_100s": steady("old"),
             }
             row["speedup_vs_base"] = row["old_per_100s"] / row["new_per_100s"]
+            row["speedup_vs_base_rounds_q1_med_q3"] = paired(t, "old", "new")
             # The steadier figure on a noisy machine: the median of the rounds' ratios of whole
             # 1000-s runs (start-up included, a few ms of some 50-300 ms), not a difference of
             # two medians.
@@ -173,18 +247,29 @@ def main() -> int:
             if "ns2_long" in med:
                 row["ns2_per_100s"] = steady("ns2")
                 row["ns2_over_new"] = row["ns2_per_100s"] / row["new_per_100s"]
+                row["ns2_over_new_rounds_q1_med_q3"] = paired(t, "ns2", "new")
             rows.append(row)
             extra = (
-                f"  ns-2 {row['ns2_per_100s'] * 1e3:7.2f} ms ({row['ns2_over_new']:.1f}x)"
+                f"  ns-2 {row['ns2_per_100s'] * 1e3:7.2f} ms ({row['ns2_over_new']:.1f}x;"
+                " rounds {:.1f} / {:.1f} / {:.1f}x)".format(*row["ns2_over_new_rounds_q1_med_q3"])
                 if "ns2_per_100s" in row
                 else ""
             )
             print(
                 f"{name:12} steady CPU per 100 s: this {row['new_per_100s'] * 1e3:7.2f} ms, "
                 f"{a.base} {row['old_per_100s'] * 1e3:7.2f} ms, speed-up {row['speedup_vs_base']:.2f}x"
-                f" (whole 1000-s runs {row['whole_run_speedup']:.2f}x){extra}",
+                " (rounds {:.2f} / {:.2f} / {:.2f}x;".format(*row["speedup_vs_base_rounds_q1_med_q3"])
+                + f" whole 1000-s runs {row['whole_run_speedup']:.2f}x){extra}",
                 flush=True,
             )
+            if a.regimes:
+                row["regimes"] = regimes(t)
+                for reg, v in row["regimes"].items():
+                    ns2 = f", ns-2.35 / this {v['ns2_over_new']:.2f}x" if "ns2_over_new" in v else ""
+                    print(
+                        f"  {reg:4} regime: {v['rounds']:3} rounds, this {v['new_long_ms']:6.2f} ms per 1000-s run, "
+                        f"{a.base} / this {v['old_over_new']:.2f}x{ns2}  (medians of the rounds' paired steady ratios)"
+                    )
     (ROOT / "bench" / ("steady_ab_one_sample.json" if a.one_sample else "steady_ab.json")).write_text(
         json.dumps({"base": a.base, "pgo": a.pgo, "one_sample": a.one_sample, "rows": rows}, indent=2) + "\n"
     )

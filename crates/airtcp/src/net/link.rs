@@ -61,6 +61,10 @@ pub struct Link {
     pub(crate) arq: Option<super::arq::LinkArq>,
     /// Stream for the queue's random decisions (RED).
     pub(crate) queue_rng: RngStream,
+    /// A DropTail queue, a constant rate, a perfect channel and no ARQ (most links): the offer
+    /// path's three tests of queue, capacity and channel, decided once (see [`Link::offer_at`]).
+    /// Cleared for good by [`Link::channel_mut`], which could change the channel.
+    plain: bool,
     /// When the transmitter finishes everything admitted so far: the `end` of the last
     /// `pending` entry (0 before the first), which `offer_at` relies on.
     busy_until: u64,
@@ -77,6 +81,10 @@ pub struct Link {
     /// Leading entries of `pending` that finished serializing by the latest offer's instant. The
     /// same as 0 unless offers run ahead of the clock (see [`Link::offer_at`]).
     pending_done: usize,
+    /// The entries of `pending` left unfinished, and of those the entries ahead of the clock, at
+    /// the latest sample: where the next sample's searches start ([`Link::sample_waiting`]).
+    sample_unfinished: usize,
+    sample_ahead: usize,
     /// Instants of overflow drops decided ahead of the simulator's clock and not yet passed by a
     /// sample (see [`Link::offer_at`]), so that counters read at the clock leave them out.
     drops_ahead: Ring<u64>,
@@ -152,6 +160,7 @@ impl Link {
     /// The direction's channel model: the testbed's tests draw from a second copy of a link
     /// (same scenario and seed) to predict the fates its relay meets.
     pub fn channel_mut(&mut self) -> &mut Channel {
+        self.plain = false;
         &mut self.channel
     }
 
@@ -190,7 +199,9 @@ impl Link {
         arq: Option<super::arq::LinkArq>,
         seed: u64,
     ) -> Self {
+        let plain = matches!(capacity, Capacity::Constant(_)) && queue.is_droptail() && channel.is_perfect() && arq.is_none();
         Link {
+            plain,
             from,
             to,
             rate: capacity.mean_rate(),
@@ -205,6 +216,8 @@ impl Link {
             tx_cache: [(0, 0); 2],
             pending: Ring::new(),
             pending_done: 0,
+            sample_unfinished: 0,
+            sample_ahead: 0,
             drops_ahead: Ring::new(),
             lost_ends: Ring::new(),
             in_flight: Ring::new(),
@@ -221,16 +234,31 @@ impl Link {
     #[inline(always)]
     fn serve(&mut self, now: u64, bytes: u32) -> (u64, u64) {
         match self.capacity {
-            Capacity::Constant(rate) => {
-                let start = now.max(self.busy_until);
-                let slot = &mut self.tx_cache[(bytes > SMALL_PACKET_BYTES) as usize];
-                if slot.0 != bytes {
-                    *slot = (bytes, rate.tx_time_ns(bytes));
-                }
-                (start, start + slot.1)
-            }
+            Capacity::Constant(rate) => self.serve_constant(now, bytes, rate),
             _ => self.capacity.serve(now, self.busy_until, bytes),
         }
+    }
+
+    /// [`Link::serve`] at the constant `rate` (the link's capacity).
+    #[inline(always)]
+    fn serve_constant(&mut self, now: u64, bytes: u32, rate: DataRate) -> (u64, u64) {
+        let start = now.max(self.busy_until);
+        let slot = &mut self.tx_cache[(bytes > SMALL_PACKET_BYTES) as usize];
+        if slot.0 != bytes {
+            *slot = (bytes, rate.tx_time_ns(bytes));
+        }
+        (start, start + slot.1)
+    }
+
+    /// The queue dropped a packet offered at `now` (the clock `clock`, or ahead of it) because it
+    /// was full.
+    #[inline(always)]
+    fn overflow(&mut self, clock: u64, now: u64) -> Offer {
+        self.stats.overflow_drops += 1;
+        if now > clock {
+            self.drops_ahead.push_back(now);
+        }
+        Offer::Dropped
     }
 
     /// Forgets packets whose serialization finished by `now`, the simulator's clock.
@@ -321,14 +349,42 @@ impl Link {
         }
     }
 
-    /// Packets waiting at the end of instant `now` (the one being serialized excluded). A packet
-    /// offered ahead of the clock (see [`Link::offer_at`]) counts once it has arrived: offered at
-    /// or before `now`, since the engine's sample at an instant runs after every other event of
-    /// that instant (`Simulator::next_sample_at`), the arrival that offers the packet included. Call
-    /// after [`Link::purge`]`(now)`.
-    pub(crate) fn waiting(&self, now: u64) -> u32 {
+    /// The sample's [`Link::purge`] at `now`, then the packets waiting at the end of instant `now`
+    /// (the one being serialized excluded). A packet offered ahead of the clock (see
+    /// [`Link::offer_at`]) counts once it has arrived: offered at or before `now`, since the
+    /// engine's sample at an instant runs after every other event of that instant
+    /// (`Simulator::next_sample_at`), the arrival that offers the packet included.
+    ///
+    /// Both are binary searches (ends and offers never decrease along `pending`), each started
+    /// where the previous sample's counts put its answer — the entries left unfinished, the
+    /// entries ahead (issue 42): from one sample to the next a link's counts change little, so
+    /// the search reads two or three entries where it read five or six, on the three links of
+    /// Fig. 10 that hold entries ahead of the clock at every sample. Sample times must not
+    /// decrease. Always inlined into its one caller, the sample (as [`Link::drops_at`]).
+    #[inline(always)]
+    pub(crate) fn sample_waiting(&mut self, now: u64) -> u32 {
+        if now >= self.busy_until {
+            // An idle transmitter has finished every entry (see `purge`).
+            self.pending.clear();
+            self.pending_done = 0;
+            (self.sample_unfinished, self.sample_ahead) = (0, 0);
+            return 0;
+        }
+        let len = self.pending.len();
+        let finished = self.pending.partition_point_near(len.saturating_sub(self.sample_unfinished), |p| p.end <= now);
+        self.pending.drop_front(finished);
+        self.pending_done = self.pending_done.saturating_sub(finished);
+        let len = self.pending.len();
+        self.sample_unfinished = len;
         // Offers are in time order, so what has not arrived by `now` is a suffix of the entries.
-        let n = self.first_offered_after(now);
+        // Most links hold nothing ahead at a sample (only a cut-through link is offered ahead of
+        // the clock): the last entry says so without the search.
+        let n = if len == 0 || self.pending.get(len - 1).is_some_and(|p| p.offered <= now) {
+            len
+        } else {
+            self.pending.partition_point_near(len.saturating_sub(self.sample_ahead), |p| p.offered <= now)
+        };
+        self.sample_ahead = len - n;
         // The rest ends after `now` (purged); only the first can be in service (FIFO).
         match self.pending.front() {
             Some(p) if n > 0 && p.start <= now => n as u32 - 1,
@@ -336,33 +392,12 @@ impl Link {
         }
     }
 
-    /// The index in `pending` of the first entry offered for an instant after `now`, the clock
-    /// (ahead of it), or the number of entries: a binary search, since offers are in time order
-    /// and a cut-through link can hold a whole buffer's worth of entries ahead.
-    fn first_offered_after(&self, now: u64) -> usize {
-        let (mut lo, mut hi) = (0, self.pending.len());
-        // Most links hold nothing ahead at a sample (only a cut-through link is offered ahead of
-        // the clock): the last entry says so without the search.
-        if hi == 0 || self.pending.get(hi - 1).is_some_and(|p| p.offered <= now) {
-            return hi;
-        }
-        while lo < hi {
-            let mid = (lo + hi) / 2;
-            if self.pending.get(mid).is_some_and(|p| p.offered > now) {
-                hi = mid;
-            } else {
-                lo = mid + 1;
-            }
-        }
-        lo
-    }
-
     /// The drop counters (overflow, early, channel) as they stood at the end of instant `now`, the
     /// simulator's clock: overflow drops decided ahead of the clock (see [`Link::offer_at`]) for
     /// instants after `now` are left out, and so are channel losses of attempts that end after
     /// `now` (the channel's fate is drawn at admission, but a packet is lost once serialized, as
     /// [`Link::stats_at`] counts it), and ahead-of-clock drops up to `now` are forgotten. Call
-    /// after [`Link::purge`]`(now)`; sample times must not decrease.
+    /// after [`Link::sample_waiting`]`(now)`; sample times must not decrease.
     // Always inlined into its one caller, the sample (issue 42: a call per link per sample once
     // the sample's code grew; +25 instructions a call).
     #[inline(always)]
@@ -524,7 +559,7 @@ impl Link {
     /// [`Link::offer`] of a packet that reaches the transmitter at `now`, while the simulator's
     /// clock reads `clock` ≤ `now`. The engine offers ahead of the clock where a link is fed by
     /// one upstream link only (cut-through, see `sim`): its offers then still come in time order,
-    /// and what it decides depends on nothing else. Readers at the clock ([`Link::waiting`],
+    /// and what it decides depends on nothing else. Readers at the clock ([`Link::sample_waiting`],
     /// [`Link::drops_at`], [`Link::stats_at`]) leave out what lies ahead of it. `now` must not
     /// decrease between calls, nor `clock`.
     ///
@@ -553,6 +588,20 @@ impl Link {
                 _ => n,
             }
         };
+        if self.plain {
+            // DropTail at a constant rate over a perfect channel: the path below for such a link
+            // (`droptail::admit`, `serve`'s constant arm, a delivered fate), its three tests
+            // taken once (issue 42: two loads and branches per hop fewer).
+            if q >= self.queue.limit_pkts {
+                return self.overflow(clock, now);
+            }
+            let (start, end) = self.serve_constant(now, bytes, self.rate);
+            self.busy_until = end;
+            self.stats.packets_sent += 1;
+            self.stats.bytes_sent += bytes as u64;
+            self.stats.busy_ns += end - start;
+            return self.admitted(clock, now, (start, end), bytes, false, Fate::Delivered);
+        }
         match self.queue.admit(now, q, self.busy_until, ecn, &mut self.queue_rng) {
             a @ (Admission::Queued | Admission::QueuedMarked) => {
                 let ce = a == Admission::QueuedMarked;
@@ -577,13 +626,7 @@ impl Link {
                 }
                 self.admitted(clock, now, (start, end), bytes, ce, fate)
             }
-            Admission::OverflowDrop => {
-                self.stats.overflow_drops += 1;
-                if now > clock {
-                    self.drops_ahead.push_back(now);
-                }
-                Offer::Dropped
-            }
+            Admission::OverflowDrop => self.overflow(clock, now),
             Admission::EarlyDrop => {
                 // Only an AQM drops early, and a link with one runs at the clock (see `sim`).
                 debug_assert_eq!(now, clock, "an early drop ahead of the clock");
@@ -628,6 +671,38 @@ mod tests {
                 busy = end;
                 let got = link.offer(now, bytes, 0, Ecn::NotEct, false);
                 proptest::prop_assert_eq!(got, Offer::Arrives { at_ns: end + 7, ce: false, corrupted: false });
+            }
+        }
+    }
+
+    proptest::proptest! {
+        /// The plain path (DropTail, constant rate, perfect channel, no ARQ: decided once) is the
+        /// general path for such a link: two copies of one link, the second taken off the plain
+        /// path (`channel_mut` clears it), given the same offers — at the clock and ahead of it,
+        /// ACK- and data-sized, into a queue small enough to overflow — answer the same, count
+        /// the same and, read at the clock, wait and drop the same.
+        #[test]
+        fn the_plain_path_is_the_general_path(
+            bps in 100_000u64..100_000_000,
+            limit in 1u32..6,
+            offers in proptest::collection::vec((0u64..3_000_000, 0u64..2_000_000, proptest::sample::select(vec![40u32, 52, 1040, 1500])), 1..300),
+        ) {
+            let link = || Link::new("a->b".into(), 0, 1, Capacity::Constant(DataRate(bps)), 1_000_000, Queue::new(limit, Aqm::DropTail), Channel::PERFECT, None, 1);
+            let (mut plain, mut general) = (link(), link());
+            proptest::prop_assert!(plain.plain);
+            general.channel_mut();
+            proptest::prop_assert!(!general.plain);
+            let (mut clock, mut now) = (0u64, 0u64);
+            for (gap, ahead, bytes) in offers {
+                clock += gap;
+                // Offers never decrease, nor the clock; an offer is at or after the clock.
+                now = now.max(clock + ahead);
+                let a = plain.offer_at(clock, now, bytes, Ecn::NotEct, || (bytes.saturating_sub(40), true));
+                let b = general.offer_at(clock, now, bytes, Ecn::NotEct, || (bytes.saturating_sub(40), true));
+                proptest::prop_assert_eq!(a, b);
+                proptest::prop_assert_eq!(plain.sample_waiting(clock), general.sample_waiting(clock));
+                proptest::prop_assert_eq!(plain.drops_at(clock), general.drops_at(clock));
+                proptest::prop_assert_eq!(format!("{:?}", plain.stats_at(clock)), format!("{:?}", general.stats_at(clock)));
             }
         }
     }

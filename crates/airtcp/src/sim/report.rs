@@ -70,10 +70,10 @@ impl Simulator {
         }
         self.flow_series.pad_estimates();
         for (li, l) in self.links.iter_mut().enumerate() {
-            l.purge(self.now);
+            let waiting = l.sample_waiting(self.now);
             let q = match self.cell_of_link[li] {
                 Some(ci) => self.cells[ci as usize].cell.waiting_sdus(),
-                None => l.waiting(self.now),
+                None => waiting,
             };
             let (overflow, early, lost) = l.drops_at(self.now);
             let s = &mut self.link_series;
