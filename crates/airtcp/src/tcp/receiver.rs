@@ -405,6 +405,14 @@ impl Receiver {
         let duplicate = self.rcv_nxt == self.last_ack_sent;
         self.last_ack_sent = self.rcv_nxt;
         *h = AckHeader { number: self.rcv_nxt, ece: self.ece_pending, ..AckHeader::default() };
+        if self.cfg.ecn_echo == EcnEcho::PerSegment {
+            self.ece_pending = false;
+        }
+        // A plain receiver's ACK carries no option (neither CAIAD's, timestamps nor SACK blocks):
+        // the steps below for such a receiver, taken with one test (issue 42).
+        if self.plain {
+            return;
+        }
         let mut option_bytes = 0;
         if self.cfg.caiad {
             // §3.1: "if the DUPACK is triggered by a corrupted segment with the valid header, then
@@ -423,9 +431,6 @@ impl Receiver {
                 (false, true) => n.no_congestion_only += 1,
                 (false, false) => {}
             }
-        }
-        if self.cfg.ecn_echo == EcnEcho::PerSegment {
-            self.ece_pending = false;
         }
         if self.cfg.timestamps {
             option_bytes += TS_OPTION_BYTES;
@@ -486,7 +491,8 @@ mod tests {
     }
 
     proptest::proptest! {
-        /// The plain receiver's short path ([`Receiver::on_segment`]) against the general path:
+        /// The plain receiver's short paths ([`Receiver::on_segment`], [`Receiver::next_ack`])
+        /// against the general paths:
         /// a receiver whose short path is turned off (`plain` false) takes the same random
         /// segments — in order, duplicate, overlapping, out of order, CE-marked, with CWR — and
         /// every answer, every ACK and the whole state after each segment are the same.
