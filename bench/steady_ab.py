@@ -119,14 +119,19 @@ def variants(src: str, tmp: Path, name: str, loss: float | None, one_sample: boo
     return out[0], out[1]
 
 
-def paired(t: dict[str, list[float]], num: str, den: str) -> tuple[float, float, float]:
-    """Quartiles (25%, median, 75%) over rounds of the ratio of two programs' steady cost in the
-    same round: how far one sitting's rounds spread."""
-    r = [
+def ratios(t: dict[str, list[float]], num: str, den: str) -> list[float]:
+    """The ratio of two programs' steady cost (1000-s run minus 1-s run) in each round."""
+    return [
         (nl - ns) / (dl - ds)
         for nl, ns, dl, ds in zip(t[f"{num}_long"], t[f"{num}_short"], t[f"{den}_long"], t[f"{den}_short"])
         if dl > ds
     ]
+
+
+def paired(t: dict[str, list[float]], num: str, den: str) -> tuple[float, float, float]:
+    """Quartiles (25%, median, 75%) of `ratios` over the rounds: how far one sitting's rounds
+    spread."""
+    r = ratios(t, num, den)
     if len(r) < 2:
         return (float("nan"),) * 3
     q = statistics.quantiles(r, n=4)
@@ -150,12 +155,10 @@ def regimes(t: dict[str, list[float]]) -> dict[str, dict[str, float]]:
         if len(idx) < 2:
             continue
 
-        def ratio(who: str, idx: list[int] = idx) -> float:
-            return statistics.median(
-                (t[f"{who}_long"][i] - t[f"{who}_short"][i]) / (t["new_long"][i] - t["new_short"][i])
-                for i in idx
-                if t["new_long"][i] > t["new_short"][i]
-            )
+        sub = {k: [v[i] for i in idx] for k, v in t.items() if v}
+
+        def ratio(who: str, sub: dict[str, list[float]] = sub) -> float:
+            return statistics.median(ratios(sub, who, "new"))
 
         v = {
             "rounds": len(idx),
