@@ -327,6 +327,14 @@ pub trait CongestionControl: Send {
     fn grows_as_reno(&self) -> bool {
         false
     }
+    /// Whether [`Self::classify_dup_ack`] and [`Self::on_dup_ack`] are the trait's own (asked
+    /// once, at the start): every duplicate ACK counts toward fast retransmit and leaves the
+    /// window alone. The sender's duplicate-ACK path then calls neither, nor builds an
+    /// [`AckInfo`] for them (issue 42: the duplicate ACKs of every loss episode). True only for
+    /// Reno's policy; a policy that overrides either hook must leave it false.
+    fn counts_every_dup_ack(&self) -> bool {
+        false
+    }
     /// Which losses arm the recover guard against a second fast retransmit in one window.
     fn recover_guard(&self) -> RecoverGuard {
         RecoverGuard::EveryLoss

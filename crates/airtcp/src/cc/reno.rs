@@ -43,6 +43,11 @@ impl CongestionControl for Reno {
         true
     }
 
+    /// Duplicate ACKs take the trait's hooks: each counted, the window untouched.
+    fn counts_every_dup_ack(&self) -> bool {
+        true
+    }
+
     fn on_congestion(&mut self, w: &mut Window, s: &LossSignal) -> Reaction {
         w.ssthresh = halve(s.flight_bytes, w.mss);
         match s.kind {

@@ -69,6 +69,15 @@ pub trait LossRecovery: Send {
     fn send(&mut self, mut s: RecoveryCtx<'_>, now: SimTime) {
         s.send_window_limited(now);
     }
+    /// Whether [`LossRecovery::send`] is the trait's own, the window-limited send (asked once, at
+    /// the start): the sender then sends what min(cwnd, rwnd) allows after an ACK in a recovery
+    /// as it does outside one, without the call, and the engine pulls those segments one by one
+    /// into their packets (issue 42: every ACK of a Reno or NewReno recovery). A strategy that
+    /// overrides `send` must leave this false; the differential tests of the sender's ACK paths
+    /// hold the answer of each strategy against its `send`.
+    fn sends_window_limited(&self) -> bool {
+        false
+    }
     /// Whether the strategy marks lost segments itself on every ACK (`linux::Linux`): the sender
     /// then starts a recovery when [`LossRecovery::mark_losses`] newly marks a segment lost,
     /// instead of on the DupThresh-th duplicate ACK, and does no limited transmit.

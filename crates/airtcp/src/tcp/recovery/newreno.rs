@@ -26,6 +26,11 @@ impl LossRecovery for NewReno {
         "newreno"
     }
 
+    /// `send` is the trait's own: what min(cwnd, rwnd) allows.
+    fn sends_window_limited(&self) -> bool {
+        true
+    }
+
     fn enter(&mut self, s: RecoveryCtx<'_>, now: SimTime, reaction: Reaction) {
         self.partial_acks = 0;
         super::fast_retransmit_with_inflation(s, now, reaction);

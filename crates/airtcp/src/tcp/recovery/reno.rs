@@ -24,6 +24,11 @@ impl LossRecovery for Reno {
         "reno"
     }
 
+    /// `send` is the trait's own: what min(cwnd, rwnd) allows.
+    fn sends_window_limited(&self) -> bool {
+        true
+    }
+
     fn enter(&mut self, s: RecoveryCtx<'_>, now: SimTime, reaction: Reaction) {
         super::fast_retransmit_with_inflation(s, now, reaction);
     }

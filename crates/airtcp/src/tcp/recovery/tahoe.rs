@@ -19,6 +19,11 @@ impl LossRecovery for Tahoe {
         "tahoe"
     }
 
+    /// `send` is the trait's own: what min(cwnd, rwnd) allows.
+    fn sends_window_limited(&self) -> bool {
+        true
+    }
+
     fn enter(&mut self, mut s: RecoveryCtx<'_>, now: SimTime, reaction: Reaction) {
         s.set_recover_to_high_data();
         if reaction == Reaction::Reduce {

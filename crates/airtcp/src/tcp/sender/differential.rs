@@ -6,7 +6,11 @@
 //! arguments are logged by a wrapper around the policy). A fourth sender, pulled as the engine
 //! pulls it, holds its policy unwrapped, so that the fast path's own growth for a policy that
 //! grows as Reno does (`CongestionControl::grows_as_reno`, which the wrapper does not forward)
-//! is held against the general path's call of the policy too.
+//! and its duplicate-ACK path for a policy that counts every duplicate
+//! (`CongestionControl::counts_every_dup_ack`, not forwarded either) are held against the general
+//! path's calls of the policy too. The recovery strategy is not wrapped: the sends of a recovery
+//! whose strategy's `send` is the window-limited one (`LossRecovery::sends_window_limited`) are
+//! held against the general path's call of that `send`.
 
 use std::sync::{Arc, Mutex};
 
@@ -255,17 +259,30 @@ fn random_ack(rng: &mut Xoshiro256PlusPlus, s: &SenderCore) -> TcpHeader {
     }
 }
 
+/// How many ACKs of a run met each shortcut's conditions (counted from their definitions,
+/// independently of the sender's tests).
+#[derive(Default)]
+struct Hits {
+    /// New ACKs of the common-case path.
+    new: u64,
+    /// Duplicate ACKs of a flow without hooks whose policy counts every duplicate (Reno's).
+    dup: u64,
+    /// ACKs during a recovery of Tahoe, Reno or NewReno, whose `send` is the window-limited one.
+    in_recovery: u64,
+}
+
 /// Drives the four senders of `seed` through `steps` random ACKs and timeouts, checking after
 /// each that they agree (the unwrapped one on everything but the policy's calls); returns how
-/// many ACKs met the fast path's conditions (counted here from its definition, independently of
-/// the sender's test).
-fn run(seed: u64, steps: usize) -> u64 {
+/// many ACKs met the shortcuts' conditions.
+fn run(seed: u64, steps: usize) -> Hits {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x5eed);
     let mut senders: Vec<Driven> = [Mode::General, Mode::Fast, Mode::Pulled].into_iter().map(|m| random_sender(m, seed)).collect();
     senders.push(random_sender_as(Mode::Pulled, seed, true));
     let limit = if rng.random_bool(0.3) { rng.random_range(1..400_000) } else { u64::MAX };
     let mut now = 0;
-    let mut eligible = 0;
+    let mut hits = Hits::default();
+    let window_limited = ["tahoe", "reno", "newreno"].contains(&senders[0].s.recovery.name());
+    let reno = senders[3].s.core.cc.name() == "reno";
     for d in &mut senders {
         d.s.offer(now, limit);
     }
@@ -301,27 +318,36 @@ fn run(seed: u64, steps: usize) -> u64 {
             && (h.ack == max || (h.ack - una).is_multiple_of(mss))
             && h.corrupt_seq.is_none()
         {
-            eligible += 1;
+            hits.new += 1;
+        }
+        if senders[1].s.fast && reno && h.ack == una && max > una && h.corrupt_seq.is_none() {
+            hits.dup += 1;
+        }
+        if window_limited && core.rec.in_recovery {
+            hits.in_recovery += 1;
         }
         sent = senders.iter_mut().map(|d| d.ack(now, &h)).collect();
     }
-    eligible
+    hits
 }
 
 /// A fixed set of seeds, on which the fast path is known to be taken often (the comparison
 /// would prove nothing otherwise).
 #[test]
 fn fast_and_pulled_paths_match_the_general_path() {
-    let (mut hits, mut fast_flows, mut reno_growth) = (0, 0, 0);
+    let (mut hits, mut fast_flows, mut reno_growth) = (Hits::default(), 0, 0);
     for seed in 0..300 {
-        hits += run(seed, 300);
+        let h = run(seed, 300);
+        (hits.new, hits.dup, hits.in_recovery) = (hits.new + h.new, hits.dup + h.dup, hits.in_recovery + h.in_recovery);
         let raw = random_sender_as(Mode::Pulled, seed, true).s;
         fast_flows += raw.fast as u32;
         reno_growth += (raw.fast && raw.cc_grows_as_reno) as u32;
     }
     assert!(fast_flows > 60, "{fast_flows} of 300 configurations may take the fast path");
     assert!(reno_growth > 5, "{reno_growth} of 300 configurations grow the window on the fast path itself");
-    assert!(hits > 5000, "{hits} ACKs met the fast path's conditions");
+    assert!(hits.new > 5000, "{} ACKs met the fast path's conditions", hits.new);
+    assert!(hits.dup > 500, "{} duplicate ACKs met the duplicate-ACK path's conditions", hits.dup);
+    assert!(hits.in_recovery > 1000, "{} ACKs came in a window-limited recovery", hits.in_recovery);
 }
 
 proptest! {

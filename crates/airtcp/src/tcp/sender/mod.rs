@@ -53,6 +53,13 @@ pub struct Sender {
     /// `cc.grows_as_reno()`, asked once: [`Sender::fast_ack`] then grows the window as RFC 5681
     /// does without calling the policy.
     cc_grows_as_reno: bool,
+    /// `fast` and `cc.counts_every_dup_ack()`: a duplicate ACK takes [`Sender::fast_dup_ack`],
+    /// which does not call the policy's duplicate-ACK hooks.
+    fast_dup_acks: bool,
+    /// `recovery.sends_window_limited()`, asked once: the sends that end an ACK in a recovery are
+    /// then the window-limited sends, pulled by the engine as outside one (see
+    /// [`Sender::on_ack_pulled`]), instead of a call of the strategy's `send`.
+    recovery_window_limited: bool,
 }
 
 /// The flow options under which [`Sender::fast_ack`] may take an ACK (with no hooks besides):
@@ -125,6 +132,8 @@ impl Sender {
         let hooks = marks_losses || cc_reads_send_times || cc_reads_in_flight || paced || rate.is_some();
         let fast = !hooks && fast_path_options(&cfg);
         let cc_grows_as_reno = cc.grows_as_reno();
+        let fast_dup_acks = fast && cc.counts_every_dup_ack();
+        let recovery_window_limited = recovery.sends_window_limited();
         let mut s = Sender {
             core: SenderCore {
                 cfg,
@@ -168,6 +177,8 @@ impl Sender {
             hooks,
             fast,
             cc_grows_as_reno,
+            fast_dup_acks,
+            recovery_window_limited,
             recovery,
         };
         // `max_cwnd_bytes` bounds the first window too: an initial window (or one a policy sets in
@@ -275,11 +286,14 @@ impl Sender {
         seg
     }
 
-    /// Turns the common-case ACK path off (`false`) or back on, for the differential tests that
-    /// hold it against the general path.
+    /// Turns the common-case ACK paths (new and duplicate ACKs) and the pulled sends of a
+    /// recovery off (`false`) or back on, for the differential tests that hold them against the
+    /// general path.
     #[cfg(test)]
     pub(crate) fn set_fast_path(&mut self, on: bool) {
         self.fast = on && !self.hooks && fast_path_options(&self.core.cfg);
+        self.fast_dup_acks = self.fast && self.core.cc.counts_every_dup_ack();
+        self.recovery_window_limited = on && self.recovery.sends_window_limited();
     }
 
     /// [`Sender::on_ack`]; with `HOOKS = false`, `marks_losses` and `cc_reads_send_times` are
@@ -312,6 +326,9 @@ impl Sender {
                     self.fast_ack::<PULL>(now, h, advance);
                     return;
                 }
+            } else if h.ack() == una && max > una && self.fast_dup_acks && !h.has_corrupt_seq {
+                self.fast_dup_ack::<PULL>(now, h);
+                return;
             }
         }
         // The SACK blocks, read once the fast path is ruled out (from the packet's side table).
@@ -530,7 +547,16 @@ impl Sender {
             // (fuzzing finding, issue 25 part 6): the bound holds after it too.
             self.clamp();
         }
-        if (HOOKS && self.marks_losses) || self.core.rec.in_recovery {
+        self.end_ack::<HOOKS, PULL>(now);
+    }
+
+    /// The sends that end an ACK: the strategy's own during a recovery (always, for one that
+    /// marks losses), else what min(cwnd, rwnd) allows — sent now, or with `PULL` left to
+    /// [`Sender::next_segment`]; the same for a strategy whose `send` is that one
+    /// ([`LossRecovery::sends_window_limited`]).
+    #[inline(always)]
+    fn end_ack<const HOOKS: bool, const PULL: bool>(&mut self, now: SimTime) {
+        if (HOOKS && self.marks_losses) || (self.core.rec.in_recovery && !self.recovery_window_limited) {
             self.recovery.send(RecoveryCtx::new(&mut self.core), now);
         } else if PULL {
             self.core.pull_window = true;
@@ -540,6 +566,37 @@ impl Sender {
         if HOOKS {
             self.after_send();
         }
+    }
+
+    /// The common-case duplicate ACK (RFC 5681 §2: the ACK number is snd_una, data is
+    /// outstanding) of a flow that may take the common-case path ([`Sender::fast`]) and whose
+    /// policy counts every duplicate and leaves the window to the recovery
+    /// ([`crate::cc::CongestionControl::counts_every_dup_ack`]), without a CAIAD corruption
+    /// report. It does what [`Sender::process_ack`]'s duplicate-ACK branch does for such an ACK
+    /// and nothing else: the policy's two hooks are the trait's (counted; nothing), and without
+    /// hooks, timestamps or a policy reading send times there is no rate sample, no RTT sample
+    /// and no early retransmission of the head (the differential tests hold the two paths
+    /// against each other).
+    #[inline(always)]
+    fn fast_dup_ack<const PULL: bool>(&mut self, now: SimTime, h: &AckHeader) {
+        let s = &mut self.core;
+        s.ecn.last_ack_ece = h.ece;
+        s.rec.dupacks += 1;
+        if s.cfg.rto_restart_every_ack {
+            // ns-2.35 TCP-Linux `renew_timer` on a duplicate ACK (data is outstanding).
+            s.rto_deadline = Some(now + s.rtt.rto());
+        }
+        if s.rec.in_recovery {
+            self.recovery.on_dup_ack(RecoveryCtx::new(s), now);
+        } else if (s.rec.dupacks == s.dupthresh || self.recovery.detects_loss(&RecoveryCtx::new(s)))
+            && self.recovery.may_enter(&RecoveryCtx::new(s))
+        {
+            self.fast_retransmit(now, h.ece);
+        } else if s.cfg.limited_transmit && s.rec.dupacks < s.dupthresh {
+            s.limited_transmit(now);
+        }
+        self.clamp();
+        self.end_ack::<false, PULL>(now);
     }
 
     /// The common-case ACK: in order, new data (snd_una < ack <= snd_max, on a segment
