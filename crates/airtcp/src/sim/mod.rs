@@ -448,7 +448,11 @@ impl Simulator {
                 let pkt = arrived.pkt;
                 l.stats.arrived_packets += 1;
                 match l.in_flight.front() {
-                    Some(f) => self.queue.replace_arrival(f.at, f.offered, ev),
+                    Some(f) => {
+                        // Its slot, long written, is read at its arrival: fetched meanwhile.
+                        self.pkts.prefetch(f.pkt);
+                        self.queue.replace_arrival(f.at, f.offered, ev)
+                    }
                     None => self.queue.pop_arrival(),
                 }
                 let node = l.to;
