@@ -340,6 +340,14 @@ impl Receiver {
     }
 
     fn insert_ooo(&mut self, start: u64, end: u64) {
+        // Mostly the segment extends the highest range, a hole's later segments arriving in
+        // order (issue 42: the merge below reads the same answer in some 60 instructions more).
+        if let Some(last) = self.ooo.last_mut() {
+            if start == last.1 && end > start {
+                last.1 = end;
+                return;
+            }
+        }
         let pos = self.ooo.partition_point(|&(_, e)| e < start);
         let mut s = start;
         let mut e = end;
@@ -527,6 +535,48 @@ mod tests {
                 same_state(&fast, &mut general)?;
             }
             proptest::prop_assert!(short > 0);
+        }
+    }
+
+    proptest::proptest! {
+        /// The out-of-order ranges against a model of the bytes held: after every insertion the
+        /// ranges are the maximal runs of held bytes above rcv_nxt (sorted, disjoint,
+        /// non-adjacent), and a segment counts as a duplicate exactly when one range held all of
+        /// it before. Segments mostly extend the highest range (the short path), else land
+        /// anywhere, overlapping, touching or inside what is held.
+        #[test]
+        fn out_of_order_ranges_are_the_bytes_held(
+            segs in proptest::collection::vec((0u64..60, 1u64..6, proptest::bool::weighted(0.5)), 1..120),
+        ) {
+            let mut r = Receiver::new(cfg(false));
+            r.rcv_nxt = 0;
+            let mut held = [false; 70];
+            for (at, len, extend) in segs {
+                let start = match r.ooo.last() {
+                    Some(&(_, e)) if extend => e,
+                    _ => 1 + at,
+                };
+                let end = (start + len).min(70);
+                let inside = r.ooo.iter().any(|&(s, e)| s <= start && end <= e);
+                let dup_before = r.duplicate_segments;
+                r.insert_ooo(start, end);
+                held[start as usize..end as usize].iter_mut().for_each(|b| *b = true);
+                let mut runs = vec![];
+                let mut i = 0;
+                while i < held.len() {
+                    if held[i] {
+                        let s = i;
+                        while i < held.len() && held[i] {
+                            i += 1;
+                        }
+                        runs.push((s as u64, i as u64));
+                    } else {
+                        i += 1;
+                    }
+                }
+                proptest::prop_assert_eq!(&r.ooo, &runs);
+                proptest::prop_assert_eq!(r.duplicate_segments - dup_before, inside as u64, "{}..{}", start, end);
+            }
         }
     }
 
