@@ -69,9 +69,9 @@ impl Simulator {
             s.delivered_bytes.push(delivered);
         }
         self.flow_series.pad_estimates();
-        for (li, l) in self.links.iter_mut().enumerate() {
+        for (li, (l, cell)) in self.links.iter_mut().zip(&self.cell_of_link).enumerate() {
             let waiting = l.sample_waiting(self.now);
-            let q = match self.cell_of_link[li] {
+            let q = match *cell {
                 Some(ci) => self.cells[ci as usize].cell.waiting_sdus(),
                 None => waiting,
             };
@@ -80,7 +80,7 @@ impl Simulator {
             s.queue_pkts.push(q);
             s.drops.push(overflow + early + lost);
             // The links with an `aqm_index` (worked out again: the test is two fields at hand).
-            let aqm = !l.queue.is_droptail() || self.cell_of_link[li].is_some();
+            let aqm = !l.queue.is_droptail() || cell.is_some();
             debug_assert_eq!(aqm, s.aqm_index[li].is_some());
             if aqm {
                 s.aqm_avg_queue_pkts.push(l.queue.avg_pkts(q));
