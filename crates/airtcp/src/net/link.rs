@@ -571,10 +571,18 @@ impl Link {
     #[inline(always)]
     pub(crate) fn offer_at(&mut self, clock: u64, now: u64, bytes: u32, ecn: Ecn, payload_repairable: impl Fn() -> (u32, bool)) -> Offer {
         // The queue at `now`: skip what has finished by then (kept for readers at the clock; what
-        // finished by the clock too, until the ring fills or a sample purges it). `busy_until` is
-        // the end of the last entry and ends never decrease, so an idle transmitter (most hops
-        // of a path with one bottleneck) has finished every entry: no walk.
-        let q = if now >= self.busy_until {
+        // finished by the clock too, until the ring fills, a sample purges it or the link is found
+        // idle at the clock). `busy_until` is the end of the last entry and ends never decrease,
+        // so an idle transmitter (most hops of a path with one bottleneck) has finished every
+        // entry: no walk.
+        let q = if clock >= self.busy_until {
+            // Idle at the clock too: every entry has finished by the clock, and no reader (at
+            // the clock or after it) reads one — forgotten now, as `purge` would, so that the
+            // ring holds one entry at a time on a link that is idle at its offers (issue 42).
+            self.pending.clear();
+            self.pending_done = 0;
+            0
+        } else if now >= self.busy_until {
             debug_assert!(self.pending.is_empty() || self.pending.get(self.pending.len() - 1).is_some_and(|p| p.end <= now));
             self.pending_done = self.pending.len();
             0
@@ -707,10 +715,11 @@ mod tests {
         }
     }
 
-    /// Finished entries are forgotten only when the pending ring is full (and at samples), yet
-    /// the ring stays as small as when every offer purged: 10⁴ packets offered one every 12 µs
-    /// to a 1 Gb/s link (12 µs per 1500-B packet: at most two in the ring at once) never grow it
-    /// past its first 8 slots, and every one arrives when a FIFO at that rate delivers it.
+    /// A link idle at the clock when offered a packet forgets its finished entries then (else
+    /// only when the pending ring is full, and at samples): 10⁴ packets offered at the clock one
+    /// every 12 µs to a 1 Gb/s link (12 µs per 1500-B packet: each done by the next offer) leave
+    /// one entry in the ring at a time, in its first 8 slots, and every one arrives when a FIFO
+    /// at that rate delivers it.
     #[test]
     fn finished_entries_make_room_before_the_ring_grows() {
         let rate = DataRate(1_000_000_000);
@@ -722,6 +731,7 @@ mod tests {
                 link.offer(now, 1500, 1460, Ecn::NotEct, false),
                 Offer::Arrives { at_ns: now + tx + 5, ce: false, corrupted: false }
             );
+            assert_eq!(link.pending.len(), 1);
         }
         assert_eq!(link.pending.capacity(), 8);
         // A sample's purge leaves the entries not finished by its instant.
