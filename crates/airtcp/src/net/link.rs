@@ -261,13 +261,21 @@ impl Link {
         Offer::Dropped
     }
 
+    /// Forgets every pending entry: the link is idle at an instant no reader precedes (the
+    /// clock, or a sample's instant), so every entry has finished by then (`busy_until` is the
+    /// last one's end).
+    #[inline(always)]
+    fn forget_finished(&mut self) {
+        self.pending.clear();
+        self.pending_done = 0;
+    }
+
     /// Forgets packets whose serialization finished by `now`, the simulator's clock.
     #[inline]
     pub(crate) fn purge(&mut self, now: u64) {
         // An idle transmitter has finished every entry (see `offer_at`): no walk.
         if now >= self.busy_until {
-            self.pending.clear();
-            self.pending_done = 0;
+            self.forget_finished();
             return;
         }
         // Ends never decrease: a binary search finds the finished prefix, which is dropped
@@ -365,8 +373,7 @@ impl Link {
     pub(crate) fn sample_waiting(&mut self, now: u64) -> u32 {
         if now >= self.busy_until {
             // An idle transmitter has finished every entry (see `purge`).
-            self.pending.clear();
-            self.pending_done = 0;
+            self.forget_finished();
             (self.sample_unfinished, self.sample_ahead) = (0, 0);
             return 0;
         }
@@ -579,8 +586,7 @@ impl Link {
             // Idle at the clock too: every entry has finished by the clock, and no reader (at
             // the clock or after it) reads one — forgotten now, as `purge` would, so that the
             // ring holds one entry at a time on a link that is idle at its offers (issue 42).
-            self.pending.clear();
-            self.pending_done = 0;
+            self.forget_finished();
             0
         } else if now >= self.busy_until {
             debug_assert!(self.pending.is_empty() || self.pending.get(self.pending.len() - 1).is_some_and(|p| p.end <= now));

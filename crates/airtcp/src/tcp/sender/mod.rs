@@ -515,26 +515,7 @@ impl Sender {
             }
             // The policy's own retransmission check (TCP Vegas's fine-grained timeout).
             let head_due = reads_send_times && count == DupAckCount::Count && s.cc.retransmit_head(now, s.head(), &info);
-            if s.rec.in_recovery {
-                if head_due {
-                    // A retransmission on a duplicate ACK: the timer as at a fast retransmit
-                    // (ns-2.35's Vegas takes its fast-retransmit branch for it).
-                    s.retransmit(now, s.seq.snd_una);
-                    s.fast_retransmit_timers(now);
-                } else {
-                    self.recovery.on_dup_ack(RecoveryCtx::new(s), now);
-                }
-            } else if marks_losses {
-                // Recovery starts from the strategy's loss marks (below), not a count.
-            } else if count == DupAckCount::Count
-                && (s.rec.dupacks == s.dupthresh || self.recovery.detects_loss(&RecoveryCtx::new(s)) || head_due)
-                && self.recovery.may_enter(&RecoveryCtx::new(s))
-            {
-                self.fast_retransmit(now, h.ece);
-            } else if s.cfg.limited_transmit && count == DupAckCount::Count && s.rec.dupacks < s.dupthresh {
-                s.limited_transmit(now);
-            }
-            self.clamp();
+            self.after_dup_ack(now, h.ece, count == DupAckCount::Count, head_due, marks_losses);
         }
         if marks_losses && h.ack() == self.core.seq.snd_una {
             // ns-2.35 TCP-Linux `recv`: the scoreboard update marks losses on every ACK, then
@@ -586,17 +567,39 @@ impl Sender {
             // ns-2.35 TCP-Linux `renew_timer` on a duplicate ACK (data is outstanding).
             s.rto_deadline = Some(now + s.rtt.rto());
         }
+        self.after_dup_ack(now, h.ece, true, false, false);
+        self.end_ack::<false, PULL>(now);
+    }
+
+    /// What a duplicate ACK does once counted (`counted`: the policy counted it) — in a
+    /// recovery, the strategy's inflation, or the head's retransmission when the policy's own
+    /// check says it is due (`head_due`); outside one, fast retransmit at the DupThresh-th
+    /// duplicate (or the strategy's or the policy's earlier detection), else limited transmit
+    /// (RFC 3042); nothing for a strategy that marks losses (`marks_losses`), which starts its
+    /// recovery from its marks — then the window's bound. Both duplicate-ACK paths end here.
+    #[inline(always)]
+    fn after_dup_ack(&mut self, now: SimTime, ece: bool, counted: bool, head_due: bool, marks_losses: bool) {
+        let s = &mut self.core;
         if s.rec.in_recovery {
-            self.recovery.on_dup_ack(RecoveryCtx::new(s), now);
-        } else if (s.rec.dupacks == s.dupthresh || self.recovery.detects_loss(&RecoveryCtx::new(s)))
+            if head_due {
+                // A retransmission on a duplicate ACK: the timer as at a fast retransmit
+                // (ns-2.35's Vegas takes its fast-retransmit branch for it).
+                s.retransmit(now, s.seq.snd_una);
+                s.fast_retransmit_timers(now);
+            } else {
+                self.recovery.on_dup_ack(RecoveryCtx::new(s), now);
+            }
+        } else if marks_losses {
+            // Recovery starts from the strategy's loss marks (see `process_ack`), not a count.
+        } else if counted
+            && (s.rec.dupacks == s.dupthresh || self.recovery.detects_loss(&RecoveryCtx::new(s)) || head_due)
             && self.recovery.may_enter(&RecoveryCtx::new(s))
         {
-            self.fast_retransmit(now, h.ece);
-        } else if s.cfg.limited_transmit && s.rec.dupacks < s.dupthresh {
+            self.fast_retransmit(now, ece);
+        } else if s.cfg.limited_transmit && counted && s.rec.dupacks < s.dupthresh {
             s.limited_transmit(now);
         }
         self.clamp();
-        self.end_ack::<false, PULL>(now);
     }
 
     /// The common-case ACK: in order, new data (snd_una < ack <= snd_max, on a segment
