@@ -471,7 +471,8 @@ impl Simulator {
                     debug_assert_eq!(self.pkts.get(pkt).dst, node, "a route ends at its destination");
                     self.deliver(pkt, t);
                 } else {
-                    self.forward_from(next, pkt, t);
+                    let p = self.pkts.get(pkt);
+                    self.forward_from(next, pkt, t, (p.size_bytes, p.ecn));
                 }
             } else if let Event::Sample = ev {
                 self.sample();

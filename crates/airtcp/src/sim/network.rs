@@ -15,41 +15,42 @@ use crate::time::SimTime;
 impl Simulator {
     /// Hands `pkt`, just sent by its flow's endpoint at `node`, to the first link of its route:
     /// its flow's data route, or the reverse route for an ACK. Inlined into the endpoints' send
-    /// paths, as the routing it replaces was.
+    /// paths, as the routing it replaces was. `sent` is what the endpoint just wrote into the
+    /// packet's slot (see [`Sent`]).
     #[inline(always)]
-    pub(super) fn forward(&mut self, node: u32, pkt: PacketId) {
-        self.forward_at(node, pkt, self.now)
+    pub(super) fn forward(&mut self, node: u32, pkt: PacketId, sent: Sent) {
+        self.forward_at(node, pkt, self.now, sent)
     }
 
     /// [`Simulator::forward`] of a packet sent at `at`, which is the clock or, for the ACK of a
     /// receiver that takes its segments ahead of the clock, the instant of the segment's arrival
     /// (see `cut_through::receivers_ahead`).
     #[inline(always)]
-    pub(super) fn forward_at(&mut self, node: u32, pkt: PacketId, at: SimTime) {
-        let p = self.pkts.get(pkt);
+    pub(super) fn forward_at(&mut self, node: u32, pkt: PacketId, at: SimTime, sent: Sent) {
+        debug_assert!(sent.is(self.pkts.get(pkt)), "what the sender wrote is its packet: {sent:?}");
         // SAFETY: a packet's flow; `flow_paths` has one entry per flow (see `unchecked_mut`).
-        let hop = unsafe { unchecked_mut(&mut self.flow_paths, p.flow as usize) }[(p.kind == PacketKind::TcpAck) as usize];
+        let hop = unsafe { unchecked_mut(&mut self.flow_paths, sent.flow as usize) }[sent.ack as usize];
         if hop == Paths::NONE {
             // Unreachable by construction (routes are validated); drop rather than panic.
             return self.pkts.free(pkt);
         }
         // SAFETY (here and below): a route's start, not `NONE` (`Paths::entry`).
         debug_assert_eq!(self.links[unsafe { self.paths.link(hop) } as usize].from, node, "a route starts at its packets' source");
-        self.forward_from(hop, pkt, at);
+        self.forward_from(hop, pkt, at, (sent.size_bytes, sent.ecn));
     }
 
     /// Hands `pkt` to the link at `hop` of its route (not the route's end) at `at`, the clock or
     /// ahead of it (see [`Simulator::forward_at`]): `hop` is valid for [`Paths::entry`], as every
     /// `hop` the engine passes on (a route's start, one past a link's entry, the hop of an
-    /// in-flight entry).
+    /// in-flight entry). `(size_bytes, ecn)` are the packet's, as its slot holds them.
     #[inline(always)]
-    pub(super) fn forward_from(&mut self, hop: u32, pkt: PacketId, at: SimTime) {
+    pub(super) fn forward_from(&mut self, hop: u32, pkt: PacketId, at: SimTime, size_ecn: (u32, Ecn)) {
         // One flag for the rare paths (an HSDPA cell, the capture): the common path has no
         // trace of them and costs what it did before the capture existed.
         if !self.enqueue_special {
-            self.enqueue::<false>(hop, pkt, at)
+            self.enqueue::<false>(hop, pkt, at, size_ecn)
         } else {
-            self.enqueue_special(hop, pkt, at)
+            self.enqueue_special(hop, pkt, at, size_ecn)
         }
     }
 
@@ -72,7 +73,7 @@ impl Simulator {
     // packet's hops run without a call and its six saved registers (−2.4% to −2.9% of a run's
     // instructions once `flush_sender` and `ack_packet` were inlined too).
     #[inline(always)]
-    pub(super) fn enqueue<const CAPTURE: bool>(&mut self, hop: u32, pkt: PacketId, at: SimTime) {
+    pub(super) fn enqueue<const CAPTURE: bool>(&mut self, hop: u32, pkt: PacketId, at: SimTime, size_ecn: (u32, Ecn)) {
         let ends = hops::<CAPTURE>(
             &mut self.links,
             &mut self.pkts,
@@ -82,6 +83,7 @@ impl Simulator {
             &mut self.capture,
             (self.now, self.end),
             (hop, pkt, at),
+            size_ecn,
         );
         match ends {
             HopsEnd::InFlight => {}
@@ -95,7 +97,7 @@ impl Simulator {
 
     /// [`Simulator::enqueue`] where the scenario has an HSDPA cell or the run is captured.
     #[inline(never)]
-    pub(super) fn enqueue_special(&mut self, hop: u32, pkt: PacketId, at: SimTime) {
+    pub(super) fn enqueue_special(&mut self, hop: u32, pkt: PacketId, at: SimTime, size_ecn: (u32, Ecn)) {
         // SAFETY: a valid hop (see `forward_from`).
         if let Some(ci) = self.cell_of_link[unsafe { self.paths.link(hop) } as usize] {
             // A cell is no receiver's ACK link (`cut_through::receivers_ahead`).
@@ -104,10 +106,10 @@ impl Simulator {
             return self.end_slice_if_capture_full();
         }
         if self.capture.is_some() {
-            self.enqueue::<true>(hop, pkt, at);
+            self.enqueue::<true>(hop, pkt, at, size_ecn);
             self.end_slice_if_capture_full();
         } else {
-            self.enqueue::<false>(hop, pkt, at)
+            self.enqueue::<false>(hop, pkt, at, size_ecn)
         }
     }
 
@@ -195,6 +197,26 @@ impl Simulator {
     }
 }
 
+/// What an endpoint just wrote into a packet's slot and the first hop of its route reads: its
+/// flow, its direction, its size and its ECN field. Handed along with the packet so that routing
+/// and the first offer do not read them back from the slot (issue 42: a store-to-load forwarding
+/// at the head of every packet's chain of dependent loads into its first link).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Sent {
+    pub(super) flow: u32,
+    /// An ACK (the flow's reverse route), else a data segment or a datagram.
+    pub(super) ack: bool,
+    pub(super) size_bytes: u32,
+    pub(super) ecn: Ecn,
+}
+
+impl Sent {
+    /// Whether `p` is what it says (the test profile checks every packet sent).
+    fn is(&self, p: &Packet) -> bool {
+        p.flow == self.flow && (p.kind == PacketKind::TcpAck) == self.ack && p.size_bytes == self.size_bytes && p.ecn == self.ecn
+    }
+}
+
 /// Where a packet's hops ([`hops`]) left it.
 enum HopsEnd {
     /// On its way to a link's far end, as the link's in-flight entry.
@@ -222,6 +244,7 @@ fn hops<const CAPTURE: bool>(
     capture: &mut Option<Box<Capture>>,
     (now, end): (SimTime, SimTime),
     (mut hop, pkt, mut at): (u32, PacketId, SimTime),
+    (size_bytes, mut ecn): (u32, Ecn),
 ) -> HopsEnd {
     // SAFETY (here and below): `hop` is valid (see `forward_from`), and so is one past it
     // while it is a link's entry.
@@ -231,7 +254,10 @@ fn hops<const CAPTURE: bool>(
         let link = unsafe { unchecked_mut(links, l) };
         let mut p = pkts.get_mut(pkt);
         let lossy = || (p.payload_bytes(), p.kind == PacketKind::TcpData);
-        let offer = link.offer_at(now, at, p.size_bytes, p.ecn, lossy);
+        // The size and ECN field as the caller had them (a sender's, just written: not read
+        // back from the slot, issue 42), the field as the links before this one marked it.
+        debug_assert_eq!((size_bytes, ecn), (p.size_bytes, p.ecn));
+        let offer = link.offer_at(now, at, size_bytes, ecn, lossy);
         if let (true, Some(c)) = (CAPTURE, capture.as_deref_mut()) {
             capture_offer(c, l, link, now, at, offer, pkts.get(pkt), pkts.sack(pkt));
             p = pkts.get_mut(pkt);
@@ -240,6 +266,7 @@ fn hops<const CAPTURE: bool>(
             Offer::Arrives { at_ns, ce, corrupted } => {
                 if ce {
                     p.ecn = Ecn::Ce;
+                    ecn = Ecn::Ce;
                 }
                 p.corrupted |= corrupted;
                 let next = unsafe { paths.entry(hop + 1) };
