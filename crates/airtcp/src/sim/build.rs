@@ -124,6 +124,9 @@ impl Simulator {
         let cut_feeder = cut_through_feeders(s.nodes.len(), &links, &paths, &flows, &cell_of_link);
         paths.mark_cut(&cut_feeder);
         let recv_ahead = receivers_ahead(&links, &paths, &flow_paths, &flows, &cell_of_link, s.energy.is_some());
+        // SAFETY: a route's start (not `NONE`) is a valid index (`Paths::entry`).
+        let flow_first_links =
+            flow_paths.iter().map(|r| r.map(|h| if h == Paths::NONE { Paths::NONE } else { unsafe { paths.link(h) } })).collect();
         let mut queue = EventQueue::new();
         for (i, f) in flows.iter().enumerate() {
             if f.start <= end {
@@ -164,6 +167,7 @@ impl Simulator {
             cut_feeder,
             paths,
             flow_paths,
+            flow_first_links,
             recv_ahead,
             // The first sample at 0 (see `Simulator::next_sample_at`).
             next_sample_at: 0,

@@ -165,6 +165,10 @@ pub struct Simulator {
     /// Per flow: the start of its data direction's route and of its reverse (ACK) direction's
     /// route in `paths` ([`Paths::NONE`] where there is none: a UDP flow's reverse).
     flow_paths: Vec<[u32; 2]>,
+    /// Per flow: the first link of each of those routes (`Paths::link` of its start;
+    /// [`Paths::NONE`] where there is none), read beside the start instead of from it, so that a
+    /// packet's first link is one load away from its flow, not two (issue 42).
+    flow_first_links: Vec<[u32; 2]>,
     /// Per flow: its TCP receiver takes its data segments ahead of the clock (see
     /// `cut_through::receivers_ahead`).
     recv_ahead: Vec<bool>,
@@ -472,7 +476,9 @@ impl Simulator {
                     self.deliver(pkt, t);
                 } else {
                     let p = self.pkts.get(pkt);
-                    self.forward_from(next, pkt, t, (p.size_bytes, p.ecn));
+                    // SAFETY: `next` is not the route's end (`Paths::entry`).
+                    let link = unsafe { self.paths.link(next) };
+                    self.forward_from(next, link, pkt, t, (p.size_bytes, p.ecn));
                 }
             } else if let Event::Sample = ev {
                 self.sample();

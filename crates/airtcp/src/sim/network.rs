@@ -30,27 +30,32 @@ impl Simulator {
         debug_assert!(sent.is(self.pkts.get(pkt)), "what the sender wrote is its packet: {sent:?}");
         // SAFETY: a packet's flow; `flow_paths` has one entry per flow (see `unchecked_mut`).
         let hop = unsafe { unchecked_mut(&mut self.flow_paths, sent.flow as usize) }[sent.ack as usize];
+        // SAFETY: as above (`flow_first_links` has one entry per flow too).
+        let link = unsafe { unchecked_mut(&mut self.flow_first_links, sent.flow as usize) }[sent.ack as usize];
         if hop == Paths::NONE {
             // Unreachable by construction (routes are validated); drop rather than panic.
             return self.pkts.free(pkt);
         }
         // SAFETY (here and below): a route's start, not `NONE` (`Paths::entry`).
-        debug_assert_eq!(self.links[unsafe { self.paths.link(hop) } as usize].from, node, "a route starts at its packets' source");
-        self.forward_from(hop, pkt, at, (sent.size_bytes, sent.ecn));
+        debug_assert_eq!(link, unsafe { self.paths.link(hop) }, "a route's first link");
+        debug_assert_eq!(self.links[link as usize].from, node, "a route starts at its packets' source");
+        self.forward_from(hop, link, pkt, at, (sent.size_bytes, sent.ecn));
     }
 
     /// Hands `pkt` to the link at `hop` of its route (not the route's end) at `at`, the clock or
     /// ahead of it (see [`Simulator::forward_at`]): `hop` is valid for [`Paths::entry`], as every
     /// `hop` the engine passes on (a route's start, one past a link's entry, the hop of an
-    /// in-flight entry). `(size_bytes, ecn)` are the packet's, as its slot holds them.
+    /// in-flight entry), and `link` is its link. `(size_bytes, ecn)` are the packet's, as its
+    /// slot holds them.
     #[inline(always)]
-    pub(super) fn forward_from(&mut self, hop: u32, pkt: PacketId, at: SimTime, size_ecn: (u32, Ecn)) {
+    pub(super) fn forward_from(&mut self, hop: u32, link: u32, pkt: PacketId, at: SimTime, size_ecn: (u32, Ecn)) {
+        debug_assert_eq!(link, unsafe { self.paths.link(hop) }, "the link at hop {hop}");
         // One flag for the rare paths (an HSDPA cell, the capture): the common path has no
         // trace of them and costs what it did before the capture existed.
         if !self.enqueue_special {
-            self.enqueue::<false>(hop, pkt, at, size_ecn)
+            self.enqueue::<false>(hop, link, pkt, at, size_ecn)
         } else {
-            self.enqueue_special(hop, pkt, at, size_ecn)
+            self.enqueue_special(hop, link, pkt, at, size_ecn)
         }
     }
 
@@ -73,7 +78,7 @@ impl Simulator {
     // packet's hops run without a call and its six saved registers (−2.4% to −2.9% of a run's
     // instructions once `flush_sender` and `ack_packet` were inlined too).
     #[inline(always)]
-    pub(super) fn enqueue<const CAPTURE: bool>(&mut self, hop: u32, pkt: PacketId, at: SimTime, size_ecn: (u32, Ecn)) {
+    pub(super) fn enqueue<const CAPTURE: bool>(&mut self, hop: u32, link: u32, pkt: PacketId, at: SimTime, size_ecn: (u32, Ecn)) {
         let ends = hops::<CAPTURE>(
             &mut self.links,
             &mut self.pkts,
@@ -82,7 +87,7 @@ impl Simulator {
             &self.recv_ahead,
             &mut self.capture,
             (self.now, self.end),
-            (hop, pkt, at),
+            (hop, link, pkt, at),
             size_ecn,
         );
         match ends {
@@ -97,19 +102,18 @@ impl Simulator {
 
     /// [`Simulator::enqueue`] where the scenario has an HSDPA cell or the run is captured.
     #[inline(never)]
-    pub(super) fn enqueue_special(&mut self, hop: u32, pkt: PacketId, at: SimTime, size_ecn: (u32, Ecn)) {
-        // SAFETY: a valid hop (see `forward_from`).
-        if let Some(ci) = self.cell_of_link[unsafe { self.paths.link(hop) } as usize] {
+    pub(super) fn enqueue_special(&mut self, hop: u32, link: u32, pkt: PacketId, at: SimTime, size_ecn: (u32, Ecn)) {
+        if let Some(ci) = self.cell_of_link[link as usize] {
             // A cell is no receiver's ACK link (`cut_through::receivers_ahead`).
             debug_assert_eq!(at, self.now, "an offer to an HSDPA cell ahead of the clock");
             self.cell_enqueue(ci as usize, pkt);
             return self.end_slice_if_capture_full();
         }
         if self.capture.is_some() {
-            self.enqueue::<true>(hop, pkt, at, size_ecn);
+            self.enqueue::<true>(hop, link, pkt, at, size_ecn);
             self.end_slice_if_capture_full();
         } else {
-            self.enqueue::<false>(hop, pkt, at, size_ecn)
+            self.enqueue::<false>(hop, link, pkt, at, size_ecn)
         }
     }
 
@@ -243,12 +247,12 @@ fn hops<const CAPTURE: bool>(
     recv_ahead: &[bool],
     capture: &mut Option<Box<Capture>>,
     (now, end): (SimTime, SimTime),
-    (mut hop, pkt, mut at): (u32, PacketId, SimTime),
+    (mut hop, link, pkt, mut at): (u32, u32, PacketId, SimTime),
     (size_bytes, mut ecn): (u32, Ecn),
 ) -> HopsEnd {
     // SAFETY (here and below): `hop` is valid (see `forward_from`), and so is one past it
-    // while it is a link's entry.
-    let mut l = unsafe { paths.link(hop) } as usize;
+    // while it is a link's entry; `link` is the link at `hop`.
+    let mut l = link as usize;
     loop {
         // SAFETY: a link of a route (see `unchecked_mut`).
         let link = unsafe { unchecked_mut(links, l) };
