@@ -272,7 +272,11 @@ fn hops<const CAPTURE: bool>(
                     p.ecn = Ecn::Ce;
                     ecn = Ecn::Ce;
                 }
-                p.corrupted |= corrupted;
+                if corrupted {
+                    // Written only when it changes: not a read-modify-write of the slot per hop,
+                    // which the receiver's read of the flag then waited on (issue 42).
+                    p.corrupted = true;
+                }
                 let next = unsafe { paths.entry(hop + 1) };
                 if next & Paths::CUT != 0 {
                     // It arrives at `at_ns` (after the run's end: see `output`).
