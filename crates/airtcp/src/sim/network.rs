@@ -49,6 +49,7 @@ impl Simulator {
     /// slot holds them.
     #[inline(always)]
     pub(super) fn forward_from(&mut self, hop: u32, link: u32, pkt: PacketId, at: SimTime, size_ecn: (u32, Ecn)) {
+        // SAFETY: `hop` is valid for `Paths::entry` and not a route's end (the caller's).
         debug_assert_eq!(link, unsafe { self.paths.link(hop) }, "the link at hop {hop}");
         // One flag for the rare paths (an HSDPA cell, the capture): the common path has no
         // trace of them and costs what it did before the capture existed.
