@@ -185,8 +185,8 @@ impl Simulator {
         if t.sender.has_segments() {
             let mut segs = t.sender.take_segments();
             for s in segs.drain(..) {
-                let id = self.pkts.alloc_with(|p| head.write(p, &s));
-                self.forward(src, id, head.sent(&s));
+                let (id, sent) = head.put(&mut self.pkts, &s);
+                self.forward(src, id, sent);
             }
             if let FlowKind::Tcp(t) = &mut self.flows[f].kind {
                 t.sender.recycle_segments(segs);
@@ -204,8 +204,8 @@ impl Simulator {
                 }
                 return;
             };
-            let id = self.pkts.alloc_with(|p| head.write(p, &s));
-            self.forward(src, id, head.sent(&s));
+            let (id, sent) = head.put(&mut self.pkts, &s);
+            self.forward(src, id, sent);
         }
     }
 
@@ -365,24 +365,24 @@ struct DataHead {
 }
 
 impl DataHead {
-    /// Writes segment `s` into packet slot `p` (see `PacketArena::alloc_with`): every field.
+    /// Writes segment `s` into a packet slot (see `PacketArena::alloc_with`), every field;
+    /// returns the slot and what its first hop reads of it. The size and ECN field are worked
+    /// out in the slot and again for `Sent`: bound once before the write, they cost 0.7% more
+    /// of a Fig. 10 run's instructions (the compiler then keeps them across the allocation).
     #[inline(always)]
-    fn write(&self, p: &mut Packet, s: &OutSegment) {
-        p.hdr = AckHeader { number: s.seq, has_ts: s.ts_val.is_some(), ts_val: s.ts_val.unwrap_or(0), ..AckHeader::default() };
-        p.len = s.len;
-        p.cwr = s.cwr;
-        p.src = self.src;
-        p.dst = self.dst;
-        p.flow = self.flow;
-        p.kind = PacketKind::TcpData;
-        p.size_bytes = self.bytes + s.len;
-        p.ecn = if s.ect { Ecn::Ect } else { Ecn::NotEct };
-        p.corrupted = false;
-    }
-
-    /// What [`DataHead::write`] wrote of segment `s` that its first hop reads.
-    #[inline(always)]
-    fn sent(&self, s: &OutSegment) -> Sent {
-        Sent { flow: self.flow, ack: false, size_bytes: self.bytes + s.len, ecn: if s.ect { Ecn::Ect } else { Ecn::NotEct } }
+    fn put(&self, pkts: &mut PacketArena, s: &OutSegment) -> (PacketId, Sent) {
+        let id = pkts.alloc_with(|p| {
+            p.hdr = AckHeader { number: s.seq, has_ts: s.ts_val.is_some(), ts_val: s.ts_val.unwrap_or(0), ..AckHeader::default() };
+            p.len = s.len;
+            p.cwr = s.cwr;
+            p.src = self.src;
+            p.dst = self.dst;
+            p.flow = self.flow;
+            p.kind = PacketKind::TcpData;
+            p.size_bytes = self.bytes + s.len;
+            p.ecn = if s.ect { Ecn::Ect } else { Ecn::NotEct };
+            p.corrupted = false;
+        });
+        (id, Sent { flow: self.flow, ack: false, size_bytes: self.bytes + s.len, ecn: if s.ect { Ecn::Ect } else { Ecn::NotEct } })
     }
 }
